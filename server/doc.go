@@ -1,0 +1,3 @@
+// Package server is pvebill's HTTP layer: routing, request signing, idempotency, validation,
+// problem+json mapping and long-polling. Handlers stay thin and call the domain in modules/.
+package server
