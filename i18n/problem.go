@@ -1,0 +1,160 @@
+package i18n
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Code is a stable, machine-readable error code (snake_case). Every Code has a message in each
+// of the nine catalogs; a reason that is not a Code cannot be shown to a customer.
+type Code string
+
+// The error codes of the API (API.md "Error codes"). Adding one means adding its message to
+// every catalog; TestCatalogsComplete fails otherwise.
+const (
+	CodeSignatureInvalid      Code = "signature_invalid"
+	CodeSignatureExpired      Code = "signature_expired"
+	CodeForbidden             Code = "forbidden"
+	CodeNotFound              Code = "not_found"
+	CodeRouteNotFound         Code = "route_not_found"
+	CodeMethodNotAllowed      Code = "method_not_allowed"
+	CodeValidationFailed      Code = "validation_failed"
+	CodeBodyTooLarge          Code = "body_too_large"
+	CodeUnsupportedMediaType  Code = "unsupported_media_type"
+	CodeMalformedJSON         Code = "malformed_json"
+	CodeGuestTypeRequired     Code = "guest_type_required"
+	CodeGuestTypeNotOffered   Code = "guest_type_not_offered"
+	CodeOSNotOffered          Code = "os_not_offered"
+	CodeServiceExists         Code = "service_exists"
+	CodeIdempotencyKeyReused  Code = "idempotency_key_reused"
+	CodeIdempotencyInProgress Code = "idempotency_key_in_progress"
+	CodeBlocked               Code = "blocked"
+	CodeConfirmationsMismatch Code = "confirmations_mismatch"
+	CodePreviewStale          Code = "preview_stale"
+	CodeReinstallInProgress   Code = "reinstall_in_progress"
+	CodeGuestNotOurs          Code = "guest_not_ours"
+	CodeNotPossibleContainer  Code = "not_possible_for_container"
+	CodeNotYetAvailable       Code = "not_yet_available"
+	CodeServiceLocked         Code = "service_locked"
+	CodeProxmoxUnavailable    Code = "proxmox_unavailable"
+	CodeProxmoxTaskFailed     Code = "proxmox_task_failed"
+	CodeInternal              Code = "internal_error"
+	CodeUnavailable           Code = "service_unavailable"
+	CodeOperationInterrupted  Code = "operation_interrupted"
+)
+
+// Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
+var Codes = []Code{
+	CodeSignatureInvalid, CodeSignatureExpired, CodeForbidden, CodeNotFound, CodeRouteNotFound,
+	CodeMethodNotAllowed, CodeValidationFailed, CodeBodyTooLarge, CodeUnsupportedMediaType,
+	CodeMalformedJSON, CodeGuestTypeRequired, CodeGuestTypeNotOffered, CodeOSNotOffered,
+	CodeServiceExists, CodeIdempotencyKeyReused, CodeIdempotencyInProgress, CodeBlocked,
+	CodeConfirmationsMismatch, CodePreviewStale, CodeReinstallInProgress, CodeGuestNotOurs,
+	CodeNotPossibleContainer, CodeNotYetAvailable, CodeServiceLocked, CodeProxmoxUnavailable,
+	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
+}
+
+// FieldCode is the code of one field validation failure inside a validation_failed problem.
+type FieldCode string
+
+// Field validation codes.
+const (
+	FieldRequired     FieldCode = "required"
+	FieldUnknown      FieldCode = "unknown_field"
+	FieldType         FieldCode = "wrong_type"
+	FieldTooShort     FieldCode = "too_short"
+	FieldTooLong      FieldCode = "too_long"
+	FieldTooSmall     FieldCode = "too_small"
+	FieldTooLarge     FieldCode = "too_large"
+	FieldOneOf        FieldCode = "not_allowed_value"
+	FieldPattern      FieldCode = "bad_format"
+	FieldInvalid      FieldCode = "invalid"
+	FieldRequiredOne  FieldCode = "required_one_of"
+	FieldDuplicate    FieldCode = "duplicate"
+	FieldBadTimestamp FieldCode = "bad_timestamp"
+)
+
+// FieldCodes lists every field code.
+var FieldCodes = []FieldCode{
+	FieldRequired, FieldUnknown, FieldType, FieldTooShort, FieldTooLong, FieldTooSmall,
+	FieldTooLarge, FieldOneOf, FieldPattern, FieldInvalid, FieldRequiredOne, FieldDuplicate,
+	FieldBadTimestamp,
+}
+
+// Permanence tells a caller whether retrying can ever help.
+type Permanence string
+
+// Permanence values.
+const (
+	Permanent Permanence = "permanent"
+	Temporary Permanence = "temporary"
+)
+
+// FieldError is one field validation failure. Param feeds the message template ({param}).
+type FieldError struct {
+	Field string
+	Code  FieldCode
+	Param string
+}
+
+// Blocker is a typed reason that refuses an irreversible step. Its message comes from the
+// catalog key "blocker.<code>"; Params fill the template.
+type Blocker struct {
+	Code   string
+	Params map[string]string
+}
+
+// Problem is a typed refusal: an error carrying everything the server needs to answer with
+// application/problem+json. Domain code returns Problems; server/ maps them in one place.
+type Problem struct {
+	Status     int
+	Code       Code
+	Permanence Permanence
+	Params     map[string]string
+	Fields     []FieldError
+	Blockers   []Blocker
+	Cause      error
+}
+
+// NewProblem builds a Problem with the given status and code.
+func NewProblem(status int, code Code) *Problem {
+	return &Problem{Status: status, Code: code}
+}
+
+// With sets a template parameter and returns p.
+func (p *Problem) With(key, value string) *Problem {
+	if p.Params == nil {
+		p.Params = map[string]string{}
+	}
+	p.Params[key] = value
+	return p
+}
+
+// Perm sets the permanence and returns p.
+func (p *Problem) Perm(v Permanence) *Problem { p.Permanence = v; return p }
+
+// Wrap records an underlying cause (logged, never shown) and returns p.
+func (p *Problem) Wrap(err error) *Problem { p.Cause = err; return p }
+
+// Error renders the code and, for logs, the cause. It never contains translated text.
+func (p *Problem) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s", p.Status, p.Code)
+	for _, f := range p.Fields {
+		fmt.Fprintf(&b, " %s:%s", f.Field, f.Code)
+	}
+	if p.Cause != nil {
+		b.WriteString(": ")
+		b.WriteString(p.Cause.Error())
+	}
+	return b.String()
+}
+
+// Unwrap exposes the cause to errors.Is/As.
+func (p *Problem) Unwrap() error { return p.Cause }
+
+// Validation builds a 422 validation_failed problem from field errors.
+func Validation(fields ...FieldError) *Problem {
+	return &Problem{Status: http.StatusUnprocessableEntity, Code: CodeValidationFailed, Fields: fields}
+}

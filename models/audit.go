@@ -1,0 +1,37 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// AuditEvent is one recorded fact about who did what to which service.
+type AuditEvent struct {
+	ID          int64 `gorm:"primaryKey"`
+	At          time.Time
+	Actor       string
+	ServiceID   string `gorm:"column:service_id"`
+	OperationID string
+	Event       string
+	Detail      *string
+}
+
+// TableName pins the table.
+func (AuditEvent) TableName() string { return "audit_events" }
+
+// InsertAudit records an event.
+func InsertAudit(ctx context.Context, tx *gorm.DB, ev *AuditEvent) error {
+	if ev.At.IsZero() {
+		ev.At = Now()
+	}
+	return tx.WithContext(ctx).Create(ev).Error
+}
+
+// ListAudit returns a service's events, oldest first.
+func ListAudit(ctx context.Context, tx *gorm.DB, serviceID string) ([]AuditEvent, error) {
+	var out []AuditEvent
+	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Order("at, id").Find(&out).Error
+	return out, err
+}

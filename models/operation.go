@@ -1,0 +1,236 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Operation states (API.md operation.state).
+const (
+	OpQueued              = "queued"
+	OpRunning             = "running"
+	OpSucceeded           = "succeeded"
+	OpFailed              = "failed"
+	OpNeedsReconciliation = "needs_reconciliation"
+)
+
+// IsTerminal reports whether an operation state is final for the executor.
+func IsTerminal(state string) bool {
+	return state == OpSucceeded || state == OpFailed || state == OpNeedsReconciliation
+}
+
+// Operation is one asynchronous piece of work on a service. Payload never holds a secret.
+type Operation struct {
+	ID          string `gorm:"primaryKey"`
+	ServiceID   string `gorm:"column:service_id"`
+	ClientID    string
+	Action      string
+	State       string
+	Stage       string
+	StageIndex  int
+	Payload     string
+	Result      *string
+	ErrorCode   *string
+	ErrorDetail *string
+	Attempts    int
+	LeaseOwner  *string
+	LeaseUntil  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+}
+
+// TableName pins the table.
+func (Operation) TableName() string { return "operations" }
+
+// NewID returns a random 128-bit id in UUID text form (version 4).
+func NewID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// InsertOperation writes a queued operation.
+func InsertOperation(ctx context.Context, tx *gorm.DB, op *Operation) error {
+	now := Now()
+	if op.ID == "" {
+		op.ID = NewID()
+	}
+	if op.State == "" {
+		op.State = OpQueued
+	}
+	op.StageIndex = -1
+	op.CreatedAt, op.UpdatedAt = now, now
+	return tx.WithContext(ctx).Create(op).Error
+}
+
+// GetOperation reads one operation.
+func GetOperation(ctx context.Context, tx *gorm.DB, id string) (*Operation, error) {
+	var op Operation
+	err := tx.WithContext(ctx).Where("id = ?", id).Take(&op).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &op, err
+}
+
+// ErrLeaseLost is returned when a worker writes to an operation whose lease it no longer holds.
+var ErrLeaseLost = errors.New("operation lease lost")
+
+// Claim is what a worker got from ClaimNext: the operation and whether its lease was taken over
+// from a worker that stopped renewing it (a crash or a partition).
+type Claim struct {
+	Op       *Operation
+	TakeOver bool
+}
+
+// ClaimNext claims the oldest runnable operation for owner: a queued one, or a running one whose
+// lease expired, whose service is not locked by another operation. On MySQL the candidate rows
+// are read with FOR UPDATE SKIP LOCKED so concurrent workers never wait on each other; SQLite has
+// one writer at a time. The service lock is taken in the same transaction. Returns nil when
+// nothing is runnable.
+func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) (*Claim, error) {
+	var claim *Claim
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := Now()
+		q := tx.Model(&Operation{}).
+			Where("(state = ? OR (state = ? AND lease_until < ?))", OpQueued, OpRunning, now).
+			Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id <> operations.id)").
+			Order("created_at, id").Limit(8)
+		if db.Dialect == MySQL {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+		}
+		var cands []Operation
+		if err := q.Find(&cands).Error; err != nil {
+			return fmt.Errorf("select runnable operations: %w", err)
+		}
+		for i := range cands {
+			c := &cands[i]
+			// Take the service lock (a service without a row has nothing to lock).
+			res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
+				c.ID, c.ServiceID, c.ID)
+			if res.Error != nil {
+				return fmt.Errorf("lock service: %w", res.Error)
+			}
+			if res.RowsAffected == 0 {
+				var n int64
+				if err := tx.Model(&Service{}).Where("service_id = ?", c.ServiceID).Count(&n).Error; err != nil {
+					return err
+				}
+				if n > 0 {
+					continue // locked by another operation meanwhile
+				}
+			}
+			until := now.Add(lease)
+			takeOver := c.State == OpRunning
+			upd := tx.Model(&Operation{}).Where("id = ? AND state = ? AND attempts = ?", c.ID, c.State, c.Attempts).
+				Updates(map[string]any{"state": OpRunning, "lease_owner": owner, "lease_until": until,
+					"attempts": gorm.Expr("attempts + 1"), "updated_at": now,
+					"started_at": gorm.Expr("COALESCE(started_at, ?)", now)})
+			if upd.Error != nil {
+				return fmt.Errorf("claim operation: %w", upd.Error)
+			}
+			if upd.RowsAffected == 0 {
+				continue
+			}
+			c.State, c.LeaseOwner, c.LeaseUntil, c.Attempts, c.UpdatedAt = OpRunning, &owner, &until, c.Attempts+1, now
+			if c.StartedAt == nil {
+				c.StartedAt = &now
+			}
+			claim = &Claim{Op: c, TakeOver: takeOver}
+			return nil
+		}
+		return nil
+	})
+	return claim, err
+}
+
+// RenewLease extends owner's lease on an operation; ErrLeaseLost if it is no longer owner's.
+func (db *DB) RenewLease(ctx context.Context, id, owner string, lease time.Duration) error {
+	now := Now()
+	res := db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+		Updates(map[string]any{"lease_until": now.Add(lease), "updated_at": now})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// SetStage records the stage an operation is about to run, before it runs, so "had an
+// irreversible stage started?" is always answerable from the row.
+func (db *DB) SetStage(ctx context.Context, id, owner, stage string, index int) error {
+	now := Now()
+	res := db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+		Updates(map[string]any{"stage": stage, "stage_index": index, "updated_at": now})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// Finish moves an operation owned by owner to a terminal state. The service lock is released
+// unless the state is needs_reconciliation, which keeps it closed (R28).
+func (db *DB) Finish(ctx context.Context, id, owner, state string, result, errCode, errDetail *string) error {
+	if !IsTerminal(state) {
+		return fmt.Errorf("finish with non-terminal state %q", state)
+	}
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := Now()
+		var op Operation
+		if err := tx.Where("id = ?", id).Take(&op).Error; err != nil {
+			return err
+		}
+		res := tx.Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"state": state, "result": result, "error_code": errCode, "error_detail": errDetail,
+				"lease_owner": nil, "lease_until": nil, "updated_at": now, "finished_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrLeaseLost
+		}
+		if state == OpNeedsReconciliation {
+			return nil
+		}
+		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
+	})
+}
+
+// Release gives a claimed operation back to the queue (graceful shutdown before any
+// irreversible stage): another worker or replica resumes it.
+func (db *DB) Release(ctx context.Context, id, owner string) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var op Operation
+		if err := tx.Where("id = ?", id).Take(&op).Error; err != nil {
+			return err
+		}
+		res := tx.Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"state": OpQueued, "lease_owner": nil, "lease_until": nil, "updated_at": Now()})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrLeaseLost
+		}
+		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
+	})
+}

@@ -1,0 +1,340 @@
+// Package config loads pvebill's YAML configuration file and applies PVEBILL_* environment
+// overrides. A config error names the key it is about.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole configuration. The yaml keys are fixed by API.md.
+type Config struct {
+	Listen    string     `yaml:"listen"`
+	LogFormat string     `yaml:"log_format"`
+	LogLevel  string     `yaml:"log_level"`
+	Database  Database   `yaml:"database"`
+	Clients   []Client   `yaml:"clients"`
+	Clusters  []Cluster  `yaml:"clusters"`
+	PlansFile string     `yaml:"plans_file"`
+	IPPools   []IPPool   `yaml:"ip_pools"`
+	Jobs      Jobs       `yaml:"jobs"`
+	Executor  Executor   `yaml:"executor"`
+	Metrics   MetricsCfg `yaml:"metrics"`
+}
+
+// Database selects the storage driver.
+type Database struct {
+	Driver string `yaml:"driver"` // mysql | sqlite
+	DSN    string `yaml:"dsn"`
+}
+
+// Client is one API client: its id, HMAC secret and scopes.
+type Client struct {
+	ID     string   `yaml:"id"`
+	Secret string   `yaml:"secret"`
+	Scopes []string `yaml:"scopes"`
+}
+
+// Cluster is one Proxmox VE cluster.
+type Cluster struct {
+	Name               string   `yaml:"name"`
+	URL                string   `yaml:"url"`
+	TokenID            string   `yaml:"token_id"`
+	TokenSecret        string   `yaml:"token_secret"`
+	Fingerprint        string   `yaml:"fingerprint"`
+	InsecureSkipVerify bool     `yaml:"insecure_skip_verify"`
+	Nodes              []string `yaml:"nodes"`
+}
+
+// IPPool is an IPv4 pool declared in the config file.
+type IPPool struct {
+	Name        string   `yaml:"name"`
+	Cluster     string   `yaml:"cluster"`
+	Bridge      string   `yaml:"bridge"`
+	CIDR        string   `yaml:"cidr"`
+	Gateway     string   `yaml:"gateway"`
+	First       string   `yaml:"first"`
+	Last        string   `yaml:"last"`
+	Nameservers []string `yaml:"nameservers"`
+}
+
+// Jobs holds the cron schedules.
+type Jobs struct {
+	SwapSampling string `yaml:"swap_sampling"`
+	Limits       string `yaml:"limits"`
+}
+
+// Executor tunes the operation executor.
+type Executor struct {
+	Workers       int           `yaml:"workers"`
+	Lease         time.Duration `yaml:"lease"`
+	PollInterval  time.Duration `yaml:"poll_interval"`
+	DrainTimeout  time.Duration `yaml:"drain_timeout"`
+	OperationWait time.Duration `yaml:"max_wait"`
+}
+
+// MetricsCfg protects /metrics with an optional bearer token.
+type MetricsCfg struct {
+	BearerToken string `yaml:"bearer_token"`
+}
+
+// Scope names.
+const (
+	ScopeBilling    = "billing"
+	ScopeStorefront = "storefront"
+	ScopeAdmin      = "admin"
+)
+
+// Error is a configuration error about one key.
+type Error struct {
+	Key    string
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("config: %s: %s", e.Key, e.Reason) }
+
+// Defaults returns a Config with every default filled in.
+func Defaults() Config {
+	return Config{
+		Listen:    "127.0.0.1:8080",
+		LogFormat: "json",
+		LogLevel:  "info",
+		Database:  Database{Driver: "sqlite", DSN: "pvebill.db"},
+		Jobs:      Jobs{SwapSampling: "@every 1m", Limits: "@every 1m"},
+		Executor: Executor{Workers: 4, Lease: 30 * time.Second, PollInterval: time.Second,
+			DrainTimeout: 30 * time.Second, OperationWait: 60 * time.Second},
+	}
+}
+
+// Load reads the YAML file at path (unknown keys are errors), applies PVEBILL_* overrides from
+// env and validates the result.
+func Load(path string, env []string) (Config, error) {
+	cfg := Defaults()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, &Error{Key: "--config", Reason: err.Error()}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return cfg, &Error{Key: keyFromYAMLError(err), Reason: err.Error()}
+	}
+	if err := ApplyEnv(&cfg, env); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+func keyFromYAMLError(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "field "); i >= 0 {
+		rest := msg[i+len("field "):]
+		if j := strings.IndexByte(rest, ' '); j >= 0 {
+			return rest[:j]
+		}
+		return rest
+	}
+	return "(file)"
+}
+
+// ApplyEnv applies PVEBILL_<PATH> overrides: the upper-cased yaml path joined with "_", list
+// elements by index (PVEBILL_CLUSTERS_0_TOKEN_SECRET). Lists of strings take comma-separated values.
+func ApplyEnv(cfg *Config, env []string) error {
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, "PVEBILL_") {
+			continue
+		}
+		path := strings.TrimPrefix(name, "PVEBILL_")
+		if err := setPath(reflect.ValueOf(cfg).Elem(), path, value); err != nil {
+			return &Error{Key: name, Reason: err.Error()}
+		}
+	}
+	return nil
+}
+
+func setPath(v reflect.Value, path, value string) error {
+	switch v.Kind() {
+	case reflect.Struct:
+		t := v.Type()
+		// Longest matching field name first, since names contain "_" themselves.
+		bestIdx, bestLen := -1, -1
+		for i := 0; i < t.NumField(); i++ {
+			tag := strings.ToUpper(strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+			if tag == "" {
+				continue
+			}
+			if (path == tag || strings.HasPrefix(path, tag+"_")) && len(tag) > bestLen {
+				bestIdx, bestLen = i, len(tag)
+			}
+		}
+		if bestIdx < 0 {
+			return fmt.Errorf("unknown configuration key")
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(path, strings.ToUpper(strings.Split(t.Field(bestIdx).Tag.Get("yaml"), ",")[0])), "_")
+		return setPath(v.Field(bestIdx), rest, value)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.String && path == "" {
+			parts := []string{}
+			for _, p := range strings.Split(value, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					parts = append(parts, p)
+				}
+			}
+			v.Set(reflect.ValueOf(parts))
+			return nil
+		}
+		idxStr, rest, _ := strings.Cut(path, "_")
+		idx, err := strconv.Atoi(idxStr)
+		if err != nil || idx < 0 || idx > 1000 {
+			return fmt.Errorf("a list element needs an index (…_0_…)")
+		}
+		for v.Len() <= idx {
+			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+		}
+		return setPath(v.Index(idx), rest, value)
+	}
+	if path != "" {
+		return fmt.Errorf("unknown configuration key")
+	}
+	switch v.Interface().(type) {
+	case time.Duration:
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("not a duration: %q", value)
+		}
+		v.SetInt(int64(d))
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(value)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("not a boolean: %q", value)
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("not an integer: %q", value)
+		}
+		v.SetInt(n)
+	default:
+		return fmt.Errorf("cannot be set from the environment")
+	}
+	return nil
+}
+
+// Validate checks the configuration and names the first bad key.
+func (c *Config) Validate() error {
+	if c.Listen == "" {
+		return &Error{Key: "listen", Reason: "must not be empty"}
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		return &Error{Key: "log_format", Reason: fmt.Sprintf("must be json or text, not %q", c.LogFormat)}
+	}
+	switch c.Database.Driver {
+	case "mysql", "sqlite":
+	default:
+		return &Error{Key: "database.driver", Reason: fmt.Sprintf("must be mysql or sqlite, not %q", c.Database.Driver)}
+	}
+	if c.Database.DSN == "" {
+		return &Error{Key: "database.dsn", Reason: "must not be empty"}
+	}
+	seen := map[string]bool{}
+	for i, cl := range c.Clients {
+		key := fmt.Sprintf("clients[%d]", i)
+		if cl.ID == "" {
+			return &Error{Key: key + ".id", Reason: "must not be empty"}
+		}
+		if seen[cl.ID] {
+			return &Error{Key: key + ".id", Reason: "duplicate client id"}
+		}
+		seen[cl.ID] = true
+		if len(cl.Secret) < 8 {
+			return &Error{Key: key + ".secret", Reason: "must be at least 8 characters"}
+		}
+		if len(cl.Scopes) == 0 {
+			return &Error{Key: key + ".scopes", Reason: "must name at least one scope"}
+		}
+		for _, s := range cl.Scopes {
+			switch s {
+			case ScopeBilling, ScopeStorefront, ScopeAdmin:
+			default:
+				return &Error{Key: key + ".scopes", Reason: fmt.Sprintf("unknown scope %q (billing, storefront, admin)", s)}
+			}
+		}
+	}
+	names := map[string]bool{}
+	for i, cl := range c.Clusters {
+		key := fmt.Sprintf("clusters[%d]", i)
+		if cl.Name == "" {
+			return &Error{Key: key + ".name", Reason: "must not be empty"}
+		}
+		if names[cl.Name] {
+			return &Error{Key: key + ".name", Reason: "duplicate cluster name"}
+		}
+		names[cl.Name] = true
+		if !strings.HasPrefix(cl.URL, "https://") && !strings.HasPrefix(cl.URL, "http://") {
+			return &Error{Key: key + ".url", Reason: "must be an http(s) URL"}
+		}
+		if cl.TokenID == "" || !strings.Contains(cl.TokenID, "!") {
+			return &Error{Key: key + ".token_id", Reason: "must look like user@realm!tokenid"}
+		}
+		if cl.TokenSecret == "" {
+			return &Error{Key: key + ".token_secret", Reason: "must not be empty"}
+		}
+	}
+	if c.Executor.Workers < 1 || c.Executor.Workers > 256 {
+		return &Error{Key: "executor.workers", Reason: "must be between 1 and 256"}
+	}
+	if c.Executor.Lease < time.Second {
+		return &Error{Key: "executor.lease", Reason: "must be at least 1s"}
+	}
+	return nil
+}
+
+// String renders the config for logs with every secret redacted.
+func (c Config) String() string {
+	cp := c
+	cp.Clients = append([]Client(nil), c.Clients...)
+	for i := range cp.Clients {
+		cp.Clients[i].Secret = "[redacted]"
+	}
+	cp.Clusters = append([]Cluster(nil), c.Clusters...)
+	for i := range cp.Clusters {
+		cp.Clusters[i].TokenSecret = "[redacted]"
+	}
+	cp.Database.DSN = RedactDSN(c.Database.DSN)
+	if cp.Metrics.BearerToken != "" {
+		cp.Metrics.BearerToken = "[redacted]"
+	}
+	out, _ := yaml.Marshal(cp)
+	return string(out)
+}
+
+// RedactDSN hides the password in a MySQL DSN (user:password@tcp(...)).
+func RedactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dsn
+	}
+	cred := dsn[:at]
+	if colon := strings.IndexByte(cred, ':'); colon >= 0 {
+		return cred[:colon] + ":[redacted]" + dsn[at:]
+	}
+	return dsn
+}
