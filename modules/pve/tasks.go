@@ -1,0 +1,186 @@
+package pve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LogTailLines is how many task log lines a TaskResult keeps.
+const LogTailLines = 20
+
+// upidRE is the shape pve-common's UPID decoder accepts; only the node is
+// used here (the full parser lives in pveconf).
+var upidRE = regexp.MustCompile(`^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9\-]*[a-zA-Z0-9])?):[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8,9}:[0-9A-Fa-f]{8}:[^:\s]+:[^:\s]*:[^:\s]+:$`)
+
+// parseUPIDNode returns the node named in a UPID. Task status and log must
+// be read from that node: any other node answers "no such task".
+func parseUPIDNode(upid string) (string, error) {
+	m := upidRE.FindStringSubmatch(upid)
+	if m == nil {
+		return "", fmt.Errorf("pve: %q is not a UPID", upid)
+	}
+	return m[1], nil
+}
+
+// upidType returns the task type field of a well-formed UPID.
+func upidType(upid string) string {
+	parts := strings.Split(upid, ":")
+	if len(parts) < 6 {
+		return ""
+	}
+	return parts[5]
+}
+
+func taskPath(upid, node, leaf string) string {
+	return "/nodes/" + url.PathEscape(node) + "/tasks/" + url.PathEscape(upid) + "/" + leaf
+}
+
+// TaskStatus reads a task's status from the node named in the UPID.
+func (c *Client) TaskStatus(ctx context.Context, upid string) (TaskStatus, error) {
+	var st TaskStatus
+	node, err := parseUPIDNode(upid)
+	if err != nil {
+		return st, err
+	}
+	err = c.DoRequest(ctx, http.MethodGet, taskPath(upid, node, "status"), nil, &st)
+	return st, err
+}
+
+// TaskLog reads limit lines of a task log starting at line start, and the
+// log's total line count.
+func (c *Client) TaskLog(ctx context.Context, upid string, start, limit int) ([]TaskLogLine, int, error) {
+	node, err := parseUPIDNode(upid)
+	if err != nil {
+		return nil, 0, err
+	}
+	q := url.Values{}
+	q.Set("start", strconv.Itoa(start))
+	q.Set("limit", strconv.Itoa(limit))
+	path := taskPath(upid, node, "log")
+	env, err := c.do(ctx, http.MethodGet, path, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	var lines []TaskLogLine
+	if err := c.decodeData(http.MethodGet, path, env, &lines); err != nil {
+		return nil, 0, err
+	}
+	total := len(lines) + start
+	if env.Total != nil {
+		total = env.Total.Int()
+	}
+	return lines, total, nil
+}
+
+// logTail returns the last n lines of a task log.
+func (c *Client) logTail(ctx context.Context, upid string, n int) ([]string, error) {
+	const page = 50
+	lines, total, err := c.TaskLog(ctx, upid, 0, page)
+	if err != nil {
+		return nil, err
+	}
+	if total > len(lines) {
+		lines, _, err = c.TaskLog(ctx, upid, max(0, total-n), n)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = c.redact(l.T)
+	}
+	return out, nil
+}
+
+var warningsRE = regexp.MustCompile(`^WARNINGS: (\d+)$`)
+
+// Wait polls the task until it stops, starting after TaskPollInterval and
+// backing off by TaskPollFactor up to TaskPollMaxInterval. A task that ends
+// "OK" or "WARNINGS: n" is a success (with its log tail when it warned);
+// any other exit status is returned as a [*TaskError] carrying the log tail.
+func (c *Client) Wait(ctx context.Context, upid string) (TaskResult, error) {
+	res := TaskResult{UPID: upid, Type: upidType(upid)}
+	node, err := parseUPIDNode(upid)
+	if err != nil {
+		return res, err
+	}
+	res.Node = node
+
+	interval := c.pollInterval
+	timer := time.NewTimer(interval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return res, fmt.Errorf("pve: wait for task %s: %w", upid, ctx.Err())
+		case <-timer.C:
+		}
+		st, err := c.TaskStatus(ctx, upid)
+		if err != nil {
+			return res, fmt.Errorf("pve: wait for task %s: %w", upid, err)
+		}
+		if !st.Running() {
+			return c.finish(ctx, res, st)
+		}
+		interval = min(time.Duration(float64(interval)*c.pollFactor), c.pollMax)
+		timer.Reset(interval)
+	}
+}
+
+func (c *Client) finish(ctx context.Context, res TaskResult, st TaskStatus) (TaskResult, error) {
+	if st.Type != "" {
+		res.Type = st.Type
+	}
+	res.ExitStatus = c.redact(strings.TrimSpace(st.ExitStatus))
+	if res.ExitStatus == "" {
+		res.ExitStatus = "unexpected status"
+	}
+	if res.ExitStatus == "OK" {
+		res.OK = true
+		return res, nil
+	}
+	if m := warningsRE.FindStringSubmatch(res.ExitStatus); m != nil {
+		res.OK = true
+		res.Warnings, _ = strconv.Atoi(m[1])
+	}
+	tail, err := c.logTail(ctx, res.UPID, LogTailLines)
+	if err != nil && ctx.Err() != nil {
+		return res, fmt.Errorf("pve: read log of task %s: %w", res.UPID, err)
+	}
+	res.LogTail = tail
+	if res.OK {
+		return res, nil
+	}
+	return res, &TaskError{Result: res}
+}
+
+// startTask sends a request whose answer is a UPID.
+func (c *Client) startTask(ctx context.Context, method, path string, params url.Values) (string, error) {
+	var upid string
+	if err := c.DoRequest(ctx, method, path, params, &upid); err != nil {
+		return "", err
+	}
+	if _, err := parseUPIDNode(upid); err != nil {
+		return "", &APIError{Method: method, Path: path, Status: 200, Kind: ErrUnexpected,
+			Message: c.redact(fmt.Sprintf("expected a UPID, got %q", upid))}
+	}
+	return upid, nil
+}
+
+// runTask sends a request whose answer is a UPID and waits for the task.
+func (c *Client) runTask(ctx context.Context, method, path string, params url.Values) (TaskResult, error) {
+	upid, err := c.startTask(ctx, method, path, params)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	return c.Wait(ctx, upid)
+}
