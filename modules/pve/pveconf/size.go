@@ -1,0 +1,264 @@
+package pveconf
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Byte multiples used by Proxmox sizes; all are powers of 1024.
+const (
+	KiB int64 = 1 << 10
+	MiB int64 = 1 << 20
+	GiB int64 = 1 << 30
+	TiB int64 = 1 << 40
+)
+
+// maxFracDigits bounds the fraction digits that can change a result: a
+// multiple of 2^-40 has at most 40 decimal places, so cutting a fraction
+// after 40 digits never changes floor(fraction * 2^shift) for shift <= 40.
+const maxFracDigits = 40
+
+// decimal is a scanned \d+(\.\d+)? number.
+type decimal struct {
+	intPart string
+	frac    string // digits after the point, "" when there is none
+	hasFrac bool
+}
+
+// scanDecimal reads \d+(\.\d+)? from the start of s and returns the rest.
+func scanDecimal(s string) (d decimal, rest string, ok bool) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 {
+		return decimal{}, s, false
+	}
+	d.intPart = s[:i]
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j == i+1 {
+			return decimal{}, s, false // "8." is not a Proxmox number
+		}
+		d.frac, d.hasFrac = s[i+1:j], true
+		i = j
+	}
+	return d, s[i:], true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// scale returns floor(d * 2^shift), or ok=false when it exceeds MaxInt64.
+func (d decimal) scale(shift uint) (int64, bool) {
+	var n uint64
+	for i := 0; i < len(d.intPart); i++ {
+		c := uint64(d.intPart[i] - '0')
+		if n > (math.MaxInt64-c)/10 {
+			return 0, false
+		}
+		n = n*10 + c
+	}
+	if n > uint64(math.MaxInt64)>>shift {
+		return 0, false
+	}
+	// n<<shift <= MaxInt64 - (2^shift - 1), so adding the fraction's part,
+	// which is below 2^shift, cannot overflow.
+	return int64(n<<shift) + fracBits(d.frac, shift), true
+}
+
+// fracBits returns floor(0.frac * 2^shift) exactly by doubling the decimal
+// fraction shift times and collecting the carries.
+func fracBits(frac string, shift uint) int64 {
+	if shift == 0 || frac == "" {
+		return 0
+	}
+	var digits [maxFracDigits]byte
+	n := copy(digits[:], frac)
+	for i := 0; i < n; i++ {
+		digits[i] -= '0'
+	}
+	var r int64
+	for range shift {
+		var carry byte
+		for j := n - 1; j >= 0; j-- {
+			v := digits[j]*2 + carry
+			digits[j], carry = v%10, v/10
+		}
+		r = r<<1 | int64(carry)
+	}
+	return r
+}
+
+// sizeShift maps a size suffix to its power of 1024.
+func sizeShift(suffix string, iec bool) (uint, bool) {
+	switch suffix {
+	case "":
+		return 0, true
+	case "K":
+		return 10, true
+	case "M":
+		return 20, true
+	case "G":
+		return 30, true
+	case "T":
+		return 40, true
+	}
+	if !iec {
+		return 0, false
+	}
+	switch suffix {
+	case "KiB":
+		return 10, true
+	case "MiB":
+		return 20, true
+	case "GiB":
+		return 30, true
+	case "TiB":
+		return 40, true
+	}
+	return 0, false
+}
+
+// ParseSize parses a size as pve-common's parse_size does (the disk-size
+// format of a config's size= option): \d+(\.\d+)? followed by nothing
+// (bytes) or by K, M, G, T, KiB, MiB, GiB or TiB (powers of 1024). The
+// result is truncated to whole bytes. It refuses an empty string, a sign,
+// spaces, lower-case or decimal (KB) units and anything above MaxInt64.
+func ParseSize(s string) (bytes int64, err error) {
+	b, _, _, err := parseSize(s)
+	return b, err
+}
+
+// parseSize is ParseSize that also returns the number and the unit text.
+func parseSize(s string) (bytes int64, d decimal, unit string, err error) {
+	if s == "" {
+		return 0, d, "", syntaxErr("size", s, "empty")
+	}
+	d, unit, ok := scanDecimal(s)
+	if !ok {
+		return 0, d, "", syntaxErr("size", s, "want digits with an optional fraction")
+	}
+	shift, ok := sizeShift(unit, true)
+	if !ok {
+		return 0, d, "", syntaxErr("size", s, "unknown unit "+strconv.Quote(shorten(unit)))
+	}
+	b, ok := d.scale(shift)
+	if !ok {
+		return 0, d, "", rangeErr("size", s, "larger than an int64 byte count")
+	}
+	return b, d, unit, nil
+}
+
+// ParseConfigSize parses a config's size= value and says whether the byte
+// count is known (DESIGN R24). A value with a unit is known. A bare number
+// is bytes, but Proxmox only writes a bare number for a size that is not a
+// whole number of KiB: a bare non-zero multiple of 1024, or a bare number
+// with a fraction, was written by someone else, may have meant KiB, and is
+// returned with known=false (the caller refuses with rootfs_size_unknown).
+// bytes is ParseSize's reading either way.
+func ParseConfigSize(s string) (bytes int64, known bool, err error) {
+	b, d, unit, err := parseSize(s)
+	switch {
+	case err != nil:
+		return 0, false, err
+	case unit != "":
+		return b, true, nil
+	case d.hasFrac:
+		return b, false, nil
+	case b != 0 && b%KiB == 0:
+		return b, false, nil
+	}
+	return b, true, nil
+}
+
+// FormatSize writes a byte count as pve-common's format_size does: in the
+// largest unit (T, G, M, K) that divides it exactly, else as bare bytes.
+// 8589934592 is "8G", 9126805504 is "8704M", 1000 is "1000" and 0 is "0T".
+// For bytes >= 0, ParseSize(FormatSize(bytes)) == bytes.
+func FormatSize(bytes int64) string {
+	kb := bytes / 1024
+	if kb*1024 != bytes {
+		return strconv.FormatInt(bytes, 10)
+	}
+	mb := kb / 1024
+	if mb*1024 != kb {
+		return strconv.FormatInt(kb, 10) + "K"
+	}
+	gb := mb / 1024
+	if gb*1024 != mb {
+		return strconv.FormatInt(mb, 10) + "M"
+	}
+	tb := gb / 1024
+	if tb*1024 != gb {
+		return strconv.FormatInt(gb, 10) + "G"
+	}
+	return strconv.FormatInt(tb, 10) + "T"
+}
+
+// GiBUp returns bytes in GiB rounded up: 8.5 GiB is 9, 8 GiB is 8 (R23).
+func GiBUp(bytes int64) int64 {
+	q := bytes / GiB
+	if bytes%GiB > 0 {
+		q++
+	}
+	return q
+}
+
+// DisplayGiBUp renders bytes for people, in GiB rounded up (R23):
+// "9 GiB" for 8.5 GiB, "8 GiB" for exactly 8 GiB.
+func DisplayGiBUp(bytes int64) string {
+	return strconv.FormatInt(GiBUp(bytes), 10) + " GiB"
+}
+
+// ParseAllocGiB reads the STORAGE:N allocation form of rootfs and mpN on
+// create (pve-container $NEW_DISK_RE, ^STORE:\d+(\.\d+)?$ on the volume
+// part), where N is GiB: "local-lvm:8", "local-zfs:0.5". spec is either the
+// volume part alone or a whole mount point value ("local-lvm:8,ro=1"). The
+// bare form without a storage ("8") is root@pam-only in Proxmox and gives
+// ok=false, as does any existing volume id.
+func ParseAllocGiB(spec string) (storage string, gib float64, ok bool) {
+	vol, ok := mountVolumePart(spec)
+	if !ok {
+		return "", 0, false
+	}
+	store, n, found := strings.Cut(vol, ":")
+	if !found || !ValidStorageID(store) {
+		return "", 0, false
+	}
+	if _, rest, scanned := scanDecimal(n); !scanned || rest != "" {
+		return "", 0, false
+	}
+	g, err := strconv.ParseFloat(n, 64)
+	if err != nil || math.IsInf(g, 0) {
+		return "", 0, false
+	}
+	return store, g, true
+}
+
+// ParseResizeSize parses the size parameter of PUT .../resize
+// (pattern \+?\d+(\.\d+)?[KMGT]?): a leading + asks to grow by the amount
+// instead of setting it; a bare number is bytes. The result is truncated to
+// whole bytes.
+func ParseResizeSize(s string) (grow bool, bytes int64, err error) {
+	body := s
+	if strings.HasPrefix(body, "+") {
+		grow, body = true, body[1:]
+	}
+	d, rest, ok := scanDecimal(body)
+	if !ok {
+		return false, 0, syntaxErr("resize size", s, "want [+]digits with an optional fraction")
+	}
+	shift, ok := sizeShift(rest, false)
+	if !ok {
+		return false, 0, syntaxErr("resize size", s, "unknown unit "+strconv.Quote(shorten(rest)))
+	}
+	b, ok := d.scale(shift)
+	if !ok {
+		return false, 0, rangeErr("resize size", s, "larger than an int64 byte count")
+	}
+	return grow, b, nil
+}
