@@ -1,0 +1,436 @@
+package pveconf
+
+import (
+	"math"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// qemuModels are the QEMU NIC models; each is also a key whose value is the
+// MAC address (qemu-server $net_fmt: alias macaddr, keyAlias model).
+var qemuModels = []string{
+	"e1000", "e1000-82540em", "e1000-82544gc", "e1000-82545em", "e1000e",
+	"i82551", "i82557b", "i82559er", "ne2k_isa", "ne2k_pci", "pcnet",
+	"rtl8139", "virtio", "vmxnet3",
+}
+
+func isQEMUModel(s string) bool { return slices.Contains(qemuModels, s) }
+
+// Net is a parsed container or QEMU netN value (proxmox-api.md §4.6):
+// name=eth0,bridge=vmbr0,firewall=1,hwaddr=...,ip=dhcp,type=veth or
+// virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1.
+//
+// String writes the keys back in the order they were read, so a parsed
+// value round-trips. A field set after parsing whose key was not in the
+// input is written after the others, in Proxmox's order.
+type Net struct {
+	Name   string // container: the interface name inside the guest
+	Model  string // QEMU: the NIC model (virtio, e1000, ...)
+	HWAddr string // container hwaddr=, QEMU macaddr= or the value of the model key
+	Bridge string
+	IP     string // container: CIDR, dhcp or manual
+	GW     string
+	IP6    string // container: CIDR, auto, dhcp or manual
+	GW6    string
+	// Firewall, Rate (MB/s), Tag and MTU are zero when absent; a key that
+	// was present is written back even when zero.
+	Firewall bool
+	Rate     float64
+	Tag      int
+	MTU      int
+	// Extra holds every other key=value in config order (type, link_down,
+	// trunks, queues, host-managed, ...).
+	Extra []Option
+
+	keys []string // keys in input order; modelKey for the model-as-key form
+}
+
+// modelKey marks the QEMU form where the model is the key (virtio=MAC) or
+// stands alone (virtio).
+const modelKey = "\x00model"
+
+// extraPrefix marks an Extra key in Net.keys.
+const extraPrefix = "\x00extra:"
+
+// ParseNet parses a container or QEMU netN value, as pve-common's
+// parse_property_string reads it: each key at most once, booleans as
+// 1/0/on/off/yes/no/true/false, tag 1..4094, mtu 1..65535, rate a
+// non-negative number. Address texts (MAC, IP) are kept as written, not
+// checked; FormatLXCNet checks what we write.
+func ParseNet(value string) (Net, error) {
+	const what = "net"
+	parts, err := splitProps(what, value)
+	if err != nil {
+		return Net{}, err
+	}
+	var n Net
+	seen := map[string]bool{}
+	claim := func(field string) error {
+		if seen[field] {
+			return syntaxErr(what, value, field+" given twice")
+		}
+		seen[field] = true
+		return nil
+	}
+	for _, p := range parts {
+		if !p.keyed {
+			if !isQEMUModel(p.value) {
+				return Net{}, syntaxErr(what, value, "value without key "+quotePart(p.value)+" is not a NIC model")
+			}
+			if err := claim("model"); err != nil {
+				return Net{}, err
+			}
+			n.Model = p.value
+			n.keys = append(n.keys, modelKey)
+			continue
+		}
+		k, v := p.key, p.value
+		var err error
+		switch {
+		case isQEMUModel(k):
+			if err = claim("model"); err == nil {
+				err = claim("macaddr")
+			}
+			n.Model, n.HWAddr = k, v
+			n.keys = append(n.keys, modelKey)
+			if err != nil {
+				return Net{}, err
+			}
+			continue
+		case k == "name":
+			n.Name = v
+		case k == "model":
+			if !isQEMUModel(v) {
+				return Net{}, syntaxErr(what, value, "unknown NIC model "+quotePart(v))
+			}
+			err = claim("model")
+			n.Model = v
+		case k == "hwaddr", k == "macaddr":
+			err = claim("macaddr")
+			n.HWAddr = v
+		case k == "bridge":
+			n.Bridge = v
+		case k == "ip":
+			n.IP = v
+		case k == "gw":
+			n.GW = v
+		case k == "ip6":
+			n.IP6 = v
+		case k == "gw6":
+			n.GW6 = v
+		case k == "firewall":
+			b, ok := parseBool(v)
+			if !ok {
+				return Net{}, syntaxErr(what, value, "firewall is not a boolean")
+			}
+			n.Firewall = b
+		case k == "rate":
+			r, ok := parsePerlNumber(v)
+			if !ok || r < 0 {
+				return Net{}, syntaxErr(what, value, "rate is not a non-negative number")
+			}
+			n.Rate = r
+		case k == "tag":
+			n.Tag, err = parseIntIn(what, value, "tag", v, 1, 4094)
+		case k == "mtu":
+			n.MTU, err = parseIntIn(what, value, "mtu", v, 1, 65535)
+		default:
+			n.Extra = append(n.Extra, Option{Key: k, Value: v})
+			n.keys = append(n.keys, extraPrefix+k)
+			continue
+		}
+		if err != nil {
+			return Net{}, err
+		}
+		n.keys = append(n.keys, k)
+	}
+	return n, nil
+}
+
+// parseIntIn reads an integer (pve-common is_integer: ^[+-]?\d+$) within
+// [lo, hi].
+func parseIntIn(what, input, key, v string, lo, hi int) (int, error) {
+	d := strings.TrimPrefix(strings.TrimPrefix(v, "+"), "-")
+	if !allDigits(d) {
+		return 0, syntaxErr(what, input, key+" is not an integer")
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < lo || i > hi {
+		return 0, rangeErr(what, input, key+" is outside "+strconv.Itoa(lo)+".."+strconv.Itoa(hi))
+	}
+	return i, nil
+}
+
+// parsePerlNumber reads a number as pve-common's is_number accepts it:
+// ^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$, finite.
+func parsePerlNumber(v string) (float64, bool) {
+	s := v
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	mant, exp, hasExp := strings.Cut(strings.ReplaceAll(s, "E", "e"), "e")
+	if hasExp {
+		e := exp
+		if e != "" && (e[0] == '+' || e[0] == '-') {
+			e = e[1:]
+		}
+		if !allDigits(e) {
+			return 0, false
+		}
+	}
+	ip, fp, hasPoint := strings.Cut(mant, ".")
+	if ip != "" && !allDigits(ip) || fp != "" && !allDigits(fp) || ip == "" && fp == "" {
+		return 0, false
+	}
+	if !hasPoint && fp != "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// String writes the value back as a netN string. Values are written as
+// they are; use FormatLXCNet to build a checked value.
+func (n Net) String() string {
+	var b strings.Builder
+	written := map[string]bool{}
+	macWritten := false
+	hasMACKey := slices.Contains(n.keys, "hwaddr") || slices.Contains(n.keys, "macaddr")
+	add := func(k, v string) {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if k != "" {
+			b.WriteString(k)
+			b.WriteByte('=')
+		}
+		b.WriteString(v)
+	}
+	emit := func(k string, recorded bool) {
+		if written[k] {
+			return
+		}
+		written[k] = true
+		switch k {
+		case modelKey:
+			switch {
+			case n.Model == "":
+			case n.HWAddr != "" && !hasMACKey:
+				add(n.Model, n.HWAddr)
+				macWritten = true
+			default:
+				add("", n.Model)
+			}
+		case "hwaddr", "macaddr":
+			if n.HWAddr != "" && !macWritten {
+				add(k, n.HWAddr)
+				macWritten = true
+			}
+		case "name", "bridge", "ip", "gw", "ip6", "gw6", "model":
+			if v := n.stringField(k); v != "" {
+				add(k, v)
+			}
+		case "firewall":
+			if recorded || n.Firewall {
+				add(k, formatBool(n.Firewall))
+			}
+		case "rate":
+			if recorded || n.Rate != 0 {
+				add(k, strconv.FormatFloat(n.Rate, 'g', -1, 64))
+			}
+		case "tag":
+			if recorded || n.Tag != 0 {
+				add(k, strconv.Itoa(n.Tag))
+			}
+		case "mtu":
+			if recorded || n.MTU != 0 {
+				add(k, strconv.Itoa(n.MTU))
+			}
+		default:
+			key := strings.TrimPrefix(k, extraPrefix)
+			for _, o := range n.Extra {
+				if o.Key == key {
+					add(o.Key, o.Value)
+					return
+				}
+			}
+		}
+	}
+	for _, k := range n.keys {
+		emit(k, true)
+	}
+	// Fields set without their key in the input follow, in
+	// print_property_string's order: the leading key, then alphabetical.
+	macKey := "hwaddr"
+	if n.Model != "" {
+		macKey = "macaddr"
+	}
+	emit("name", false)
+	if !written["model"] {
+		emit(modelKey, false)
+	}
+	for _, k := range []string{"bridge", "firewall", "gw", "gw6", macKey, "ip", "ip6", "mtu", "rate", "tag"} {
+		emit(k, false)
+	}
+	for _, o := range n.Extra {
+		emit(extraPrefix+o.Key, false)
+	}
+	return b.String()
+}
+
+func (n Net) stringField(k string) string {
+	switch k {
+	case "name":
+		return n.Name
+	case "bridge":
+		return n.Bridge
+	case "ip":
+		return n.IP
+	case "gw":
+		return n.GW
+	case "ip6":
+		return n.IP6
+	case "gw6":
+		return n.GW6
+	case "model":
+		return n.Model
+	}
+	return ""
+}
+
+// LXCNet describes a container interface to create (DESIGN R7,
+// proxmox-api.md §4.6).
+type LXCNet struct {
+	Name     string // required, e.g. eth0
+	Bridge   string // required, e.g. vmbr0
+	Firewall bool
+	IP       string // IPv4 CIDR, "dhcp" or "manual"; "" for none
+	GW       string // IPv4 gateway; needs a CIDR IP
+	IP6      string // IPv6 CIDR, "auto", "dhcp" or "manual"; "" for none
+	GW6      string // IPv6 gateway; needs a CIDR IP6
+	HWAddr   string // unicast MAC; "" lets Proxmox generate one
+	Rate     float64
+	Tag      int // VLAN 1..4094, 0 for none
+	MTU      int // 64..65535, 0 for the bridge's
+}
+
+// FormatLXCNet validates spec and writes the container netN value for
+// create: name=eth0,bridge=vmbr0,firewall=1,ip=203.0.113.10/24,gw=203.0.113.1
+// then ip6=, gw6=, hwaddr=, tag=, mtu= and rate= when set.
+func FormatLXCNet(spec LXCNet) (string, error) {
+	const what = "lxc net"
+	bad := func(msg string) (string, error) { return "", syntaxErr(what, spec.Name, msg) }
+	if !bridgeOrNameRe(spec.Name) {
+		return bad("name must match [-_.A-Za-z0-9]+")
+	}
+	if !bridgeOrNameRe(spec.Bridge) {
+		return bad("bridge must match [-_.A-Za-z0-9]+")
+	}
+	parts := []string{"name=" + spec.Name, "bridge=" + spec.Bridge}
+	if spec.Firewall {
+		parts = append(parts, "firewall=1")
+	}
+	if spec.IP != "" {
+		if spec.IP != "dhcp" && spec.IP != "manual" && !validCIDR(spec.IP, true) {
+			return bad("ip must be an IPv4 CIDR (prefix 8..32), dhcp or manual")
+		}
+		parts = append(parts, "ip="+spec.IP)
+	}
+	if spec.GW != "" {
+		if a, err := netip.ParseAddr(spec.GW); err != nil || !a.Is4() || !validCIDR(spec.IP, true) {
+			return bad("gw must be an IPv4 address next to a CIDR ip")
+		}
+		parts = append(parts, "gw="+spec.GW)
+	}
+	if spec.IP6 != "" {
+		if spec.IP6 != "auto" && spec.IP6 != "dhcp" && spec.IP6 != "manual" && !validCIDR(spec.IP6, false) {
+			return bad("ip6 must be an IPv6 CIDR (prefix 8..128), auto, dhcp or manual")
+		}
+		parts = append(parts, "ip6="+spec.IP6)
+	}
+	if spec.GW6 != "" {
+		if a, err := netip.ParseAddr(spec.GW6); err != nil || !a.Is6() || a.Is4In6() || a.Zone() != "" || !validCIDR(spec.IP6, false) {
+			return bad("gw6 must be an IPv6 address next to a CIDR ip6")
+		}
+		parts = append(parts, "gw6="+spec.GW6)
+	}
+	if spec.HWAddr != "" {
+		if !validUnicastMAC(spec.HWAddr) {
+			return bad("hwaddr must be a unicast MAC XX:XX:XX:XX:XX:XX")
+		}
+		parts = append(parts, "hwaddr="+spec.HWAddr)
+	}
+	if spec.Tag != 0 {
+		if spec.Tag < 1 || spec.Tag > 4094 {
+			return "", rangeErr(what, spec.Name, "tag is outside 1..4094")
+		}
+		parts = append(parts, "tag="+strconv.Itoa(spec.Tag))
+	}
+	if spec.MTU != 0 {
+		if spec.MTU < 64 || spec.MTU > 65535 {
+			return "", rangeErr(what, spec.Name, "mtu is outside 64..65535")
+		}
+		parts = append(parts, "mtu="+strconv.Itoa(spec.MTU))
+	}
+	if spec.Rate != 0 {
+		if spec.Rate < 0 || math.IsNaN(spec.Rate) || math.IsInf(spec.Rate, 0) {
+			return "", rangeErr(what, spec.Name, "rate must be a non-negative number")
+		}
+		parts = append(parts, "rate="+strconv.FormatFloat(spec.Rate, 'f', -1, 64))
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// bridgeOrNameRe is the pattern of the container net name and bridge keys,
+// [-_.\w\d]+ (ASCII here).
+func bridgeOrNameRe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isLetter(c) && !isDigit(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validCIDR follows pve-common's CIDRv4 (prefix 8..32) and CIDRv6 (prefix
+// 8..128) formats.
+func validCIDR(s string, v4 bool) bool {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return false
+	}
+	a := p.Addr()
+	if v4 {
+		return a.Is4() && p.Bits() >= 8
+	}
+	return a.Is6() && !a.Is4In6() && p.Bits() >= 8
+}
+
+// validUnicastMAC is pve-common's mac-addr format:
+// ^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$, case-insensitive.
+func validUnicastMAC(s string) bool {
+	if len(s) != 17 {
+		return false
+	}
+	for i := 0; i < 17; i++ {
+		c := s[i]
+		if i%3 == 2 {
+			if c != ':' {
+				return false
+			}
+			continue
+		}
+		if !isHex(c) {
+			return false
+		}
+	}
+	return strings.ContainsRune("02468aceACE", rune(s[1]))
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
