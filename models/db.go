@@ -2,12 +2,14 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/glebarez/sqlite"
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -44,6 +46,12 @@ func Open(driver, dsn string) (*DB, error) {
 		if !strings.Contains(dsn, "loc=") {
 			dsn += "&loc=UTC"
 		}
+		// Rows affected = rows matched, as on SQLite: compare-and-swap updates that write an
+		// unchanged value still count as a match.
+		if !strings.Contains(dsn, "clientFoundRows=") {
+			dsn += "&clientFoundRows=true"
+		}
+
 		dial = mysql.Open(dsn)
 	case SQLite:
 		if !strings.Contains(dsn, "?") {
@@ -76,6 +84,40 @@ func sep(dsn string) string {
 		return "&"
 	}
 	return "?"
+}
+
+// retryDeadlock re-runs f when MySQL/MariaDB picked its transaction as a deadlock victim or a
+// lock wait timed out (the documented remedy is to retry the transaction).
+func retryDeadlock(ctx context.Context, f func() error) error {
+	var err error
+	for attempt := 0; attempt < 8; attempt++ {
+		if err = f(); err == nil || !isRetryableTxError(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt+1) * 3 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func isRetryableTxError(err error) bool {
+	var me *mysqldrv.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213 || me.Number == 1205
+	}
+	return false
+}
+
+// txOpts are the options of the short coordination transactions: READ COMMITTED on MySQL (no
+// gap locks, so claims and finishes rarely collide); SQLite serialises anyway.
+func (db *DB) txOpts() *sql.TxOptions {
+	if db.Dialect == MySQL {
+		return &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	}
+	return nil
 }
 
 // Ping checks the database answers.

@@ -104,18 +104,35 @@ type Claim struct {
 // nothing is runnable.
 func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) (*Claim, error) {
 	var claim *Claim
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := retryDeadlock(ctx, func() error {
+		claim = nil
+		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			var err error
+			claim, err = db.claimTx(tx, owner, lease)
+			return err
+		}, db.txOpts())
+	})
+	return claim, err
+}
+
+// claimBatch bounds how many candidate rows one claim looks at (and locks on MySQL).
+const claimBatch = 16
+
+func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, error) {
+	{
 		now := Now()
+		// Services locked by another operation are filtered here without locking them; the
+		// conditional UPDATE below is what actually decides.
 		q := tx.Model(&Operation{}).
 			Where("(state = ? OR (state = ? AND lease_until < ?))", OpQueued, OpRunning, now).
-			Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id <> operations.id)").
-			Order("created_at, id").Limit(8)
+			Where("service_id NOT IN (SELECT s.service_id FROM services s WHERE s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
+			Order("created_at, id").Limit(claimBatch)
 		if db.Dialect == MySQL {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 		}
 		var cands []Operation
 		if err := q.Find(&cands).Error; err != nil {
-			return fmt.Errorf("select runnable operations: %w", err)
+			return nil, fmt.Errorf("select runnable operations: %w", err)
 		}
 		for i := range cands {
 			c := &cands[i]
@@ -123,12 +140,12 @@ func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) 
 			res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
 				c.ID, c.ServiceID, c.ID)
 			if res.Error != nil {
-				return fmt.Errorf("lock service: %w", res.Error)
+				return nil, fmt.Errorf("lock service: %w", res.Error)
 			}
 			if res.RowsAffected == 0 {
 				var n int64
 				if err := tx.Model(&Service{}).Where("service_id = ?", c.ServiceID).Count(&n).Error; err != nil {
-					return err
+					return nil, err
 				}
 				if n > 0 {
 					continue // locked by another operation meanwhile
@@ -141,7 +158,7 @@ func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) 
 					"attempts": gorm.Expr("attempts + 1"), "updated_at": now,
 					"started_at": gorm.Expr("COALESCE(started_at, ?)", now)})
 			if upd.Error != nil {
-				return fmt.Errorf("claim operation: %w", upd.Error)
+				return nil, fmt.Errorf("claim operation: %w", upd.Error)
 			}
 			if upd.RowsAffected == 0 {
 				continue
@@ -150,12 +167,10 @@ func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) 
 			if c.StartedAt == nil {
 				c.StartedAt = &now
 			}
-			claim = &Claim{Op: c, TakeOver: takeOver}
-			return nil
+			return &Claim{Op: c, TakeOver: takeOver}, nil
 		}
-		return nil
-	})
-	return claim, err
+		return nil, nil
+	}
 }
 
 // RenewLease extends owner's lease on an operation; ErrLeaseLost if it is no longer owner's.
@@ -193,6 +208,10 @@ func (db *DB) Finish(ctx context.Context, id, owner, state string, result, errCo
 	if !IsTerminal(state) {
 		return fmt.Errorf("finish with non-terminal state %q", state)
 	}
+	return retryDeadlock(ctx, func() error { return db.finishTx(ctx, id, owner, state, result, errCode, errDetail) })
+}
+
+func (db *DB) finishTx(ctx context.Context, id, owner, state string, result, errCode, errDetail *string) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		now := Now()
 		var op Operation
@@ -212,12 +231,16 @@ func (db *DB) Finish(ctx context.Context, id, owner, state string, result, errCo
 			return nil
 		}
 		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
-	})
+	}, db.txOpts())
 }
 
 // Release gives a claimed operation back to the queue (graceful shutdown before any
 // irreversible stage): another worker or replica resumes it.
 func (db *DB) Release(ctx context.Context, id, owner string) error {
+	return retryDeadlock(ctx, func() error { return db.releaseTx(ctx, id, owner) })
+}
+
+func (db *DB) releaseTx(ctx context.Context, id, owner string) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var op Operation
 		if err := tx.Where("id = ?", id).Take(&op).Error; err != nil {
@@ -232,5 +255,5 @@ func (db *DB) Release(ctx context.Context, id, owner string) error {
 			return ErrLeaseLost
 		}
 		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
-	})
+	}, db.txOpts())
 }

@@ -1,0 +1,36 @@
+# pvebill — make run (embedded default), make test (SQLite + MariaDB when PVEBILL_TEST_MYSQL_DSN is set)
+GO        ?= go
+PKGS      := ./...
+BENCHTIME ?= 1s
+
+.PHONY: run build test test-short lint check bench fuzz tidy-check
+
+run:
+	$(GO) run . serve
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/pvebill .
+
+test:
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+test-short:
+	$(GO) test -count=1 -short $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+tidy-check:
+	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+
+check: lint tidy-check
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
+
+# FUZZTIME per target; each parser's fuzz target runs in turn.
+FUZZTIME ?= 60s
+fuzz:
+	@for t in $$($(GO) test -list '^Fuzz' ./modules/pve/pveconf/ | grep '^Fuzz'); do \
+	  echo "== $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./modules/pve/pveconf/ || exit 1; done

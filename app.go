@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"pvebill/jobs"
+	"pvebill/modules/executor"
+	"pvebill/models"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// app is one running pvebill: storage, executor, cron and HTTP, wired from a Config.
+type app struct {
+	cfg   config.Config
+	log   *slog.Logger
+	db    *models.DB
+	reg   *prometheus.Registry
+	exec  *executor.Executor
+	sched *jobs.Scheduler
+	srv   *server.Server
+}
+
+func newLogger(format, level string, w io.Writer) *slog.Logger {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		lv = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// buildApp opens the database and wires every part. When autoMigrate is set (the embedded SQLite
+// default) pending migrations are applied; otherwise a schema that is behind is refused.
+func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigrate bool, extra ...executor.Action) (*app, error) {
+	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if autoMigrate {
+		if _, err := db.Migrate(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if err := db.CheckSchema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	host, _ := os.Hostname()
+	exec := executor.New(db, executor.Config{
+		Owner:        fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
+		Workers:      cfg.Executor.Workers,
+		Lease:        cfg.Executor.Lease,
+		PollInterval: cfg.Executor.PollInterval,
+	}, log, executor.NewMetrics(reg), extra...)
+	sched := jobs.NewScheduler(log, jobs.NewMetrics(reg))
+	if err := sched.Add("@every 1h", jobs.IdempotencyPurge{DB: db, Log: log}, 5*time.Minute); err != nil {
+		db.Close()
+		return nil, err
+	}
+	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec})
+	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv}, nil
+}
+
+// serve runs until ctx ends, then shuts down in order: drain HTTP, stop cron, finish or
+// release claimed operations, close the database.
+func (a *app) serve(ctx context.Context, ln net.Listener) error {
+	a.exec.Start(ctx)
+	a.sched.Start()
+	errc := make(chan error, 1)
+	go func() { errc <- a.srv.Serve(ln) }()
+	a.log.Info("pvebill listening", "addr", ln.Addr().String())
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	drain := a.cfg.Executor.DrainTimeout
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := a.srv.Shutdown(sctx); err != nil {
+		a.log.Warn("http shutdown", "err", err)
+	}
+	a.sched.Stop(sctx)
+	a.exec.Stop(sctx)
+	a.log.Info("pvebill stopped")
+	cerr := a.db.Close()
+	if serveErr != nil {
+		return serveErr
+	}
+	return cerr
+}

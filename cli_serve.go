@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"gopkg.in/yaml.v3"
+
+	"pvebill/models"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/server/config"
+)
+
+// Embedded default (no --config): everything under this directory, and the simulator's token
+// (a placeholder: the simulator is in-process and answers only on loopback).
+const (
+	demoDir         = "data"
+	demoTokenID     = "pvebill@pve!provision"
+	demoTokenSecret = "00000000-0000-0000-0000-000000000000"
+)
+
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file (omit for the embedded default: SQLite + built-in simulator)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var (
+		cfg         config.Config
+		err         error
+		autoMigrate bool
+		banner      func(addr string)
+	)
+	if *cfgPath != "" {
+		if cfg, err = config.Load(*cfgPath, os.Environ()); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	} else {
+		var closeSim func()
+		cfg, banner, closeSim, err = embeddedDefault(stdout)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer closeSim()
+		autoMigrate = true
+	}
+	log := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
+	a, err := buildApp(ctx, cfg, log, autoMigrate)
+	if err != nil {
+		var behind *models.ErrSchemaBehind
+		if errors.As(err, &behind) {
+			fmt.Fprintln(stderr, "pvebill serve:", err)
+			return 3
+		}
+		fmt.Fprintln(stderr, "pvebill serve:", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "pvebill serve:", err)
+		return 1
+	}
+	if banner != nil {
+		banner(ln.Addr().String())
+	}
+	if err := a.serve(ctx, ln); err != nil {
+		fmt.Fprintln(stderr, "pvebill serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// embeddedDefault builds the zero-setup configuration: SQLite under ./data, the Proxmox
+// simulator in-process with a seeded demo cluster, a demo client with a fresh secret written to
+// data/demo.yaml so that `pvebill call --config data/demo.yaml` works against this server.
+func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), error) {
+	cfg := config.Defaults()
+	if err := os.MkdirAll(demoDir, 0o700); err != nil {
+		return cfg, nil, nil, err
+	}
+	cfg.LogFormat = "text"
+	cfg.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(demoDir, "pvebill.db")}
+	secret := randomHex(24)
+	cfg.Clients = []config.Client{{ID: "demo", Secret: secret, Scopes: []string{config.ScopeBilling, config.ScopeStorefront, config.ScopeAdmin}}}
+
+	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret}
+	sim := pvesim.Demo(simOpts)
+	simLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	simSrv := &http.Server{Handler: sim}
+	go simSrv.Serve(simLn) //nolint:errcheck // closed on exit
+	cfg.Clusters = []config.Cluster{{Name: "default", URL: "http://" + simLn.Addr().String(),
+		TokenID: demoTokenID, TokenSecret: demoTokenSecret}}
+	if err := config.ApplyEnv(&cfg, os.Environ()); err != nil {
+		return cfg, nil, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, nil, err
+	}
+	closeSim := func() { simSrv.Close() }
+	banner := func(addr string) {
+		callCfg := config.Config{Listen: addr, Clients: cfg.Clients}
+		raw, _ := yaml.Marshal(struct {
+			Listen  string          `yaml:"listen"`
+			Clients []config.Client `yaml:"clients"`
+		}{callCfg.Listen, callCfg.Clients})
+		path := filepath.Join(demoDir, "demo.yaml")
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			fmt.Fprintln(stdout, "could not write", path, err)
+		}
+		fmt.Fprintf(stdout, `
+pvebill is running on its embedded default:
+  API            http://%s
+  database       SQLite, %s
+  Proxmox VE     built-in simulator at http://%s (demo cluster "default")
+  API client     id "demo", secret in %s (a new one each start)
+
+Try a signed call from another terminal:
+  go run . call --config %s GET /v1/plans
+
+`, addr, cfg.Database.DSN, simLn.Addr(), path, path)
+	}
+	return cfg, banner, closeSim, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func cmdMigrate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *cfgPath == "" {
+		fmt.Fprintln(stderr, "usage: pvebill migrate --config FILE")
+		return 2
+	}
+	cfg, err := config.Load(*cfgPath, os.Environ())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		fmt.Fprintln(stderr, "pvebill migrate:", err)
+		return 1
+	}
+	defer db.Close()
+	applied, err := db.Migrate(context.Background())
+	for _, name := range applied {
+		fmt.Fprintln(stdout, "applied", name)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "pvebill migrate:", err)
+		return 1
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "schema is up to date")
+	}
+	return 0
+}
+
+func cmdSim(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8006", "address to listen on")
+	empty := fs.Bool("empty", false, "start with an empty cluster instead of the seeded demo")
+	seed := fs.Int64("seed", 1, "seed for the simulated usage figures")
+	major := fs.Int("pve-major", 9, "Proxmox VE major version to imitate (8 or 9)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret}
+	sim := pvesim.Demo(opts)
+	if *empty {
+		sim = pvesim.New(opts)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "pvebill sim:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Proxmox VE simulator on http://%s/api2/json (token %s, control API /_sim/)\n", ln.Addr(), demoTokenID)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: sim}
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "pvebill sim:", err)
+		return 1
+	}
+	return 0
+}

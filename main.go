@@ -1,0 +1,53 @@
+// Command pvebill is the provisioning server between billing systems and Proxmox VE clusters.
+//
+//	pvebill serve [--config FILE]     run the server (no --config: the embedded default)
+//	pvebill migrate --config FILE     bring the database schema up to date
+//	pvebill sim --listen ADDR         run the Proxmox VE simulator alone
+//	pvebill call --config FILE METHOD PATH [BODY_FILE]   sign and send one request
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+)
+
+//go:embed openapi.yaml
+var openAPISpec []byte
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(args[1:], stdout, stderr)
+	case "migrate":
+		return cmdMigrate(args[1:], stdout, stderr)
+	case "call":
+		return cmdCall(args[1:], stdout, stderr)
+	case "sim":
+		return cmdSim(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "pvebill: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage:
+  pvebill serve [--config FILE]                      run the server (no --config: SQLite + built-in simulator)
+  pvebill migrate --config FILE                      bring the database schema up to date
+  pvebill sim --listen ADDR                          run the Proxmox VE simulator alone
+  pvebill call --config FILE [--client ID] METHOD PATH [BODY_FILE]   sign and send one request
+`)
+}

@@ -1,0 +1,363 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/i18n"
+	"pvebill/models"
+)
+
+// Action is one kind of operation: an ordered list of stages and the function that runs them.
+type Action struct {
+	Name string
+	// Stages is the one ordered list of this action's stages (R27).
+	Stages []string
+	// Irreversible names the first stage after whose start a failure cannot be rolled back
+	// ("" when the action has none). Whether a failure is destructive is derived from it in
+	// exactly one place: Action.Destructive.
+	Irreversible string
+	Run          func(ctx context.Context, r *Run) error
+}
+
+// StageIndex returns the position of a stage in the action's list, or -1.
+func (a Action) StageIndex(stage string) int {
+	for i, s := range a.Stages {
+		if s == stage {
+			return i
+		}
+	}
+	return -1
+}
+
+// Destructive reports whether reaching the stage at index means an irreversible step may have
+// happened. This is the single place that decides it (R27).
+func (a Action) Destructive(index int) bool {
+	if a.Irreversible == "" || index < 0 {
+		return false
+	}
+	return index >= a.StageIndex(a.Irreversible)
+}
+
+// Config tunes the executor.
+type Config struct {
+	Owner        string // this process's name in lease_owner; unique per replica
+	Workers      int
+	Lease        time.Duration
+	PollInterval time.Duration
+}
+
+// Executor claims and runs operations.
+type Executor struct {
+	db      *models.DB
+	cfg     Config
+	actions map[string]Action
+	log     *slog.Logger
+	metrics *Metrics
+	broker  *Broker
+	secrets *Secrets
+
+	kick     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	runCtx   context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// New builds an executor. Duplicate action names panic: registration is static.
+func New(db *models.DB, cfg Config, log *slog.Logger, m *Metrics, actions ...Action) *Executor {
+	if cfg.Workers < 1 {
+		cfg.Workers = 1
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Owner == "" {
+		cfg.Owner = "pvebill-" + models.NewID()[:8]
+	}
+	e := &Executor{db: db, cfg: cfg, actions: map[string]Action{}, log: log, metrics: m,
+		broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
+	for _, a := range actions {
+		e.Register(a)
+	}
+	return e
+}
+
+// Register adds an action before Start.
+func (e *Executor) Register(a Action) {
+	if _, dup := e.actions[a.Name]; dup {
+		panic("executor: duplicate action " + a.Name)
+	}
+	if a.Irreversible != "" && a.StageIndex(a.Irreversible) < 0 {
+		panic("executor: action " + a.Name + " names an unknown irreversible stage")
+	}
+	e.actions[a.Name] = a
+}
+
+// Broker returns the notifier long-polls wait on.
+func (e *Executor) Broker() *Broker { return e.broker }
+
+// Secrets returns the in-memory store of transient secrets (never written anywhere).
+func (e *Executor) Secrets() *Secrets { return e.secrets }
+
+// Owner is the lease owner name of this executor.
+func (e *Executor) Owner() string { return e.cfg.Owner }
+
+// Start launches the workers.
+func (e *Executor) Start(ctx context.Context) {
+	e.runCtx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for i := 0; i < e.cfg.Workers; i++ {
+		e.wg.Add(1)
+		go e.worker()
+	}
+}
+
+// Kick wakes idle workers (called after an operation is queued).
+func (e *Executor) Kick() {
+	for i := 0; i < cap(e.kick); i++ {
+		select {
+		case e.kick <- struct{}{}:
+		default:
+			return
+		}
+	}
+}
+
+// Stop stops claiming, lets running stages finish until ctx ends, then cancels them; operations
+// cancelled before their irreversible stage are released for another worker or replica.
+func (e *Executor) Stop(ctx context.Context) {
+	e.stopOnce.Do(func() { close(e.stop) })
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if e.cancel != nil {
+			e.cancel()
+		}
+		<-done
+	}
+	if e.cancel != nil {
+		e.cancel()
+	}
+}
+
+func (e *Executor) worker() {
+	defer e.wg.Done()
+	ticker := time.NewTicker(e.cfg.PollInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		default:
+		}
+		claim, err := e.db.ClaimNext(e.runCtx, e.cfg.Owner, e.cfg.Lease)
+		if err != nil && e.runCtx.Err() == nil {
+			e.log.Error("claim operation", "err", err)
+		}
+		if claim != nil {
+			e.execute(claim)
+			continue
+		}
+		select {
+		case <-e.stop:
+			return
+		case <-e.kick:
+		case <-ticker.C:
+		}
+	}
+}
+
+// Run is one execution of an operation, handed to the action.
+type Run struct {
+	Op       *models.Operation
+	Action   Action
+	Resumed  bool // taken over from a worker that stopped renewing its lease
+	resumeAt int
+	e        *Executor
+	result   any
+}
+
+// Payload decodes the operation's payload into v.
+func (r *Run) Payload(v any) error { return json.Unmarshal([]byte(r.Op.Payload), v) }
+
+// Secret returns a transient secret handed over with the request, if this process holds it.
+func (r *Run) Secret(name string) (string, bool) { return r.e.secrets.Get(r.Op.ID, name) }
+
+// SetResult records a JSON-serialisable result on the operation when it finishes.
+func (r *Run) SetResult(v any) { r.result = v }
+
+// Stage records on the row that stage is about to run. Stages must be entered in list order.
+func (r *Run) Stage(ctx context.Context, stage string) error {
+	idx := r.Action.StageIndex(stage)
+	if idx < 0 {
+		return fmt.Errorf("action %s has no stage %q", r.Action.Name, stage)
+	}
+	if idx < r.Op.StageIndex && !r.Resumed {
+		return fmt.Errorf("stage %q entered after %q", stage, r.Op.Stage)
+	}
+	if err := r.e.db.SetStage(ctx, r.Op.ID, r.e.cfg.Owner, stage, idx); err != nil {
+		return err
+	}
+	r.Op.Stage, r.Op.StageIndex = stage, idx
+	return nil
+}
+
+// Completed reports whether a resumed run had already finished stage before the takeover
+// (stages strictly before the one recorded on the row).
+func (r *Run) Completed(stage string) bool {
+	return r.Resumed && r.Action.StageIndex(stage) < r.resumeAt
+}
+
+func (e *Executor) execute(c *models.Claim) {
+	op := c.Op
+	act, ok := e.actions[op.Action]
+	log := e.log.With("operation_id", op.ID, "service_id", op.ServiceID, "action", op.Action)
+	if !ok {
+		log.Error("no such action")
+		e.finish(op, act, models.OpFailed, nil, problemOf(fmt.Errorf("unknown action %q", op.Action)))
+		return
+	}
+	if c.TakeOver && act.Destructive(op.StageIndex) {
+		// The previous worker died after the irreversible stage had begun (R38).
+		log.Warn("lease taken over after the irreversible stage began", "stage", op.Stage)
+		e.finish(op, act, models.OpNeedsReconciliation, nil, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
+		return
+	}
+	ctx, cancel := context.WithCancel(e.runCtx)
+	defer cancel()
+	hbDone := make(chan struct{})
+	go e.heartbeat(ctx, cancel, op.ID, hbDone)
+	run := &Run{Op: op, Action: act, Resumed: c.TakeOver, resumeAt: op.StageIndex, e: e}
+	start := time.Now()
+	err := safeRun(ctx, act, run)
+	cancel()
+	<-hbDone
+	e.metrics.observe(op.Action, time.Since(start))
+	switch {
+	case err == nil:
+		e.finish(op, act, models.OpSucceeded, run.result, nil)
+	case errors.Is(err, models.ErrLeaseLost):
+		log.Warn("lease lost; another worker owns the operation now")
+	case e.runCtx.Err() != nil && !act.Destructive(run.Op.StageIndex):
+		// Shutdown before anything irreversible: give it back.
+		if rerr := e.db.Release(context.Background(), op.ID, e.cfg.Owner); rerr != nil {
+			log.Error("release operation", "err", rerr)
+		} else {
+			log.Info("operation released at shutdown", "stage", run.Op.Stage)
+		}
+	case e.runCtx.Err() != nil:
+		log.Warn("shutdown after the irreversible stage began; the lease will expire", "stage", run.Op.Stage)
+	case act.Destructive(run.Op.StageIndex):
+		e.finish(op, act, models.OpNeedsReconciliation, run.result, problemOf(err))
+	default:
+		e.finish(op, act, models.OpFailed, run.result, problemOf(err))
+	}
+}
+
+func safeRun(ctx context.Context, act Action, run *Run) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in action %s: %v", act.Name, p)
+		}
+	}()
+	return act.Run(ctx, run)
+}
+
+func problemOf(err error) *i18n.Problem {
+	var p *i18n.Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	return i18n.NewProblem(500, i18n.CodeInternal).Wrap(err)
+}
+
+func (e *Executor) finish(op *models.Operation, act Action, state string, result any, p *i18n.Problem) {
+	var res, code, detail *string
+	if result != nil {
+		if b, err := json.Marshal(result); err == nil {
+			s := string(b)
+			res = &s
+		}
+	}
+	if p != nil {
+		c := string(p.Code)
+		d := p.Detail("en")
+		code, detail = &c, &d
+		e.log.Warn("operation ended with an error", "operation_id", op.ID, "code", c, "err", p.Error())
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.runCtx), 10*time.Second)
+	defer cancel()
+	if err := e.db.Finish(ctx, op.ID, e.cfg.Owner, state, res, code, detail); err != nil {
+		e.log.Error("finish operation", "operation_id", op.ID, "err", err)
+		return
+	}
+	e.secrets.Drop(op.ID)
+	e.metrics.finished(op.Action, state)
+	e.broker.Publish(op.ID)
+}
+
+func (e *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, id string, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(e.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			err := e.db.RenewLease(context.WithoutCancel(ctx), id, e.cfg.Owner, e.cfg.Lease)
+			if errors.Is(err, models.ErrLeaseLost) {
+				e.log.Warn("lease lost during run", "operation_id", id)
+				cancel()
+				return
+			}
+			if err != nil {
+				e.log.Error("renew lease", "operation_id", id, "err", err)
+			}
+		}
+	}
+}
+
+// Metrics are the executor's Prometheus series.
+type Metrics struct {
+	total    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewMetrics registers the executor's metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_operations_total",
+			Help: "Operations that reached a terminal state, by action and result."}, []string{"action", "result"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_operation_duration_seconds",
+			Help: "Time an operation ran in a worker, by action.", Buckets: []float64{.1, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}},
+			[]string{"action"}),
+	}
+	reg.MustRegister(m.total, m.duration)
+	return m
+}
+
+func (m *Metrics) finished(action, state string) {
+	if m != nil {
+		m.total.WithLabelValues(action, state).Inc()
+	}
+}
+
+func (m *Metrics) observe(action string, d time.Duration) {
+	if m != nil {
+		m.duration.WithLabelValues(action).Observe(d.Seconds())
+	}
+}

@@ -1,0 +1,42 @@
+package executor
+
+import "sync"
+
+// Secrets holds transient secrets (root passwords) for queued operations in memory only: never
+// in the database, a payload or a log line (R26). They are dropped when the operation ends.
+type Secrets struct {
+	mu sync.Mutex
+	m  map[string]map[string]string
+}
+
+// NewSecrets returns an empty store.
+func NewSecrets() *Secrets { return &Secrets{m: map[string]map[string]string{}} }
+
+// Put stores secrets for an operation.
+func (s *Secrets) Put(opID string, kv map[string]string) {
+	if len(kv) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp := make(map[string]string, len(kv))
+	for k, v := range kv {
+		cp[k] = v
+	}
+	s.m[opID] = cp
+}
+
+// Get returns one secret.
+func (s *Secrets) Get(opID, name string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[opID][name]
+	return v, ok
+}
+
+// Drop forgets an operation's secrets.
+func (s *Secrets) Drop(opID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, opID)
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"pvebill/i18n"
+)
+
+func routeNotFound() *i18n.Problem    { return i18n.NewProblem(http.StatusNotFound, i18n.CodeRouteNotFound) }
+func methodNotAllowed() *i18n.Problem { return i18n.NewProblem(http.StatusMethodNotAllowed, i18n.CodeMethodNotAllowed) }
+
+func (s *Server) healthz(c *gin.Context) {
+	writeJSON(c, http.StatusOK, gin.H{"status": "ok"})
+}
+
+// readyz checks the database (and answers 503 while draining).
+func (s *Server) readyz(c *gin.Context) {
+	checks := gin.H{}
+	ready := true
+	select {
+	case <-s.draining:
+		ready = false
+		checks["draining"] = true
+	default:
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		ready = false
+		checks["database"] = "unreachable"
+		s.log.Warn("readiness: database unreachable", "err", err)
+	} else {
+		checks["database"] = "ok"
+	}
+	if err := s.db.CheckSchema(ctx); err != nil {
+		ready = false
+		checks["schema"] = "behind"
+	} else if checks["database"] == "ok" {
+		checks["schema"] = "ok"
+	}
+	status, word := http.StatusOK, "ready"
+	if !ready {
+		status, word = http.StatusServiceUnavailable, "not_ready"
+	}
+	writeJSON(c, status, gin.H{"status": word, "checks": checks})
+}
+
+func (s *Server) metricsHandler() gin.HandlerFunc {
+	h := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
+	token := s.cfg.Metrics.BearerToken
+	return func(c *gin.Context) {
+		if token != "" {
+			got := c.GetHeader("Authorization")
+			if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+token)) != 1 {
+				writeProblem(c, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid))
+				return
+			}
+		}
+		h.ServeHTTP(c.Writer, c.Request)
+	}
+}
+
+func (s *Server) openAPI(c *gin.Context) {
+	c.Data(http.StatusOK, "application/yaml", s.openapi)
+}

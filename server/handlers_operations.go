@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/modules/executor"
+	"pvebill/models"
+	"pvebill/server/config"
+)
+
+// OperationView is the API shape of an operation (API.md Objects).
+type OperationView struct {
+	ID         string         `json:"id"`
+	ServiceID  string         `json:"service_id"`
+	Action     string         `json:"action"`
+	State      string         `json:"state"`
+	Stage      string         `json:"stage"`
+	Error      *OperationErr  `json:"error,omitempty"`
+	Result     map[string]any `json:"result,omitempty"`
+	CreatedAt  time.Time      `json:"created_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+	FinishedAt *time.Time     `json:"finished_at,omitempty"`
+}
+
+// OperationErr is an operation's error: a stable code and its translated detail.
+type OperationErr struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+func operationView(op *models.Operation, lang string) OperationView {
+	v := OperationView{ID: op.ID, ServiceID: op.ServiceID, Action: op.Action, State: op.State, Stage: op.Stage,
+		CreatedAt: op.CreatedAt.UTC(), UpdatedAt: op.UpdatedAt.UTC()}
+	if op.FinishedAt != nil {
+		t := op.FinishedAt.UTC()
+		v.FinishedAt = &t
+	}
+	if op.ErrorCode != nil {
+		v.Error = &OperationErr{Code: *op.ErrorCode, Detail: i18n.T(lang, "error."+*op.ErrorCode, nil)}
+	}
+	return v
+}
+
+// parseWait reads ?wait=N (whole seconds, 0–60).
+func parseWait(c *gin.Context) (time.Duration, error) {
+	raw, ok := c.GetQuery("wait")
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || n > 60 {
+		return 0, i18n.Validation(i18n.FieldError{Field: "wait", Code: i18n.FieldTooLarge, Param: "60"})
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// opIDOK is a cheap shape check so that junk ids are a 404 without a query.
+func opIDOK(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i, r := range id {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case (r >= '0' && r <= '9') || (r >= 'a' && r <= 'f'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) getOperation(c *gin.Context) {
+	wait, err := parseWait(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	id := c.Param("id")
+	if !opIDOK(id) {
+		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
+		return
+	}
+	op, err := s.loadOperation(c, id)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if wait > 0 && !models.IsTerminal(op.State) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), wait)
+		defer cancel()
+		if op, err = executor.WaitTerminal(ctx, s.db, s.exec.Broker(), id, s.recheck); err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+	}
+	writeJSON(c, http.StatusOK, gin.H{"operation": operationView(op, lang(c))})
+}
+
+// loadOperation reads an operation the client may see: a billing client only its own.
+func (s *Server) loadOperation(c *gin.Context, id string) (*models.Operation, error) {
+	op, err := models.GetOperation(c.Request.Context(), s.db.Gorm, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cl := client(c)
+	if !cl.HasScope(config.ScopeAdmin) && op.ClientID != cl.ID {
+		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	return op, nil
+}
+
+// AcceptOperation answers a mutation: 202 with the operation and its Location, or — with
+// ?wait=N — 200 once it finished within N seconds.
+func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) {
+	wait, err := parseWait(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.exec.Kick()
+	status := http.StatusAccepted
+	if wait > 0 {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), wait)
+		defer cancel()
+		latest, err := executor.WaitTerminal(ctx, s.db, s.exec.Broker(), op.ID, s.recheck)
+		if err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+		op = latest
+		if models.IsTerminal(op.State) {
+			status = http.StatusOK
+		}
+	}
+	c.Header("Location", "/v1/operations/"+op.ID)
+	writeJSON(c, status, gin.H{"operation": operationView(op, lang(c))})
+}
+
+// ClientID returns the authenticated client's id (for handlers registered elsewhere).
+func ClientID(c *gin.Context) string {
+	if cl := client(c); cl != nil {
+		return cl.ID
+	}
+	return ""
+}
+
+// WriteError maps any error to problem+json (for handlers registered elsewhere).
+func (s *Server) WriteError(c *gin.Context, err error) { writeError(c, s.log, err) }
+
+// BindJSON strictly decodes and validates a request body (for handlers registered elsewhere).
+func BindJSON(c *gin.Context, v any) error { return bindJSON(c, v) }

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/models"
+)
+
+// Idempotency settings (R36).
+const (
+	IdempotencyTTL     = 24 * time.Hour
+	idempotencyMaxKey  = 255
+	idempotencyWaitFor = 10 * time.Second
+)
+
+type captureWriter struct {
+	gin.ResponseWriter
+	buf bytes.Buffer
+}
+
+func (w *captureWriter) Write(b []byte) (int, error) {
+	w.buf.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *captureWriter) WriteString(s string) (int, error) {
+	w.buf.WriteString(s)
+	return w.ResponseWriter.WriteString(s)
+}
+
+// idempotencyMiddleware replays the first answer to a POST carrying an Idempotency-Key for
+// 24 h, scoped per client. A concurrent duplicate waits for the first to finish and replays
+// it, so both have one effect; the same key with another body is 422 idempotency_key_reused.
+func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		key := c.GetHeader("Idempotency-Key")
+		if c.Request.Method != http.MethodPost || key == "" {
+			c.Next()
+			return
+		}
+		if len(key) > idempotencyMaxKey {
+			writeProblem(c, i18n.Validation(i18n.FieldError{Field: "Idempotency-Key", Code: i18n.FieldTooLong, Param: "255"}))
+			return
+		}
+		cl := client(c)
+		h := sha256.New()
+		h.Write([]byte(c.Request.Method + "\n" + c.Request.URL.Path + "\n"))
+		h.Write(rawBody(c))
+		hash := hex.EncodeToString(h.Sum(nil))
+		ctx := c.Request.Context()
+
+		deadline := time.Now().Add(idempotencyWaitFor)
+		for {
+			existing, err := s.db.ReserveIdempotencyKey(ctx, cl.ID, key, hash, IdempotencyTTL)
+			if err != nil {
+				writeError(c, s.log, err)
+				return
+			}
+			if existing == nil {
+				break // ours: run the handler
+			}
+			if existing.RequestHash != hash {
+				writeProblem(c, i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeIdempotencyKeyReused).Perm(i18n.Permanent))
+				return
+			}
+			if existing.State == models.IdemDone {
+				replay(c, existing)
+				return
+			}
+			if time.Now().After(deadline) {
+				writeProblem(c, i18n.NewProblem(http.StatusConflict, i18n.CodeIdempotencyInProgress).Perm(i18n.Temporary))
+				return
+			}
+			select {
+			case <-ctx.Done():
+				c.Abort()
+				return
+			case <-time.After(25 * time.Millisecond):
+			}
+		}
+
+		cw := &captureWriter{ResponseWriter: c.Writer}
+		c.Writer = cw
+		c.Next()
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		status := cw.Status()
+		if status >= 500 {
+			// A server-side failure is not an answer worth replaying: let a retry run again.
+			if err := s.db.ReleaseIdempotencyKey(bg, cl.ID, key); err != nil {
+				s.log.Error("release idempotency key", "request_id", requestID(c), "err", err)
+			}
+			return
+		}
+		if err := s.db.CompleteIdempotencyKey(bg, cl.ID, key, status, cw.Header().Get("Content-Type"),
+			cw.Header().Get("Location"), cw.buf.Bytes()); err != nil {
+			s.log.Error("store idempotency answer", "request_id", requestID(c), "err", err)
+		}
+	}
+}
+
+func replay(c *gin.Context, rec *models.IdempotencyKey) {
+	if rec.Location != "" {
+		c.Header("Location", rec.Location)
+	}
+	c.Header("Idempotent-Replayed", "true")
+	body := ""
+	if rec.ResponseBody != nil {
+		body = *rec.ResponseBody
+	}
+	c.Data(rec.StatusCode, rec.ContentType, []byte(body))
+	c.Abort()
+}

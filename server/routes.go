@@ -1,0 +1,26 @@
+package server
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"pvebill/server/config"
+)
+
+// routes is the whole route table. Every route here is in openapi.yaml (a test compares them).
+func (s *Server) routes() {
+	e := s.engine
+	e.NoRoute(s.noRoute)
+	e.NoMethod(s.noMethod)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", s.metricsHandler())
+	e.GET("/openapi.yaml", s.openAPI)
+
+	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
+	billing.GET("/operations/:id", s.getOperation)
+}
+
+func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }
+func (s *Server) noMethod(c *gin.Context) { writeProblem(c, methodNotAllowed()) }
+
