@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"pvebill/jobs"
-	"pvebill/modules/executor"
 	"pvebill/models"
+	"pvebill/modules/executor"
 	"pvebill/server"
 	"pvebill/server/config"
 )

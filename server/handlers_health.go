@@ -12,8 +12,12 @@ import (
 	"pvebill/i18n"
 )
 
-func routeNotFound() *i18n.Problem    { return i18n.NewProblem(http.StatusNotFound, i18n.CodeRouteNotFound) }
-func methodNotAllowed() *i18n.Problem { return i18n.NewProblem(http.StatusMethodNotAllowed, i18n.CodeMethodNotAllowed) }
+func routeNotFound() *i18n.Problem {
+	return i18n.NewProblem(http.StatusNotFound, i18n.CodeRouteNotFound)
+}
+func methodNotAllowed() *i18n.Problem {
+	return i18n.NewProblem(http.StatusMethodNotAllowed, i18n.CodeMethodNotAllowed)
+}
 
 func (s *Server) healthz(c *gin.Context) {
 	writeJSON(c, http.StatusOK, gin.H{"status": "ok"})

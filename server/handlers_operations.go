@@ -10,8 +10,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/i18n"
-	"pvebill/modules/executor"
 	"pvebill/models"
+	"pvebill/modules/executor"
 	"pvebill/server/config"
 )
 

@@ -23,4 +23,3 @@ func (s *Server) routes() {
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }
 func (s *Server) noMethod(c *gin.Context) { writeProblem(c, methodNotAllowed()) }
-

@@ -11,8 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"pvebill/modules/executor"
 	"pvebill/models"
+	"pvebill/modules/executor"
 	"pvebill/server/config"
 )
 
