@@ -22,7 +22,7 @@ var upidRE = regexp.MustCompile(`^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9\-]*[a-zA-Z0-9])
 // be read from that node: any other node answers "no such task".
 func parseUPIDNode(upid string) (string, error) {
 	m := upidRE.FindStringSubmatch(upid)
-	if m == nil {
+	if m == nil || checkIdent("UPID", upid) != nil {
 		return "", fmt.Errorf("pve: %q is not a UPID", upid)
 	}
 	return m[1], nil
@@ -38,7 +38,7 @@ func upidType(upid string) string {
 }
 
 func taskPath(upid, node, leaf string) string {
-	return "/nodes/" + url.PathEscape(node) + "/tasks/" + url.PathEscape(upid) + "/" + leaf
+	return "/nodes/" + node + "/tasks/" + upid + "/" + leaf
 }
 
 // TaskStatus reads a task's status from the node named in the UPID.
