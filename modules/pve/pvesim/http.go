@@ -1,0 +1,453 @@
+package pvesim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+const apiPrefix = "/api2/json"
+
+// apiError is an error answer in Proxmox's envelope.
+type apiError struct {
+	status int
+	msg    string
+	errors map[string]string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// fail500 is a plain handler error: Proxmox answers any die() with HTTP 500.
+func fail500(format string, a ...any) error {
+	return &apiError{status: http.StatusInternalServerError, msg: fmt.Sprintf(format, a...)}
+}
+
+// paramErr is raise_param_exc: 400 "Parameter verification failed." with errors.
+func paramErr(errs map[string]string) error {
+	return &apiError{status: http.StatusBadRequest, msg: "Parameter verification failed.", errors: errs}
+}
+
+// permErr is raise_perm_exc: 403 "Permission check failed (...)".
+func permErr(what string) error {
+	return &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("Permission check failed (%s)", what)}
+}
+
+// withTotal is a success answer that carries a "total" beside "data".
+type withTotal struct {
+	data  any
+	total int
+}
+
+type handlerFunc func(c *reqCtx) (any, error)
+
+// reqCtx carries one API request through the handlers.
+type reqCtx struct {
+	s        *Sim
+	method   string
+	path     string
+	template string
+	params   url.Values // form/query parameters merged with the path variables
+	vars     map[string]string
+	node     string
+	user     string // full token id
+	fault    *Fault // matched fault that affects the task of this call
+	r        *http.Request
+}
+
+func (c *reqCtx) str(k string) string { return c.params.Get(k) }
+
+func (c *reqCtx) has(k string) bool { _, ok := c.params[k]; return ok }
+
+func (c *reqCtx) boolean(k string) bool { return c.params.Get(k) == "1" }
+
+func (c *reqCtx) integer(k string) int {
+	var n int
+	fmt.Sscan(c.params.Get(k), &n)
+	return n
+}
+
+// ServeHTTP serves the Proxmox API under /api2/json/ and the control API under /_sim/.
+func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_sim/") || r.URL.Path == "/_sim" {
+		s.serveControl(w, r)
+		return
+	}
+	if !strings.HasPrefix(r.URL.Path, apiPrefix+"/") && r.URL.Path != apiPrefix {
+		writeJSON(w, http.StatusNotImplemented, map[string]any{"data": nil, "message": fmt.Sprintf("no such file '%s'\n", r.URL.Path)})
+		return
+	}
+	s.serveAPI(w, r)
+}
+
+// formParams reads the query and, for POST/PUT, the urlencoded body; query values win,
+// like pve-http-server's extract_params.
+func formParams(r *http.Request) (url.Values, error) {
+	form := url.Values{}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 64*1024+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(body) > 0 {
+			bv, err := url.ParseQuery(string(body))
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range bv {
+				form[k] = v
+			}
+		}
+	}
+	for k, v := range r.URL.Query() {
+		form[k] = v
+	}
+	delete(form, "_dc")
+	return form, nil
+}
+
+func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
+	rel := strings.TrimPrefix(r.URL.Path, apiPrefix)
+	if rel == "" {
+		rel = "/"
+	}
+	method := r.Method
+	form, ferr := formParams(r)
+	if ferr != nil {
+		form = url.Values{}
+	}
+	node := nodeOfPath(rel)
+	entry := Request{Method: method, Path: rel, Form: copyValues(form), Time: s.now(), Node: node}
+	if method == http.MethodPost && isLXCSuspendPath(rel) {
+		s.logMu.Lock()
+		s.lxcSuspend++
+		s.logMu.Unlock()
+	}
+
+	// per-node worker limit and latency
+	var ns *nodeState
+	if node != "" {
+		s.mu.RLock()
+		ns = s.nodes[node]
+		var sem chan struct{}
+		var lat time.Duration
+		if ns != nil {
+			sem, lat = ns.sem, ns.opts.Latency
+		}
+		s.mu.RUnlock()
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-r.Context().Done():
+				entry.Status = 596
+				s.record(entry)
+				return
+			}
+		}
+		if ns != nil {
+			ns.flightMu.Lock()
+			ns.inflight++
+			if ns.inflight > ns.maxInflight {
+				ns.maxInflight = ns.inflight
+			}
+			ns.flightMu.Unlock()
+			defer func() {
+				ns.flightMu.Lock()
+				ns.inflight--
+				ns.flightMu.Unlock()
+			}()
+		}
+		if lat > 0 {
+			select {
+			case <-time.After(lat):
+			case <-r.Context().Done():
+			}
+		}
+	}
+
+	vars := map[string]string{}
+	sn := s.schema.lookup(rel, vars)
+	template := ""
+	if sn != nil {
+		template = sn.template
+	}
+
+	// faults
+	f, hang := s.matchFault(method, rel, template)
+	if f != nil {
+		if f.Delay > 0 {
+			select {
+			case <-time.After(f.Delay):
+			case <-r.Context().Done():
+			}
+		}
+		if f.Hang {
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+			entry.Status = 0
+			s.record(entry)
+			return
+		}
+		if !f.After && f.DropConn {
+			entry.Status = 0
+			s.record(entry)
+			dropConn(w)
+			return
+		}
+		if !f.After && f.Status != 0 {
+			entry.Status = f.Status
+			s.record(entry)
+			writeFault(w, f)
+			return
+		}
+	}
+
+	status, body := s.handleAPI(r, method, rel, template, sn, vars, form, f)
+	if f != nil && f.After {
+		if f.DropConn {
+			entry.Status = 0
+			s.record(entry)
+			dropConn(w)
+			return
+		}
+		if f.Status != 0 {
+			entry.Status = f.Status
+			s.record(entry)
+			writeFault(w, f)
+			return
+		}
+	}
+	entry.Status = status
+	s.record(entry)
+	if status == http.StatusUnauthorized && s.opts.AuthFailDelay > 0 {
+		select {
+		case <-time.After(s.opts.AuthFailDelay):
+		case <-r.Context().Done():
+		}
+	}
+	writeJSON(w, status, body)
+}
+
+func isLXCSuspendPath(rel string) bool {
+	parts := strings.Split(strings.Trim(rel, "/"), "/")
+	return len(parts) == 6 && parts[0] == "nodes" && parts[2] == "lxc" && parts[4] == "status" && parts[5] == "suspend"
+}
+
+func copyValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vals := range v {
+		out[k] = append([]string(nil), vals...)
+	}
+	return out
+}
+
+func nodeOfPath(rel string) string {
+	parts := strings.Split(strings.Trim(rel, "/"), "/")
+	if len(parts) >= 2 && parts[0] == "nodes" {
+		return parts[1]
+	}
+	return ""
+}
+
+func (s *Sim) record(e Request) {
+	s.logMu.Lock()
+	s.log = append(s.log, e)
+	s.logMu.Unlock()
+}
+
+func (s *Sim) addViolation(v Violation) {
+	s.logMu.Lock()
+	s.violations = append(s.violations, v)
+	s.logMu.Unlock()
+}
+
+func dropConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	conn.Close()
+}
+
+func writeFault(w http.ResponseWriter, f *Fault) {
+	if f.Body != "" {
+		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+		w.WriteHeader(f.Status)
+		io.WriteString(w, f.Body)
+		return
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = http.StatusText(f.Status)
+		if msg == "" {
+			msg = "injected fault"
+		}
+	}
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	writeJSON(w, f.Status, map[string]any{"data": nil, "message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"data":null,"message":"pvesim: encoding failed\n"}`)
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.Header().Set("Cache-Control", "max-age=0")
+	w.Header().Set("Server", "pve-api-daemon/3.0")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func errorBody(e *apiError) map[string]any {
+	msg := e.msg
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	body := map[string]any{"data": nil, "message": msg}
+	if len(e.errors) > 0 {
+		body["errors"] = e.errors
+	}
+	return body
+}
+
+// checkAuth verifies "Authorization: PVEAPIToken=USER@REALM!TOKENID=SECRET" (or a space
+// after PVEAPIToken), splitting on the last "=". It returns the full token id.
+func (s *Sim) checkAuth(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	var v string
+	switch {
+	case strings.HasPrefix(h, "PVEAPIToken="):
+		v = strings.TrimPrefix(h, "PVEAPIToken=")
+	case strings.HasPrefix(h, "PVEAPIToken "):
+		v = strings.TrimPrefix(h, "PVEAPIToken ")
+	default:
+		return "", false
+	}
+	if uv, err := url.PathUnescape(v); err == nil {
+		v = uv
+	}
+	i := strings.LastIndex(v, "=")
+	if i < 0 {
+		return "", false
+	}
+	id, secret := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
+	if id != s.opts.TokenID || secret != s.opts.TokenSecret {
+		return "", false
+	}
+	return id, true
+}
+
+// handleAPI runs one API request and returns the status and body.
+func (s *Sim) handleAPI(r *http.Request, method, rel, template string, sn *schemaNode, vars map[string]string, form url.Values, f *Fault) (int, any) {
+	user, ok := s.checkAuth(r)
+	if !ok {
+		return http.StatusUnauthorized, map[string]any{"data": nil, "message": "authentication failure\n"}
+	}
+	s.settle()
+	var sm *schemaMethod
+	if sn != nil {
+		sm = sn.methods[method]
+	}
+	if sm == nil {
+		msg := fmt.Sprintf("Method '%s %s' not implemented\n", method, rel)
+		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusNotImplemented, Message: msg})
+		return http.StatusNotImplemented, map[string]any{"data": nil, "message": msg}
+	}
+	params := copyValues(form)
+	for k, v := range vars {
+		params.Set(k, v)
+	}
+	if errs := sm.validate(params); errs != nil {
+		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusBadRequest,
+			Message: "Parameter verification failed.\n", Errors: errs})
+		return http.StatusBadRequest, map[string]any{"data": nil, "message": "Parameter verification failed.\n", "errors": errs}
+	}
+	c := &reqCtx{s: s, method: method, path: rel, template: template, params: params, vars: vars, user: user, r: r, fault: f}
+	if n, ok := vars["node"]; ok && strings.HasPrefix(template, "/nodes/{node}") {
+		c.node = n
+		s.mu.RLock()
+		ns := s.nodes[n]
+		online := ns != nil && ns.online
+		s.mu.RUnlock()
+		if ns == nil {
+			return http.StatusInternalServerError, map[string]any{"data": nil,
+				"message": fmt.Sprintf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known\n", n, n)}
+		}
+		if !online {
+			return 595, map[string]any{"data": nil, "message": "No route to host\n"}
+		}
+	}
+	h := s.routes[method+" "+template]
+	if h == nil {
+		return http.StatusNotImplemented, map[string]any{"data": nil,
+			"message": fmt.Sprintf("pvesim: '%s %s' exists in Proxmox but is not simulated\n", method, template)}
+	}
+	data, err := h(c)
+	if err != nil {
+		ae, ok := err.(*apiError)
+		if !ok {
+			ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+		}
+		return ae.status, errorBody(ae)
+	}
+	if wt, ok := data.(withTotal); ok {
+		return http.StatusOK, map[string]any{"data": wt.data, "total": wt.total}
+	}
+	return http.StatusOK, map[string]any{"data": data}
+}
+
+// matchFault finds the first fault that fires for this request.
+func (s *Sim) matchFault(method, rel, template string) (*Fault, chan struct{}) {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	for _, fs := range s.faults {
+		if fs.f.Method != "" && !strings.EqualFold(fs.f.Method, method) {
+			continue
+		}
+		if p := fs.f.PathPattern; p != "" {
+			trimmed := strings.TrimPrefix(p, apiPrefix)
+			match := trimmed == template || trimmed == rel || strings.TrimRight(trimmed, "/") == strings.TrimRight(rel, "/")
+			if !match && fs.re != nil {
+				match = fs.re.MatchString(rel)
+			}
+			if !match {
+				continue
+			}
+		}
+		fs.seen++
+		nth := fs.f.Nth
+		times := fs.f.Times
+		if nth <= 0 {
+			nth = 1
+			if fs.f.Nth == 0 && times == 0 {
+				times = -1
+			}
+		} else if times == 0 {
+			times = 1
+		}
+		if fs.seen < nth {
+			continue
+		}
+		if times >= 0 && fs.fired >= times {
+			continue
+		}
+		fs.fired++
+		f := fs.f
+		return &f, s.hangCh
+	}
+	return nil, nil
+}

@@ -1,0 +1,981 @@
+package pvesim
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Container endpoints, after pve-container's API2/LXC.pm, API2/LXC/Config.pm and
+// API2/LXC/Status.pm.
+
+// createOnlyParams are create parameters that are not config keys.
+var createOnlyParams = map[string]bool{
+	"node": true, "vmid": true, "ostemplate": true, "password": true, "ssh-public-keys": true,
+	"storage": true, "restore": true, "force": true, "unique": true, "start": true,
+	"ignore-unpack-errors": true, "bwlimit": true, "ha-managed": true, "pool": true,
+}
+
+var reBareSize = regexp.MustCompile(`^\d+(\.\d+)?$`)
+
+// lxcHotplug are the keys a running container takes live (vmconfig_hotplug_pending).
+func lxcHotplug(k string) bool {
+	switch k {
+	case "description", "onboot", "startup", "protection", "hostname", "hookscript", "cores", "tags", "lock",
+		"memory", "swap", "cpulimit", "cpuunits":
+		return true
+	}
+	return indexedKey(k, "net") || indexedKey(k, "dev")
+}
+
+// checkMountPerm refuses what a token (not root@pam) may not put into rootfs/mpN.
+func checkMountPerm(key, val string) error {
+	ms := parseMount(val)
+	switch ms.kind {
+	case "bind", "device":
+		return permErr(fmt.Sprintf("mount point type %s is only allowed for root@pam", ms.kind))
+	}
+	if reBareSize.MatchString(ms.volume) {
+		return fail500("Only root can pass arbitrary filesystem paths.")
+	}
+	return nil
+}
+
+// checkCTModifyPerm mirrors check_ct_modify_config_perm for a non-root caller.
+func checkCTModifyPerm(key, val string, unprivileged bool) error {
+	switch {
+	case isMountKey(key):
+		return checkMountPerm(key, val)
+	case indexedKey(key, "dev"):
+		return permErr("configuring device passthrough is only allowed for root@pam")
+	case key == "hookscript":
+		return permErr("changing the hookscript is only allowed for root@pam")
+	case key == "features":
+		if !unprivileged {
+			return permErr("changing feature flags for privileged container is only allowed for root@pam")
+		}
+		for _, part := range strings.Split(val, ",") {
+			k, v, _ := strings.Cut(part, "=")
+			if k == "" || k == "nesting" {
+				continue
+			}
+			if v == "0" {
+				continue
+			}
+			return permErr("changing feature flags (except nesting) is only allowed for root@pam")
+		}
+	}
+	return nil
+}
+
+var osFromTemplate = []struct{ prefix, ostype string }{
+	{"debian", "debian"}, {"ubuntu", "ubuntu"}, {"alpine", "alpine"}, {"centos", "centos"},
+	{"rockylinux", "centos"}, {"almalinux", "centos"}, {"fedora", "fedora"}, {"archlinux", "archlinux"},
+	{"opensuse", "opensuse"}, {"gentoo", "gentoo"}, {"devuan", "devuan"}, {"nixos", "nixos"},
+}
+
+func detectOSType(tmpl string) string {
+	base := tmpl
+	if i := strings.LastIndex(base, "/"); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, o := range osFromTemplate {
+		if strings.HasPrefix(base, o.prefix) {
+			return o.ostype
+		}
+	}
+	return "unmanaged"
+}
+
+// prepareMounts resolves rootfs/mpN values of a create or config change: STORAGE:N
+// allocates, an existing volume is adopted. It returns the final value and the volumes
+// allocated. Callers hold the write lock.
+func (s *Sim) prepareMount(node string, vmid int, key, val string) (string, []string, error) {
+	ms := parseMount(val)
+	if ms.kind != "volume" {
+		return val, nil, nil
+	}
+	if m := reNewDisk.FindStringSubmatch(ms.volume); m != nil {
+		st := s.storages[m[1]]
+		if st == nil {
+			return "", nil, fail500("storage '%s' does not exist", m[1])
+		}
+		if !st.hasContent("rootdir") {
+			return "", nil, fail500("storage '%s' does not support container directories", m[1])
+		}
+		gb, _ := strconv.ParseFloat(m[2], 64)
+		size := gibToBytes(gb)
+		if size == 0 && !(st.pathBased() || st.Type == "zfspool") {
+			return "", nil, fail500("unable to create containers on storage '%s' with size 0", m[1])
+		}
+		v := s.allocVolume(st, node, vmid, true, size, "")
+		ms.volume = v.volid()
+		ms.opts["size"] = formatSize(size)
+		if size == 0 {
+			delete(ms.opts, "size")
+			ms.opts["size"] = "0T"
+		}
+		return ms.String(), []string{v.volid()}, nil
+	}
+	st, v, err := s.lookupVolume(node, ms.volume)
+	if err != nil {
+		return "", nil, fail500("%v", err)
+	}
+	if !st.hasContent("rootdir") {
+		return "", nil, fail500("storage '%s' does not support container directories", st.ID)
+	}
+	if _, ok := ms.opts["size"]; !ok {
+		ms.opts["size"] = formatSize(v.Size)
+	}
+	return ms.String(), nil, nil
+}
+
+func (s *Sim) hLXCIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ns := s.nodes[c.node]
+	out := make([]map[string]any, 0, len(s.byNode[c.node]))
+	for _, g := range s.guestsOnNode(c.node, "lxc") {
+		e := s.lxcStatus(g, false)
+		if ns.opts.OldIndex {
+			e["vmid"] = strconv.Itoa(g.vmid)
+		}
+		if ns.opts.NoSwapInIndex {
+			delete(e, "swap")
+			delete(e, "maxswap")
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// lxcStatus builds a container's vmstatus entry (status/current and the node index).
+func (s *Sim) lxcStatus(g *guest, current bool) map[string]any {
+	st := s.guestStats(g)
+	e := map[string]any{
+		"vmid": g.vmid, "name": s.guestName(g), "type": "lxc", "status": "stopped",
+		"uptime": st.uptime, "cpu": st.cpu, "cpus": st.cpus, "mem": st.mem, "maxmem": st.maxmem,
+		"swap": st.swap, "maxswap": st.maxswap, "disk": st.disk, "maxdisk": st.maxdisk,
+		"netin": st.netin, "netout": st.netout, "diskread": st.diskread, "diskwrite": st.diskwrite,
+	}
+	if g.running {
+		e["status"] = "running"
+		e["pid"] = g.pid
+		if s.opts.PVEMajor >= 9 {
+			e["pressurecpusome"] = st.pressureCPU
+			e["pressurecpufull"] = roundTo(st.pressureCPU/2, 2)
+			e["pressureiosome"] = st.pressure
+			e["pressureiofull"] = roundTo(st.pressure/2, 2)
+			e["pressurememorysome"] = 0
+			e["pressurememoryfull"] = 0
+		}
+	}
+	if g.conf["template"] == "1" {
+		e["template"] = 1
+	}
+	if v := g.conf["lock"]; v != "" {
+		e["lock"] = v
+	}
+	if v := g.conf["tags"]; v != "" {
+		e["tags"] = v
+	}
+	if current {
+		if r := s.ha[haSID(g)]; r != nil {
+			e["ha"] = map[string]any{"managed": 1, "state": r.State, "group": nil}
+			delete(e["ha"].(map[string]any), "group")
+		} else {
+			e["ha"] = map[string]any{"managed": 0}
+		}
+	}
+	return e
+}
+
+func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vmid := c.integer("vmid")
+	restore := c.boolean("restore")
+	var replaced *guest
+	if old := s.guests[vmid]; old != nil {
+		if !(restore && c.boolean("force") && old.node == c.node && old.typ == "lxc") {
+			return nil, s.checkVMIDUnused(vmid)
+		}
+		if err := checkLock(old); err != nil {
+			return nil, err
+		}
+		if old.conf["protection"] == "1" {
+			return nil, fail500("unable to restore CT %d - protection mode enabled", vmid)
+		}
+		if old.running {
+			return nil, fail500("unable to restore CT %d - container is running", vmid)
+		}
+		replaced = old
+	}
+	// template or backup
+	ost := c.str("ostemplate")
+	if strings.HasPrefix(ost, "/") {
+		return nil, fail500("Only root can pass arbitrary filesystem paths.")
+	}
+	_, tv, err := s.lookupVolume(c.node, ost)
+	if err != nil {
+		return nil, fail500("%v", err)
+	}
+	want := "vztmpl"
+	if restore {
+		want = "backup"
+	}
+	if tv.Content != want {
+		return nil, fail500("volume '%s' does not have content type '%s'", ost, want)
+	}
+	unpriv := s.opts.PVEMajor >= 9
+	if c.has("unprivileged") {
+		unpriv = c.boolean("unprivileged")
+	}
+	// permission checks of the config keys
+	for _, k := range sortedKeys(c.params) {
+		if createOnlyParams[k] {
+			continue
+		}
+		if err := checkCTModifyPerm(k, c.str(k), unpriv); err != nil {
+			return nil, err
+		}
+	}
+	hasMP := false
+	for k := range c.params {
+		if indexedKey(k, "mp") {
+			hasMP = true
+		}
+	}
+	if hasMP && !c.has("rootfs") {
+		return nil, fail500("mount points configured, but 'rootfs' not set")
+	}
+	storageID := c.str("storage")
+	if storageID == "" {
+		storageID = "local"
+	}
+	if s.storages[storageID] == nil {
+		return nil, fail500("storage '%s' does not exist", storageID)
+	}
+
+	conf := map[string]string{}
+	var warnings []string
+	for _, k := range sortedKeys(c.params) {
+		if createOnlyParams[k] {
+			continue
+		}
+		if indexedKey(k, "unused") {
+			warnings = append(warnings, fmt.Sprintf("ignoring '%s', cannot create/restore with unused volume", k))
+			continue
+		}
+		conf[k] = c.str(k)
+	}
+	if _, ok := conf["rootfs"]; !ok {
+		conf["rootfs"] = storageID + ":4"
+	}
+
+	// the old container of a forced restore is destroyed first (ownership rule)
+	var oldConf map[string]string
+	if replaced != nil {
+		oldConf = copyMap(replaced.conf)
+	}
+
+	var allocated []string
+	rollbackAlloc := func() {
+		for _, v := range allocated {
+			_ = s.freeVolume(c.node, v)
+		}
+	}
+	for _, k := range sortedKeys(conf) {
+		if !isMountKey(k) {
+			continue
+		}
+		nv, vols, err := s.prepareMount(c.node, vmid, k, conf[k])
+		allocated = append(allocated, vols...)
+		if err != nil {
+			rollbackAlloc()
+			return nil, err
+		}
+		conf[k] = nv
+	}
+	for k, v := range conf {
+		if indexedKey(k, "net") {
+			conf[k] = s.normalizeLXCNet(vmid, v)
+		}
+	}
+
+	typ := "vzcreate"
+	if restore {
+		typ = "vzrestore"
+	}
+	g := replaced
+	if g == nil {
+		g = &guest{vmid: vmid, typ: "lxc", node: c.node, pending: map[string]string{}, pendingDelete: map[string]bool{},
+			firewall: map[string]string{}, ipsets: map[string]*ipset{}}
+		s.addGuest(g)
+	}
+	g.conf = map[string]string{"lock": "create"}
+	g.pending = map[string]string{}
+	g.pendingDelete = map[string]bool{}
+	g.lxcRaw = nil
+	t := s.newTask(c, c.node, typ, strconv.Itoa(vmid))
+	for _, w := range warnings {
+		t.warnf("%s", w)
+	}
+	if replaced != nil {
+		s.destroyVolumes(t, vmid, c.node, oldConf, nil, false)
+	}
+	start := c.boolean("start")
+	t.finish = func(t *task) error {
+		if s.guests[vmid] != g {
+			return fmt.Errorf("unable to create CT %d - container vanished", vmid)
+		}
+		if _, ok := conf["memory"]; !ok || conf["memory"] == "0" {
+			conf["memory"] = "512"
+		}
+		if _, ok := conf["swap"]; !ok {
+			conf["swap"] = "512"
+		}
+		if _, ok := conf["hostname"]; !ok {
+			conf["hostname"] = "CT" + strconv.Itoa(vmid)
+		}
+		if unpriv {
+			conf["unprivileged"] = "1"
+		} else {
+			delete(conf, "unprivileged")
+		}
+		if _, ok := conf["arch"]; !ok {
+			conf["arch"] = "amd64"
+		}
+		if _, ok := conf["ostype"]; !ok {
+			conf["ostype"] = detectOSType(ost)
+		}
+		t.logf("extracting archive '%s'", ost)
+		t.logf("Total bytes read: %d (%s)", tv.Size*3, formatSize(tv.Size*3))
+		t.logf("Detected container architecture: %s", conf["arch"])
+		g.conf = conf
+		if start {
+			s.startGuest(g)
+		}
+		return nil
+	}
+	t.rollback = func(t *task) {
+		rollbackAlloc()
+		s.removeGuest(g)
+	}
+	return t.upid, nil
+}
+
+// startGuest marks a guest running and applies pending changes. Callers hold the write lock.
+func (s *Sim) startGuest(g *guest) {
+	applyPending(g)
+	g.running = true
+	g.paused = false
+	g.startedAt = s.now()
+	s.pidSeq++
+	g.pid = 100000 + s.pidSeq
+	g.ciGenerated = ciSnapshot(g.conf)
+}
+
+func applyPending(g *guest) {
+	for k, v := range g.pending {
+		g.conf[k] = v
+	}
+	for k := range g.pendingDelete {
+		delete(g.conf, k)
+	}
+	g.pending = map[string]string{}
+	g.pendingDelete = map[string]bool{}
+}
+
+func (s *Sim) hLXCGuestIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.loadGuest(c, "lxc"); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, n := range []string{"config", "status", "vncproxy", "termproxy", "vncwebsocket", "spiceproxy", "migrate", "clone", "rrd", "rrddata", "firewall", "snapshot", "resize", "interfaces", "pending", "feature"} {
+		out = append(out, map[string]string{"subdir": n})
+	}
+	return out, nil
+}
+
+func (s *Sim) hLXCConfigGet(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	return s.configOutput(g, c.boolean("current")), nil
+}
+
+func (s *Sim) hLXCPending(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	return s.pendingOutput(g), nil
+}
+
+func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if err := checkDigest(c, g); err != nil {
+		return nil, err
+	}
+	unpriv := g.conf["unprivileged"] == "1"
+	deletes := parseDeleteList(c.str("delete"))
+	reverts := parseDeleteList(c.str("revert"))
+	sets := map[string]string{}
+	for k := range c.params {
+		switch k {
+		case "node", "vmid", "delete", "revert", "digest":
+			continue
+		}
+		sets[k] = c.str(k)
+	}
+	for _, k := range deletes {
+		if _, both := sets[k]; both {
+			return nil, paramErr(map[string]string{"delete": fmt.Sprintf("you can't use '-%s' and -delete %s' at the same time", k, k)})
+		}
+		switch k {
+		case "memory", "rootfs", "ostype":
+			return nil, fail500("unable to delete required option '%s'", k)
+		case "unprivileged":
+			return nil, fail500("unable to modify read-only option: 'unprivileged'")
+		}
+		if (isMountKey(k) || indexedKey(k, "unused")) && g.conf["protection"] == "1" {
+			return nil, fail500("can't remove CT %d drive '%s' - protection mode enabled", g.vmid, k)
+		}
+	}
+	for _, k := range sortedKeys(sets) {
+		v := sets[k]
+		if k == "unprivileged" {
+			return nil, fail500("unable to modify read-only option: 'unprivileged'")
+		}
+		if indexedKey(k, "unused") {
+			return nil, paramErr(map[string]string{k: "unable to set unused volume through the API"})
+		}
+		if err := checkCTModifyPerm(k, v, unpriv); err != nil {
+			return nil, err
+		}
+		if isMountKey(k) && g.conf["protection"] == "1" {
+			if _, exists := g.conf[k]; exists {
+				return nil, fail500("can't update CT %d drive '%s' - protection mode enabled", g.vmid, k)
+			}
+		}
+	}
+	for _, k := range reverts {
+		delete(g.pending, k)
+		delete(g.pendingDelete, k)
+	}
+	var allocated []string
+	for _, k := range sortedKeys(sets) {
+		v := sets[k]
+		if isMountKey(k) {
+			nv, vols, err := s.prepareMount(g.node, g.vmid, k, v)
+			allocated = append(allocated, vols...)
+			if err != nil {
+				for _, a := range allocated {
+					_ = s.freeVolume(g.node, a)
+				}
+				return nil, err
+			}
+			v = nv
+		}
+		if indexedKey(k, "net") {
+			v = s.normalizeLXCNet(g.vmid, v)
+		}
+		if g.running && !lxcHotplug(k) && !(indexedKey(k, "mp") && g.conf[k] == "") {
+			g.pending[k] = v
+			delete(g.pendingDelete, k)
+			continue
+		}
+		if isMountKey(k) {
+			if old, ok := g.conf[k]; ok {
+				oms, nms := parseMount(old), parseMount(v)
+				if oms.kind == "volume" && oms.volume != nms.volume {
+					g.conf[nextUnusedKey(g.conf, g.pending)] = oms.volume
+				}
+			}
+		}
+		g.conf[k] = v
+		delete(g.pending, k)
+	}
+	for _, k := range deletes {
+		if g.running && !lxcHotplug(k) {
+			if _, ok := g.conf[k]; ok {
+				g.pendingDelete[k] = true
+			}
+			delete(g.pending, k)
+			continue
+		}
+		old, ok := g.conf[k]
+		delete(g.pending, k)
+		if !ok {
+			continue
+		}
+		switch {
+		case indexedKey(k, "mp"):
+			ms := parseMount(old)
+			delete(g.conf, k)
+			if ms.kind == "volume" {
+				g.conf[nextUnusedKey(g.conf, g.pending)] = ms.volume
+			}
+		case indexedKey(k, "unused"):
+			owner, err := s.volumeOwner(old)
+			if err != nil {
+				return nil, fail500("%v", err)
+			}
+			if owner == g.vmid {
+				if err := s.freeVolume(g.node, old); err != nil {
+					return nil, fail500("%v", err)
+				}
+			}
+			delete(g.conf, k)
+		default:
+			delete(g.conf, k)
+		}
+	}
+	return nil, nil
+}
+
+func (s *Sim) hLXCStatusIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.loadGuest(c, "lxc"); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, n := range []string{"current", "start", "stop", "shutdown", "reboot", "migrate"} {
+		out = append(out, map[string]string{"subdir": n})
+	}
+	return out, nil
+}
+
+func (s *Sim) hLXCStatusCurrent(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	return s.lxcStatus(g, true), nil
+}
+
+// powerTask starts a status task for a guest. Callers hold the write lock.
+func (s *Sim) powerTask(c *reqCtx, g *guest, typ string, finish func(t *task) error) string {
+	if r := s.ha[haSID(g)]; r != nil && (typ == "vzstart" || typ == "qmstart" || typ == "vzstop" || typ == "qmstop" || typ == "vzshutdown" || typ == "qmshutdown") {
+		hat := "hastart"
+		state := "started"
+		if !strings.HasSuffix(typ, "start") {
+			hat = "hastop"
+			state = "stopped"
+		}
+		t := s.newTask(c, g.node, hat, strconv.Itoa(g.vmid))
+		t.logf("Requesting HA %s for %s %d", strings.TrimPrefix(hat, "ha"), s.guestTypeName(g.typ), g.vmid)
+		t.finish = func(t *task) error {
+			r.State = state
+			return finish(t)
+		}
+		return t.upid
+	}
+	t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
+	t.finish = finish
+	return t.upid
+}
+
+func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	if err := checkLock(g, "mounted"); err != nil {
+		return nil, err
+	}
+	if g.conf["template"] == "1" {
+		return nil, fail500("you can't start a CT if it's a template")
+	}
+	if g.running {
+		return nil, fail500("CT %d already running", g.vmid)
+	}
+	return s.powerTask(c, g, "vzstart", func(t *task) error {
+		if g.running {
+			return fmt.Errorf("CT %d already running", g.vmid)
+		}
+		s.startGuest(g)
+		return nil
+	}), nil
+}
+
+func (s *Sim) stopLike(c *reqCtx, typ string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	if err := checkLock(g, "mounted"); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("CT %d not running", g.vmid)
+	}
+	return s.powerTask(c, g, typ, func(t *task) error {
+		g.running = false
+		g.pid = 0
+		return nil
+	}), nil
+}
+
+func (s *Sim) hLXCStop(c *reqCtx) (any, error)     { return s.stopLike(c, "vzstop") }
+func (s *Sim) hLXCShutdown(c *reqCtx) (any, error) { return s.stopLike(c, "vzshutdown") }
+
+func (s *Sim) hLXCReboot(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("CT %d not running", g.vmid)
+	}
+	return s.powerTask(c, g, "vzreboot", func(t *task) error {
+		s.startGuest(g)
+		return nil
+	}), nil
+}
+
+// hLXCSuspend accepts the experimental CRIU checkpoint. CRIU is not installed with
+// Proxmox, so the vzsuspend task fails and the container keeps running.
+func (s *Sim) hLXCSuspend(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("CT %d not running", g.vmid)
+	}
+	t := s.newTask(c, g.node, "vzsuspend", strconv.Itoa(g.vmid))
+	t.finish = func(t *task) error {
+		t.logf("lxc-checkpoint: criu: command not found")
+		return fmt.Errorf("command 'lxc-checkpoint -n %d -s -D /var/lib/vz/dump' failed: exit code 1", g.vmid)
+	}
+	return t.upid, nil
+}
+
+func (s *Sim) hLXCResume(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if g.running {
+		return nil, fail500("CT %d already running", g.vmid)
+	}
+	t := s.newTask(c, g.node, "vzresume", strconv.Itoa(g.vmid))
+	t.finish = func(t *task) error {
+		t.logf("lxc-checkpoint: criu: command not found")
+		return fmt.Errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", g.vmid)
+	}
+	return t.upid, nil
+}
+
+// destroyVolumes frees the volumes a container destroy removes (§6.2): rootfs, mpN and
+// unusedN of the active and pending config, only those whose name says owner == vmid.
+// Callers hold the write lock. It returns the first error (the LXC destroy is not
+// error-tolerant).
+func (s *Sim) destroyVolumes(t *task, vmid int, node string, conf, pending map[string]string, tolerant bool) error {
+	seen := map[string]bool{}
+	var firstErr error
+	walk := func(m map[string]string) error {
+		for _, k := range sortedKeys(m) {
+			if !(isMountKey(k) || indexedKey(k, "unused") || (qemuDiskKey(k))) {
+				continue
+			}
+			ms := parseMount(m[k])
+			if ms.kind != "volume" || ms.volume == "none" || ms.volume == "cdrom" || seen[ms.volume] {
+				continue
+			}
+			seen[ms.volume] = true
+			owner, err := s.volumeOwner(ms.volume)
+			if err != nil {
+				if tolerant {
+					t.logf("could not parse volume '%s' - %v", ms.volume, err)
+					continue
+				}
+				return err
+			}
+			if owner != vmid {
+				t.logf("ignore deletion of '%s', CT %d isn't the owner!", ms.volume, vmid)
+				continue
+			}
+			if err := s.freeVolume(node, ms.volume); err != nil {
+				if tolerant {
+					t.logf("could not remove disk '%s', check manually: %v", ms.volume, err)
+					continue
+				}
+				return err
+			}
+			s.logVolumeRemoved(t, ms.volume)
+		}
+		return nil
+	}
+	if err := walk(conf); err != nil {
+		firstErr = err
+	}
+	if firstErr == nil && pending != nil {
+		firstErr = walk(pending)
+	}
+	return firstErr
+}
+
+func (s *Sim) logVolumeRemoved(t *task, volid string) {
+	store, name, _ := splitVolid(volid)
+	if st := s.storages[store]; st != nil && (st.Type == "lvmthin" || st.Type == "lvm") {
+		t.logf("  Logical volume \"%s\" successfully removed.", name)
+	}
+}
+
+// destroyUnreferenced frees every volume named for vmid on the enabled storages with
+// the given content (rootdir for containers, images for VMs). Callers hold the write lock.
+func (s *Sim) destroyUnreferenced(t *task, vmid int, node, content string) error {
+	for _, id := range s.stOrder {
+		st := s.storages[id]
+		if !st.Enabled || !st.hasContent(content) {
+			continue
+		}
+		for _, name := range sortedKeys(s.vols[id]) {
+			v := s.vols[id][name]
+			if !(st.Shared || v.Node == "" || v.Node == node) {
+				continue
+			}
+			if v.Content != "images" && v.Content != "rootdir" {
+				continue
+			}
+			info, err := parseVolname(st.Type, name)
+			if err != nil || info.owner != vmid {
+				continue
+			}
+			if err := s.freeVolume(node, v.volid()); err != nil {
+				return err
+			}
+			s.logVolumeRemoved(t, v.volid())
+		}
+	}
+	return nil
+}
+
+func (s *Sim) hLXCDelete(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if g.conf["protection"] == "1" {
+		return nil, fail500("can't remove CT %d - protection mode enabled", g.vmid)
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	purge := c.boolean("purge")
+	if s.ha[haSID(g)] != nil && !purge {
+		return nil, fail500("unable to remove CT %d - used in HA resources and purge parameter not set.", g.vmid)
+	}
+	if g.running && !c.boolean("force") {
+		return nil, fail500("unable to destroy CT %d - container is running", g.vmid)
+	}
+	unref := c.boolean("destroy-unreferenced-disks")
+	t := s.newTask(c, g.node, "vzdestroy", strconv.Itoa(g.vmid))
+	if g.running {
+		g.running = false
+		g.pid = 0
+		t.logf("stopping container %d", g.vmid)
+	}
+	// the worker starts at once: volumes are freed, then a stub config with lock destroyed
+	// is written; the config is removed when the task ends.
+	if err := s.destroyVolumes(t, g.vmid, g.node, g.conf, g.pending, false); err != nil {
+		t.finish = func(*task) error { return err }
+		return t.upid, nil
+	}
+	if unref {
+		if err := s.destroyUnreferenced(t, g.vmid, g.node, "rootdir"); err != nil {
+			t.finish = func(*task) error { return err }
+			return t.upid, nil
+		}
+	}
+	g.conf = map[string]string{"lock": "destroyed"}
+	g.pending = map[string]string{}
+	g.pendingDelete = map[string]bool{}
+	g.lxcRaw = nil
+	g.firewall = map[string]string{}
+	g.ipsets = map[string]*ipset{}
+	if purge {
+		delete(s.ha, haSID(g))
+	}
+	t.finish = func(*task) error {
+		s.removeGuest(g)
+		return nil
+	}
+	return t.upid, nil
+}
+
+var reResize = regexp.MustCompile(`^(\+)?(\d+(?:\.\d+)?)([KMGT])?$`)
+
+func (s *Sim) hLXCResize(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if err := checkDigest(c, g); err != nil {
+		return nil, err
+	}
+	disk := c.str("disk")
+	val, ok := g.conf[disk]
+	if !ok {
+		return nil, fail500("disk '%s' does not exist", disk)
+	}
+	ms := parseMount(val)
+	if ms.kind != "volume" {
+		return nil, fail500("you can't resize a mount point of type '%s'", ms.kind)
+	}
+	owner, err := s.volumeOwner(ms.volume)
+	if err != nil {
+		return nil, fail500("%v", err)
+	}
+	if owner != g.vmid {
+		return nil, fail500("can't resize mount point owned by another container (%d)", owner)
+	}
+	_, vol, err := s.lookupVolume(g.node, ms.volume)
+	if err != nil {
+		return nil, fail500("%v", err)
+	}
+	size := vol.Size
+	newSize, err := resizeTarget(c.str("size"), size)
+	if err != nil {
+		return nil, err
+	}
+	if newSize < size {
+		return nil, fail500("unable to shrink disk size")
+	}
+	if newSize == size {
+		return nil, fail500("disk is already at specified size")
+	}
+	t := s.newTask(c, g.node, "resize", strconv.Itoa(g.vmid))
+	t.finish = func(t *task) error {
+		vol.Size = newSize
+		cur := parseMount(g.conf[disk])
+		cur.opts["size"] = formatSize(newSize)
+		g.conf[disk] = cur.String()
+		t.logf("Size of logical volume changed to %s.", formatSize(newSize))
+		return nil
+	}
+	return t.upid, nil
+}
+
+// resizeTarget computes the new size of a resize request ("+10G" or "40G"; bare bytes).
+func resizeTarget(v string, cur int64) (int64, error) {
+	m := reResize.FindStringSubmatch(v)
+	if m == nil {
+		return 0, paramErr(map[string]string{"size": "value does not match the regex pattern"})
+	}
+	n, _ := parseSize(m[2] + m[3])
+	if m[1] == "+" {
+		return cur + n, nil
+	}
+	return n, nil
+}
+
+func (s *Sim) hLXCInterfaces(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("CT %d is not running", g.vmid)
+	}
+	out := []map[string]any{{"name": "lo", "hwaddr": "00:00:00:00:00:00", "inet": "127.0.0.1/8", "inet6": "::1/128"}}
+	for _, k := range sortedKeys(g.conf) {
+		if !indexedKey(k, "net") {
+			continue
+		}
+		kv := map[string]string{}
+		for _, part := range strings.Split(g.conf[k], ",") {
+			a, b, _ := strings.Cut(part, "=")
+			kv[a] = b
+		}
+		e := map[string]any{"name": kv["name"], "hwaddr": strings.ToLower(kv["hwaddr"])}
+		if ip := kv["ip"]; strings.Contains(ip, "/") {
+			e["inet"] = ip
+		}
+		if ip := kv["ip6"]; strings.Contains(ip, "/") {
+			e["inet6"] = ip
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (s *Sim) hLXCTemplate(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "lxc")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if g.running {
+		return nil, fail500("unable to create template, because CT contains snapshots or is running")
+	}
+	if g.conf["template"] == "1" {
+		return nil, fail500("CT %d is already a template", g.vmid)
+	}
+	t := s.newTask(c, g.node, "vztemplate", strconv.Itoa(g.vmid))
+	g.conf["lock"] = "disk"
+	t.finish = func(*task) error {
+		delete(g.conf, "lock")
+		g.conf["template"] = "1"
+		return nil
+	}
+	t.rollback = func(*task) { delete(g.conf, "lock") }
+	return nil, nil
+}

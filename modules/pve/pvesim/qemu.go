@@ -1,0 +1,1226 @@
+package pvesim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// VM endpoints after qemu-server's API2/Qemu.pm and API2/Qemu/Agent.pm.
+
+// qemuFastPlug are keys a running VM takes at once ($fast_plug_option).
+func qemuFastPlug(k string) bool {
+	switch k {
+	case "lock", "name", "onboot", "shares", "startup", "description", "protection", "vmstatestorage", "hookscript", "tags":
+		return true
+	}
+	return false
+}
+
+// cloudInitKeys are the config keys the cloud-init drive is generated from.
+func cloudInitKey(k string) bool {
+	switch k {
+	case "ciuser", "cipassword", "sshkeys", "nameserver", "searchdomain", "citype", "ciupgrade", "cicustom":
+		return true
+	}
+	return indexedKey(k, "ipconfig")
+}
+
+func ciSnapshot(conf map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range conf {
+		if cloudInitKey(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func hashPassword(vmid int, pw string) string {
+	if strings.HasPrefix(pw, "$") {
+		return pw
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d:%s", vmid, pw)))
+	return "$5$pvesim" + strconv.Itoa(vmid) + "$" + hex.EncodeToString(sum[:])[:43]
+}
+
+func isCloudInitVol(ms mountSpec) bool {
+	return strings.Contains(ms.volume, "cloudinit")
+}
+
+func (s *Sim) hQemuIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []map[string]any{}
+	for _, g := range s.guestsOnNode(c.node, "qemu") {
+		e := s.qemuStatus(g, false)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (s *Sim) qemuStatus(g *guest, current bool) map[string]any {
+	st := s.guestStats(g)
+	e := map[string]any{
+		"vmid": g.vmid, "name": s.guestName(g), "status": "stopped", "uptime": st.uptime, "cpu": st.cpu,
+		"cpus": st.cpus, "mem": st.mem, "maxmem": st.maxmem, "disk": 0, "maxdisk": st.maxdisk,
+		"netin": st.netin, "netout": st.netout, "diskread": st.diskread, "diskwrite": st.diskwrite,
+	}
+	if current {
+		e["qmpstatus"] = "stopped"
+	}
+	if g.running {
+		e["status"] = "running"
+		e["pid"] = g.pid
+		if current {
+			e["qmpstatus"] = "running"
+			if g.paused {
+				e["qmpstatus"] = "paused"
+			}
+			e["running-machine"] = "pc-i440fx-9.2+pve1"
+			e["running-qemu"] = "9.2.0"
+			e["balloon"] = st.maxmem
+			e["balloon_min"] = st.maxmem
+			e["shares"] = 1000
+			e["freemem"] = st.maxmem - st.mem
+			e["ballooninfo"] = map[string]any{"actual": st.maxmem, "max_mem": st.maxmem, "free_mem": st.maxmem - st.mem,
+				"total_mem": st.maxmem, "major_page_faults": 1811, "minor_page_faults": 3803793, "mem_swapped_in": 0, "mem_swapped_out": 0}
+			e["nics"] = map[string]any{fmt.Sprintf("tap%di0", g.vmid): map[string]any{"netin": st.netin, "netout": st.netout}}
+			e["blockstat"] = map[string]any{}
+			e["proxmox-support"] = map[string]any{"pbs-dirty-bitmap": true, "query-bitmap-info": true, "pbs-library-version": "1.5.1", "backup-max-workers": true}
+		}
+		if s.opts.PVEMajor >= 9 {
+			e["pressurecpusome"] = st.pressureCPU
+			e["pressurecpufull"] = roundTo(st.pressureCPU/2, 2)
+			e["pressureiosome"] = st.pressure
+			e["pressureiofull"] = roundTo(st.pressure/2, 2)
+			e["pressurememorysome"] = 0
+			e["pressurememoryfull"] = 0
+			e["memhost"] = st.mem
+		}
+	}
+	if g.conf["template"] == "1" {
+		e["template"] = 1
+	}
+	if v := g.conf["lock"]; v != "" {
+		e["lock"] = v
+	}
+	if v := g.conf["tags"]; v != "" {
+		e["tags"] = v
+	}
+	if current {
+		if strings.HasPrefix(g.conf["agent"], "1") || strings.Contains(g.conf["agent"], "enabled=1") {
+			e["agent"] = 1
+		}
+		if r := s.ha[haSID(g)]; r != nil {
+			e["ha"] = map[string]any{"managed": 1, "state": r.State}
+		} else {
+			e["ha"] = map[string]any{"managed": 0}
+		}
+		e["clipboard"] = nil
+		delete(e, "clipboard")
+	}
+	return e
+}
+
+func (s *Sim) hQemuGuestIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.loadGuest(c, "qemu"); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, n := range []string{"firewall", "agent", "rrd", "rrddata", "status", "config", "pending", "cloudinit", "vncproxy", "termproxy", "migrate", "resize", "move", "unlink", "monitor", "snapshot", "spiceproxy", "sendkey"} {
+		out = append(out, map[string]string{"subdir": n})
+	}
+	return out, nil
+}
+
+func (s *Sim) hQemuConfigGet(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	return s.configOutput(g, c.boolean("current")), nil
+}
+
+func (s *Sim) hQemuPending(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	return s.pendingOutput(g), nil
+}
+
+var reQemuNewDisk = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):(\d+(?:\.\d+)?|cloudinit)$`)
+
+// prepareQemuDisk allocates STORE:N and STORE:cloudinit drives. Callers hold the write lock.
+func (s *Sim) prepareQemuDisk(g *guest, key, val string) (string, []string, error) {
+	ms := parseMount(val)
+	m := reQemuNewDisk.FindStringSubmatch(ms.volume)
+	if m == nil {
+		if ms.volume != "none" && ms.volume != "cdrom" && !strings.HasPrefix(ms.volume, "/") {
+			if _, _, err := s.lookupVolume(g.node, ms.volume); err != nil {
+				return "", nil, fail500("%v", err)
+			}
+		}
+		return val, nil, nil
+	}
+	st := s.storages[m[1]]
+	if st == nil {
+		return "", nil, fail500("storage '%s' does not exist", m[1])
+	}
+	if !st.hasContent("images") {
+		return "", nil, fail500("storage '%s' does not support vm images", m[1])
+	}
+	if m[2] == "cloudinit" {
+		name := fmt.Sprintf("vm-%d-cloudinit", g.vmid)
+		format := "raw"
+		if st.pathBased() {
+			name = fmt.Sprintf("%d/vm-%d-cloudinit.qcow2", g.vmid, g.vmid)
+			format = "qcow2"
+		}
+		if _, exists := s.vols[st.ID][name]; exists {
+			return "", nil, fail500("cloud-init drive '%s:%s' already exists", st.ID, name)
+		}
+		vnode := ""
+		if !st.Shared {
+			vnode = g.node
+		}
+		s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: 4 * mib, Content: "images", Format: format, Ctime: s.now().Unix()}
+		ms.volume = st.ID + ":" + name
+		ms.opts["media"] = "cdrom"
+		return qemuDriveString(ms), []string{st.ID + ":" + name}, nil
+	}
+	gb, _ := strconv.ParseFloat(m[2], 64)
+	size := gibToBytes(gb)
+	v := s.allocVolume(st, g.node, g.vmid, false, size, ms.opts["format"])
+	delete(ms.opts, "format")
+	ms.volume = v.volid()
+	ms.opts["size"] = formatSize(size)
+	return qemuDriveString(ms), []string{v.volid()}, nil
+}
+
+// qemuDriveString prints a drive: the volume first, the other keys sorted.
+func qemuDriveString(ms mountSpec) string {
+	var b strings.Builder
+	b.WriteString(ms.volume)
+	for _, k := range sortedKeys(ms.opts) {
+		b.WriteString("," + k + "=" + ms.opts[k])
+	}
+	return b.String()
+}
+
+// qemuNetWithMAC makes sure a QEMU netN value carries a MAC ("virtio,bridge=x" → "virtio=MAC,bridge=x").
+func (s *Sim) qemuNetWithMAC(vmid int, v string) string {
+	parts := strings.Split(v, ",")
+	if len(parts) > 0 && !strings.Contains(parts[0], "=") {
+		parts[0] = parts[0] + "=" + s.nextMAC(vmid)
+		return strings.Join(parts, ",")
+	}
+	if strings.HasPrefix(parts[0], "model=") && !strings.Contains(v, "macaddr=") {
+		model := strings.TrimPrefix(parts[0], "model=")
+		parts[0] = model + "=" + s.nextMAC(vmid)
+		return strings.Join(parts, ",")
+	}
+	return v
+}
+
+// updateQemuConfig applies a config change (PUT and POST config). Callers hold the write lock.
+func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
+	if c.has("skiplock") {
+		return fail500("Only root may use this option.")
+	}
+	if err := checkLock(g); err != nil {
+		return err
+	}
+	if err := checkDigest(c, g); err != nil {
+		return err
+	}
+	deletes := parseDeleteList(c.str("delete"))
+	reverts := parseDeleteList(c.str("revert"))
+	sets := map[string]string{}
+	for k := range c.params {
+		switch k {
+		case "node", "vmid", "delete", "revert", "digest", "skiplock", "force", "background_delay":
+			continue
+		}
+		sets[k] = c.str(k)
+	}
+	for _, k := range deletes {
+		if _, both := sets[k]; both {
+			return paramErr(map[string]string{"delete": fmt.Sprintf("you can't use '-%s' and -delete %s' at the same time", k, k)})
+		}
+		if (qemuDiskKey(k) || indexedKey(k, "unused")) && g.conf["protection"] == "1" {
+			return fail500("can't remove drive '%s' - protection mode enabled", k)
+		}
+	}
+	for _, k := range reverts {
+		delete(g.pending, k)
+		delete(g.pendingDelete, k)
+	}
+	var allocated []string
+	for _, k := range sortedKeys(sets) {
+		v := sets[k]
+		switch {
+		case indexedKey(k, "unused"):
+			return paramErr(map[string]string{k: "unable to set unused volume through the API"})
+		case qemuDiskKey(k):
+			if g.conf["protection"] == "1" {
+				if _, exists := g.conf[k]; exists {
+					return fail500("can't update drive '%s' - protection mode enabled", k)
+				}
+			}
+			nv, vols, err := s.prepareQemuDisk(g, k, v)
+			allocated = append(allocated, vols...)
+			if err != nil {
+				for _, a := range allocated {
+					_ = s.freeVolume(g.node, a)
+				}
+				return err
+			}
+			v = nv
+		case indexedKey(k, "net"):
+			v = s.qemuNetWithMAC(g.vmid, v)
+		case k == "cipassword":
+			v = hashPassword(g.vmid, v)
+		}
+		live := !g.running || qemuFastPlug(k) || indexedKey(k, "net") || (qemuDiskKey(k) && g.conf[k] == "")
+		if !live {
+			g.pending[k] = v
+			delete(g.pendingDelete, k)
+			continue
+		}
+		if qemuDiskKey(k) {
+			if old, ok := g.conf[k]; ok {
+				oms, nms := parseMount(old), parseMount(v)
+				if oms.volume != nms.volume && oms.opts["media"] != "cdrom" && oms.volume != "none" {
+					g.conf[nextUnusedKey(g.conf, g.pending)] = oms.volume
+				}
+			}
+		}
+		g.conf[k] = v
+		delete(g.pending, k)
+	}
+	for _, k := range deletes {
+		if g.running && !qemuFastPlug(k) && !indexedKey(k, "net") && !indexedKey(k, "unused") {
+			if _, ok := g.conf[k]; ok {
+				g.pendingDelete[k] = true
+			}
+			delete(g.pending, k)
+			continue
+		}
+		old, ok := g.conf[k]
+		delete(g.pending, k)
+		if !ok {
+			continue
+		}
+		switch {
+		case qemuDiskKey(k):
+			ms := parseMount(old)
+			delete(g.conf, k)
+			if isCloudInitVol(ms) {
+				if owner, err := s.volumeOwner(ms.volume); err == nil && owner == g.vmid {
+					_ = s.freeVolume(g.node, ms.volume)
+				}
+				continue
+			}
+			if ms.opts["media"] != "cdrom" && ms.volume != "none" && !strings.HasPrefix(ms.volume, "/") {
+				g.conf[nextUnusedKey(g.conf, g.pending)] = ms.volume
+			}
+		case indexedKey(k, "unused"):
+			if owner, err := s.volumeOwner(old); err == nil && owner == g.vmid {
+				if err := s.freeVolume(g.node, old); err != nil {
+					return fail500("%v", err)
+				}
+			}
+			delete(g.conf, k)
+		default:
+			delete(g.conf, k)
+		}
+	}
+	return nil
+}
+
+func (s *Sim) hQemuConfigPut(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.updateQemuConfig(c, g)
+}
+
+func (s *Sim) hQemuConfigPost(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.updateQemuConfig(c, g); err != nil {
+		return nil, err
+	}
+	t := s.newTask(c, g.node, "qmconfig", strconv.Itoa(g.vmid))
+	t.logf("update VM %d: %s", g.vmid, configChangeSummary(c))
+	if c.has("background_delay") && !t.due.After(s.now()) && t.failWith == "" {
+		s.completeTask(t)
+		if t.exit == "OK" {
+			return nil, nil
+		}
+	}
+	return t.upid, nil
+}
+
+func configChangeSummary(c *reqCtx) string {
+	var parts []string
+	for _, k := range sortedKeys(c.params) {
+		switch k {
+		case "node", "vmid", "digest":
+			continue
+		case "cipassword", "sshkeys":
+			parts = append(parts, "-"+k+" <hidden>")
+			continue
+		}
+		parts = append(parts, "-"+k+" "+c.str(k))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s *Sim) hQemuCloudInitGet(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	cur := ciSnapshot(effectiveConfig(g))
+	gen := g.ciGenerated
+	if gen == nil {
+		gen = map[string]string{}
+	}
+	keys := map[string]bool{}
+	for k := range cur {
+		keys[k] = true
+	}
+	for k := range gen {
+		keys[k] = true
+	}
+	out := []map[string]any{}
+	for _, k := range sortedKeys(keys) {
+		e := map[string]any{"key": k}
+		gv, inGen := gen[k]
+		cv, inCur := cur[k]
+		if inGen {
+			e["value"] = gv
+		}
+		if inCur && (!inGen || gv != cv) {
+			e["pending"] = cv
+		}
+		if inGen && !inCur {
+			e["delete"] = 1
+		}
+		if k == "cipassword" {
+			if _, ok := e["value"]; ok {
+				e["value"] = "**********"
+			}
+			if _, ok := e["pending"]; ok {
+				e["pending"] = "**********"
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (s *Sim) hQemuCloudInitPut(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	hasDrive := false
+	for k, v := range g.conf {
+		if qemuDiskKey(k) && isCloudInitVol(parseMount(v)) {
+			hasDrive = true
+		}
+	}
+	if !hasDrive {
+		return nil, fail500("no cloudinit disk found")
+	}
+	g.ciGenerated = ciSnapshot(effectiveConfig(g))
+	return nil, nil
+}
+
+func (s *Sim) hQemuCloudInitDump(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	conf := effectiveConfig(g)
+	switch c.str("type") {
+	case "user":
+		var b strings.Builder
+		b.WriteString("#cloud-config\n")
+		if n := conf["name"]; n != "" {
+			b.WriteString("hostname: " + n + "\nmanage_etc_hosts: true\nfqdn: " + n + "\n")
+		}
+		if u := conf["ciuser"]; u != "" {
+			b.WriteString("user: " + u + "\n")
+		}
+		if conf["cipassword"] != "" {
+			b.WriteString("password: " + conf["cipassword"] + "\n")
+		}
+		if k := conf["sshkeys"]; k != "" {
+			b.WriteString("ssh_authorized_keys:\n")
+			dec, _ := urlDecode(k)
+			for _, line := range strings.Split(strings.TrimSpace(dec), "\n") {
+				if line != "" {
+					b.WriteString("  - " + line + "\n")
+				}
+			}
+		}
+		b.WriteString("chpasswd:\n  expire: False\n")
+		return b.String(), nil
+	case "network":
+		var b strings.Builder
+		b.WriteString("version: 1\nconfig:\n")
+		for _, k := range sortedKeys(conf) {
+			if indexedKey(k, "ipconfig") {
+				b.WriteString("    - type: physical\n      name: eth" + strings.TrimPrefix(k, "ipconfig") + "\n")
+			}
+		}
+		return b.String(), nil
+	default:
+		return fmt.Sprintf("instance-id: %s\n", hex.EncodeToString([]byte(strconv.Itoa(g.vmid)))), nil
+	}
+}
+
+func (s *Sim) hQemuStatusIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.loadGuest(c, "qemu"); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, n := range []string{"current", "start", "stop", "reset", "shutdown", "suspend", "reboot"} {
+		out = append(out, map[string]string{"subdir": n})
+	}
+	return out, nil
+}
+
+func (s *Sim) hQemuStatusCurrent(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	return s.qemuStatus(g, true), nil
+}
+
+func (s *Sim) hQemuStart(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	if err := checkLock(g, "suspended"); err != nil {
+		return nil, err
+	}
+	if g.conf["template"] == "1" {
+		return nil, fail500("you can't start a vm if it's a template")
+	}
+	return s.powerTask(c, g, "qmstart", func(t *task) error {
+		if g.running {
+			return fmt.Errorf("VM %d already running", g.vmid)
+		}
+		delete(g.conf, "lock")
+		s.startGuest(g)
+		return nil
+	}), nil
+}
+
+func (s *Sim) qemuStopLike(c *reqCtx, typ string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		if typ == "qmstop" {
+			// vm_stop of a stopped VM is a no-op task
+			t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
+			return t.upid, nil
+		}
+		return nil, fail500("VM %d not running", g.vmid)
+	}
+	return s.powerTask(c, g, typ, func(t *task) error {
+		g.running = false
+		g.paused = false
+		g.pid = 0
+		return nil
+	}), nil
+}
+
+func (s *Sim) hQemuStop(c *reqCtx) (any, error)     { return s.qemuStopLike(c, "qmstop") }
+func (s *Sim) hQemuShutdown(c *reqCtx) (any, error) { return s.qemuStopLike(c, "qmshutdown") }
+
+func (s *Sim) qemuRunningTask(c *reqCtx, typ string, finish func(g *guest) error) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("VM %d not running", g.vmid)
+	}
+	t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
+	t.finish = func(*task) error { return finish(g) }
+	return t.upid, nil
+}
+
+func (s *Sim) hQemuReboot(c *reqCtx) (any, error) {
+	return s.qemuRunningTask(c, "qmreboot", func(g *guest) error { s.startGuest(g); return nil })
+}
+
+func (s *Sim) hQemuReset(c *reqCtx) (any, error) {
+	return s.qemuRunningTask(c, "qmreset", func(g *guest) error { g.paused = false; return nil })
+}
+
+func (s *Sim) hQemuSuspend(c *reqCtx) (any, error) {
+	if c.boolean("todisk") {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g, err := s.loadGuest(c, "qemu")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkLock(g); err != nil {
+			return nil, err
+		}
+		if !g.running {
+			return nil, fail500("VM %d not running", g.vmid)
+		}
+		g.conf["lock"] = "suspending"
+		t := s.newTask(c, g.node, "qmsuspend", strconv.Itoa(g.vmid))
+		t.finish = func(*task) error {
+			g.conf["lock"] = "suspended"
+			g.running = false
+			g.paused = false
+			g.pid = 0
+			return nil
+		}
+		t.rollback = func(*task) { delete(g.conf, "lock") }
+		return t.upid, nil
+	}
+	return s.qemuRunningTask(c, "qmpause", func(g *guest) error { g.paused = true; return nil })
+}
+
+func (s *Sim) hQemuResume(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if g.conf["lock"] == "suspended" {
+		t := s.newTask(c, g.node, "qmresume", strconv.Itoa(g.vmid))
+		t.finish = func(*task) error {
+			delete(g.conf, "lock")
+			s.startGuest(g)
+			return nil
+		}
+		return t.upid, nil
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if !g.running {
+		return nil, fail500("VM %d not running", g.vmid)
+	}
+	t := s.newTask(c, g.node, "qmresume", strconv.Itoa(g.vmid))
+	t.finish = func(*task) error { g.paused = false; return nil }
+	return t.upid, nil
+}
+
+func (s *Sim) hQemuDelete(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	if err := checkLock(g, "suspended"); err != nil {
+		return nil, err
+	}
+	if g.conf["protection"] == "1" {
+		return nil, fail500("can't remove VM %d - protection mode enabled", g.vmid)
+	}
+	purge := c.boolean("purge")
+	if s.ha[haSID(g)] != nil && !purge {
+		return nil, fail500("unable to remove VM %d - used in HA resources and purge parameter not set.", g.vmid)
+	}
+	if g.running {
+		return nil, fail500("VM %d is running - destroy failed", g.vmid)
+	}
+	unref := c.boolean("destroy-unreferenced-disks")
+	t := s.newTask(c, g.node, "qmdestroy", strconv.Itoa(g.vmid))
+	t.finish = func(t *task) error {
+		s.destroyQemuVolumes(t, g)
+		if unref {
+			if err := s.destroyUnreferenced(t, g.vmid, g.node, "images"); err != nil {
+				t.warnf("%v", err)
+			}
+		}
+		if purge {
+			delete(s.ha, haSID(g))
+		}
+		s.removeGuest(g)
+		return nil
+	}
+	return t.upid, nil
+}
+
+// destroyQemuVolumes frees the VM's owned drives and unused volumes; failures are
+// warnings, as in qemu-server's destroy_vm. Callers hold the write lock.
+func (s *Sim) destroyQemuVolumes(t *task, g *guest) {
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{g.conf, g.pending} {
+		for _, k := range sortedKeys(m) {
+			if !qemuDiskKey(k) && !indexedKey(k, "unused") {
+				continue
+			}
+			ms := parseMount(m[k])
+			if ms.volume == "none" || ms.volume == "cdrom" || strings.HasPrefix(ms.volume, "/") || seen[ms.volume] {
+				continue
+			}
+			if ms.opts["media"] == "cdrom" && !isCloudInitVol(ms) {
+				continue
+			}
+			seen[ms.volume] = true
+			owner, err := s.volumeOwner(ms.volume)
+			if err != nil || owner != g.vmid {
+				continue
+			}
+			if err := s.freeVolume(g.node, ms.volume); err != nil {
+				t.warnf("Could not remove disk '%s', check manually: %v", ms.volume, err)
+				continue
+			}
+			s.logVolumeRemoved(t, ms.volume)
+		}
+	}
+}
+
+func (s *Sim) hQemuResize(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.has("skiplock") {
+		return nil, fail500("Only root may use this option.")
+	}
+	vmid := c.integer("vmid")
+	node := c.node
+	disk := c.str("disk")
+	sizeStr := c.str("size")
+	digest := c.str("digest")
+	t := s.newTask(c, node, "resize", strconv.Itoa(vmid))
+	// since qemu-server 8.0 every check runs inside the worker
+	t.finish = func(t *task) error {
+		g := s.guests[vmid]
+		if g == nil || g.node != node || g.typ != "qemu" {
+			return fmt.Errorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
+		}
+		if err := checkLock(g); err != nil {
+			return err
+		}
+		if digest != "" && digest != configDigest(g) {
+			return fmt.Errorf("detected modified configuration - file changed by other user? Try again.")
+		}
+		val, ok := g.conf[disk]
+		if !ok {
+			return fmt.Errorf("disk '%s' does not exist", disk)
+		}
+		ms := parseMount(val)
+		if ms.opts["media"] == "cdrom" {
+			return fmt.Errorf("you can't resize a cdrom")
+		}
+		_, vol, err := s.lookupVolume(g.node, ms.volume)
+		if err != nil {
+			return err
+		}
+		newSize, err := resizeTarget(sizeStr, vol.Size)
+		if err != nil {
+			return fmt.Errorf("invalid size '%s'", sizeStr)
+		}
+		if newSize < vol.Size {
+			return fmt.Errorf("shrinking disks is not supported")
+		}
+		if newSize == vol.Size {
+			return nil
+		}
+		vol.Size = newSize
+		ms.opts["size"] = formatSize(newSize)
+		g.conf[disk] = qemuDriveString(ms)
+		t.logf("Image resized.")
+		return nil
+	}
+	return t.upid, nil
+}
+
+func (s *Sim) hQemuTemplate(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLock(g); err != nil {
+		return nil, err
+	}
+	if g.running {
+		return nil, fail500("you can't convert a running VM to a template")
+	}
+	if g.conf["template"] == "1" {
+		return nil, fail500("you can't convert a template to a template")
+	}
+	t := s.newTask(c, g.node, "qmtemplate", strconv.Itoa(g.vmid))
+	t.finish = func(*task) error {
+		for _, k := range sortedKeys(g.conf) {
+			if !qemuDiskKey(k) {
+				continue
+			}
+			ms := parseMount(g.conf[k])
+			if ms.opts["media"] == "cdrom" || ms.volume == "none" {
+				continue
+			}
+			store, name, ok := splitVolid(ms.volume)
+			if !ok {
+				continue
+			}
+			v := s.vols[store][name]
+			if v == nil || !strings.Contains(name, "vm-") {
+				continue
+			}
+			base := strings.Replace(name, "vm-", "base-", 1)
+			delete(s.vols[store], name)
+			v.Name = base
+			s.vols[store][base] = v
+			ms.volume = store + ":" + base
+			g.conf[k] = qemuDriveString(ms)
+		}
+		g.conf["template"] = "1"
+		return nil
+	}
+	return t.upid, nil
+}
+
+func (s *Sim) hQemuClone(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	newid := c.integer("newid")
+	if err := s.checkVMIDUnused(newid); err != nil {
+		return nil, err
+	}
+	isTemplate := src.conf["template"] == "1"
+	full := !isTemplate
+	if c.has("full") {
+		full = c.boolean("full")
+	}
+	if !full && c.has("storage") {
+		return nil, fail500("parameter 'storage' not allowed for linked clones")
+	}
+	if !full && c.has("format") {
+		return nil, fail500("parameter 'format' not allowed for linked clones")
+	}
+	if !full && !isTemplate {
+		return nil, fail500("linked clone feature is only available for templates (VM %d is not a template)", src.vmid)
+	}
+	if c.has("snapname") {
+		return nil, fail500("snapshot '%s' does not exist", c.str("snapname"))
+	}
+	if err := checkLock(src); err != nil {
+		return nil, err
+	}
+	target := c.node
+	if c.has("target") && c.str("target") != c.node {
+		target = c.str("target")
+		if s.nodes[target] == nil {
+			return nil, paramErr(map[string]string{"target": fmt.Sprintf("no such cluster node '%s'", target)})
+		}
+		for _, k := range sortedKeys(src.conf) {
+			if !qemuDiskKey(k) {
+				continue
+			}
+			ms := parseMount(src.conf[k])
+			store, _, ok := splitVolid(ms.volume)
+			if !ok {
+				continue
+			}
+			if st := s.storages[store]; st != nil && !st.Shared && !(full && c.has("storage") && s.storages[c.str("storage")] != nil && s.storages[c.str("storage")].Shared) {
+				return nil, fail500("can't clone VM to node '%s' (VM uses local storage)", target)
+			}
+		}
+	}
+	var targetStore *storage
+	if c.has("storage") {
+		targetStore = s.storages[c.str("storage")]
+		if targetStore == nil {
+			return nil, fail500("storage '%s' does not exist", c.str("storage"))
+		}
+		if !targetStore.hasContent("images") {
+			return nil, fail500("storage '%s' does not support vm images", targetStore.ID)
+		}
+	}
+	ng := &guest{vmid: newid, typ: "qemu", node: target, conf: map[string]string{"lock": "clone"}, pending: map[string]string{},
+		pendingDelete: map[string]bool{}, firewall: map[string]string{}, ipsets: map[string]*ipset{}}
+	s.addGuest(ng)
+	t := s.newTask(c, c.node, "qmclone", strconv.Itoa(src.vmid))
+	srcConf := copyMap(src.conf)
+	name := c.str("name")
+	format := c.str("format")
+	var created []string
+	t.finish = func(t *task) error {
+		conf := map[string]string{}
+		for k, v := range srcConf {
+			if k == "template" || k == "lock" || indexedKey(k, "unused") || k == "parent" {
+				continue
+			}
+			conf[k] = v
+		}
+		if name != "" {
+			conf["name"] = name
+		} else {
+			conf["name"] = "Copy-of-VM-" + srcConf["name"]
+		}
+		if c.has("description") {
+			conf["description"] = c.str("description")
+		}
+		for _, k := range sortedKeys(conf) {
+			switch {
+			case indexedKey(k, "net"):
+				conf[k] = s.qemuNetWithNewMAC(newid, conf[k])
+			case k == "smbios1":
+				conf[k] = s.newSMBIOS(newid, conf[k])
+			case k == "vmgenid":
+				conf[k] = s.newUUID(newid, 1)
+			case qemuDiskKey(k):
+				nv, vol, err := s.cloneDrive(t, src, ng, k, conf[k], full, targetStore, format)
+				if err != nil {
+					return err
+				}
+				if vol != "" {
+					created = append(created, vol)
+				}
+				conf[k] = nv
+			}
+		}
+		ng.conf = conf
+		return nil
+	}
+	t.rollback = func(*task) {
+		for _, v := range created {
+			_ = s.freeVolume(target, v)
+		}
+		s.removeGuest(ng)
+	}
+	return t.upid, nil
+}
+
+// cloneDrive copies one drive for a clone. Callers hold the write lock.
+func (s *Sim) cloneDrive(t *task, src, dst *guest, key, val string, full bool, targetStore *storage, format string) (string, string, error) {
+	ms := parseMount(val)
+	if ms.volume == "none" || ms.volume == "cdrom" {
+		return val, "", nil
+	}
+	store, name, ok := splitVolid(ms.volume)
+	if !ok {
+		return val, "", nil
+	}
+	st := s.storages[store]
+	if st == nil {
+		return "", "", fmt.Errorf("storage '%s' does not exist", store)
+	}
+	if ms.opts["media"] == "cdrom" && !isCloudInitVol(ms) {
+		return val, "", nil
+	}
+	srcVol := s.vols[store][name]
+	if srcVol == nil {
+		return "", "", fmt.Errorf("volume '%s' does not exist", ms.volume)
+	}
+	vnode := ""
+	if isCloudInitVol(ms) {
+		// the cloud-init drive is always copied in full
+		cst := st
+		if full && targetStore != nil {
+			cst = targetStore
+		}
+		if !cst.Shared {
+			vnode = dst.node
+		}
+		cname := fmt.Sprintf("vm-%d-cloudinit", dst.vmid)
+		cformat := "raw"
+		if cst.pathBased() {
+			cname = fmt.Sprintf("%d/vm-%d-cloudinit.qcow2", dst.vmid, dst.vmid)
+			cformat = "qcow2"
+		}
+		s.vols[cst.ID][cname] = &volume{Storage: cst.ID, Name: cname, Node: vnode, Size: srcVol.Size, Content: "images", Format: cformat, Ctime: s.now().Unix()}
+		ms.volume = cst.ID + ":" + cname
+		t.logf("create full clone of drive %s (%s)", key, val)
+		return qemuDriveString(ms), ms.volume, nil
+	}
+	if full {
+		dstSt := st
+		if targetStore != nil {
+			dstSt = targetStore
+		}
+		f := format
+		if f == "" && dstSt.pathBased() {
+			f = srcVol.Format
+			if f == "" || f == "subvol" {
+				f = "raw"
+			}
+		}
+		if !dstSt.pathBased() {
+			f = ""
+		}
+		v := s.allocVolume(dstSt, dst.node, dst.vmid, false, srcVol.Size, f)
+		t.logf("create full clone of drive %s (%s)", key, ms.volume)
+		ms.volume = v.volid()
+		ms.opts["size"] = formatSize(srcVol.Size)
+		return qemuDriveString(ms), v.volid(), nil
+	}
+	info, err := parseVolname(st.Type, name)
+	if err != nil {
+		return "", "", err
+	}
+	if !info.isBase {
+		return "", "", fmt.Errorf("clone_image only works on base images")
+	}
+	names := make([]string, 0, len(s.vols[store]))
+	for n := range s.vols[store] {
+		names = append(names, n)
+	}
+	used := usedDiskIndexes(names, dst.vmid)
+	i := 0
+	for used[i] {
+		i++
+	}
+	var newName, f string
+	switch st.Type {
+	case "lvmthin", "rbd":
+		newName, f = fmt.Sprintf("vm-%d-disk-%d", dst.vmid, i), "raw"
+		if st.Type == "rbd" {
+			newName = name + "/" + newName
+		}
+	case "zfspool":
+		newName, f = fmt.Sprintf("%s/vm-%d-disk-%d", name, dst.vmid, i), "raw"
+	case "dir", "nfs", "cifs", "cephfs", "btrfs":
+		newName, f = fmt.Sprintf("%s/%d/vm-%d-disk-%d.qcow2", name, dst.vmid, dst.vmid, i), "qcow2"
+	default:
+		return "", "", fmt.Errorf("linked clone feature is not supported for drive '%s'", key)
+	}
+	if !st.Shared {
+		vnode = dst.node
+	}
+	s.vols[store][newName] = &volume{Storage: store, Name: newName, Node: vnode, Size: srcVol.Size, Content: "images", Format: f, Ctime: s.now().Unix()}
+	t.logf("create linked clone of drive %s (%s)", key, ms.volume)
+	ms.volume = store + ":" + newName
+	return qemuDriveString(ms), ms.volume, nil
+}
+
+func (s *Sim) newUUID(vmid int, salt uint64) string {
+	s.macSeq++
+	a := mix(uint64(s.opts.Seed) ^ uint64(vmid)<<8 ^ salt ^ s.macSeq<<32)
+	b := mix(a ^ 0x5bd1e995)
+	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uint32(a>>32), uint16(a>>16), uint16(a)&0xfff, (uint16(b>>48)&0x3fff)|0x8000, b&0xffffffffffff)
+}
+
+func (s *Sim) newSMBIOS(vmid int, old string) string {
+	parts := strings.Split(old, ",")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "uuid=") {
+			parts[i] = "uuid=" + s.newUUID(vmid, 2)
+			return strings.Join(parts, ",")
+		}
+	}
+	return "uuid=" + s.newUUID(vmid, 2)
+}
+
+// agentCommands maps the guest-agent paths to a canned result.
+func (s *Sim) agentResult(g *guest, cmd string) any {
+	name := s.guestName(g)
+	switch cmd {
+	case "ping", "fsfreeze-thaw", "fsfreeze-freeze", "shutdown", "suspend-disk", "suspend-ram", "suspend-hybrid", "fstrim":
+		return map[string]any{}
+	case "fsfreeze-status":
+		return "thawed"
+	case "get-host-name":
+		return map[string]any{"host-name": name}
+	case "get-osinfo":
+		return map[string]any{"id": "debian", "name": "Debian GNU/Linux", "version-id": "12", "kernel-release": "6.1.0-28-amd64", "machine": "x86_64", "pretty-name": "Debian GNU/Linux 12 (bookworm)"}
+	case "get-time":
+		return s.now().UnixNano()
+	case "get-timezone":
+		return map[string]any{"zone": "UTC", "offset": 0}
+	case "info":
+		return map[string]any{"version": "7.2.15", "supported_commands": []map[string]any{{"name": "guest-ping", "enabled": true, "success-response": true}}}
+	case "get-vcpus":
+		return []map[string]any{{"logical-id": 0, "online": true, "can-offline": false}}
+	case "get-users":
+		return []map[string]any{}
+	case "get-fsinfo":
+		return []map[string]any{{"name": "sda1", "mountpoint": "/", "type": "ext4", "total-bytes": rootSize(g), "used-bytes": rootSize(g) / 4}}
+	case "network-get-interfaces":
+		out := []map[string]any{{"name": "lo", "hardware-address": "00:00:00:00:00:00",
+			"ip-addresses": []map[string]any{{"ip-address": "127.0.0.1", "ip-address-type": "ipv4", "prefix": 8}}}}
+		for _, k := range sortedKeys(g.conf) {
+			if !indexedKey(k, "net") {
+				continue
+			}
+			mac := ""
+			if first, _, _ := strings.Cut(g.conf[k], ","); strings.Contains(first, "=") {
+				_, mac, _ = strings.Cut(first, "=")
+			}
+			iface := map[string]any{"name": "eth" + strings.TrimPrefix(k, "net"), "hardware-address": strings.ToLower(mac), "ip-addresses": []map[string]any{}}
+			if ipc := g.conf["ipconfig"+strings.TrimPrefix(k, "net")]; ipc != "" {
+				for _, part := range strings.Split(ipc, ",") {
+					kk, vv, _ := strings.Cut(part, "=")
+					if kk == "ip" && strings.Contains(vv, "/") {
+						addr, bits, _ := strings.Cut(vv, "/")
+						p, _ := strconv.Atoi(bits)
+						iface["ip-addresses"] = append(iface["ip-addresses"].([]map[string]any), map[string]any{"ip-address": addr, "ip-address-type": "ipv4", "prefix": p})
+					}
+				}
+			}
+			out = append(out, iface)
+		}
+		return out
+	case "get-memory-blocks":
+		return []map[string]any{{"phys-index": 0, "online": true, "can-offline": false}}
+	case "get-memory-block-info":
+		return map[string]any{"size": 134217728}
+	}
+	return map[string]any{}
+}
+
+func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, "qemu")
+	if err != nil {
+		return nil, err
+	}
+	agent := g.conf["agent"]
+	if !(strings.HasPrefix(agent, "1") || strings.Contains(agent, "enabled=1")) {
+		return nil, fail500("No QEMU guest agent configured")
+	}
+	if !g.running {
+		return nil, fail500("VM %d is not running", g.vmid)
+	}
+	cmd := c.template[strings.LastIndex(c.template, "/")+1:]
+	switch cmd {
+	case "agent":
+		cmd = c.str("command")
+	case "set-user-password", "file-write":
+		return nil, nil
+	case "exec":
+		return map[string]any{"pid": 1000 + g.vmid%1000}, nil
+	case "exec-status":
+		return map[string]any{"exited": 1, "exitcode": 0, "out-data": ""}, nil
+	case "file-read":
+		return map[string]any{"content": "", "truncated": false}, nil
+	}
+	return map[string]any{"result": s.agentResult(g, cmd)}, nil
+}
+
+func qemuRoutes(s *Sim) map[string]handlerFunc {
+	base := "/nodes/{node}/qemu/{vmid}"
+	r := map[string]handlerFunc{
+		"GET /nodes/{node}/qemu":            s.hQemuIndex,
+		"GET " + base:                       s.hQemuGuestIndex,
+		"DELETE " + base:                    s.hQemuDelete,
+		"POST " + base + "/clone":           s.hQemuClone,
+		"GET " + base + "/config":           s.hQemuConfigGet,
+		"PUT " + base + "/config":           s.hQemuConfigPut,
+		"POST " + base + "/config":          s.hQemuConfigPost,
+		"GET " + base + "/pending":          s.hQemuPending,
+		"GET " + base + "/cloudinit":        s.hQemuCloudInitGet,
+		"PUT " + base + "/cloudinit":        s.hQemuCloudInitPut,
+		"GET " + base + "/cloudinit/dump":   s.hQemuCloudInitDump,
+		"PUT " + base + "/resize":           s.hQemuResize,
+		"POST " + base + "/template":        s.hQemuTemplate,
+		"GET " + base + "/status":           s.hQemuStatusIndex,
+		"GET " + base + "/status/current":   s.hQemuStatusCurrent,
+		"POST " + base + "/status/start":    s.hQemuStart,
+		"POST " + base + "/status/stop":     s.hQemuStop,
+		"POST " + base + "/status/shutdown": s.hQemuShutdown,
+		"POST " + base + "/status/reboot":   s.hQemuReboot,
+		"POST " + base + "/status/reset":    s.hQemuReset,
+		"POST " + base + "/status/suspend":  s.hQemuSuspend,
+		"POST " + base + "/status/resume":   s.hQemuResume,
+		"POST " + base + "/agent":           s.hQemuAgent,
+	}
+	// every guest-agent sub path of the schema
+	if n := s.schema.lookup("/nodes/x/qemu/100/agent", map[string]string{}); n != nil {
+		for seg, child := range n.fixed {
+			for m := range child.methods {
+				r[m+" "+base+"/agent/"+seg] = s.hQemuAgent
+			}
+		}
+	}
+	return r
+}
+
+// urlDecode decodes percent-encoding (the urlencoded format of sshkeys).
+func urlDecode(v string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '%' && i+2 < len(v) {
+			n, err := strconv.ParseUint(v[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", err
+			}
+			b.WriteByte(byte(n))
+			i += 2
+			continue
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String(), nil
+}

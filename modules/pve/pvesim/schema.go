@@ -1,0 +1,804 @@
+package pvesim
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed schema/pve-apidoc.json.gz
+var apidocGz []byte
+
+// apiNode is one node of Proxmox's API-viewer tree as stored in pve-apidoc.json.
+type apiNode struct {
+	Path     string                     `json:"path"`
+	Children []apiNode                  `json:"children"`
+	Info     map[string]json.RawMessage `json:"info"`
+}
+
+type apiMethod struct {
+	AllowToken *int `json:"allowtoken"`
+	Parameters struct {
+		AdditionalProperties *json.RawMessage           `json:"additionalProperties"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+	} `json:"parameters"`
+}
+
+// schemaParam is one pre-compiled parameter definition.
+type schemaParam struct {
+	name       string
+	typ        string
+	optional   bool
+	enum       []string
+	min, max   *float64
+	minLen     int
+	maxLen     int
+	patternSrc string
+	pattern    *regexp.Regexp
+	format     string                  // named format, e.g. "pve-vmid" or "dns-name-list"
+	props      map[string]*schemaParam // property-string format (format given as an object)
+	defaultKey string                  // key of the property string that may be written without "key="
+	aliases    map[string]string       // property-string key aliases
+	requires   string
+	items      *schemaParam
+	oneOf      bool
+}
+
+// indexedParam is a parameter family such as "mp[n]" accepting mp0..mpMax.
+type indexedParam struct {
+	prefix string
+	max    int
+	param  *schemaParam
+}
+
+// schemaMethod is one (path template, HTTP method) pair of the API.
+type schemaMethod struct {
+	template   string
+	method     string
+	props      map[string]*schemaParam
+	indexed    map[string]*indexedParam
+	additional int // 0: refuse unknown parameters, 1: allow, -1: not declared (allowed)
+	allowToken bool
+}
+
+type schemaNode struct {
+	template string
+	fixed    map[string]*schemaNode
+	varName  string
+	varNode  *schemaNode
+	methods  map[string]*schemaMethod
+}
+
+// Schema is the compiled Proxmox API schema: a path trie with per-method parameter checks.
+type Schema struct {
+	root    *schemaNode
+	methods int
+}
+
+var (
+	schemaOnce sync.Once
+	schemaVal  *Schema
+	schemaErr  error
+)
+
+// loadSchema parses and compiles the embedded schema once per process.
+func loadSchema() (*Schema, error) {
+	schemaOnce.Do(func() {
+		schemaVal, schemaErr = compileSchema(apidocGz)
+	})
+	return schemaVal, schemaErr
+}
+
+// indexMax gives the highest index Proxmox accepts for an indexed key family
+// (pve-container LXC/Config.pm, qemu-server QemuServer.pm and friends).
+var indexMax = map[string]int{
+	"mp": 255, "unused": 255, "dev": 255, "net": 31, "ipconfig": 31,
+	"ide": 3, "sata": 5, "scsi": 30, "virtio": 15, "hostpci": 15, "usb": 13,
+	"serial": 3, "parallel": 2, "numa": 7, "virtiofs": 9, "acmedomain": 4, "link": 7,
+}
+
+func compileSchema(gz []byte) (*Schema, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("open schema: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
+	}
+	var tree []apiNode
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("decode schema: %w", err)
+	}
+	s := &Schema{root: &schemaNode{template: ""}}
+	var walk func(n *apiNode) error
+	walk = func(n *apiNode) error {
+		node := s.insert(n.Path)
+		for m, rawInfo := range n.Info {
+			var am apiMethod
+			if err := json.Unmarshal(rawInfo, &am); err != nil {
+				return fmt.Errorf("decode %s %s: %w", m, n.Path, err)
+			}
+			sm := &schemaMethod{template: n.Path, method: m, props: map[string]*schemaParam{},
+				indexed: map[string]*indexedParam{}, additional: -1, allowToken: am.AllowToken == nil || *am.AllowToken != 0}
+			if ap := am.Parameters.AdditionalProperties; ap != nil {
+				var v any
+				_ = json.Unmarshal(*ap, &v)
+				switch x := v.(type) {
+				case float64:
+					sm.additional = int(x)
+				case bool:
+					if x {
+						sm.additional = 1
+					} else {
+						sm.additional = 0
+					}
+				case map[string]any:
+					sm.additional = 1
+				}
+			}
+			for name, pr := range am.Parameters.Properties {
+				p, err := compileParam(name, pr)
+				if err != nil {
+					return fmt.Errorf("%s %s param %s: %w", m, n.Path, name, err)
+				}
+				if strings.HasSuffix(name, "[n]") {
+					prefix := strings.TrimSuffix(name, "[n]")
+					mx, ok := indexMax[prefix]
+					if !ok {
+						mx = 31
+					}
+					sm.indexed[prefix] = &indexedParam{prefix: prefix, max: mx, param: p}
+					continue
+				}
+				sm.props[name] = p
+			}
+			if node.methods == nil {
+				node.methods = map[string]*schemaMethod{}
+			}
+			node.methods[m] = sm
+			s.methods++
+		}
+		for i := range n.Children {
+			if err := walk(&n.Children[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range tree {
+		if err := walk(&tree[i]); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Schema) insert(path string) *schemaNode {
+	n := s.root
+	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			if n.varNode == nil {
+				n.varNode = &schemaNode{template: n.template + "/" + seg}
+				n.varName = seg[1 : len(seg)-1]
+			}
+			n = n.varNode
+			continue
+		}
+		if n.fixed == nil {
+			n.fixed = map[string]*schemaNode{}
+		}
+		c := n.fixed[seg]
+		if c == nil {
+			c = &schemaNode{template: n.template + "/" + seg}
+			n.fixed[seg] = c
+		}
+		n = c
+	}
+	return n
+}
+
+// lookup finds the node for a concrete path, filling the path variables.
+// Like Proxmox's RESTHandler, a fixed segment wins, then a variable one.
+func (s *Schema) lookup(path string, vars map[string]string) *schemaNode {
+	n := s.root
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "" {
+			continue
+		}
+		if c, ok := n.fixed[seg]; ok {
+			n = c
+			continue
+		}
+		if n.varNode != nil && !strings.ContainsAny(seg, " \t\n") {
+			vars[n.varName] = seg
+			n = n.varNode
+			continue
+		}
+		return nil
+	}
+	return n
+}
+
+func rawString(m map[string]any, k string) string {
+	switch v := m[k].(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return ""
+}
+
+func rawNumber(m map[string]any, k string) *float64 {
+	switch v := m[k].(type) {
+	case float64:
+		return &v
+	case string:
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return &f
+		}
+	}
+	return nil
+}
+
+func rawBool(m map[string]any, k string) bool {
+	switch v := m[k].(type) {
+	case float64:
+		return v != 0
+	case bool:
+		return v
+	case string:
+		return v == "1"
+	}
+	return false
+}
+
+// perlRegexToGo rewrites the few Perl-only spellings used in the schema's patterns.
+func perlRegexToGo(p string) string {
+	p = strings.ReplaceAll(p, "(?^:", "(?:")
+	p = strings.ReplaceAll(p, "(?^i:", "(?i:")
+	p = strings.ReplaceAll(p, "{,", "{0,")
+	p = strings.ReplaceAll(p, `\0`, `\x00`)
+	return p
+}
+
+func compileParam(name string, raw json.RawMessage) (*schemaParam, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return compileParamMap(name, m)
+}
+
+func compileParamMap(name string, m map[string]any) (*schemaParam, error) {
+	p := &schemaParam{name: name, typ: rawString(m, "type"), optional: rawBool(m, "optional"), minLen: -1, maxLen: -1,
+		min: rawNumber(m, "minimum"), max: rawNumber(m, "maximum"), requires: rawString(m, "requires")}
+	if _, ok := m["oneOf"]; ok {
+		p.oneOf = true
+	}
+	if v := rawNumber(m, "minLength"); v != nil {
+		p.minLen = int(*v)
+	}
+	if v := rawNumber(m, "maxLength"); v != nil {
+		p.maxLen = int(*v)
+	}
+	if e, ok := m["enum"].([]any); ok {
+		for _, x := range e {
+			switch v := x.(type) {
+			case string:
+				p.enum = append(p.enum, v)
+			case float64:
+				p.enum = append(p.enum, strconv.FormatFloat(v, 'f', -1, 64))
+			}
+		}
+	}
+	if pat := rawString(m, "pattern"); pat != "" {
+		p.patternSrc = pat
+		re, err := regexp.Compile(`^(?:` + perlRegexToGo(pat) + `)$`)
+		if err == nil {
+			p.pattern = re
+		}
+	}
+	switch f := m["format"].(type) {
+	case string:
+		p.format = f
+	case map[string]any:
+		p.props = map[string]*schemaParam{}
+		for k, v := range f {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			sp, err := compileParamMap(k, sub)
+			if err != nil {
+				return nil, err
+			}
+			if rawBool(sub, "default_key") {
+				p.defaultKey = k
+			}
+			if a := rawString(sub, "alias"); a != "" {
+				if p.aliases == nil {
+					p.aliases = map[string]string{}
+				}
+				p.aliases[k] = a
+			}
+			p.props[k] = sp
+		}
+	}
+	if it, ok := m["items"].(map[string]any); ok {
+		sp, err := compileParamMap(name, it)
+		if err != nil {
+			return nil, err
+		}
+		p.items = sp
+	}
+	return p, nil
+}
+
+// Violation is one request that real Proxmox would have refused by its schema.
+type Violation struct {
+	Method   string            `json:"method"`
+	Path     string            `json:"path"`
+	Template string            `json:"template,omitempty"`
+	Status   int               `json:"status"`
+	Message  string            `json:"message"`
+	Errors   map[string]string `json:"errors,omitempty"`
+}
+
+func (v Violation) String() string {
+	keys := make([]string, 0, len(v.Errors))
+	for k := range v.Errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s", v.Method, v.Path, v.Status, strings.TrimSpace(v.Message))
+	for _, k := range keys {
+		fmt.Fprintf(&b, " [%s: %s]", k, v.Errors[k])
+	}
+	return b.String()
+}
+
+// paramFor finds the definition of a parameter, including indexed families.
+func (m *schemaMethod) paramFor(key string) *schemaParam {
+	if p, ok := m.props[key]; ok {
+		return p
+	}
+	i := len(key)
+	for i > 0 && key[i-1] >= '0' && key[i-1] <= '9' {
+		i--
+	}
+	if i == len(key) || i == 0 {
+		return nil
+	}
+	ip, ok := m.indexed[key[:i]]
+	if !ok {
+		return nil
+	}
+	digits := key[i:]
+	if len(digits) > 1 && digits[0] == '0' {
+		return nil
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > ip.max {
+		return nil
+	}
+	return ip.param
+}
+
+// validate checks all parameters of a request the way PVE::JSONSchema::validate does
+// and returns the per-parameter errors (nil when valid).
+func (m *schemaMethod) validate(params url.Values) map[string]string {
+	var errs map[string]string
+	add := func(k, msg string) {
+		if errs == nil {
+			errs = map[string]string{}
+		}
+		if old, ok := errs[k]; ok {
+			errs[k] = old + "\n" + msg
+			return
+		}
+		errs[k] = msg
+	}
+	for name, p := range m.props {
+		vals, present := params[name]
+		if !present {
+			if !p.optional {
+				add(name, "property is missing and it is not optional")
+			}
+			continue
+		}
+		checkValue(name, p, strings.Join(vals, "\x00"), add)
+	}
+	for key, vals := range params {
+		if _, ok := m.props[key]; ok {
+			continue
+		}
+		p := m.paramFor(key)
+		if p == nil {
+			if m.additional == 0 {
+				add(key, "property is not defined in schema and the schema does not allow additional properties")
+			}
+			continue
+		}
+		checkValue(key, p, strings.Join(vals, "\x00"), add)
+	}
+	for key := range params {
+		p := m.paramFor(key)
+		if p == nil || p.requires == "" {
+			continue
+		}
+		if _, ok := params[p.requires]; !ok {
+			add(p.requires, fmt.Sprintf("missing property - '%s' requires this property", key))
+		}
+	}
+	return errs
+}
+
+var (
+	reInteger = regexp.MustCompile(`^[+-]?\d+$`)
+	reNumber  = regexp.MustCompile(`^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$`)
+)
+
+// checkValue mirrors PVE::JSONSchema::check_prop for one scalar value.
+func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) {
+	if p.oneOf {
+		return
+	}
+	if p.typ == "array" {
+		if p.items != nil {
+			for i, el := range strings.Split(v, "\x00") {
+				checkValue(fmt.Sprintf("%s[%d]", path, i), p.items, el, add)
+			}
+		}
+		return
+	}
+	switch p.typ {
+	case "boolean":
+		if v != "0" && v != "1" {
+			add(path, fmt.Sprintf("type check ('boolean') failed - got '%s'", v))
+			return
+		}
+	case "integer":
+		if !reInteger.MatchString(v) {
+			add(path, fmt.Sprintf("type check ('integer') failed - got '%s'", v))
+			return
+		}
+	case "number":
+		if !reNumber.MatchString(v) {
+			add(path, fmt.Sprintf("type check ('number') failed - got '%s'", v))
+			return
+		}
+	}
+	if p.props != nil {
+		if msg := checkPropertyString(path, p, v); msg != "" {
+			add(path, "invalid format - "+msg)
+			return
+		}
+	} else if p.format != "" {
+		if msg := checkNamedFormat(p.format, v); msg != "" {
+			add(path, "invalid format - "+msg)
+			return
+		}
+	}
+	if p.pattern != nil && !p.pattern.MatchString(v) {
+		add(path, "value does not match the regex pattern")
+		return
+	}
+	if p.maxLen >= 0 && len(v) > p.maxLen {
+		add(path, fmt.Sprintf("value may only be %d characters long", p.maxLen))
+		return
+	}
+	if p.minLen >= 0 && len(v) < p.minLen {
+		add(path, fmt.Sprintf("value must be at least %d characters long", p.minLen))
+		return
+	}
+	if reNumber.MatchString(v) {
+		f, _ := strconv.ParseFloat(v, 64)
+		if p.max != nil && f > *p.max {
+			add(path, fmt.Sprintf("value must have a maximum value of %s", strconv.FormatFloat(*p.max, 'f', -1, 64)))
+			return
+		}
+		if p.min != nil && f < *p.min {
+			add(path, fmt.Sprintf("value must have a minimum value of %s", strconv.FormatFloat(*p.min, 'f', -1, 64)))
+			return
+		}
+	}
+	if len(p.enum) > 0 {
+		for _, e := range p.enum {
+			if e == v {
+				return
+			}
+		}
+		add(path, fmt.Sprintf("value '%s' does not have a value in the enumeration '%s'", v, strings.Join(p.enum, ", ")))
+	}
+}
+
+// checkPropertyString mirrors PVE::JSONSchema::parse_property_string: comma-separated
+// key=value pairs, one optional default key, no unknown keys.
+func checkPropertyString(path string, p *schemaParam, v string) string {
+	got := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		if k, val, ok := strings.Cut(part, "="); ok && k != "" && val != "" {
+			if _, dup := got[k]; dup {
+				return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", k)
+			}
+			if a, ok := p.aliases[k]; ok {
+				k = a
+			}
+			if _, known := p.props[k]; !known {
+				return fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
+			}
+			got[k] = val
+			continue
+		}
+		if !strings.Contains(part, "=") {
+			if p.defaultKey == "" {
+				return "value without key, but schema does not define a default key\n"
+			}
+			if _, dup := got[p.defaultKey]; dup {
+				return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", p.defaultKey)
+			}
+			got[p.defaultKey] = part
+			continue
+		}
+		return "missing key in comma-separated list property\n"
+	}
+	var sub []string
+	add := func(k, msg string) { sub = append(sub, k+": "+msg) }
+	for k, sp := range p.props {
+		val, ok := got[k]
+		if !ok {
+			if !sp.optional && p.aliases[k] == "" {
+				add(path+"."+k, "property is missing and it is not optional")
+			}
+			continue
+		}
+		if sp.typ == "boolean" {
+			switch strings.ToLower(val) {
+			case "1", "on", "yes", "true":
+				val = "1"
+			case "0", "off", "no", "false":
+				val = "0"
+			}
+		}
+		checkValue(path+"."+k, sp, val, add)
+	}
+	if len(sub) > 0 {
+		sort.Strings(sub)
+		return "format error\n" + strings.Join(sub, "\n") + "\n"
+	}
+	return ""
+}
+
+var (
+	reVMID        = regexp.MustCompile(`^[1-9][0-9]{2,8}$`)
+	reNodeName    = regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$`)
+	reDNSName     = regexp.MustCompile(`^(([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)\.)*([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$`)
+	reConfigID    = regexp.MustCompile(`(?i)^[a-z][a-z0-9_-]+$`)
+	reStorageID   = regexp.MustCompile(`(?i)^[a-z][a-z0-9\-_.]*[a-z0-9]$`)
+	reURLEnc      = regexp.MustCompile(`^[-%a-zA-Z0-9_.!~*'()]*$`)
+	reMAC         = regexp.MustCompile(`(?i)^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$`)
+	reTag         = regexp.MustCompile(`(?i)^[a-z0-9_][a-z0-9_\-+.]*$`)
+	reDiskSize    = regexp.MustCompile(`^(\d+(\.\d+)?)([KMGT])?$`)
+	rePoolID      = regexp.MustCompile(`(?i)^[a-z0-9_][a-z0-9_\-+.]*$`)
+	reIface       = regexp.MustCompile(`(?i)^[a-z][a-z0-9_]{1,20}([:.]\d+)?$`)
+	reStartupPart = regexp.MustCompile(`^((order=)?\d+|up=\d+|down=\d+)$`)
+	reVolumeID    = regexp.MustCompile(`^(?i:[a-z][a-z0-9\-_.]*[a-z0-9]):.+$`)
+)
+
+// checkNamedFormat verifies the named formats that are cheap to check; unknown
+// formats pass. Returns the Proxmox error text (with trailing newline) or "".
+func checkNamedFormat(format, v string) string {
+	base, kind := format, ""
+	if strings.HasSuffix(format, "-list") {
+		base, kind = strings.TrimSuffix(format, "-list"), "list"
+	} else if strings.HasSuffix(format, "-opt") {
+		base, kind = strings.TrimSuffix(format, "-opt"), "opt"
+	}
+	check := func(x string) string { return checkOneFormat(base, x) }
+	switch kind {
+	case "list":
+		for _, x := range splitList(v) {
+			if msg := check(x); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	case "opt":
+		if v == "" {
+			return ""
+		}
+	}
+	return check(v)
+}
+
+// splitList mirrors PVE::Tools::split_list: separators are NUL, comma, semicolon and whitespace.
+func splitList(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool {
+		return r == 0 || r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+}
+
+func checkOneFormat(format, v string) string {
+	switch format {
+	case "pve-vmid":
+		if !reVMID.MatchString(v) {
+			return "value does not look like a valid VM ID\n"
+		}
+	case "pve-node":
+		if !reNodeName.MatchString(v) {
+			return "value does not look like a valid node name\n"
+		}
+	case "dns-name":
+		if !reDNSName.MatchString(v) {
+			return "value does not look like a valid DNS name\n"
+		}
+	case "pve-configid":
+		if !reConfigID.MatchString(v) {
+			return fmt.Sprintf("invalid configuration ID '%s'\n", v)
+		}
+	case "pve-storage-id":
+		if !reStorageID.MatchString(v) {
+			return fmt.Sprintf("storage ID '%s' contains illegal characters\n", v)
+		}
+	case "urlencoded":
+		if !reURLEnc.MatchString(v) {
+			return fmt.Sprintf("invalid urlencoded string: %s\n", v)
+		}
+	case "mac-addr":
+		if !reMAC.MatchString(v) {
+			return "value does not look like a valid unicast MAC address\n"
+		}
+	case "pve-tag":
+		if !reTag.MatchString(v) {
+			return "invalid characters in tag\n"
+		}
+	case "disk-size":
+		if !reDiskSize.MatchString(v) {
+			return fmt.Sprintf("value does not look like a valid disk size: %s\n", v)
+		}
+	case "pve-poolid":
+		if !rePoolID.MatchString(v) {
+			return fmt.Sprintf("pool name '%s' contains illegal characters\n", v)
+		}
+	case "pve-iface":
+		if !reIface.MatchString(v) {
+			return fmt.Sprintf("invalid network interface name '%s'\n", v)
+		}
+	case "ipv4":
+		if !isIPv4(v) {
+			return "value does not look like a valid IPv4 address\n"
+		}
+	case "ipv6":
+		if !isIPv6(v) {
+			return "value does not look like a valid IPv6 address\n"
+		}
+	case "ip":
+		if !isIPv4(v) && !isIPv6(v) {
+			return "value does not look like a valid IP address\n"
+		}
+	case "address":
+		if !isIPv4(v) && !isIPv6(v) && !reDNSName.MatchString(v) {
+			return fmt.Sprintf("value does not look like a valid address: %s\n", v)
+		}
+	case "CIDRv4":
+		if !isCIDR(v, 4) {
+			return "value does not look like a valid IPv4 CIDR network\n"
+		}
+	case "CIDRv6":
+		if !isCIDR(v, 6) {
+			return "value does not look like a valid IPv6 CIDR network\n"
+		}
+	case "CIDR":
+		if !isCIDR(v, 4) && !isCIDR(v, 6) {
+			return "value does not look like a valid CIDR network\n"
+		}
+	case "IPorCIDR":
+		if !isIPv4(v) && !isIPv6(v) && !isCIDR(v, 4) && !isCIDR(v, 6) {
+			return "value does not look like a valid IP address or CIDR network\n"
+		}
+	case "pve-ipv4-config":
+		if v != "dhcp" && v != "manual" && !isCIDR(v, 4) {
+			return "value does not look like a valid ipv4 network configuration\n"
+		}
+	case "pve-ipv6-config":
+		if v != "auto" && v != "dhcp" && v != "manual" && !isCIDR(v, 6) {
+			return "value does not look like a valid ipv6 network configuration\n"
+		}
+	case "pve-startup-order":
+		if !validStartup(v) {
+			return "unable to parse startup options\n"
+		}
+	case "pve-volume-id":
+		if strings.HasPrefix(v, "/") {
+			return ""
+		}
+		if !reVolumeID.MatchString(v) {
+			return fmt.Sprintf("unable to parse volume ID '%s'\n", v)
+		}
+	case "pve-qm-ipconfig":
+		return checkIPConfig(v)
+	}
+	return ""
+}
+
+func validStartup(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, p := range strings.Split(v, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		if !reStartupPart.MatchString(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkIPConfig validates QEMU's ipconfigN property string (qemu-server QemuServer/Network.pm).
+func checkIPConfig(v string) string {
+	kv := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		if part == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return "value without key, but schema does not define a default key\n"
+		}
+		switch k {
+		case "ip", "gw", "ip6", "gw6":
+		default:
+			return fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
+		}
+		kv[k] = val
+	}
+	if ip, ok := kv["ip"]; ok && ip != "dhcp" && !isCIDR(ip, 4) {
+		return "format error\nip: invalid format - value does not look like a valid ipv4 network configuration\n"
+	}
+	if ip, ok := kv["ip6"]; ok && ip != "dhcp" && ip != "auto" && !isCIDR(ip, 6) {
+		return "format error\nip6: invalid format - value does not look like a valid ipv6 network configuration\n"
+	}
+	if gw, ok := kv["gw"]; ok {
+		if !isIPv4(gw) {
+			return "format error\ngw: invalid format - value does not look like a valid IPv4 address\n"
+		}
+		if _, ok := kv["ip"]; !ok {
+			return "format error\nip: missing property - 'gw' requires this property\n"
+		}
+		if kv["ip"] == "dhcp" {
+			return "gateway specified together with DHCP\n"
+		}
+	}
+	if gw, ok := kv["gw6"]; ok {
+		if !isIPv6(gw) {
+			return "format error\ngw6: invalid format - value does not look like a valid IPv6 address\n"
+		}
+		if _, ok := kv["ip6"]; !ok {
+			return "format error\nip6: missing property - 'gw6' requires this property\n"
+		}
+		if kv["ip6"] == "dhcp" || kv["ip6"] == "auto" {
+			return "gateway specified together with DHCP\n"
+		}
+	}
+	return ""
+}

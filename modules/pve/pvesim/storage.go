@@ -1,0 +1,198 @@
+package pvesim
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Storage endpoints after pve-storage's API2/Storage/Status.pm and Content.pm.
+
+func (s *Sim) storageEntry(node string, st *storage) map[string]any {
+	used := s.storageUsed(node, st)
+	frac := 0.0
+	if st.Total > 0 {
+		frac = float64(used) / float64(st.Total)
+	}
+	return map[string]any{"storage": st.ID, "type": st.Type, "content": strings.Join(st.Content, ","),
+		"active": 1, "enabled": boolInt(st.Enabled), "shared": boolInt(st.Shared), "total": st.Total,
+		"used": used, "avail": st.Total - used, "used_fraction": roundTo(frac, 6)}
+}
+
+func (s *Sim) hStorageList(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	content := splitList(c.str("content"))
+	out := []map[string]any{}
+	for _, id := range s.stOrder {
+		st := s.storages[id]
+		if c.has("storage") && c.str("storage") != id {
+			continue
+		}
+		if c.boolean("enabled") && !st.Enabled {
+			continue
+		}
+		ok := len(content) == 0
+		for _, ct := range content {
+			if st.hasContent(ct) {
+				ok = true
+			}
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, s.storageEntry(c.node, st))
+	}
+	return out, nil
+}
+
+func (s *Sim) hStorageStatus(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.storages[c.str("storage")]
+	if st == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	return s.storageEntry(c.node, st), nil
+}
+
+func (s *Sim) hStorageIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.storages[c.str("storage")] == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	var out []map[string]string
+	for _, n := range []string{"content", "download-url", "file-restore", "import-metadata", "prunebackups", "rrd", "rrddata", "status", "upload"} {
+		out = append(out, map[string]string{"subdir": n})
+	}
+	return out, nil
+}
+
+func (s *Sim) contentItem(st *storage, v *volume) map[string]any {
+	e := map[string]any{"volid": v.volid(), "content": v.Content, "format": v.Format, "size": v.Size, "ctime": v.Ctime}
+	if info, err := parseVolname(st.Type, v.Name); err == nil && info.owner != 0 {
+		e["vmid"] = info.owner
+	}
+	switch v.Content {
+	case "backup":
+		sub := "unknown"
+		switch {
+		case strings.Contains(v.Name, "vzdump-lxc-"):
+			sub = "lxc"
+		case strings.Contains(v.Name, "vzdump-qemu-"):
+			sub = "qemu"
+		case strings.Contains(v.Name, "vzdump-openvz-"):
+			sub = "openvz"
+		}
+		e["subtype"] = sub
+		if v.Notes != "" {
+			e["notes"] = strings.SplitN(v.Notes, "\n", 2)[0]
+		}
+		if v.Protected {
+			e["protected"] = 1
+		}
+	case "images", "rootdir":
+		used := v.Used
+		if used == 0 {
+			used = v.Size / 4
+		}
+		e["used"] = used
+		delete(e, "ctime")
+		if v.Format == "subvol" {
+			e["used"] = used
+		}
+	}
+	return e
+}
+
+func (s *Sim) hStorageContent(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.storages[c.str("storage")]
+	if st == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	content := c.str("content")
+	vmid := c.str("vmid")
+	out := []map[string]any{}
+	for _, v := range s.vols[st.ID] {
+		if !(st.Shared || v.Node == "" || v.Node == c.node) {
+			continue
+		}
+		if content != "" && v.Content != content {
+			// images of containers are listed as rootdir and vice versa only by their own type
+			continue
+		}
+		if vmid != "" {
+			if st.pathBased() {
+				// dir-style storages match the file name on "-<vmid>-"
+				if !strings.Contains(v.Name, "-"+vmid+"-") && !strings.HasPrefix(v.Name, vmid+"/") {
+					continue
+				}
+			} else if info, err := parseVolname(st.Type, v.Name); err != nil || strconv.Itoa(info.owner) != vmid {
+				continue
+			}
+		}
+		out = append(out, s.contentItem(st, v))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return strings.ToLower(out[i]["volid"].(string)) < strings.ToLower(out[j]["volid"].(string))
+	})
+	return out, nil
+}
+
+func (s *Sim) hStorageContentDelete(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.storages[c.str("storage")]
+	if st == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	volid := c.str("volume")
+	if !strings.Contains(volid, ":") {
+		volid = st.ID + ":" + volid
+	}
+	_, v, err := s.lookupVolume(c.node, volid)
+	if err != nil {
+		return nil, fail500("%v", err)
+	}
+	if v.Protected {
+		return nil, fail500("volume '%s' is protected", volid)
+	}
+	if v.Content == "images" || v.Content == "rootdir" {
+		if info, err := parseVolname(st.Type, v.Name); err == nil && info.owner != 0 {
+			if g := s.guests[info.owner]; g != nil && volumeReferenced(g, volid) {
+				return nil, fail500("unable to delete volume '%s' - volume is still in use by guest %d", volid, info.owner)
+			}
+		}
+	}
+	t := s.newTask(c, c.node, "imgdel", v.Name)
+	t.finish = func(*task) error {
+		delete(s.vols[st.ID], v.Name)
+		return nil
+	}
+	return t.upid, nil
+}
+
+func volumeReferenced(g *guest, volid string) bool {
+	check := func(m map[string]string) bool {
+		for _, val := range m {
+			if parseMount(val).volume == volid {
+				return true
+			}
+		}
+		return false
+	}
+	return check(g.conf) || check(g.pending)
+}
+
+func storageRoutes(s *Sim) map[string]handlerFunc {
+	return map[string]handlerFunc{
+		"GET /nodes/{node}/storage":                               s.hStorageList,
+		"GET /nodes/{node}/storage/{storage}":                     s.hStorageIndex,
+		"GET /nodes/{node}/storage/{storage}/status":              s.hStorageStatus,
+		"GET /nodes/{node}/storage/{storage}/content":             s.hStorageContent,
+		"DELETE /nodes/{node}/storage/{storage}/content/{volume}": s.hStorageContentDelete,
+	}
+}

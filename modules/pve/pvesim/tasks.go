@@ -1,0 +1,342 @@
+package pvesim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// task is one worker task (a UPID). Guarded by Sim.mu.
+type task struct {
+	upid      string
+	node      string
+	pid       int
+	pstart    int
+	starttime int64
+	typ       string
+	id        string
+	user      string
+	due       time.Time
+	running   bool
+	exit      string
+	endtime   int64
+	log       []string
+	warnings  int
+
+	// finish applies the task's effect when it completes; an error fails the task.
+	finish func(t *task) error
+	// rollback undoes what the synchronous part did when the task fails.
+	rollback func(t *task)
+	failWith string
+	warnWith int
+}
+
+func (t *task) logf(format string, a ...any) { t.log = append(t.log, fmt.Sprintf(format, a...)) }
+
+func (t *task) warnf(format string, a ...any) {
+	t.warnings++
+	t.log = append(t.log, "WARN: "+fmt.Sprintf(format, a...))
+}
+
+// newTask registers a running task; callers hold the write lock. The returned task's
+// finish/rollback are set by the caller before the lock is released.
+func (s *Sim) newTask(c *reqCtx, node, typ, id string) *task {
+	s.pidSeq++
+	now := s.now()
+	t := &task{node: node, pid: 200000 + s.pidSeq, pstart: 3000000 + s.pidSeq*7, starttime: now.Unix(),
+		typ: typ, id: id, user: c.user, running: true}
+	t.upid = fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", node, t.pid, t.pstart, t.starttime, typ, id, t.user)
+	d, ok := s.taskDur[typ]
+	if !ok {
+		d = s.opts.TaskDuration
+	}
+	t.due = now.Add(d)
+	if c.fault != nil {
+		t.failWith = c.fault.TaskFail
+		t.warnWith = c.fault.TaskWarnings
+	}
+	s.tasks[t.upid] = t
+	s.taskList = append(s.taskList, t)
+	s.noteDue(t.due)
+	return t
+}
+
+func (s *Sim) noteDue(due time.Time) {
+	n := due.UnixNano()
+	for {
+		cur := s.nextDue.Load()
+		if cur != 0 && cur <= n {
+			return
+		}
+		if s.nextDue.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// settle completes every running task whose time has come. It takes the write lock only
+// when a task is due, so reads stay parallel.
+func (s *Sim) settle() {
+	due := s.nextDue.Load()
+	if due == 0 || s.now().UnixNano() < due {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleLocked()
+}
+
+func (s *Sim) settleLocked() {
+	now := s.now()
+	next := int64(0)
+	for _, t := range s.taskList {
+		if !t.running {
+			continue
+		}
+		if t.due.After(now) {
+			if n := t.due.UnixNano(); next == 0 || n < next {
+				next = n
+			}
+			continue
+		}
+		s.completeTask(t)
+	}
+	s.nextDue.Store(next)
+}
+
+func (s *Sim) completeTask(t *task) {
+	t.running = false
+	t.endtime = s.now().Unix()
+	var err error
+	if t.failWith != "" {
+		err = fmt.Errorf("%s", t.failWith)
+	} else if t.finish != nil {
+		err = t.finish(t)
+	}
+	if err != nil {
+		if t.rollback != nil {
+			t.rollback(t)
+		}
+		msg := strings.TrimRight(err.Error(), "\n")
+		t.log = append(t.log, "TASK ERROR: "+msg)
+		t.exit = msg
+		return
+	}
+	t.warnings += t.warnWith
+	for i := 0; i < t.warnWith; i++ {
+		t.log = append(t.log, "WARN: injected warning")
+	}
+	if t.warnings > 0 {
+		t.log = append(t.log, fmt.Sprintf("TASK WARNINGS: %d", t.warnings))
+		t.exit = fmt.Sprintf("WARNINGS: %d", t.warnings)
+		return
+	}
+	t.log = append(t.log, "TASK OK")
+	t.exit = "OK"
+}
+
+// runningTaskFor reports whether a task of this guest is still running. Callers hold s.mu.
+func (s *Sim) lookupTask(node, upid string) (*task, error) {
+	t := s.tasks[upid]
+	if t == nil || t.node != node {
+		if !strings.HasPrefix(upid, "UPID:") {
+			return nil, paramErr(map[string]string{"upid": "unable to parse worker upid"})
+		}
+		return nil, paramErr(map[string]string{"upid": "no such task"})
+	}
+	return t, nil
+}
+
+func splitUser(u string) (user, token string) {
+	if i := strings.Index(u, "!"); i >= 0 {
+		return u[:i], u[i+1:]
+	}
+	return u, ""
+}
+
+func taskStatus(t *task) map[string]any {
+	user, token := splitUser(t.user)
+	m := map[string]any{
+		"upid": t.upid, "node": t.node, "pid": t.pid, "pstart": t.pstart, "starttime": t.starttime,
+		"type": t.typ, "id": t.id, "user": user,
+	}
+	if token != "" {
+		m["tokenid"] = token
+	}
+	if t.running {
+		m["status"] = "running"
+	} else {
+		m["status"] = "stopped"
+		m["exitstatus"] = t.exit
+	}
+	return m
+}
+
+func (s *Sim) hTaskStatus(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, err := s.lookupTask(c.node, c.str("upid"))
+	if err != nil {
+		return nil, err
+	}
+	return taskStatus(t), nil
+}
+
+func (s *Sim) hTaskLog(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, err := s.lookupTask(c.node, c.str("upid"))
+	if err != nil {
+		return nil, err
+	}
+	start, limit := 0, 50
+	if c.has("start") {
+		start = c.integer("start")
+	}
+	if c.has("limit") {
+		limit = c.integer("limit")
+	}
+	lines := t.log
+	out := []map[string]any{}
+	for i := start; i < len(lines) && len(out) < limit; i++ {
+		out = append(out, map[string]any{"n": i + 1, "t": lines[i]})
+	}
+	if len(lines) == 0 && start == 0 {
+		out = append(out, map[string]any{"n": 1, "t": "no content"})
+		return withTotal{data: out, total: 1}, nil
+	}
+	return withTotal{data: out, total: len(lines)}, nil
+}
+
+func (s *Sim) hTaskStop(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.lookupTask(c.node, c.str("upid"))
+	if err != nil {
+		return nil, err
+	}
+	if t.running {
+		t.running = false
+		t.endtime = s.now().Unix()
+		if t.rollback != nil {
+			t.rollback(t)
+		}
+		t.log = append(t.log, "received interrupt", "TASK ERROR: interrupted by signal")
+		t.exit = "interrupted by signal"
+	}
+	return nil, nil
+}
+
+func (s *Sim) hTaskList(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	vmid := c.str("vmid")
+	typefilter := c.str("typefilter")
+	source := c.str("source")
+	if source == "" {
+		source = "archive"
+	}
+	errorsOnly := c.boolean("errors")
+	start, limit := c.integer("start"), 50
+	if c.has("limit") {
+		limit = c.integer("limit")
+	}
+	var since, until int64 = 0, math.MaxInt64
+	if c.has("since") {
+		since = int64(c.integer("since"))
+	}
+	if c.has("until") {
+		until = int64(c.integer("until"))
+	}
+	userfilter := c.str("userfilter")
+	statusfilter := map[string]bool{}
+	for _, x := range splitList(c.str("statusfilter")) {
+		statusfilter[strings.ToLower(x)] = true
+	}
+	var sel []*task
+	for _, t := range s.taskList {
+		if t.node != c.node {
+			continue
+		}
+		if source == "active" && !t.running || source == "archive" && t.running {
+			continue
+		}
+		if vmid != "" && t.id != vmid {
+			continue
+		}
+		if typefilter != "" && t.typ != typefilter {
+			continue
+		}
+		if userfilter != "" && !strings.Contains(t.user, userfilter) {
+			continue
+		}
+		if t.starttime < since || t.starttime > until {
+			continue
+		}
+		if errorsOnly && (t.running || t.exit == "OK") {
+			continue
+		}
+		if len(statusfilter) > 0 {
+			cls := "ok"
+			switch {
+			case t.running:
+				cls = "running"
+			case strings.HasPrefix(t.exit, "WARNINGS"):
+				cls = "warning"
+			case t.exit != "OK":
+				cls = "error"
+			}
+			if !statusfilter[cls] {
+				continue
+			}
+		}
+		sel = append(sel, t)
+	}
+	sort.SliceStable(sel, func(i, j int) bool { return sel[i].starttime > sel[j].starttime })
+	out := []map[string]any{}
+	for i := start; i < len(sel) && len(out) < limit; i++ {
+		t := sel[i]
+		m := map[string]any{"upid": t.upid, "node": t.node, "pid": t.pid, "pstart": t.pstart, "starttime": t.starttime,
+			"type": t.typ, "id": t.id, "user": t.user}
+		if !t.running {
+			m["status"] = t.exit
+			m["endtime"] = t.endtime
+		}
+		out = append(out, m)
+	}
+	return withTotal{data: out, total: len(sel)}, nil
+}
+
+func (s *Sim) hTaskIndex(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.lookupTask(c.node, c.str("upid")); err != nil {
+		return nil, err
+	}
+	return []map[string]string{{"name": "log"}, {"name": "status"}}, nil
+}
+
+// Tasks returns the UPIDs of all tasks in start order (for assertions).
+func (s *Sim) Tasks() []string {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.taskList))
+	for _, t := range s.taskList {
+		out = append(out, t.upid)
+	}
+	return out
+}
+
+// TaskLog returns a task's log lines.
+func (s *Sim) TaskLog(upid string) []string {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.tasks[upid]; t != nil {
+		return append([]string(nil), t.log...)
+	}
+	return nil
+}
