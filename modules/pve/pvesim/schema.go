@@ -46,6 +46,7 @@ type schemaParam struct {
 	pattern    *regexp.Regexp
 	format     string                  // named format, e.g. "pve-vmid" or "dns-name-list"
 	props      map[string]*schemaParam // property-string format (format given as an object)
+	required   []string                // non-optional keys of props
 	defaultKey string                  // key of the property string that may be written without "key="
 	aliases    map[string]string       // property-string key aliases
 	requires   string
@@ -65,6 +66,7 @@ type schemaMethod struct {
 	template   string
 	method     string
 	props      map[string]*schemaParam
+	required   []string
 	indexed    map[string]*indexedParam
 	additional int // 0: refuse unknown parameters, 1: allow, -1: not declared (allowed)
 	allowToken bool
@@ -161,7 +163,11 @@ func compileSchema(gz []byte) (*Schema, error) {
 					continue
 				}
 				sm.props[name] = p
+				if !p.optional {
+					sm.required = append(sm.required, name)
+				}
 			}
+			sort.Strings(sm.required)
 			if node.methods == nil {
 				node.methods = map[string]*schemaMethod{}
 			}
@@ -329,6 +335,9 @@ func compileParamMap(name string, m map[string]any) (*schemaParam, error) {
 			if rawBool(sub, "default_key") {
 				p.defaultKey = k
 			}
+			if !sp.optional && rawString(sub, "alias") == "" {
+				p.required = append(p.required, k)
+			}
 			if a := rawString(sub, "alias"); a != "" {
 				if p.aliases == nil {
 					p.aliases = map[string]string{}
@@ -413,20 +422,12 @@ func (m *schemaMethod) validate(params url.Values) map[string]string {
 		}
 		errs[k] = msg
 	}
-	for name, p := range m.props {
-		vals, present := params[name]
-		if !present {
-			if !p.optional {
-				add(name, "property is missing and it is not optional")
-			}
-			continue
+	for _, name := range m.required {
+		if _, present := params[name]; !present {
+			add(name, "property is missing and it is not optional")
 		}
-		checkValue(name, p, strings.Join(vals, "\x00"), add)
 	}
 	for key, vals := range params {
-		if _, ok := m.props[key]; ok {
-			continue
-		}
 		p := m.paramFor(key)
 		if p == nil {
 			if m.additional == 0 {
@@ -448,10 +449,47 @@ func (m *schemaMethod) validate(params url.Values) map[string]string {
 	return errs
 }
 
-var (
-	reInteger = regexp.MustCompile(`^[+-]?\d+$`)
-	reNumber  = regexp.MustCompile(`^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$`)
-)
+// isInteger matches Perl's /^[+-]?\d+$/ (is_integer in PVE::JSONSchema).
+func isInteger(v string) bool {
+	if v != "" && (v[0] == '+' || v[0] == '-') {
+		v = v[1:]
+	}
+	return v != "" && allDigits(v)
+}
+
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber matches /^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$/ (is_number).
+func isNumber(v string) bool {
+	if v != "" && (v[0] == '+' || v[0] == '-') {
+		v = v[1:]
+	}
+	mant, exp := v, ""
+	if i := strings.IndexAny(v, "eE"); i >= 0 {
+		mant, exp = v[:i], v[i+1:]
+		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+			exp = exp[1:]
+		}
+		if exp == "" || !allDigits(exp) {
+			return false
+		}
+	}
+	intPart, frac, hasDot := strings.Cut(mant, ".")
+	if !hasDot {
+		return mant != "" && allDigits(mant)
+	}
+	if intPart == "" && frac == "" {
+		return false
+	}
+	return allDigits(intPart) && allDigits(frac)
+}
 
 // checkValue mirrors PVE::JSONSchema::check_prop for one scalar value.
 func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) {
@@ -473,12 +511,12 @@ func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) 
 			return
 		}
 	case "integer":
-		if !reInteger.MatchString(v) {
+		if !isInteger(v) {
 			add(path, fmt.Sprintf("type check ('integer') failed - got '%s'", v))
 			return
 		}
 	case "number":
-		if !reNumber.MatchString(v) {
+		if !isNumber(v) {
 			add(path, fmt.Sprintf("type check ('number') failed - got '%s'", v))
 			return
 		}
@@ -506,7 +544,7 @@ func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) 
 		add(path, fmt.Sprintf("value must be at least %d characters long", p.minLen))
 		return
 	}
-	if reNumber.MatchString(v) {
+	if (p.max != nil || p.min != nil) && isNumber(v) {
 		f, _ := strconv.ParseFloat(v, 64)
 		if p.max != nil && f > *p.max {
 			add(path, fmt.Sprintf("value must have a maximum value of %s", strconv.FormatFloat(*p.max, 'f', -1, 64)))
@@ -562,14 +600,13 @@ func checkPropertyString(path string, p *schemaParam, v string) string {
 	}
 	var sub []string
 	add := func(k, msg string) { sub = append(sub, k+": "+msg) }
-	for k, sp := range p.props {
-		val, ok := got[k]
-		if !ok {
-			if !sp.optional && p.aliases[k] == "" {
-				add(path+"."+k, "property is missing and it is not optional")
-			}
-			continue
+	for _, k := range p.required {
+		if _, ok := got[k]; !ok {
+			add(path+"."+k, "property is missing and it is not optional")
 		}
+	}
+	for k, val := range got {
+		sp := p.props[k]
 		if sp.typ == "boolean" {
 			switch strings.ToLower(val) {
 			case "1", "on", "yes", "true":
