@@ -11,11 +11,14 @@
 // # Sizes (DESIGN R23, R24)
 //
 // [ParseSize] is pve-common's parse_size: an optional fraction and a unit
-// K, M, G or T (or KiB, MiB, GiB, TiB), all powers of 1024; a bare number is
-// bytes. Proxmox computes the product in floating point and truncates; this
-// package computes it exactly and truncates, which only differs for inputs
-// with more significant digits than a float64 holds, and Proxmox never
-// writes such a value. [FormatSize] is format_size: the largest exact unit.
+// K, M, G or T, all powers of 1024; a bare number is bytes. It also takes
+// KiB, MiB, GiB and TiB as R24 asks, which the pve-common parse_size read
+// for this package does not: that only widens what we read, and Proxmox
+// itself writes K, M, G and T (see [FormatSize], format_size: the largest
+// exact unit). Proxmox computes the product in floating point and
+// truncates; this package computes it exactly and truncates, which only
+// differs for inputs with more significant digits than a float64 holds,
+// and Proxmox never writes such a value.
 //
 // [ParseConfigSize] adds the product rule for a config's size= option:
 // Proxmox writes a bare number only for a size that is not a whole number of
