@@ -152,7 +152,10 @@ func ParseNet(value string) (Net, error) {
 // parseIntIn reads an integer (pve-common is_integer: ^[+-]?\d+$) within
 // [lo, hi].
 func parseIntIn(what, input, key, v string, lo, hi int) (int, error) {
-	d := strings.TrimPrefix(strings.TrimPrefix(v, "+"), "-")
+	d := v
+	if d != "" && (d[0] == '+' || d[0] == '-') {
+		d = d[1:]
+	}
 	if !allDigits(d) {
 		return 0, syntaxErr(what, input, key+" is not an integer")
 	}
@@ -180,16 +183,16 @@ func parsePerlNumber(v string) (float64, bool) {
 			return 0, false
 		}
 	}
-	ip, fp, hasPoint := strings.Cut(mant, ".")
+	ip, fp, _ := strings.Cut(mant, ".")
 	if ip != "" && !allDigits(ip) || fp != "" && !allDigits(fp) || ip == "" && fp == "" {
-		return 0, false
-	}
-	if !hasPoint && fp != "" {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, false
+	}
+	if f == 0 {
+		f = 0 // drop the sign of -0
 	}
 	return f, true
 }

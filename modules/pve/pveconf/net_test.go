@@ -35,6 +35,7 @@ func TestParseNet(t *testing.T) {
 		{"name=eth0,rate=5.", Net{Name: "eth0", Rate: 5}},
 		{"name=eth0,rate=1e2", Net{Name: "eth0", Rate: 100}},
 		{"name=eth0,tag=+7", Net{Name: "eth0", Tag: 7}},
+		{"name=eth0,rate=-0", Net{Name: "eth0"}},
 		{"name=eth0,,bridge=vmbr0, ", Net{Name: "eth0", Bridge: "vmbr0"}},
 		{"", Net{}},
 	}
@@ -82,6 +83,7 @@ func TestNetStringRoundTrip(t *testing.T) {
 		"name=eth0,firewall=yes,rate=12.50,tag=0100": "name=eth0,firewall=1,rate=12.5,tag=100",
 		"name=eth0,,bridge=vmbr0, ":                  "name=eth0,bridge=vmbr0",
 		"name=eth0,rate=1e2":                         "name=eth0,rate=100",
+		"name=eth0,rate=-0":                          "name=eth0,rate=0",
 	} {
 		n, err := ParseNet(in)
 		if err != nil {
@@ -150,6 +152,7 @@ func TestParseNetErrors(t *testing.T) {
 		{"model=foo", ErrSyntax},
 		{"name=eth0,tag=abc", ErrSyntax},
 		{"name=eth0,tag=1.5", ErrSyntax},
+		{"name=eth0,tag=+-1", ErrSyntax},
 		{"name=eth0,tag=0", ErrRange},
 		{"name=eth0,tag=4095", ErrRange},
 		{"name=eth0,tag=99999999999999999999", ErrRange},
