@@ -48,6 +48,25 @@ func operationView(op *models.Operation, lang string) OperationView {
 	return v
 }
 
+const ctxWait = "pvebill.wait"
+
+// waitMiddleware validates ?wait=N before a handler runs, so a bad value changes nothing.
+func waitMiddleware(c *gin.Context) {
+	d, err := parseWait(c)
+	if err != nil {
+		writeProblem(c, err.(*i18n.Problem))
+		return
+	}
+	c.Set(ctxWait, d)
+	c.Next()
+}
+
+func waitOf(c *gin.Context) time.Duration {
+	d, _ := c.Get(ctxWait)
+	w, _ := d.(time.Duration)
+	return w
+}
+
 // parseWait reads ?wait=N (whole seconds, 0–60).
 func parseWait(c *gin.Context) (time.Duration, error) {
 	raw, ok := c.GetQuery("wait")
@@ -81,11 +100,7 @@ func opIDOK(id string) bool {
 }
 
 func (s *Server) getOperation(c *gin.Context) {
-	wait, err := parseWait(c)
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
+	wait := waitOf(c)
 	id := c.Param("id")
 	if !opIDOK(id) {
 		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
@@ -126,11 +141,7 @@ func (s *Server) loadOperation(c *gin.Context, id string) (*models.Operation, er
 // AcceptOperation answers a mutation: 202 with the operation and its Location, or — with
 // ?wait=N — 200 once it finished within N seconds.
 func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) {
-	wait, err := parseWait(c)
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
+	wait := waitOf(c)
 	s.exec.Kick()
 	status := http.StatusAccepted
 	if wait > 0 {
