@@ -89,7 +89,19 @@ func (s *Sim) qemuStatus(g *guest, current bool) map[string]any {
 			e["ballooninfo"] = map[string]any{"actual": st.maxmem, "max_mem": st.maxmem, "free_mem": st.maxmem - st.mem,
 				"total_mem": st.maxmem, "major_page_faults": 1811, "minor_page_faults": 3803793, "mem_swapped_in": 0, "mem_swapped_out": 0}
 			e["nics"] = map[string]any{fmt.Sprintf("tap%di0", g.vmid): map[string]any{"netin": st.netin, "netout": st.netout}}
-			e["blockstat"] = map[string]any{}
+			blocks := map[string]any{}
+			for k, v := range g.conf {
+				if !qemuDiskKey(k) || parseMount(v).volume == "none" {
+					continue
+				}
+				blocks[k] = map[string]any{"rd_bytes": st.diskread / 2, "wr_bytes": st.diskwrite / 2, "rd_operations": st.diskread / 4096,
+					"wr_operations": st.diskwrite / 4096, "flush_operations": st.uptime, "failed_rd_operations": 0, "failed_wr_operations": 0,
+					"idle_time_ns": 1000000, "account_failed": true, "account_invalid": true, "timed_stats": []any{}}
+			}
+			e["blockstat"] = blocks
+			if strings.HasPrefix(g.conf["vga"], "qxl") {
+				e["spice"] = 1
+			}
 			e["proxmox-support"] = map[string]any{"pbs-dirty-bitmap": true, "query-bitmap-info": true, "pbs-library-version": "1.5.1", "backup-max-workers": true}
 		}
 		if s.opts.PVEMajor >= 9 {
