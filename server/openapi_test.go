@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+func loadSpec(t *testing.T) *openapi3.T {
+	t.Helper()
+	raw, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.yaml is not valid: %v", err)
+	}
+	return doc
+}
+
+var ginParam = regexp.MustCompile(`:([A-Za-z_]+)`)
+
+// Every route in the gin table is in openapi.yaml with the same method, and vice versa.
+func TestRouteTableMatchesOpenAPI(t *testing.T) {
+	doc := loadSpec(t)
+	h := newHarness(t, "sqlite")
+	got := map[string]bool{}
+	for _, r := range h.srv.Engine().Routes() {
+		if strings.HasPrefix(r.Path, "/v1/_test/") {
+			continue // test-only routes added by the harness
+		}
+		got[r.Method+" "+ginParam.ReplaceAllString(r.Path, "{$1}")] = true
+	}
+	want := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			want[method+" "+path] = true
+		}
+	}
+	var missing, extra []string
+	for k := range got {
+		if !want[k] {
+			missing = append(missing, k)
+		}
+	}
+	for k := range want {
+		if !got[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 {
+		t.Errorf("routes not in openapi.yaml: %v", missing)
+	}
+	if len(extra) > 0 {
+		t.Errorf("openapi.yaml paths with no route: %v", extra)
+	}
+}
+
+// Real responses validate against the spec.
+func TestResponsesConformToOpenAPI(t *testing.T) {
+	doc := loadSpec(t)
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, "sqlite")
+	r := h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-spec", ""))
+	opID := r.json(t)["operation"].(map[string]any)["id"].(string)
+	r = h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-spec-fail", `,"fail":true`))
+	failedID := r.json(t)["operation"].(map[string]any)["id"].(string)
+
+	type call struct {
+		method, path string
+		signed       bool
+		status       int
+	}
+	calls := []call{
+		{"GET", "/healthz", false, 200},
+		{"GET", "/readyz", false, 200},
+		{"GET", "/metrics", false, 200},
+		{"GET", "/openapi.yaml", false, 200},
+		{"GET", "/v1/operations/" + opID, true, 200},
+		{"GET", "/v1/operations/" + failedID + "?wait=1", true, 200},
+		{"GET", "/v1/operations/00000000-0000-4000-8000-000000000000", true, 404},
+		{"GET", "/v1/operations/" + opID + "?wait=99", true, 422},
+		{"GET", "/v1/operations/" + opID, false, 401},
+	}
+	for _, c := range calls {
+		var resp response
+		if c.signed {
+			resp = h.billing(c.method, c.path, nil)
+		} else {
+			req, _ := http.NewRequest(c.method, h.http.URL+c.path, nil)
+			resp = h.do(req)
+		}
+		if resp.Status != c.status {
+			t.Errorf("%s %s: %d, want %d: %s", c.method, c.path, resp.Status, c.status, resp.Body)
+			continue
+		}
+		req, _ := http.NewRequest(c.method, "http://127.0.0.1:8080"+c.path, nil)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Errorf("%s %s: not in spec: %v", c.method, c.path, err)
+			continue
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
+			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
+			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s (%d): %v", c.method, c.path, resp.Status, err)
+		}
+	}
+	_ = routers.Route{}
+}
