@@ -366,6 +366,32 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 	return t.upid, nil
 }
 
+// keepReplacedVolume turns the volume of a mount or drive that is removed or replaced
+// by newVal ("" = removed) into an unusedN entry, as add_unused_volume does.
+func keepReplacedVolume(g *guest, key, newVal string) {
+	old, ok := g.conf[key]
+	if !ok {
+		return
+	}
+	isDisk := (g.typ == "lxc" && isMountKey(key)) || (g.typ == "qemu" && qemuDiskKey(key))
+	if !isDisk {
+		return
+	}
+	oms := parseMount(old)
+	if oms.kind != "volume" || oms.volume == "none" || oms.volume == "cdrom" || oms.opts["media"] == "cdrom" {
+		return
+	}
+	if newVal != "" && parseMount(newVal).volume == oms.volume {
+		return
+	}
+	for k, v := range g.conf {
+		if indexedKey(k, "unused") && v == oms.volume {
+			return
+		}
+	}
+	g.conf[nextUnusedKey(g.conf, g.pending)] = oms.volume
+}
+
 // startGuest marks a guest running and applies pending changes. Callers hold the write lock.
 func (s *Sim) startGuest(g *guest) {
 	applyPending(g)
@@ -378,10 +404,12 @@ func (s *Sim) startGuest(g *guest) {
 }
 
 func applyPending(g *guest) {
-	for k, v := range g.pending {
-		g.conf[k] = v
+	for _, k := range sortedKeys(g.pending) {
+		keepReplacedVolume(g, k, g.pending[k])
+		g.conf[k] = g.pending[k]
 	}
-	for k := range g.pendingDelete {
+	for _, k := range sortedKeys(g.pendingDelete) {
+		keepReplacedVolume(g, k, "")
 		delete(g.conf, k)
 	}
 	g.pending = map[string]string{}
@@ -502,19 +530,12 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 			delete(g.pendingDelete, k)
 			continue
 		}
-		if isMountKey(k) {
-			if old, ok := g.conf[k]; ok {
-				oms, nms := parseMount(old), parseMount(v)
-				if oms.kind == "volume" && oms.volume != nms.volume {
-					g.conf[nextUnusedKey(g.conf, g.pending)] = oms.volume
-				}
-			}
-		}
+		keepReplacedVolume(g, k, v)
 		g.conf[k] = v
 		delete(g.pending, k)
 	}
 	for _, k := range deletes {
-		if g.running && !lxcHotplug(k) {
+		if g.running && !lxcHotplug(k) && !indexedKey(k, "unused") {
 			if _, ok := g.conf[k]; ok {
 				g.pendingDelete[k] = true
 			}
@@ -528,11 +549,8 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		}
 		switch {
 		case indexedKey(k, "mp"):
-			ms := parseMount(old)
+			keepReplacedVolume(g, k, "")
 			delete(g.conf, k)
-			if ms.kind == "volume" {
-				g.conf[nextUnusedKey(g.conf, g.pending)] = ms.volume
-			}
 		case indexedKey(k, "unused"):
 			owner, err := s.volumeOwner(old)
 			if err != nil {

@@ -310,14 +310,7 @@ func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
 			delete(g.pendingDelete, k)
 			continue
 		}
-		if qemuDiskKey(k) {
-			if old, ok := g.conf[k]; ok {
-				oms, nms := parseMount(old), parseMount(v)
-				if oms.volume != nms.volume && oms.opts["media"] != "cdrom" && oms.volume != "none" {
-					g.conf[nextUnusedKey(g.conf, g.pending)] = oms.volume
-				}
-			}
-		}
+		keepReplacedVolume(g, k, v)
 		g.conf[k] = v
 		delete(g.pending, k)
 	}
@@ -345,7 +338,9 @@ func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
 				continue
 			}
 			if ms.opts["media"] != "cdrom" && ms.volume != "none" && !strings.HasPrefix(ms.volume, "/") {
-				g.conf[nextUnusedKey(g.conf, g.pending)] = ms.volume
+				g.conf[k] = old
+				keepReplacedVolume(g, k, "")
+				delete(g.conf, k)
 			}
 		case indexedKey(k, "unused"):
 			if owner, err := s.volumeOwner(old); err == nil && owner == g.vmid {
