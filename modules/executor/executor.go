@@ -184,7 +184,7 @@ func (e *Executor) worker() {
 type Run struct {
 	Op       *models.Operation
 	Action   Action
-	Resumed  bool // taken over from a worker that stopped renewing its lease
+	Resumed  bool // a previous attempt had reached a stage (lease taken over, or released)
 	resumeAt int
 	e        *Executor
 	result   any
@@ -240,7 +240,9 @@ func (e *Executor) execute(c *models.Claim) {
 	defer cancel()
 	hbDone := make(chan struct{})
 	go e.heartbeat(ctx, cancel, op.ID, hbDone)
-	run := &Run{Op: op, Action: act, Resumed: c.TakeOver, resumeAt: op.StageIndex, e: e}
+	// A run resumes when a previous attempt reached a stage: taken over from a dead worker, or
+	// released at a graceful shutdown (never past the irreversible stage, checked above).
+	run := &Run{Op: op, Action: act, Resumed: c.TakeOver || op.StageIndex >= 0, resumeAt: op.StageIndex, e: e}
 	start := time.Now()
 	err := safeRun(ctx, act, run)
 	cancel()

@@ -1,0 +1,343 @@
+package executor_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/executor"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type probe struct {
+	gate     chan struct{}
+	failAt   string
+	panicAt  string
+	runs     atomic.Int32
+	resumed  atomic.Bool
+	skipped  atomic.Int32
+	finished atomic.Int32
+}
+
+func (p *probe) action() executor.Action {
+	return executor.Action{
+		Name:         "replace",
+		Stages:       []string{"precheck", "stop", "destroy", "create", "start"},
+		Irreversible: "destroy",
+		Run: func(ctx context.Context, r *executor.Run) error {
+			p.runs.Add(1)
+			if r.Resumed {
+				p.resumed.Store(true)
+			}
+			for _, st := range r.Action.Stages {
+				if r.Completed(st) {
+					p.skipped.Add(1)
+					continue
+				}
+				if err := r.Stage(ctx, st); err != nil {
+					return err
+				}
+				if st == "stop" && p.gate != nil {
+					select {
+					case <-p.gate:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				if st == p.panicAt {
+					panic("boom at " + st)
+				}
+				if st == p.failAt {
+					return i18n.NewProblem(502, i18n.CodeProxmoxTaskFailed)
+				}
+			}
+			p.finished.Add(1)
+			return nil
+		},
+	}
+}
+
+func start(t *testing.T, db *models.DB, p *probe, owner string, lease time.Duration) (*executor.Executor, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	e := executor.New(db, executor.Config{Owner: owner, Workers: 2, Lease: lease, PollInterval: 20 * time.Millisecond},
+		quiet, executor.NewMetrics(reg), p.action())
+	e.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		e.Stop(ctx)
+	})
+	return e, reg
+}
+
+func enqueue(t *testing.T, db *models.DB, svc string) *models.Operation {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := models.GetService(ctx, db.Gorm, svc); errors.Is(err, models.ErrNotFound) {
+		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	op := &models.Operation{ServiceID: svc, ClientID: "c", Action: "replace", Payload: "{}"}
+	if err := models.InsertOperation(ctx, db.Gorm, op); err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+func waitState(t *testing.T, db *models.DB, e *executor.Executor, id string) *models.Operation {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	op, err := executor.WaitTerminal(ctx, db, e.Broker(), id, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !models.IsTerminal(op.State) {
+		t.Fatalf("operation still %s at stage %s", op.State, op.Stage)
+	}
+	return op
+}
+
+func lockOf(t *testing.T, db *models.DB, svc string) *string {
+	t.Helper()
+	s, err := models.GetService(context.Background(), db.Gorm, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.LockOperationID
+}
+
+func TestSuccessReleasesLockAndCounts(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		p := &probe{}
+		e, reg := start(t, db, p, "w", 5*time.Second)
+		op := enqueue(t, db, "svc")
+		e.Kick()
+		got := waitState(t, db, e, op.ID)
+		if got.State != models.OpSucceeded || got.Stage != "start" || got.FinishedAt == nil {
+			t.Fatalf("%+v", got)
+		}
+		if lockOf(t, db, "svc") != nil {
+			t.Fatal("lock not released")
+		}
+		if n := counterValue(t, reg, "pvebill_operations_total", "result", "succeeded"); n != 1 {
+			t.Fatalf("pvebill_operations_total{succeeded} = %v", n)
+		}
+	})
+}
+
+func counterValue(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// R27/R28: a failure before the irreversible stage fails and releases the lock; at or after it,
+// the operation needs reconciliation and the lock stays closed.
+func TestFailureBeforeAndAfterIrreversibleStage(t *testing.T) {
+	for _, tc := range []struct {
+		stage string
+		want  string
+		lock  bool
+	}{
+		{"precheck", models.OpFailed, false},
+		{"stop", models.OpFailed, false},
+		{"destroy", models.OpNeedsReconciliation, true},
+		{"create", models.OpNeedsReconciliation, true},
+		{"start", models.OpNeedsReconciliation, true},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, db *models.DB) {
+				p := &probe{failAt: tc.stage}
+				e, _ := start(t, db, p, "w", 5*time.Second)
+				op := enqueue(t, db, "svc")
+				e.Kick()
+				got := waitState(t, db, e, op.ID)
+				if got.State != tc.want || got.Stage != tc.stage || got.ErrorCode == nil || *got.ErrorCode != "proxmox_task_failed" {
+					t.Fatalf("state %s stage %s code %v", got.State, got.Stage, got.ErrorCode)
+				}
+				if (lockOf(t, db, "svc") != nil) != tc.lock {
+					t.Fatalf("lock held = %v, want %v", lockOf(t, db, "svc") != nil, tc.lock)
+				}
+			})
+		})
+	}
+}
+
+func TestPanicInActionFailsTheOperation(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		e, _ := start(t, db, &probe{panicAt: "precheck"}, "w", 5*time.Second)
+		op := enqueue(t, db, "svc")
+		e.Kick()
+		got := waitState(t, db, e, op.ID)
+		if got.State != models.OpFailed || *got.ErrorCode != "internal_error" {
+			t.Fatalf("%+v", got)
+		}
+	})
+}
+
+// One running operation per service: a second operation waits for the first.
+func TestOneRunningOperationPerService(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		p := &probe{gate: make(chan struct{})}
+		e, _ := start(t, db, p, "w", 5*time.Second)
+		first := enqueue(t, db, "svc")
+		second := enqueue(t, db, "svc")
+		e.Kick()
+		time.Sleep(300 * time.Millisecond)
+		if n := p.runs.Load(); n != 1 {
+			t.Fatalf("%d runs started while the first holds the service", n)
+		}
+		s, _ := models.GetOperation(context.Background(), db.Gorm, second.ID)
+		if s.State != models.OpQueued {
+			t.Fatalf("second is %s", s.State)
+		}
+		close(p.gate)
+		waitState(t, db, e, first.ID)
+		if got := waitState(t, db, e, second.ID); got.State != models.OpSucceeded {
+			t.Fatalf("second: %+v", got)
+		}
+	})
+}
+
+// The heartbeat keeps the lease alive for a run longer than the lease.
+func TestHeartbeatKeepsLease(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		p := &probe{gate: make(chan struct{})}
+		e, _ := start(t, db, p, "w1", 300*time.Millisecond)
+		op := enqueue(t, db, "svc")
+		e.Kick()
+		time.Sleep(1200 * time.Millisecond)
+		// A second executor must not take it over while the first renews.
+		p2 := &probe{}
+		start(t, db, p2, "w2", 300*time.Millisecond)
+		time.Sleep(600 * time.Millisecond)
+		if p2.runs.Load() != 0 {
+			t.Fatal("a live operation was taken over")
+		}
+		close(p.gate)
+		if got := waitState(t, db, e, op.ID); got.State != models.OpSucceeded || got.Attempts != 1 {
+			t.Fatalf("%+v", got)
+		}
+	})
+}
+
+// R38: a crashed worker's operation is resumed when no irreversible stage had started…
+func TestTakeoverResumesBeforeIrreversibleStage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		op := enqueue(t, db, "svc")
+		c, err := db.ClaimNext(ctx, "crashed", 100*time.Millisecond)
+		if err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		if err := db.SetStage(ctx, op.ID, "crashed", "stop", 1); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		p := &probe{}
+		e, _ := start(t, db, p, "survivor", 5*time.Second)
+		got := waitState(t, db, e, op.ID)
+		if got.State != models.OpSucceeded || !p.resumed.Load() || p.skipped.Load() != 1 || got.Attempts != 2 {
+			t.Fatalf("state %s resumed %v skipped %d attempts %d", got.State, p.resumed.Load(), p.skipped.Load(), got.Attempts)
+		}
+	})
+}
+
+// …and moved to needs_reconciliation when it had.
+func TestTakeoverAfterIrreversibleStageNeedsReconciliation(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		op := enqueue(t, db, "svc")
+		if c, err := db.ClaimNext(ctx, "crashed", 100*time.Millisecond); err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		if err := db.SetStage(ctx, op.ID, "crashed", "destroy", 2); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		p := &probe{}
+		e, _ := start(t, db, p, "survivor", 5*time.Second)
+		got := waitState(t, db, e, op.ID)
+		if got.State != models.OpNeedsReconciliation || got.Stage != "destroy" || *got.ErrorCode != "operation_interrupted" {
+			t.Fatalf("%+v", got)
+		}
+		if p.runs.Load() != 0 {
+			t.Fatal("the action ran again after an interrupted destroy")
+		}
+		if lockOf(t, db, "svc") == nil {
+			t.Fatal("lock released")
+		}
+	})
+}
+
+// Graceful stop: a run cancelled before its irreversible stage is released to the queue.
+func TestStopReleasesRunBeforeIrreversibleStage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		p := &probe{gate: make(chan struct{})}
+		reg := prometheus.NewRegistry()
+		e := executor.New(db, executor.Config{Owner: "w", Workers: 1, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
+			quiet, executor.NewMetrics(reg), p.action())
+		e.Start(context.Background())
+		op := enqueue(t, db, "svc")
+		e.Kick()
+		deadline := time.Now().Add(5 * time.Second)
+		for p.runs.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		e.Stop(ctx)
+		got, _ := models.GetOperation(context.Background(), db.Gorm, op.ID)
+		if got.State != models.OpQueued || got.LeaseOwner != nil || lockOf(t, db, "svc") != nil {
+			t.Fatalf("after stop: state %s owner %v lock %v", got.State, got.LeaseOwner, lockOf(t, db, "svc"))
+		}
+		// A fresh executor picks it up and finishes it.
+		e2, _ := start(t, db, &probe{}, "w2", 5*time.Second)
+		if got := waitState(t, db, e2, op.ID); got.State != models.OpSucceeded {
+			t.Fatalf("%+v", got)
+		}
+	})
+}
+
+func TestDestructiveIsDerivedFromPosition(t *testing.T) {
+	a := (&probe{}).action()
+	for i, want := range []bool{false, false, true, true, true} {
+		if a.Destructive(i) != want {
+			t.Errorf("stage %s destructive = %v", a.Stages[i], !want)
+		}
+	}
+	if a.Destructive(-1) {
+		t.Error("no stage yet is destructive")
+	}
+	if (executor.Action{Stages: []string{"a"}}).Destructive(0) {
+		t.Error("an action without an irreversible stage is never destructive")
+	}
+}
