@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -181,4 +182,8 @@ func demoHarness(t *testing.T) *harness {
 	t.Helper()
 	clk := &fixedClock{t: testEpoch}
 	return startHarness(t, Demo(Options{Now: clk.Now}))
+}
+
+func regexpMatch(pattern, s string) bool {
+	return regexp.MustCompile(pattern).MatchString(s)
 }

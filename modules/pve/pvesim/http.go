@@ -170,7 +170,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 
 	vars := map[string]string{}
-	sn := s.schema.lookup(rel, vars)
+	sn := s.schema.lookupSegments(pathSegments(r), vars)
 	template := ""
 	if sn != nil {
 		template = sn.template
@@ -232,6 +232,23 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, status, body)
+}
+
+// pathSegments splits the escaped request path below /api2/json and unescapes each
+// segment, so a volume id sent as "backup%2Fvzdump-..." stays one path variable.
+func pathSegments(r *http.Request) []string {
+	raw := strings.TrimPrefix(r.URL.EscapedPath(), apiPrefix)
+	var out []string
+	for _, seg := range strings.Split(raw, "/") {
+		if seg == "" {
+			continue
+		}
+		if u, err := url.PathUnescape(seg); err == nil {
+			seg = u
+		}
+		out = append(out, seg)
+	}
+	return out
 }
 
 func isLXCSuspendPath(rel string) bool {

@@ -219,8 +219,13 @@ func (s *Schema) insert(path string) *schemaNode {
 // lookup finds the node for a concrete path, filling the path variables.
 // Like Proxmox's RESTHandler, a fixed segment wins, then a variable one.
 func (s *Schema) lookup(path string, vars map[string]string) *schemaNode {
+	return s.lookupSegments(strings.Split(path, "/"), vars)
+}
+
+// lookupSegments is lookup for an already split (and unescaped) path.
+func (s *Schema) lookupSegments(segs []string, vars map[string]string) *schemaNode {
 	n := s.root
-	for _, seg := range strings.Split(path, "/") {
+	for _, seg := range segs {
 		if seg == "" {
 			continue
 		}

@@ -1,0 +1,121 @@
+package pvesim
+
+import (
+	"testing"
+)
+
+func TestStorageContent(t *testing.T) {
+	h := demoHarness(t)
+	h.sim.AddVolume("local", "backup/vzdump-lxc-200-2025_01_31-02_00_05.tar.zst", 300*mib, "backup")
+	h.sim.AddVolume("local", "backup/vzdump-qemu-300-2025_02_01-02_00_05.vma.zst", 900*mib, "backup")
+	h.sim.SetVolumeProtected("local", "backup/vzdump-lxc-200-2025_01_31-02_00_05.tar.zst", true, "before upgrade\nsecond line")
+
+	var list []map[string]any
+	h.ok("GET", "/nodes/pve1/storage", nil, &list)
+	if len(list) != 3 || list[0]["storage"] != "local" || list[1]["type"] != "lvmthin" || list[2]["type"] != "zfspool" {
+		t.Errorf("storages %v", list)
+	}
+	var backups []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "backup", "vmid", "200"), &backups)
+	if len(backups) != 1 {
+		t.Fatalf("backups %v", backups)
+	}
+	b := backups[0]
+	want := map[string]any{"volid": "local:backup/vzdump-lxc-200-2025_01_31-02_00_05.tar.zst", "content": "backup",
+		"format": "tar.zst", "vmid": float64(200), "subtype": "lxc", "notes": "before upgrade", "protected": float64(1),
+		"size": float64(300 * mib), "ctime": float64(1738288805)}
+	for k, v := range want {
+		if b[k] != v {
+			t.Errorf("backup %s = %#v, want %#v", k, b[k], v)
+		}
+	}
+	var tmpls []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "vztmpl"), &tmpls)
+	if len(tmpls) != 2 || tmpls[0]["format"] != "tzst" {
+		t.Errorf("templates %v", tmpls)
+	}
+	if _, ok := tmpls[0]["vmid"]; ok {
+		t.Error("template carries a vmid")
+	}
+	var all []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", nil, &all)
+	for i := 1; i < len(all); i++ {
+		if all[i-1]["volid"].(string) > all[i]["volid"].(string) {
+			t.Errorf("content not sorted by volid: %v before %v", all[i-1]["volid"], all[i]["volid"])
+		}
+	}
+	var lvm []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local-lvm/content", vals("vmid", "200"), &lvm)
+	if len(lvm) != 1 || lvm[0]["volid"] != "local-lvm:vm-200-disk-0" || lvm[0]["content"] != "rootdir" {
+		t.Errorf("lvm content %v", lvm)
+	}
+	h.fail("DELETE", "/nodes/pve1/storage/local/content/backup%2Fvzdump-lxc-200-2025_01_31-02_00_05.tar.zst", nil, 500, "is protected")
+	h.fail("GET", "/nodes/pve1/storage/nope/content", nil, 500, "storage 'nope' does not exist")
+	h.noViolations()
+}
+
+func TestFirewall(t *testing.T) {
+	h := demoHarness(t)
+	var opts map[string]any
+	h.ok("GET", "/cluster/firewall/options", nil, &opts)
+	if _, ok := opts["enable"]; ok {
+		t.Errorf("datacenter firewall enabled by default: %v", opts)
+	}
+	h.ok("PUT", "/cluster/firewall/options", vals("enable", "1"), nil)
+	h.ok("GET", "/cluster/firewall/options", nil, &opts)
+	if opts["enable"] != float64(1) {
+		t.Errorf("cluster options %v", opts)
+	}
+	for _, typ := range []string{"lxc/200", "qemu/300"} {
+		base := "/nodes/pve1/" + typ + "/firewall"
+		h.ok("PUT", base+"/options", vals("enable", "1", "ipfilter", "1", "policy_in", "ACCEPT"), nil)
+		var fo map[string]any
+		h.ok("GET", base+"/options", nil, &fo)
+		if fo["enable"] != float64(1) || fo["ipfilter"] != float64(1) || fo["policy_in"] != "ACCEPT" {
+			t.Errorf("%s options %v", typ, fo)
+		}
+		h.ok("PUT", base+"/options", vals("delete", "policy_in"), nil)
+		h.ok("POST", base+"/ipset", vals("name", "ipfilter-net0", "comment", "pvebill"), nil)
+		h.fail("POST", base+"/ipset", vals("name", "ipfilter-net0"), 500, "already exists")
+		h.ok("POST", base+"/ipset/ipfilter-net0", vals("cidr", "192.0.2.30"), nil)
+		h.ok("POST", base+"/ipset/ipfilter-net0", vals("cidr", "2001:db8::/64"), nil)
+		var sets []map[string]any
+		h.ok("GET", base+"/ipset", nil, &sets)
+		if len(sets) != 1 || sets[0]["name"] != "ipfilter-net0" {
+			t.Errorf("ipsets %v", sets)
+		}
+		var entries []map[string]any
+		h.ok("GET", base+"/ipset/ipfilter-net0", nil, &entries)
+		if len(entries) != 2 {
+			t.Errorf("entries %v", entries)
+		}
+		h.ok("DELETE", base+"/ipset/ipfilter-net0/192.0.2.30", nil, nil)
+		h.fail("DELETE", base+"/ipset/ipfilter-net0", nil, 500, "is not empty")
+	}
+	g, _ := h.sim.Guest(200)
+	if g.Firewall["ipfilter"] != "1" || len(g.IPSets["ipfilter-net0"]) != 1 {
+		t.Errorf("snapshot firewall %v ipsets %v", g.Firewall, g.IPSets)
+	}
+	h.noViolations()
+}
+
+func TestHAResources(t *testing.T) {
+	h := demoHarness(t)
+	h.ok("POST", "/cluster/ha/resources", vals("sid", "ct:200", "state", "started"), nil)
+	var st map[string]any
+	h.ok("GET", "/nodes/pve1/lxc/200/status/current", nil, &st)
+	if ha, _ := st["ha"].(map[string]any); ha["managed"] != float64(1) {
+		t.Errorf("ha %v", st["ha"])
+	}
+	upid := h.run("POST", "/nodes/pve1/lxc/200/status/stop", nil, "OK")
+	if !regexpMatch(`:hastop:200:`, upid) {
+		t.Errorf("HA stop UPID %s", upid)
+	}
+	g, _ := h.sim.Guest(200)
+	if g.HAState != "stopped" || g.Status != "stopped" {
+		t.Errorf("after hastop: %s %s", g.HAState, g.Status)
+	}
+	h.ok("PUT", "/cluster/ha/resources/ct:200", vals("state", "ignored"), nil)
+	h.ok("DELETE", "/cluster/ha/resources/ct:200", nil, nil)
+	h.noViolations()
+}
