@@ -11,9 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -30,16 +28,13 @@ const (
 	demoTokenSecret = "00000000-0000-0000-0000-000000000000"
 )
 
-func cmdServe(args []string, stdout, stderr io.Writer) int {
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (omit for the embedded default: SQLite + built-in simulator)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	var (
 		cfg         config.Config
 		err         error
@@ -186,7 +181,7 @@ func cmdMigrate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdSim(args []string, stdout, stderr io.Writer) int {
+func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8006", "address to listen on")
@@ -207,8 +202,6 @@ func cmdSim(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "Proxmox VE simulator on http://%s/api2/json (token %s, control API /_sim/)\n", ln.Addr(), demoTokenID)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	srv := &http.Server{Handler: sim}
 	go func() { <-ctx.Done(); srv.Close() }()
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -7,33 +7,40 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 //go:embed openapi.yaml
 var openAPISpec []byte
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run executes one command; ctx ending (SIGINT/SIGTERM) stops a server gracefully.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
 	}
 	switch args[0] {
 	case "serve":
-		return cmdServe(args[1:], stdout, stderr)
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "migrate":
 		return cmdMigrate(args[1:], stdout, stderr)
 	case "call":
 		return cmdCall(args[1:], stdout, stderr)
 	case "sim":
-		return cmdSim(args[1:], stdout, stderr)
+		return cmdSim(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
