@@ -1,8 +1,8 @@
 // Package dbtest opens real databases for tests: SQLite in a temporary file, and MariaDB/MySQL
 // when PVEBILL_TEST_MYSQL_DSN is set (a DSN without a database name, e.g.
 // "pvebill:pvebill@tcp(127.0.0.1:3306)/"). Each MySQL test gets a fresh database that is dropped
-// afterwards. With PVEBILL_REQUIRE_MYSQL=1 a missing MySQL fails the test instead of skipping,
-// and PVEBILL_MYSQL_MARKER names a file touched when a MySQL test ran (CI checks it).
+// afterwards. With PVEBILL_TEST_REQUIRE_MYSQL=1 a missing MySQL fails the test instead of skipping,
+// and PVEBILL_TEST_MYSQL_MARKER names a file touched when a MySQL test ran (CI checks it).
 package dbtest
 
 import (
@@ -23,8 +23,8 @@ func Dialects(t testing.TB) []string {
 	out := []string{models.SQLite}
 	if os.Getenv("PVEBILL_TEST_MYSQL_DSN") != "" {
 		out = append(out, models.MySQL)
-	} else if os.Getenv("PVEBILL_REQUIRE_MYSQL") == "1" {
-		t.Fatal("PVEBILL_REQUIRE_MYSQL=1 but PVEBILL_TEST_MYSQL_DSN is not set")
+	} else if os.Getenv("PVEBILL_TEST_REQUIRE_MYSQL") == "1" {
+		t.Fatal("PVEBILL_TEST_REQUIRE_MYSQL=1 but PVEBILL_TEST_MYSQL_DSN is not set")
 	}
 	return out
 }
@@ -74,7 +74,7 @@ func DSN(t testing.TB, dialect string) string {
 				a.Close()
 			}
 		})
-		if marker := os.Getenv("PVEBILL_MYSQL_MARKER"); marker != "" {
+		if marker := os.Getenv("PVEBILL_TEST_MYSQL_MARKER"); marker != "" {
 			_ = os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
 		}
 		return withDB(base, name)

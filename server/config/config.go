@@ -148,11 +148,13 @@ func keyFromYAMLError(err error) string {
 
 // ApplyEnv applies PVEBILL_<PATH> overrides: the upper-cased yaml path joined with "_", list
 // elements by index (PVEBILL_CLUSTERS_0_TOKEN_SECRET). Lists of strings take comma-separated values.
+// An unknown PVEBILL_ variable is an error (a typo must not be ignored); PVEBILL_TEST_* is
+// reserved for the test suite.
 func ApplyEnv(cfg *Config, env []string) error {
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, "PVEBILL_") {
-			continue
+		if !ok || !strings.HasPrefix(name, "PVEBILL_") || strings.HasPrefix(name, "PVEBILL_TEST_") {
+			continue // PVEBILL_TEST_* belongs to the test suite, not the configuration
 		}
 		path := strings.TrimPrefix(name, "PVEBILL_")
 		if err := setPath(reflect.ValueOf(cfg).Elem(), path, value); err != nil {

@@ -1,0 +1,115 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "pvebill.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const good = `
+listen: "127.0.0.1:9090"
+log_format: text
+database:
+  driver: mysql
+  dsn: "pvebill:file-secret@tcp(127.0.0.1:3306)/pvebill"
+clients:
+  - id: whmcs
+    secret: "change-me-please"
+    scopes: [billing, admin]
+clusters:
+  - name: default
+    url: "https://pve1.example.com:8006"
+    token_id: "pvebill@pve!provision"
+    token_secret: "00000000-0000-0000-0000-000000000000"
+    nodes: [pve1, pve2]
+jobs:
+  swap_sampling: "@every 30s"
+`
+
+func TestLoadAndEnvOverrides(t *testing.T) {
+	p := write(t, good)
+	cfg, err := Load(p, []string{
+		"PVEBILL_DATABASE_DSN=pvebill:env-secret@tcp(db:3306)/pvebill",
+		"PVEBILL_CLUSTERS_0_TOKEN_SECRET=from-env",
+		"PVEBILL_CLUSTERS_0_NODES=pve3, pve4",
+		"PVEBILL_CLIENTS_1_ID=shop",
+		"PVEBILL_CLIENTS_1_SECRET=shop-secret-123",
+		"PVEBILL_CLIENTS_1_SCOPES=storefront",
+		"PVEBILL_EXECUTOR_LEASE=45s",
+		"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=true",
+		"OTHER=ignored",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:9090" || cfg.LogFormat != "text" || cfg.Jobs.SwapSampling != "@every 30s" || cfg.Jobs.Limits != "@every 1m" {
+		t.Fatalf("%+v", cfg)
+	}
+	if cfg.Database.DSN != "pvebill:env-secret@tcp(db:3306)/pvebill" || cfg.Clusters[0].TokenSecret != "from-env" ||
+		strings.Join(cfg.Clusters[0].Nodes, ",") != "pve3,pve4" || !cfg.Clusters[0].InsecureSkipVerify {
+		t.Fatalf("overrides not applied: %+v", cfg)
+	}
+	if len(cfg.Clients) != 2 || cfg.Clients[1].ID != "shop" || cfg.Executor.Lease != 45*time.Second {
+		t.Fatalf("clients %+v lease %v", cfg.Clients, cfg.Executor.Lease)
+	}
+	s := cfg.String()
+	for _, secret := range []string{"env-secret", "from-env", "change-me-please", "shop-secret-123"} {
+		if strings.Contains(s, secret) {
+			t.Errorf("String() shows %q", secret)
+		}
+	}
+}
+
+// A config error names the key it is about.
+func TestErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		name, body string
+		env        []string
+		key        string
+	}{
+		{"log format", strings.Replace(good, "log_format: text", "log_format: xml", 1), nil, "log_format"},
+		{"driver", strings.Replace(good, "driver: mysql", "driver: oracle", 1), nil, "database.driver"},
+		{"scope", strings.Replace(good, "[billing, admin]", "[billing, root]", 1), nil, "clients[0].scopes"},
+		{"short secret", strings.Replace(good, `"change-me-please"`, `"x"`, 1), nil, "clients[0].secret"},
+		{"url", strings.Replace(good, "https://pve1", "ftp://pve1", 1), nil, "clusters[0].url"},
+		{"token id", strings.Replace(good, "pvebill@pve!provision", "pvebill@pve", 1), nil, "clusters[0].token_id"},
+		{"unknown key", good + "\nswap_mb: 1\n", nil, "swap_mb"},
+		{"env unknown", good, []string{"PVEBILL_NOPE=1"}, "PVEBILL_NOPE"},
+		{"env bad bool", good, []string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=maybe"}, "PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY"},
+		{"env bad duration", good, []string{"PVEBILL_EXECUTOR_LEASE=soon"}, "PVEBILL_EXECUTOR_LEASE"},
+		{"env workers", good, []string{"PVEBILL_EXECUTOR_WORKERS=0"}, "executor.workers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(write(t, c.body), c.env)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != c.key {
+				t.Fatalf("err = %v, want key %s", err, c.key)
+			}
+			if !strings.Contains(err.Error(), c.key) {
+				t.Fatalf("message %q does not name %s", err, c.key)
+			}
+		})
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	if got := RedactDSN("user:pw@tcp(h:1)/db"); got != "user:[redacted]@tcp(h:1)/db" {
+		t.Fatal(got)
+	}
+	if got := RedactDSN("data/pvebill.db"); got != "data/pvebill.db" {
+		t.Fatal(got)
+	}
+}
