@@ -305,8 +305,8 @@ func TestEndpointTemplate(t *testing.T) {
 func TestParseUPIDNode(t *testing.T) {
 	good := map[string]string{
 		"UPID:pve1:0012ABCD:0A1B2C3D:6650F00D:vzcreate:5001:svc@pve!provision:": "pve1",
-		"UPID:node-2:00001234:123456789:6650F00D:vzdump::root@pam:":              "node-2",
-		"UPID:pve1:0012ABCD:0A1B2C3D:6650F00D:qmclone:9000:svc@pve!provision:":   "pve1",
+		"UPID:node-2:00001234:123456789:6650F00D:vzdump::root@pam:":             "node-2",
+		"UPID:pve1:0012ABCD:0A1B2C3D:6650F00D:qmclone:9000:svc@pve!provision:":  "pve1",
 	}
 	for upid, node := range good {
 		got, err := parseUPIDNode(upid)
