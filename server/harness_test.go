@@ -111,8 +111,21 @@ var testAction = func(h *harness) executor.Action {
 	}
 }
 
+type harnessOpts struct {
+	metricsToken string
+}
+
 func newHarness(t *testing.T, dialect string) *harness {
 	t.Helper()
+	return newHarnessWith(t, dialect, nil)
+}
+
+func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harness {
+	t.Helper()
+	var ho harnessOpts
+	if mod != nil {
+		mod(&ho)
+	}
 	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
 	h.db = dbtest.Open(t, dialect)
 	cfg := config.Defaults()
@@ -122,6 +135,7 @@ func newHarness(t *testing.T, dialect string) *harness {
 		{ID: "shop", Secret: shopSecret, Scopes: []string{"storefront"}},
 		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
 	}
+	cfg.Metrics.BearerToken = ho.metricsToken
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	reg := prometheus.NewRegistry()
 	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second,
