@@ -129,36 +129,58 @@ func (s *Sim) hVersion(c *reqCtx) (any, error) {
 	return map[string]any{"version": "9.1.2", "release": "9.1", "repoid": "8f3c5b8f0c1a2b3d"}, nil
 }
 
-// guestResource builds a /cluster/resources guest entry (no swap/maxswap, like pvestatd's RRD vector).
-func (s *Sim) guestResource(g *guest) map[string]any {
+// guestResourceEntry is a /cluster/resources guest entry: no swap/maxswap, like
+// pvestatd's RRD vector.
+type guestResourceEntry struct {
+	CPU       float64 `json:"cpu"`
+	Disk      int64   `json:"disk"`
+	DiskRead  int64   `json:"diskread"`
+	DiskWrite int64   `json:"diskwrite"`
+	HAState   string  `json:"hastate,omitempty"`
+	ID        string  `json:"id"`
+	Lock      string  `json:"lock,omitempty"`
+	MaxCPU    int     `json:"maxcpu"`
+	MaxDisk   int64   `json:"maxdisk"`
+	MaxMem    int64   `json:"maxmem"`
+	Mem       int64   `json:"mem"`
+	MemHost   *int64  `json:"memhost,omitempty"`
+	Name      string  `json:"name"`
+	NetIn     int64   `json:"netin"`
+	NetOut    int64   `json:"netout"`
+	Node      string  `json:"node"`
+	Status    string  `json:"status"`
+	Tags      string  `json:"tags,omitempty"`
+	Template  int     `json:"template"`
+	Type      string  `json:"type"`
+	Uptime    int64   `json:"uptime"`
+	VMID      int     `json:"vmid"`
+}
+
+// guestResource builds a /cluster/resources guest entry. Callers hold s.mu.
+func (s *Sim) guestResource(g *guest) *guestResourceEntry {
 	st := s.guestStats(g)
-	e := map[string]any{
-		"id": g.typ + "/" + strconv.Itoa(g.vmid), "vmid": g.vmid, "node": g.node, "type": g.typ,
-		"name": s.guestName(g), "template": boolInt(g.conf["template"] == "1"), "uptime": st.uptime,
-		"maxcpu": st.cpus, "cpu": roundTo(st.cpu, 6), "maxmem": st.maxmem, "mem": st.mem,
-		"maxdisk": st.maxdisk, "disk": st.disk, "netin": st.netin, "netout": st.netout,
-		"diskread": st.diskread, "diskwrite": st.diskwrite, "status": "stopped",
+	e := &guestResourceEntry{
+		ID: g.typ + "/" + strconv.Itoa(g.vmid), VMID: g.vmid, Node: g.node, Type: g.typ,
+		Name: s.guestName(g), Template: boolInt(g.conf["template"] == "1"), Uptime: st.uptime,
+		MaxCPU: st.cpus, CPU: roundTo(st.cpu, 6), MaxMem: st.maxmem, Mem: st.mem,
+		MaxDisk: st.maxdisk, Disk: st.disk, NetIn: st.netin, NetOut: st.netout,
+		DiskRead: st.diskread, DiskWrite: st.diskwrite, Status: "stopped",
+		Lock: g.conf["lock"], Tags: g.conf["tags"],
 	}
 	if g.running {
-		e["status"] = "running"
+		e.Status = "running"
 		if g.typ == "qemu" && g.paused {
-			e["status"] = "paused"
+			e.Status = "paused"
 		}
 	}
 	if g.typ == "qemu" {
-		e["disk"] = 0
+		e.Disk = 0
 		if s.opts.PVEMajor >= 9 {
-			e["memhost"] = st.mem
+			e.MemHost = ptr(st.mem)
 		}
 	}
-	if v := g.conf["lock"]; v != "" {
-		e["lock"] = v
-	}
-	if v := g.conf["tags"]; v != "" {
-		e["tags"] = v
-	}
 	if r := s.ha[haSID(g)]; r != nil {
-		e["hastate"] = r.State
+		e.HAState = r.State
 	}
 	return e
 }
@@ -185,7 +207,7 @@ func (s *Sim) hClusterResources(c *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	typ := c.str("type")
-	out := []map[string]any{}
+	out := []any{}
 	if typ == "" || typ == "vm" {
 		ids := make([]int, 0, len(s.guests))
 		for id := range s.guests {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -92,7 +93,11 @@ func formParams(r *http.Request) (url.Values, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(body) > 0 {
+		if len(body) > 0 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			if err := jsonParams(body, form); err != nil {
+				return nil, err
+			}
+		} else if len(body) > 0 {
 			bv, err := url.ParseQuery(string(body))
 			if err != nil {
 				return nil, err
@@ -107,6 +112,33 @@ func formParams(r *http.Request) (url.Values, error) {
 	}
 	delete(form, "_dc")
 	return form, nil
+}
+
+// jsonParams reads a JSON object body (pve-http-server accepts those too) into form values.
+func jsonParams(body []byte, form url.Values) error {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			form.Set(k, x)
+		case bool:
+			form.Set(k, map[bool]string{true: "1", false: "0"}[x])
+		case float64:
+			form.Set(k, strconv.FormatFloat(x, 'f', -1, 64))
+		case []any:
+			for _, e := range x {
+				form.Add(k, fmt.Sprint(e))
+			}
+		case nil:
+		default:
+			b, _ := json.Marshal(x)
+			form.Set(k, string(b))
+		}
+	}
+	return nil
 }
 
 func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
@@ -275,6 +307,9 @@ func nodeOfPath(rel string) string {
 func (s *Sim) record(e Request) {
 	s.logMu.Lock()
 	s.log = append(s.log, e)
+	if max := s.opts.MaxLog; max > 0 && len(s.log) > max {
+		s.log = append([]Request(nil), s.log[len(s.log)-max:]...)
+	}
 	s.logMu.Unlock()
 }
 

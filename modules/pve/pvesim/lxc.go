@@ -135,57 +135,85 @@ func (s *Sim) hLXCIndex(c *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ns := s.nodes[c.node]
-	out := make([]map[string]any, 0, len(s.byNode[c.node]))
+	out := make([]*lxcStatusEntry, 0, len(s.byNode[c.node]))
 	for _, g := range s.guestsOnNode(c.node, "lxc") {
 		e := s.lxcStatus(g, false)
 		if ns.opts.OldIndex {
-			e["vmid"] = strconv.Itoa(g.vmid)
+			e.VMID = strconv.Itoa(g.vmid)
 		}
 		if ns.opts.NoSwapInIndex {
-			delete(e, "swap")
-			delete(e, "maxswap")
+			e.Swap, e.MaxSwap = nil, nil
 		}
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-// lxcStatus builds a container's vmstatus entry (status/current and the node index).
-func (s *Sim) lxcStatus(g *guest, current bool) map[string]any {
+// lxcStatusEntry is a container's vmstatus entry (status/current and the node index).
+// Fields are encoded in a struct, not a map, so large node indexes stay fast.
+type lxcStatusEntry struct {
+	CPU                float64  `json:"cpu"`
+	CPUs               int      `json:"cpus"`
+	Disk               int64    `json:"disk"`
+	DiskRead           int64    `json:"diskread"`
+	DiskWrite          int64    `json:"diskwrite"`
+	HA                 any      `json:"ha,omitempty"`
+	Lock               string   `json:"lock,omitempty"`
+	MaxDisk            int64    `json:"maxdisk"`
+	MaxMem             int64    `json:"maxmem"`
+	MaxSwap            *int64   `json:"maxswap,omitempty"`
+	Mem                int64    `json:"mem"`
+	Name               string   `json:"name"`
+	NetIn              int64    `json:"netin"`
+	NetOut             int64    `json:"netout"`
+	PID                *int     `json:"pid,omitempty"`
+	PressureCPUFull    *float64 `json:"pressurecpufull,omitempty"`
+	PressureCPUSome    *float64 `json:"pressurecpusome,omitempty"`
+	PressureIOFull     *float64 `json:"pressureiofull,omitempty"`
+	PressureIOSome     *float64 `json:"pressureiosome,omitempty"`
+	PressureMemoryFull *float64 `json:"pressurememoryfull,omitempty"`
+	PressureMemorySome *float64 `json:"pressurememorysome,omitempty"`
+	Status             string   `json:"status"`
+	Swap               *int64   `json:"swap,omitempty"`
+	Tags               string   `json:"tags,omitempty"`
+	Template           *int     `json:"template,omitempty"`
+	Type               string   `json:"type"`
+	Uptime             int64    `json:"uptime"`
+	VMID               any      `json:"vmid"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// lxcStatus builds a container's vmstatus entry. Callers hold s.mu.
+func (s *Sim) lxcStatus(g *guest, current bool) *lxcStatusEntry {
 	st := s.guestStats(g)
-	e := map[string]any{
-		"vmid": g.vmid, "name": s.guestName(g), "type": "lxc", "status": "stopped",
-		"uptime": st.uptime, "cpu": st.cpu, "cpus": st.cpus, "mem": st.mem, "maxmem": st.maxmem,
-		"swap": st.swap, "maxswap": st.maxswap, "disk": st.disk, "maxdisk": st.maxdisk,
-		"netin": st.netin, "netout": st.netout, "diskread": st.diskread, "diskwrite": st.diskwrite,
+	e := &lxcStatusEntry{
+		VMID: g.vmid, Name: s.guestName(g), Type: "lxc", Status: "stopped",
+		Uptime: st.uptime, CPU: st.cpu, CPUs: st.cpus, Mem: st.mem, MaxMem: st.maxmem,
+		Swap: ptr(st.swap), MaxSwap: ptr(st.maxswap), Disk: st.disk, MaxDisk: st.maxdisk,
+		NetIn: st.netin, NetOut: st.netout, DiskRead: st.diskread, DiskWrite: st.diskwrite,
+		Lock: g.conf["lock"], Tags: g.conf["tags"],
 	}
 	if g.running {
-		e["status"] = "running"
-		e["pid"] = g.pid
+		e.Status = "running"
+		e.PID = ptr(g.pid)
 		if s.opts.PVEMajor >= 9 {
-			e["pressurecpusome"] = st.pressureCPU
-			e["pressurecpufull"] = roundTo(st.pressureCPU/2, 2)
-			e["pressureiosome"] = st.pressure
-			e["pressureiofull"] = roundTo(st.pressure/2, 2)
-			e["pressurememorysome"] = 0
-			e["pressurememoryfull"] = 0
+			e.PressureCPUSome = ptr(st.pressureCPU)
+			e.PressureCPUFull = ptr(roundTo(st.pressureCPU/2, 2))
+			e.PressureIOSome = ptr(st.pressure)
+			e.PressureIOFull = ptr(roundTo(st.pressure/2, 2))
+			e.PressureMemorySome = ptr(0.0)
+			e.PressureMemoryFull = ptr(0.0)
 		}
 	}
 	if g.conf["template"] == "1" {
-		e["template"] = 1
-	}
-	if v := g.conf["lock"]; v != "" {
-		e["lock"] = v
-	}
-	if v := g.conf["tags"]; v != "" {
-		e["tags"] = v
+		e.Template = ptr(1)
 	}
 	if current {
 		if r := s.ha[haSID(g)]; r != nil {
-			e["ha"] = map[string]any{"managed": 1, "state": r.State, "group": nil}
-			delete(e["ha"].(map[string]any), "group")
+			e.HA = map[string]any{"managed": 1, "state": r.State}
 		} else {
-			e["ha"] = map[string]any{"managed": 0}
+			e.HA = map[string]any{"managed": 0}
 		}
 	}
 	return e

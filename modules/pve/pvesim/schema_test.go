@@ -1,9 +1,11 @@
 package pvesim
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSchemaRefusals(t *testing.T) {
@@ -147,5 +149,32 @@ func BenchmarkValidate(b *testing.B) {
 		if errs := m.validate(params); errs != nil {
 			b.Fatal(errs)
 		}
+	}
+}
+
+func TestAuthFailDelayAndJSONBody(t *testing.T) {
+	h := newHarness(t, Options{AuthFailDelay: 30 * time.Millisecond})
+	start := time.Now()
+	if r := h.doAuth("GET", "/version", nil, ""); r.Status != 401 {
+		t.Fatalf("status %d", r.Status)
+	}
+	if time.Since(start) < 30*time.Millisecond {
+		t.Error("401 not delayed")
+	}
+	h.sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", mib, "vztmpl")
+	req, _ := http.NewRequest("POST", h.srv.URL+apiPrefix+"/nodes/pve1/lxc",
+		strings.NewReader(`{"vmid":5001,"ostemplate":"`+debianTmpl+`","unprivileged":true,"swap":0,"rootfs":"local-lvm:1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "PVEAPIToken="+defaultTokenID+"="+defaultTokenSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("JSON body create: %d", resp.StatusCode)
+	}
+	if g, ok := h.sim.Guest(5001); !ok || g.Config["swap"] != "0" {
+		t.Errorf("JSON create: %v", g.Config)
 	}
 }

@@ -28,6 +28,9 @@ type Options struct {
 	NextIDLower, NextIDUpper int
 	// Now is the simulator's clock source (default time.Now). Advance shifts it.
 	Now func() time.Time
+	// MaxLog caps the request log (0 = unlimited); the oldest entries are dropped first.
+	// Useful for a long-running simulator process.
+	MaxLog int
 }
 
 // Guest describes a guest to seed with SeedGuest.

@@ -1,7 +1,10 @@
 package pvesim
 
 import (
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestStorageContent(t *testing.T) {
@@ -117,5 +120,47 @@ func TestHAResources(t *testing.T) {
 	}
 	h.ok("PUT", "/cluster/ha/resources/ct:200", vals("state", "ignored"), nil)
 	h.ok("DELETE", "/cluster/ha/resources/ct:200", nil, nil)
+	h.noViolations()
+}
+
+func TestVzdumpAndRestore(t *testing.T) {
+	h := demoHarness(t)
+	var ok string
+	h.ok("POST", "/nodes/pve2/vzdump", vals("vmid", "200", "storage", "local"), &ok)
+	if ok != "OK" {
+		t.Errorf("vzdump on a node without the guest = %q, want OK", ok)
+	}
+	h.sim.SetTaskDuration("vzdump", time.Hour)
+	upid := h.upid("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local", "mode", "snapshot", "compress", "zstd",
+		"notes-template", "{{guestname}} ({{vmid}})", "protected", "1"))
+	if !strings.Contains(upid, ":vzdump:200:") {
+		t.Errorf("UPID %s", upid)
+	}
+	h.fail("POST", "/nodes/pve1/lxc/200/status/stop", nil, 500, "CT is locked (backup)")
+	h.sim.Advance(time.Hour)
+	var backups []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "backup", "vmid", "200"), &backups)
+	if len(backups) != 1 || backups[0]["notes"] != "demo-ct (200)" || backups[0]["protected"] != float64(1) || backups[0]["format"] != "tar.zst" {
+		t.Fatalf("backups %v", backups)
+	}
+	volid := backups[0]["volid"].(string)
+	// restore over the existing container needs force and a stopped container
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1"), 500, "CT 200 already exists")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1", "force", "1"), 500, "container is running")
+	h.run("POST", "/nodes/pve1/lxc/200/status/stop", nil, "OK")
+	up := h.run("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1", "force", "1", "storage", "local-lvm", "rootfs", "local-lvm:8"), "OK")
+	if !strings.Contains(up, ":vzrestore:200:") {
+		t.Errorf("restore UPID %s", up)
+	}
+	// new volumes are allocated before the old ones are destroyed: the new one is disk-1
+	g, _ := h.sim.Guest(200)
+	if g.Config["rootfs"] != "local-lvm:vm-200-disk-1,size=8G" {
+		t.Errorf("restored rootfs %q (volumes %v)", g.Config["rootfs"], h.sim.Volumes("local-lvm"))
+	}
+	if slices.Contains(h.sim.Volumes("local-lvm"), "vm-200-disk-0") {
+		t.Error("the old rootfs survived a forced restore")
+	}
+	// a template is not a backup
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "restore", "1"), 500, "does not have content type 'backup'")
 	h.noViolations()
 }
