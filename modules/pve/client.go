@@ -46,12 +46,13 @@ type Client struct {
 // New validates cfg and returns a client. m may be nil (no metrics).
 func New(cfg Config, m *Metrics) (*Client, error) {
 	base, err := cfg.validate()
-	if err != nil {
-		return nil, err
+	var tc *tls.Config
+	if err == nil {
+		tc, err = cfg.tlsConfig()
 	}
-	tc, err := cfg.tlsConfig()
 	if err != nil {
-		return nil, err
+		// Whatever field was malformed, the secret stays out of the text.
+		return nil, errors.New(redactSecret(err.Error(), cfg.TokenSecret))
 	}
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -334,12 +335,14 @@ func (c *Client) fail(method, path string, status int, msg string, errs map[stri
 }
 
 // redact removes the token secret (plain or URL-escaped) from s.
-func (c *Client) redact(s string) string {
-	if c.secret == "" {
+func (c *Client) redact(s string) string { return redactSecret(s, c.secret) }
+
+func redactSecret(s, secret string) string {
+	if secret == "" {
 		return s
 	}
-	s = strings.ReplaceAll(s, c.secret, redacted)
-	if esc := url.QueryEscape(c.secret); esc != c.secret {
+	s = strings.ReplaceAll(s, secret, redacted)
+	if esc := url.QueryEscape(secret); esc != secret {
 		s = strings.ReplaceAll(s, esc, redacted)
 	}
 	return s

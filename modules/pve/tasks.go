@@ -131,9 +131,14 @@ func (c *Client) Wait(ctx context.Context, upid string) (TaskResult, error) {
 		if !st.Running() {
 			return c.finish(ctx, res, st)
 		}
-		interval = min(time.Duration(float64(interval)*c.pollFactor), c.pollMax)
+		interval = c.nextPollInterval(interval)
 		timer.Reset(interval)
 	}
+}
+
+// nextPollInterval grows a poll interval by the factor, up to the maximum.
+func (c *Client) nextPollInterval(cur time.Duration) time.Duration {
+	return min(time.Duration(float64(cur)*c.pollFactor), c.pollMax)
 }
 
 func (c *Client) finish(ctx context.Context, res TaskResult, st TaskStatus) (TaskResult, error) {
