@@ -449,6 +449,11 @@ func TestSimQEMU(t *testing.T) {
 	if st := must(vm.Status(ctx))(t); st.Running() {
 		t.Errorf("status after shutdown %+v", st)
 	}
+	upid = must(vm.StartAsync(ctx))(t)
+	mustOK(c.Wait(ctx, upid))(t)
+	if res := mustOK(vm.Stop(ctx))(t); res.Type != "qmstop" {
+		t.Errorf("stop result %+v", res)
+	}
 	mustOK(vm.Delete(ctx, QEMUDeleteOptions{Purge: true, DestroyUnreferencedDisks: true}))(t)
 	expectCalls(t, sim,
 		call{"POST", "/nodes/pve1/qemu/5010/status/start", nil},
@@ -458,6 +463,8 @@ func TestSimQEMU(t *testing.T) {
 		call{"GET", "/nodes/pve1/qemu/5010/status/current", nil},
 		call{"POST", "/nodes/pve1/qemu/5010/status/shutdown", form("forceStop", "1")},
 		call{"GET", "/nodes/pve1/qemu/5010/status/current", nil},
+		call{"POST", "/nodes/pve1/qemu/5010/status/start", nil},
+		call{"POST", "/nodes/pve1/qemu/5010/status/stop", nil},
 		call{"DELETE", "/nodes/pve1/qemu/5010", form("purge", "1", "destroy-unreferenced-disks", "1")})
 
 	_, err = tmpl.CloneAsync(ctx, QEMUCloneRequest{NewID: 300})
@@ -580,6 +587,14 @@ func TestSimTaskOutcomes(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "startup for container '200' failed") {
 			t.Errorf("error text %q", err)
+		}
+		lines, total, err := c.TaskLog(ctx, te.Result.UPID, 0, 1)
+		if err != nil || len(lines) != 1 || lines[0].N != 1 || total != len(te.Result.LogTail) {
+			t.Errorf("task log: %+v, total %d, %v", lines, total, err)
+		}
+		st, err := c.TaskStatus(ctx, te.Result.UPID)
+		if err != nil || st.Running() || st.ExitStatus != te.Result.ExitStatus || st.Type != "vzstart" || st.User != "svc@pve" || st.TokenID != "provision" {
+			t.Errorf("task status %+v, %v", st, err)
 		}
 	})
 	t.Run("failure kind is read from the exit status", func(t *testing.T) {
