@@ -234,11 +234,12 @@ func (s *Sim) hClusterResources(c *reqCtx) (any, error) {
 	}
 	if typ == "" || typ == "storage" {
 		for _, n := range s.nodeOrder {
-			if !s.nodes[n].online {
-				continue
-			}
 			for _, id := range s.stOrder {
-				out = append(out, s.storageResource(n, s.storages[id]))
+				e := s.storageResource(n, s.storages[id])
+				if !s.nodes[n].online {
+					e["status"] = "unknown"
+				}
+				out = append(out, e)
 			}
 		}
 	}

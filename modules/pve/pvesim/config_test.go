@@ -191,3 +191,17 @@ func TestVolumeOwnership(t *testing.T) {
 		}
 	}
 }
+
+func TestTagsNormalised(t *testing.T) {
+	h := demoHarness(t)
+	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "rootfs", "local-lvm:1", "tags", "Svc-42,pvebill pvebill;alpha"), "OK")
+	g, _ := h.sim.Guest(5001)
+	if g.Config["tags"] != "alpha;pvebill;svc-42" {
+		t.Errorf("tags %q", g.Config["tags"])
+	}
+	h.ok("PUT", "/nodes/pve1/qemu/300/config", vals("tags", "B;a"), nil)
+	g, _ = h.sim.Guest(300)
+	if g.Config["tags"] != "a;b" {
+		t.Errorf("vm tags %q", g.Config["tags"])
+	}
+}

@@ -294,3 +294,21 @@ func (s *Sim) qemuNetWithNewMAC(vmid int, v string) string {
 	}
 	return v
 }
+
+// normalizeTags normalises a tag list like pve-guest-common's get_unique_tags with the
+// default datacenter tag-style: split on ';', ',' or space, lower-cased, de-duplicated,
+// sorted and joined with ';'.
+func normalizeTags(v string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
+		t = strings.ToLower(t)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ";")
+}

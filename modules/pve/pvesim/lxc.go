@@ -330,6 +330,9 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		if indexedKey(k, "net") {
 			conf[k] = s.normalizeLXCNet(vmid, v)
 		}
+		if k == "tags" {
+			conf[k] = normalizeTags(v)
+		}
 	}
 
 	typ := "vzcreate"
@@ -354,6 +357,7 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		s.destroyVolumes(t, vmid, c.node, oldConf, nil, false)
 	}
 	start := c.boolean("start")
+	haManaged := c.boolean("ha-managed")
 	t.finish = func(t *task) error {
 		if s.guests[vmid] != g {
 			return fmt.Errorf("unable to create CT %d - container vanished", vmid)
@@ -384,6 +388,13 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		g.conf = conf
 		if start {
 			s.startGuest(g)
+		}
+		if haManaged {
+			state := "stopped"
+			if start {
+				state = "started"
+			}
+			s.ha[haSID(g)] = &haResource{SID: haSID(g), State: state}
 		}
 		return nil
 	}
@@ -552,6 +563,9 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		}
 		if indexedKey(k, "net") {
 			v = s.normalizeLXCNet(g.vmid, v)
+		}
+		if k == "tags" {
+			v = normalizeTags(v)
 		}
 		if g.running && !lxcHotplug(k) && !(indexedKey(k, "mp") && g.conf[k] == "") {
 			g.pending[k] = v

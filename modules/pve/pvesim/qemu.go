@@ -303,6 +303,8 @@ func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
 			v = s.qemuNetWithMAC(g.vmid, v)
 		case k == "cipassword":
 			v = hashPassword(g.vmid, v)
+		case k == "tags":
+			v = normalizeTags(v)
 		}
 		live := !g.running || qemuFastPlug(k) || indexedKey(k, "net") || (qemuDiskKey(k) && g.conf[k] == "")
 		if !live {
