@@ -150,8 +150,10 @@ func (c *Client) decodeData(method, path string, env *envelope, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(env.Data, out); err != nil {
+		// A write that Proxmox answered with 2xx was carried out even if the
+		// answer is unreadable.
 		return &APIError{Method: method, Path: path, Status: 200, Kind: ErrUnexpected,
-			Message: c.redact("decode data: " + err.Error())}
+			Message: c.redact("decode data: " + err.Error()), MaybeApplied: method != http.MethodGet}
 	}
 	return nil
 }
@@ -257,7 +259,8 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	jsonErr := json.Unmarshal(raw, &env)
 	if resp.StatusCode/100 == 2 {
 		if jsonErr != nil {
-			return nil, c.fail(method, path, resp.StatusCode, "decode response: "+jsonErr.Error(), nil, ErrUnexpected, false, false), 0
+			return nil, c.fail(method, path, resp.StatusCode, "decode response: "+jsonErr.Error(), nil, ErrUnexpected,
+				false, method != http.MethodGet), 0
 		}
 		return &env, nil, 0
 	}

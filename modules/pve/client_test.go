@@ -285,6 +285,19 @@ func TestDecodeFailureIsUnexpected(t *testing.T) {
 	if rp.count() != 2 {
 		t.Errorf("%d requests, want 2 (no retry of a decode failure)", rp.count())
 	}
+	if errors.Is(err, ErrMaybeApplied) {
+		t.Errorf("a GET marked as maybe applied: %v", err)
+	}
+
+	// A write answered with something other than a UPID was still carried
+	// out (vzdump answers "OK" when it has nothing to do on the node).
+	ok := httptest.NewServer(&replay{status: []int{200}, body: []string{`{"data":"OK"}`}})
+	defer ok.Close()
+	c = newTestClient(t, testConfig(ok.URL), nil)
+	_, err = c.startTask(context.Background(), http.MethodPost, "/nodes/pve1/vzdump", nil)
+	if !errors.Is(err, ErrUnexpected) || !errors.Is(err, ErrMaybeApplied) {
+		t.Errorf("non-UPID answer: %v", err)
+	}
 }
 
 // TestRetryCounts checks which failures are retried by counting requests.

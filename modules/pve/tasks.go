@@ -176,7 +176,7 @@ func (c *Client) startTask(ctx context.Context, method, path string, params url.
 	}
 	if _, err := parseUPIDNode(upid); err != nil {
 		return "", &APIError{Method: method, Path: path, Status: 200, Kind: ErrUnexpected,
-			Message: c.redact(fmt.Sprintf("expected a UPID, got %q", upid))}
+			Message: c.redact(fmt.Sprintf("expected a UPID, got %q", upid)), MaybeApplied: method != http.MethodGet}
 	}
 	return upid, nil
 }
