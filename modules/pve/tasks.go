@@ -157,11 +157,11 @@ func (c *Client) finish(ctx context.Context, res TaskResult, st TaskStatus) (Tas
 		res.OK = true
 		res.Warnings, _ = strconv.Atoi(m[1])
 	}
-	tail, err := c.logTail(ctx, res.UPID, LogTailLines)
-	if err != nil && ctx.Err() != nil {
-		return res, fmt.Errorf("pve: read log of task %s: %w", res.UPID, err)
+	// The tail is best effort: the task's outcome is known either way, and
+	// an unreadable log must not turn a success into an error.
+	if tail, err := c.logTail(ctx, res.UPID, LogTailLines); err == nil {
+		res.LogTail = tail
 	}
-	res.LogTail = tail
 	if res.OK {
 		return res, nil
 	}
