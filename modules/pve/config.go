@@ -180,10 +180,6 @@ func formatFingerprint(d [sha256.Size]byte) string {
 	return b.String()
 }
 
-// ErrTLS is a TLS verification failure: an untrusted certificate or a leaf
-// certificate that matches no pinned fingerprint. It is never retried.
-var ErrTLS = errors.New("pve: TLS verification failed")
-
 type pinError struct{ got string }
 
 func (e *pinError) Error() string {

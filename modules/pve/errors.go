@@ -61,6 +61,9 @@ var (
 	// ErrTaskFailed: a task stopped with an exit status other than OK or
 	// WARNINGS: n. See [*TaskError].
 	ErrTaskFailed = errors.New("pve: task failed")
+	// ErrTLS: TLS verification failed (an untrusted certificate, or a leaf
+	// certificate that matches no pinned fingerprint). Never retried.
+	ErrTLS = errors.New("pve: TLS verification failed")
 )
 
 // APIError is a failed request, sorted into a Kind. Status is 0 for a network
