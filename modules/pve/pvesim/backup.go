@@ -105,7 +105,7 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 				vnode = c.node
 			}
 			s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: "backup",
-				Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: protected}
+				Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: protected, Config: copyMap(g.conf)}
 			t.logf("creating vzdump archive '%s'", st.ID+":"+name)
 			t.logf("Finished Backup of VM %d", g.vmid)
 		}

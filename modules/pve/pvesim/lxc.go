@@ -219,112 +219,180 @@ func (s *Sim) lxcStatus(g *guest, current bool) *lxcStatusEntry {
 	return e
 }
 
+// errArbitraryPath is PVE::Storage::check_volume_access refusing a path to a non-root
+// caller. The die has no newline, so Perl appends the source position.
+func errArbitraryPath() error {
+	return fail500("Only root can pass arbitrary filesystem paths. at /usr/share/perl5/PVE/Storage.pm line 651.")
+}
+
+// checkVolumeAccess mirrors PVE::Storage::check_volume_access for a token: paths are
+// refused, the content type must match. Existence is not checked here. Callers hold s.mu.
+func (s *Sim) checkVolumeAccess(volid, contentType string) error {
+	store, name, ok := splitVolid(volid)
+	if !ok {
+		return errArbitraryPath()
+	}
+	st := s.storages[store]
+	if st == nil {
+		return fail500("storage '%s' does not exist", store)
+	}
+	info, err := parseVolname(st.Type, name)
+	if err != nil {
+		return fail500("%v", err)
+	}
+	if contentType != "" && info.vtype != contentType && !(contentType == "rootdir" && info.vtype == "images") {
+		return fail500("unable to use volume %s - content type needs to be '%s'", volid, contentType)
+	}
+	return nil
+}
+
 func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vmid := c.integer("vmid")
 	restore := c.boolean("restore")
+	unpriv := s.opts.PVEMajor >= 9
+	if restore {
+		unpriv = false
+	}
+	if c.has("unprivileged") {
+		unpriv = c.boolean("unprivileged")
+	}
 	var replaced *guest
-	if old := s.guests[vmid]; old != nil {
-		if !(restore && c.boolean("force") && old.node == c.node && old.typ == "lxc") {
-			return nil, s.checkVMIDUnused(vmid)
-		}
-		if err := checkLock(old); err != nil {
+	old := s.guests[vmid]
+	sameExists := old != nil && old.node == c.node && old.typ == "lxc"
+	if !(sameExists && restore && c.boolean("force")) {
+		if err := s.checkVMIDUnused(vmid); err != nil {
 			return nil, err
+		}
+	} else {
+		if old.running {
+			return nil, fail500("can't overwrite running container")
 		}
 		if old.conf["protection"] == "1" {
 			return nil, fail500("unable to restore CT %d - protection mode enabled", vmid)
 		}
-		if old.running {
-			return nil, fail500("unable to restore CT %d - container is running", vmid)
-		}
 		replaced = old
 	}
-	// template or backup
+	// check_ct_modify_config_perm sees the parameters before bare sizes are rewritten
+	for _, k := range sortedKeys(c.params) {
+		if createOnlyParams[k] || k == "unprivileged" || k == "vmid" {
+			continue
+		}
+		v := c.str(k)
+		if isMountKey(k) {
+			ms := parseMount(v)
+			if ms.kind != "volume" {
+				return nil, permErr(fmt.Sprintf("mount point type %s is only allowed for root@pam", ms.kind))
+			}
+			if !reNewDisk.MatchString(ms.volume) {
+				if err := s.checkVolumeAccess(ms.volume, "rootdir"); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := checkCTModifyPerm(k, v, unpriv); err != nil {
+			return nil, err
+		}
+	}
 	ost := c.str("ostemplate")
-	if strings.HasPrefix(ost, "/") {
-		return nil, fail500("Only root can pass arbitrary filesystem paths.")
-	}
-	_, tv, err := s.lookupVolume(c.node, ost)
-	if err != nil {
-		return nil, fail500("%v", err)
-	}
 	want := "vztmpl"
 	if restore {
 		want = "backup"
 	}
-	if tv.Content != want {
-		return nil, fail500("volume '%s' does not have content type '%s'", ost, want)
-	}
-	unpriv := s.opts.PVEMajor >= 9
-	if c.has("unprivileged") {
-		unpriv = c.boolean("unprivileged")
-	}
-	// permission checks of the config keys
-	for _, k := range sortedKeys(c.params) {
-		if createOnlyParams[k] {
-			continue
-		}
-		if err := checkCTModifyPerm(k, c.str(k), unpriv); err != nil {
-			return nil, err
-		}
-	}
-	hasMP := false
-	for k := range c.params {
-		if indexedKey(k, "mp") {
-			hasMP = true
-		}
-	}
-	if hasMP && !c.has("rootfs") {
-		return nil, fail500("mount points configured, but 'rootfs' not set")
+	if err := s.checkVolumeAccess(ost, want); err != nil {
+		return nil, err
 	}
 	storageID := c.str("storage")
 	if storageID == "" {
 		storageID = "local"
 	}
-	if s.storages[storageID] == nil {
-		return nil, fail500("storage '%s' does not exist", storageID)
-	}
-
 	conf := map[string]string{}
 	var warnings []string
+	hasRootfs, hasMP := false, false
+	// a restore takes what was not passed from the configuration inside the archive
+	var backupConf map[string]string
+	if restore {
+		if bs, bn, ok := splitVolid(ost); ok {
+			if bv := s.vols[bs][bn]; bv != nil && bv.Config != nil {
+				backupConf = bv.Config
+			}
+		}
+		if backupConf != nil && !c.has("unprivileged") {
+			unpriv = backupConf["unprivileged"] == "1"
+		}
+	}
 	for _, k := range sortedKeys(c.params) {
-		if createOnlyParams[k] {
+		if createOnlyParams[k] || k == "unprivileged" {
 			continue
 		}
 		if indexedKey(k, "unused") {
 			warnings = append(warnings, fmt.Sprintf("ignoring '%s', cannot create/restore with unused volume", k))
 			continue
 		}
-		conf[k] = c.str(k)
-	}
-	if _, ok := conf["rootfs"]; !ok {
-		conf["rootfs"] = storageID + ":4"
-	}
-
-	// the old container of a forced restore is destroyed first (ownership rule)
-	var oldConf map[string]string
-	if replaced != nil {
-		oldConf = copyMap(replaced.conf)
-	}
-
-	var allocated []string
-	rollbackAlloc := func() {
-		for _, v := range allocated {
-			_ = s.freeVolume(c.node, v)
+		v := c.str(k)
+		if isMountKey(k) {
+			hasRootfs = hasRootfs || k == "rootfs"
+			hasMP = hasMP || k != "rootfs"
+			if reBareSize.MatchString(parseMount(v).volume) {
+				v = storageID + ":" + v
+			}
 		}
+		conf[k] = v
+	}
+	if hasMP && !hasRootfs {
+		return nil, fail500("mount points configured, but 'rootfs' not set - aborting")
+	}
+	explicitMounts := hasRootfs
+	for _, k := range sortedKeys(backupConf) {
+		v := backupConf[k]
+		if _, given := conf[k]; given || k == "lock" || k == "template" || k == "unprivileged" || indexedKey(k, "unused") {
+			continue
+		}
+		if isMountKey(k) {
+			if explicitMounts {
+				continue
+			}
+			ms := parseMount(v)
+			if ms.kind != "volume" {
+				if k == "rootfs" {
+					return nil, fail500("restoring rootfs to %s mount is only possible by specifying -rootfs manually!", ms.kind)
+				}
+				return nil, fail500("restoring '%s' to %s mount is only possible for root", k, ms.kind)
+			}
+			size, _ := parseSize(ms.opts["size"])
+			delete(ms.opts, "size")
+			ms.volume = storageID + ":" + strconv.FormatFloat(float64(size)/float64(gib), 'f', -1, 64)
+			v = ms.String()
+			hasRootfs = hasRootfs || k == "rootfs"
+		}
+		conf[k] = v
+	}
+	checkStorage := func(sid string) error {
+		st := s.storages[sid]
+		if st == nil {
+			return fail500("storage '%s' does not exist", sid)
+		}
+		if !st.hasContent("rootdir") {
+			return paramErr(map[string]string{"storage": fmt.Sprintf("storage '%s' does not support container directories", sid)})
+		}
+		return nil
 	}
 	for _, k := range sortedKeys(conf) {
 		if !isMountKey(k) {
 			continue
 		}
-		nv, vols, err := s.prepareMount(c.node, vmid, k, conf[k])
-		allocated = append(allocated, vols...)
-		if err != nil {
-			rollbackAlloc()
+		sid, _, _ := strings.Cut(parseMount(conf[k]).volume, ":")
+		if err := checkStorage(sid); err != nil {
 			return nil, err
 		}
-		conf[k] = nv
+	}
+	if !hasRootfs {
+		if err := checkStorage(storageID); err != nil {
+			return nil, err
+		}
+		conf["rootfs"] = storageID + ":4"
 	}
 	for k, v := range conf {
 		if indexedKey(k, "net") {
@@ -335,16 +403,21 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		}
 	}
 
-	typ := "vzcreate"
+	typ, emsg := "vzcreate", fmt.Sprintf("unable to create CT %d -", vmid)
 	if restore {
-		typ = "vzrestore"
+		typ, emsg = "vzrestore", fmt.Sprintf("unable to restore CT %d -", vmid)
 	}
+	// the old container of a forced restore is destroyed after the new volumes exist
+	var oldConf map[string]string
 	g := replaced
 	if g == nil {
 		g = &guest{vmid: vmid, typ: "lxc", node: c.node, pending: map[string]string{}, pendingDelete: map[string]bool{},
 			firewall: map[string]string{}, ipsets: map[string]*ipset{}}
 		s.addGuest(g)
+	} else {
+		oldConf = copyMap(g.conf)
 	}
+	// create_and_lock_config: from here on the id is taken
 	g.conf = map[string]string{"lock": "create"}
 	g.pending = map[string]string{}
 	g.pendingDelete = map[string]bool{}
@@ -353,14 +426,29 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 	for _, w := range warnings {
 		t.warnf("%s", w)
 	}
-	if replaced != nil {
-		s.destroyVolumes(t, vmid, c.node, oldConf, nil, false)
-	}
 	start := c.boolean("start")
 	haManaged := c.boolean("ha-managed")
+	var allocated []string
 	t.finish = func(t *task) error {
 		if s.guests[vmid] != g {
-			return fmt.Errorf("unable to create CT %d - container vanished", vmid)
+			return fmt.Errorf("%s container vanished", emsg)
+		}
+		for _, k := range mountKeysInOrder(conf) {
+			nv, vols, err := s.prepareMount(c.node, vmid, k, conf[k])
+			allocated = append(allocated, vols...)
+			if err != nil {
+				return fmt.Errorf("%s %v", emsg, err)
+			}
+			conf[k] = nv
+		}
+		if oldConf != nil {
+			if err := s.destroyVolumes(t, vmid, c.node, oldConf, nil, false); err != nil {
+				return fmt.Errorf("%s %v", emsg, err)
+			}
+		}
+		tv := s.vols[ost[:strings.Index(ost, ":")]][ost[strings.Index(ost, ":")+1:]]
+		if tv == nil || !(tv.Node == "" || tv.Node == c.node || s.storages[tv.Storage].Shared) {
+			return fmt.Errorf("%s volume '%s' does not exist", emsg, ost)
 		}
 		if _, ok := conf["memory"]; !ok || conf["memory"] == "0" {
 			conf["memory"] = "512"
@@ -373,18 +461,20 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		}
 		if unpriv {
 			conf["unprivileged"] = "1"
-		} else {
-			delete(conf, "unprivileged")
-		}
-		if _, ok := conf["arch"]; !ok {
-			conf["arch"] = "amd64"
 		}
 		if _, ok := conf["ostype"]; !ok {
 			conf["ostype"] = detectOSType(ost)
 		}
-		t.logf("extracting archive '%s'", ost)
+		if restore {
+			t.logf("restoring '%s' now..", ost)
+		} else {
+			t.logf("extracting archive '%s'", ost)
+		}
 		t.logf("Total bytes read: %d (%s)", tv.Size*3, formatSize(tv.Size*3))
-		t.logf("Detected container architecture: %s", conf["arch"])
+		if _, ok := conf["arch"]; !ok {
+			conf["arch"] = "amd64"
+			t.logf("Detected container architecture: amd64")
+		}
 		g.conf = conf
 		if start {
 			s.startGuest(g)
@@ -399,7 +489,9 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		return nil
 	}
 	t.rollback = func(t *task) {
-		rollbackAlloc()
+		for _, v := range allocated {
+			_ = s.freeVolume(c.node, v)
+		}
 		s.removeGuest(g)
 	}
 	return t.upid, nil

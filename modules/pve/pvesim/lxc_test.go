@@ -90,10 +90,30 @@ func TestLXCCreateRefusals(t *testing.T) {
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "rootfs", "8"), 500, "Only root can pass arbitrary filesystem paths.")
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "rootfs", "local-lvm:8", "mp0", "/srv/data,mp=/data"), 403, "mount point type bind is only allowed for root@pam")
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "rootfs", "local-lvm:8", "mp0", "/dev/sdb1,mp=/mnt"), 403, "mount point type device")
-	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", "local:vztmpl/nope.tar.zst"), 500, "does not exist")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", "/var/lib/vz/template/cache/x.tar.zst"), 500, "Only root can pass arbitrary filesystem paths.")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", "local:iso/debian-12.7.0-amd64-netinst.iso"), 500,
+		"unable to use volume local:iso/debian-12.7.0-amd64-netinst.iso - content type needs to be 'vztmpl'")
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "features", "keyctl=1"), 403, "feature flags")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "mp0", "local-lvm:1,mp=/x"), 500, "mount points configured, but 'rootfs' not set - aborting")
+	r := h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "rootfs", "tmplonly:8"), 500, "storage 'tmplonly' does not exist")
+	_ = r
+	h.sim.AddStorage("isos", "dir", []string{"iso", "vztmpl"}, false)
+	r = h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", debianTmpl, "rootfs", "isos:8"), 400, "Parameter verification failed.")
+	if r.Errors["storage"] != "storage 'isos' does not support container directories" {
+		t.Errorf("errors %v", r.Errors)
+	}
 	if _, ok := h.sim.Guest(5020); ok {
 		t.Error("a refused create left a guest behind")
+	}
+	// a template that does not exist fails in the task, which then cleans up
+	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5020", "ostemplate", "local:vztmpl/nope.tar.zst", "rootfs", "local-lvm:1"), "unable to create CT 5020 - volume 'local:vztmpl/nope.tar.zst' does not exist")
+	if _, ok := h.sim.Guest(5020); ok {
+		t.Error("a failed create left a guest behind")
+	}
+	for _, v := range h.sim.Volumes("local-lvm") {
+		if strings.Contains(v, "5020") {
+			t.Errorf("failed create left %s", v)
+		}
 	}
 }
 

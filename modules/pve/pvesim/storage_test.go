@@ -146,7 +146,7 @@ func TestVzdumpAndRestore(t *testing.T) {
 	volid := backups[0]["volid"].(string)
 	// restore over the existing container needs force and a stopped container
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1"), 500, "CT 200 already exists")
-	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1", "force", "1"), 500, "container is running")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1", "force", "1"), 500, "can't overwrite running container")
 	h.run("POST", "/nodes/pve1/lxc/200/status/stop", nil, "OK")
 	up := h.run("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", volid, "restore", "1", "force", "1", "storage", "local-lvm", "rootfs", "local-lvm:8"), "OK")
 	if !strings.Contains(up, ":vzrestore:200:") {
@@ -161,6 +161,27 @@ func TestVzdumpAndRestore(t *testing.T) {
 		t.Error("the old rootfs survived a forced restore")
 	}
 	// a template is not a backup
-	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "restore", "1"), 500, "does not have content type 'backup'")
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "restore", "1"), 500, "content type needs to be 'backup'")
+	h.noViolations()
+}
+
+func TestRestoreTakesBackedUpConfig(t *testing.T) {
+	h := demoHarness(t)
+	h.ok("PUT", "/nodes/pve1/lxc/200/config", vals("mp0", "local-lvm:2,mp=/data,backup=1"), nil)
+	h.run("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local", "compress", "zstd"), "OK")
+	var backups []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "backup"), &backups)
+	volid := backups[0]["volid"].(string)
+	// the archive is on pve1's local storage: restoring on pve2 cannot read it
+	h.run("POST", "/nodes/pve2/lxc", vals("vmid", "5001", "ostemplate", volid, "restore", "1", "storage", "local-lvm"), "unable to restore CT 5001 - volume '"+volid+"' does not exist")
+	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", volid, "restore", "1", "storage", "local-lvm", "memory", "2048"), "OK")
+	g, _ := h.sim.Guest(5001)
+	want := map[string]string{"memory": "2048", "swap": "512", "hostname": "demo-ct", "unprivileged": "1",
+		"rootfs": "local-lvm:vm-5001-disk-0,size=8G", "mp0": "local-lvm:vm-5001-disk-1,mp=/data,backup=1,size=2G"}
+	for k, v := range want {
+		if g.Config[k] != v {
+			t.Errorf("restored %s = %q, want %q", k, g.Config[k], v)
+		}
+	}
 	h.noViolations()
 }

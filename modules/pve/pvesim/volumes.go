@@ -137,6 +137,8 @@ type volume struct {
 	Ctime     int64  `json:"ctime"`
 	Notes     string `json:"notes,omitempty"`
 	Protected bool   `json:"protected,omitempty"`
+	// Config is the guest config stored inside a backup archive (made by vzdump).
+	Config map[string]string `json:"-"`
 }
 
 func (v *volume) volid() string { return v.Storage + ":" + v.Name }
@@ -394,4 +396,25 @@ func qemuDiskKey(k string) bool {
 		}
 	}
 	return k == "efidisk0" || k == "tpmstate0"
+}
+
+// mountKeysInOrder returns rootfs, then mp0, mp1, ... present in conf, the order in
+// which pve-container walks mount points (mountpoint_names).
+func mountKeysInOrder(conf map[string]string) []string {
+	var out []string
+	if _, ok := conf["rootfs"]; ok {
+		out = append(out, "rootfs")
+	}
+	var idx []int
+	for k := range conf {
+		if indexedKey(k, "mp") {
+			n, _ := strconv.Atoi(k[2:])
+			idx = append(idx, n)
+		}
+	}
+	sort.Ints(idx)
+	for _, n := range idx {
+		out = append(out, "mp"+strconv.Itoa(n))
+	}
+	return out
 }

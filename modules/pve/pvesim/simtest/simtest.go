@@ -1,0 +1,91 @@
+// Package simtest starts the Proxmox VE simulator for tests of any package and checks, when the
+// test ends, the facts every test must keep: no request Proxmox's schema refuses (the client
+// never sends a parameter Proxmox does not define), and no QEMU-only path or container
+// status/suspend ever sent for a container (R13, R15).
+package simtest
+
+import (
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"pvebill/modules/pve/pvesim"
+)
+
+// Token is the simulator's API token used by Start.
+const (
+	TokenID     = "pvebill@pve!provision"
+	TokenSecret = "00000000-0000-0000-0000-000000000000"
+)
+
+// Server is a running simulator.
+type Server struct {
+	*pvesim.Sim
+	URL  string
+	HTTP *httptest.Server
+}
+
+// Start serves sim over HTTP until the test ends, then fails the test on any schema violation
+// or R13 breach recorded in its request log. A nil sim starts pvesim.Demo.
+func Start(t testing.TB, sim *pvesim.Sim) *Server {
+	t.Helper()
+	if sim == nil {
+		sim = pvesim.Demo(pvesim.Options{TokenID: TokenID, TokenSecret: TokenSecret})
+	}
+	srv := httptest.NewServer(sim)
+	s := &Server{Sim: sim, URL: srv.URL, HTTP: srv}
+	t.Cleanup(func() {
+		srv.Close()
+		Check(t, sim)
+	})
+	return s
+}
+
+var (
+	lxcPath  = regexp.MustCompile(`^/nodes/[^/]+/lxc/(\d+)(/|$)`)
+	qemuPath = regexp.MustCompile(`^/nodes/[^/]+/qemu/(\d+)(/|$)`)
+	lxcPause = regexp.MustCompile(`^/nodes/[^/]+/lxc/\d+/status/(suspend|resume)$`)
+	lxcQEMU  = regexp.MustCompile(`^/nodes/[^/]+/lxc/\d+/(agent|vncproxy|vncwebsocket|spiceproxy|monitor|sendkey|cloudinit)`)
+)
+
+// Check fails t on every schema violation and every R13/R15 breach in sim's log so far.
+func Check(t testing.TB, sim *pvesim.Sim) {
+	t.Helper()
+	for _, v := range sim.SchemaViolations() {
+		t.Errorf("request refused by the Proxmox schema (R: the client must only send what Proxmox accepts): %s", v)
+	}
+	for _, msg := range R13Breaches(sim) {
+		t.Errorf("R13: %s", msg)
+	}
+}
+
+// R13Breaches lists QEMU-only calls made for a container and container suspend/resume calls.
+func R13Breaches(sim *pvesim.Sim) []string {
+	containers := map[int]bool{}
+	reqs := sim.Requests()
+	for _, r := range reqs {
+		if m := lxcPath.FindStringSubmatch(r.Path); m != nil {
+			id, _ := strconv.Atoi(m[1])
+			containers[id] = true
+		}
+		if r.Method == "POST" && r.Path == "/nodes/"+r.Node+"/lxc" {
+			if id, err := strconv.Atoi(r.Form.Get("vmid")); err == nil {
+				containers[id] = true
+			}
+		}
+	}
+	var out []string
+	for _, r := range reqs {
+		if lxcPause.MatchString(r.Path) || lxcQEMU.MatchString(r.Path) {
+			out = append(out, r.Method+" "+r.Path+" (a container has no such operation)")
+		}
+		if m := qemuPath.FindStringSubmatch(r.Path); m != nil {
+			id, _ := strconv.Atoi(m[1])
+			if containers[id] {
+				out = append(out, r.Method+" "+r.Path+" (QEMU path for container "+m[1]+")")
+			}
+		}
+	}
+	return out
+}
