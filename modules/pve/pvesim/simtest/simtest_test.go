@@ -34,10 +34,8 @@ func call(t *testing.T, s *Server, method, path, body string) {
 // The guard sees a schema violation, a container suspend and a QEMU path for a container.
 func TestCheckCatchesViolations(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: TokenID, TokenSecret: TokenSecret})
-	s := &Server{Sim: sim}
-	srv := Start(t, pvesim.Demo(pvesim.Options{TokenID: TokenID, TokenSecret: TokenSecret})) // clean: passes
-	_ = srv
-	s = Start(&recorder{TB: t}, sim)
+	// The end-of-test check reports into a recorder, so this test can look at what it found.
+	s := Start(&recorder{TB: t}, sim)
 	call(t, s, "GET", "/cluster/nextid?bogus=1", "")
 	rec := &recorder{TB: t}
 	Check(rec, sim)
@@ -56,5 +54,4 @@ func TestCheckCatchesViolations(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("R13 breaches: %v", got)
 	}
-	sim.ResetLog()
 }
