@@ -11,6 +11,14 @@ import (
 // to English elsewhere is an untranslated entry.
 var sameAsEnglishAllowed = map[string]bool{}
 
+// capabilityReasonKeys are the catalog keys of the capability refusal reasons.
+var capabilityReasonKeys = []string{
+	"capability.not_yet_available", "capability.plan_suspends_by_stop",
+	"capability.not_possible.pause", "capability.not_possible.hibernate",
+	"capability.not_possible.iso_install", "capability.not_possible.pxe_boot",
+	"capability.not_possible.firmware_selection",
+}
+
 var placeholderRE = regexp.MustCompile(`\{[a-z_]+\}`)
 
 func placeholders(s string) []string {
@@ -33,6 +41,9 @@ func TestCatalogsComplete(t *testing.T) {
 		"protected_backup_exists", "rootfs_would_shrink", "rootfs_size_unknown", "mount_unclassifiable", "reinstall_in_progress"} {
 		keys = append(keys, "blocker."+b)
 	}
+	// R10: the reasons of the plan capabilities (modules/plans.ReasonKeys; that package's tests
+	// check each of its keys in the nine catalogs too).
+	keys = append(keys, capabilityReasonKeys...)
 	if len(Languages) != 9 {
 		t.Fatalf("%d languages", len(Languages))
 	}

@@ -73,13 +73,16 @@ const (
 	FieldRequiredOne  FieldCode = "required_one_of"
 	FieldDuplicate    FieldCode = "duplicate"
 	FieldBadTimestamp FieldCode = "bad_timestamp"
+	// FieldNotApplicable: the field does not apply to what the object offers (a VM-only plan
+	// with swap, a container-only plan with a VM catalog); {param} names what it offers.
+	FieldNotApplicable FieldCode = "not_applicable"
 )
 
 // FieldCodes lists every field code.
 var FieldCodes = []FieldCode{
 	FieldRequired, FieldUnknown, FieldType, FieldTooShort, FieldTooLong, FieldTooSmall,
 	FieldTooLarge, FieldOneOf, FieldPattern, FieldInvalid, FieldRequiredOne, FieldDuplicate,
-	FieldBadTimestamp,
+	FieldBadTimestamp, FieldNotApplicable,
 }
 
 // Permanence tells a caller whether retrying can ever help.

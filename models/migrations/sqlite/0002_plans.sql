@@ -1,0 +1,7 @@
+CREATE TABLE plans (
+  code VARCHAR(64) NOT NULL PRIMARY KEY,
+  source VARCHAR(8) NOT NULL,
+  body TEXT NOT NULL,
+  created_at DATETIME NOT NULL,
+  updated_at DATETIME NOT NULL
+);

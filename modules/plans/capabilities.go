@@ -1,0 +1,125 @@
+package plans
+
+import "pvebill/i18n"
+
+// Capability names something a customer of a plan might ask for (R10). The storefront and the
+// billing panels read them as data: available, or refused with a permanence and a reason.
+type Capability string
+
+// Capabilities, in the order they are listed.
+const (
+	CapCreate            Capability = "create"
+	CapSuspend           Capability = "suspend"
+	CapUnsuspend         Capability = "unsuspend"
+	CapTerminate         Capability = "terminate"
+	CapReinstall         Capability = "reinstall"
+	CapChangePlan        Capability = "change_plan"
+	CapUsage             Capability = "usage"
+	CapMonitoring        Capability = "monitoring"
+	CapConsole           Capability = "console"
+	CapPause             Capability = "pause"
+	CapHibernate         Capability = "hibernate"
+	CapISOInstall        Capability = "iso_install"
+	CapPXEBoot           Capability = "pxe_boot"
+	CapFirmwareSelection Capability = "firmware_selection"
+)
+
+// AllCapabilities lists every capability reported for each offered guest type.
+var AllCapabilities = []Capability{
+	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapUsage,
+	CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall, CapPXEBoot, CapFirmwareSelection,
+}
+
+// Catalog keys of the refusal reasons.
+const (
+	ReasonNotYetAvailable    = "capability.not_yet_available"
+	ReasonPlanSuspendsByStop = "capability.plan_suspends_by_stop"
+)
+
+// containerNever is what a container can never do, whatever is built (R10, R15): refused
+// permanently, each with its own reason.
+var containerNever = map[Capability]string{
+	CapPause:             "capability.not_possible.pause",
+	CapHibernate:         "capability.not_possible.hibernate",
+	CapISOInstall:        "capability.not_possible.iso_install",
+	CapPXEBoot:           "capability.not_possible.pxe_boot",
+	CapFirmwareSelection: "capability.not_possible.firmware_selection",
+}
+
+// ReasonKeys lists every catalog key a capability reason can use (the catalog test checks them
+// in all nine languages).
+func ReasonKeys() []string {
+	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop}
+	for _, c := range AllCapabilities {
+		if k, ok := containerNever[c]; ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// State is one capability of one guest type: available, or refused with a permanence and the
+// catalog key of its reason.
+type State struct {
+	Available bool
+	Refusal   i18n.Permanence // empty when available
+	Reason    string          // catalog key; empty when available
+}
+
+// Message is the reason translated into lang ("" when available).
+func (s State) Message(lang string) string {
+	if s.Reason == "" {
+		return ""
+	}
+	return i18n.T(lang, s.Reason, nil)
+}
+
+// Set is the capabilities of one guest type.
+type Set map[Capability]State
+
+// Built says which capabilities exist in this build, per guest type: the guest modules declare
+// what they implement. Anything not listed is refused as not yet available (temporary).
+type Built map[GuestType][]Capability
+
+func (b Built) has(t GuestType, c Capability) bool {
+	for _, x := range b[t] {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// CapabilitiesOf computes the capabilities of every guest type the plan offers. For a
+// container, pause, hibernate, ISO install, PXE boot and firmware selection are permanent
+// refusals even if a module claimed them. For a VM, pause follows the plan's vm_suspend_mode:
+// with stop it is refused permanently for this plan; with pause it is what suspend is.
+func CapabilitiesOf(p Plan, built Built) map[GuestType]Set {
+	out := make(map[GuestType]Set, len(p.GuestTypes))
+	for _, t := range p.GuestTypes {
+		set := make(Set, len(AllCapabilities))
+		for _, c := range AllCapabilities {
+			set[c] = capability(p, built, t, c)
+		}
+		out[t] = set
+	}
+	return out
+}
+
+func capability(p Plan, built Built, t GuestType, c Capability) State {
+	if t == Container {
+		if reason, never := containerNever[c]; never {
+			return State{Refusal: i18n.Permanent, Reason: reason}
+		}
+	}
+	if t == VM && c == CapPause {
+		if p.VMSuspendMode != SuspendPause {
+			return State{Refusal: i18n.Permanent, Reason: ReasonPlanSuspendsByStop}
+		}
+		c = CapSuspend // a pause-mode plan pauses exactly when it suspends
+	}
+	if built.has(t, c) {
+		return State{Available: true}
+	}
+	return State{Refusal: i18n.Temporary, Reason: ReasonNotYetAvailable}
+}

@@ -1,0 +1,159 @@
+package plans
+
+import (
+	"net/http"
+
+	"pvebill/i18n"
+)
+
+// GuestType is the kind of guest a plan offers (API.md: guest_type).
+type GuestType string
+
+// Guest types, in their canonical order.
+const (
+	Container GuestType = "container"
+	VM        GuestType = "vm"
+)
+
+// GuestTypes lists every guest type in canonical order.
+var GuestTypes = []GuestType{Container, VM}
+
+// SuspendMode is how a VM of the plan is suspended (R15). A container is always stopped.
+type SuspendMode string
+
+// Suspend modes.
+const (
+	SuspendStop  SuspendMode = "stop"
+	SuspendPause SuspendMode = "pause"
+)
+
+// CloneMode is how a VM is cloned from its template (R8).
+type CloneMode string
+
+// Clone modes.
+const (
+	CloneFull   CloneMode = "full"
+	CloneLinked CloneMode = "linked"
+)
+
+// Source says where a saved plan came from.
+type Source string
+
+// Plan sources.
+const (
+	SourceFile Source = "file" // plans_file (or the embedded examples), upserted at start
+	SourceAPI  Source = "api"  // PUT /v1/admin/plans/{code}
+)
+
+// OSCatalog is a plan's operating systems per guest type: for containers a name → ostemplate
+// volume id (STORAGE:vztmpl/…), for VMs a name → template vmid. The vocabularies stay apart
+// (R12): a container entry is never a vmid and a VM entry never a volume.
+type OSCatalog struct {
+	Container map[string]string `json:"container,omitempty" yaml:"container" validate:"omitempty,dive,keys,required,max=64,endkeys,required,max=255"`
+	VM        map[string]int    `json:"vm,omitempty" yaml:"vm" validate:"omitempty,dive,keys,required,max=64,endkeys,min=100,max=999999999"`
+}
+
+// Spec is a plan as written: the body of PUT /v1/admin/plans/{code} and one entry of
+// plans_file. Optional values are pointers or empty so that "absent" can be told apart; Validate
+// turns a Spec into a Plan where every value is explicit. The validate tags use only the
+// validator's built-in rules, so that the HTTP layer's strict binding and Validate agree; the
+// domain rules (formats, catalogs, R15) are code in validate.go.
+type Spec struct {
+	Code          string      `json:"code" yaml:"code" validate:"max=64"`
+	Name          string      `json:"name" yaml:"name" validate:"required,max=255"`
+	GuestTypes    []GuestType `json:"guest_types" yaml:"guest_types" validate:"required,min=1,unique,dive,oneof=container vm"`
+	Cluster       string      `json:"cluster" yaml:"cluster" validate:"required,max=64"`
+	Cores         *int        `json:"cores" yaml:"cores" validate:"required,min=1,max=8192"`
+	MemoryMiB     *int        `json:"memory_mib" yaml:"memory_mib" validate:"required,min=16"`
+	SwapMiB       *int        `json:"swap_mib" yaml:"swap_mib" validate:"omitempty,min=0"`
+	DiskGiB       *int        `json:"disk_gib" yaml:"disk_gib" validate:"required,min=1"`
+	Storage       string      `json:"storage" yaml:"storage" validate:"required,max=64"`
+	Bridge        string      `json:"bridge" yaml:"bridge" validate:"required,max=15"`
+	BandwidthGiB  *int64      `json:"bandwidth_gib" yaml:"bandwidth_gib" validate:"omitempty,min=1"`
+	RateMbps      *float64    `json:"rate_mbps" yaml:"rate_mbps" validate:"omitempty,min=0.01"`
+	VMSuspendMode SuspendMode `json:"vm_suspend_mode" yaml:"vm_suspend_mode" validate:"omitempty,oneof=stop pause"`
+	OS            OSCatalog   `json:"os" yaml:"os"`
+	IPPool        *string     `json:"ip_pool" yaml:"ip_pool" validate:"omitempty,min=1,max=64"`
+	Nodes         []string    `json:"nodes" yaml:"nodes" validate:"omitempty,unique,dive,required,max=63"`
+	VMClone       CloneMode   `json:"vm_clone" yaml:"vm_clone" validate:"omitempty,oneof=full linked"`
+}
+
+// Plan is a validated plan with every value explicit: the shape stored in the plans table and
+// answered by the API (without its capabilities, which are computed per request).
+type Plan struct {
+	Code       string      `json:"code"`
+	Name       string      `json:"name"`
+	GuestTypes []GuestType `json:"guest_types"` // canonical order: container, vm
+	Cluster    string      `json:"cluster"`
+	Cores      int         `json:"cores"`
+	MemoryMiB  int         `json:"memory_mib"`
+	// SwapMiB is sent to Proxmox as `swap` on every container create (R5); 0 when the Spec
+	// had none. A VM has no swap setting.
+	SwapMiB int    `json:"swap_mib"`
+	DiskGiB int    `json:"disk_gib"`
+	Storage string `json:"storage"`
+	Bridge  string `json:"bridge"`
+	// BandwidthGiB is the traffic allowance per billing period; nil is unlimited.
+	BandwidthGiB *int64 `json:"bandwidth_gib"`
+	// RateMbps is Proxmox's net `rate`: megabytes per second, as Proxmox reads "mbps"
+	// (proxmox-api.md §4.6); nil is no limit.
+	RateMbps      *float64    `json:"rate_mbps"`
+	VMSuspendMode SuspendMode `json:"vm_suspend_mode"`
+	OS            OSCatalog   `json:"os"`
+	// IPPool names an IPv4 pool; nil means DHCP.
+	IPPool *string `json:"ip_pool"`
+	// Nodes are the nodes a guest of this plan may be placed on; empty means the cluster's.
+	Nodes   []string  `json:"nodes"`
+	VMClone CloneMode `json:"vm_clone"`
+}
+
+// Offers reports whether the plan offers guest type t.
+func (p Plan) Offers(t GuestType) bool {
+	for _, g := range p.GuestTypes {
+		if g == t {
+			return true
+		}
+	}
+	return false
+}
+
+// ChooseGuestType applies R4 to a create's guest_type (empty when the request named none): a
+// plan offering one type answers that type; a plan offering both needs a choice
+// (guest_type_required); a type the plan lacks is guest_type_not_offered. There is never a
+// default underneath a choice.
+func (p Plan) ChooseGuestType(requested string) (GuestType, error) {
+	if requested == "" {
+		if len(p.GuestTypes) == 1 {
+			return p.GuestTypes[0], nil
+		}
+		return "", i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeRequired).Perm(i18n.Permanent)
+	}
+	t := GuestType(requested)
+	if !p.Offers(t) {
+		return "", i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
+			With("guest_type", requested).Perm(i18n.Permanent)
+	}
+	return t, nil
+}
+
+// ContainerTemplate returns the ostemplate volume id of a container OS in the plan's catalog,
+// or os_not_offered.
+func (p Plan) ContainerTemplate(os string) (string, error) {
+	if v, ok := p.OS.Container[os]; ok && p.Offers(Container) {
+		return v, nil
+	}
+	return "", osNotOffered(os, Container)
+}
+
+// VMTemplate returns the template vmid of a VM OS in the plan's catalog, or os_not_offered.
+func (p Plan) VMTemplate(os string) (int, error) {
+	if v, ok := p.OS.VM[os]; ok && p.Offers(VM) {
+		return v, nil
+	}
+	return 0, osNotOffered(os, VM)
+}
+
+func osNotOffered(os string, t GuestType) error {
+	return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeOSNotOffered).
+		With("os", os).With("guest_type", string(t)).Perm(i18n.Permanent)
+}

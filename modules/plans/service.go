@@ -1,0 +1,164 @@
+package plans
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"gorm.io/gorm"
+
+	"pvebill/i18n"
+	"pvebill/models"
+)
+
+// Options configure a Service.
+type Options struct {
+	// Clusters are the configured clusters and their nodes; nil accepts any names.
+	Clusters Clusters
+	// Built is what the guest modules implement, per guest type (capabilities).
+	Built Built
+}
+
+// Service reads and writes plans in the database. Every write is validated first; nothing
+// invalid is ever stored.
+type Service struct {
+	db   *models.DB
+	opts Options
+}
+
+// NewService returns a Service over db.
+func NewService(db *models.DB, opts Options) *Service {
+	return &Service{db: db, opts: opts}
+}
+
+// Validate checks a Spec against the configured clusters (see the package function Validate).
+func (s *Service) Validate(spec Spec) (Plan, error) { return Validate(spec, s.opts.Clusters) }
+
+// Capabilities computes the capabilities of each guest type the plan offers.
+func (s *Service) Capabilities(p Plan) map[GuestType]Set { return CapabilitiesOf(p, s.opts.Built) }
+
+// List returns every plan, ordered by code.
+func (s *Service) List(ctx context.Context) ([]Plan, error) {
+	rows, err := models.ListPlans(ctx, s.db.Gorm)
+	if err != nil {
+		return nil, fmt.Errorf("list plans: %w", err)
+	}
+	out := make([]Plan, 0, len(rows))
+	for _, r := range rows {
+		p, err := decodeRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Get returns one plan, or a 404 not_found problem.
+func (s *Service) Get(ctx context.Context, code string) (Plan, error) {
+	row, err := models.GetPlan(ctx, s.db.Gorm, code)
+	if errors.Is(err, models.ErrNotFound) {
+		return Plan{}, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	if err != nil {
+		return Plan{}, fmt.Errorf("get plan %s: %w", code, err)
+	}
+	return decodeRow(*row)
+}
+
+// Put validates spec as the plan with this code and saves it (source api), reporting whether
+// it was created. The code in the path wins: a spec naming another code is refused, one naming
+// none takes this one.
+func (s *Service) Put(ctx context.Context, code string, spec Spec) (Plan, bool, error) {
+	if spec.Code != "" && spec.Code != code {
+		return Plan{}, false, i18n.Validation(i18n.FieldError{Field: "code", Code: i18n.FieldOneOf, Param: code})
+	}
+	spec.Code = code
+	p, err := s.Validate(spec)
+	if err != nil {
+		return Plan{}, false, err
+	}
+	created, err := save(ctx, s.db.Gorm, p, SourceAPI)
+	return p, created, err
+}
+
+// Delete removes a plan, or answers a 404 not_found problem.
+func (s *Service) Delete(ctx context.Context, code string) error {
+	err := models.DeletePlan(ctx, s.db.Gorm, code)
+	if errors.Is(err, models.ErrNotFound) {
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("delete plan %s: %w", code, err)
+	}
+	return nil
+}
+
+// Import validates every spec and, only if all are valid and their codes distinct, saves them
+// in one transaction with the given source. Plans already stored and not named here are left
+// alone. The error names the entry (by position and code) that was refused.
+func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan, error) {
+	plans := make([]Plan, 0, len(specs))
+	seen := map[string]int{}
+	for i, spec := range specs {
+		if j, dup := seen[spec.Code]; dup && spec.Code != "" {
+			return nil, fmt.Errorf("plan %d (%s): the same code as plan %d", i+1, spec.Code, j+1)
+		}
+		seen[spec.Code] = i
+		p, err := s.Validate(spec)
+		if err != nil {
+			return nil, fmt.Errorf("plan %d (%s): %w", i+1, spec.Code, err)
+		}
+		plans = append(plans, p)
+	}
+	err := s.db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, p := range plans {
+			if _, err := save(ctx, tx, p, src); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return plans, nil
+}
+
+// LoadFile reads plans_file (a YAML list of plan objects) and imports it with source file.
+func (s *Service) LoadFile(ctx context.Context, path string) ([]Plan, error) {
+	specs, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.Import(ctx, specs, SourceFile)
+	if err != nil {
+		return nil, fmt.Errorf("plans_file %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func save(ctx context.Context, tx *gorm.DB, p Plan, src Source) (bool, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return false, fmt.Errorf("encode plan %s: %w", p.Code, err)
+	}
+	created, err := models.SavePlan(ctx, tx, p.Code, string(src), string(body))
+	if err != nil {
+		return false, fmt.Errorf("save plan %s: %w", p.Code, err)
+	}
+	return created, nil
+}
+
+func decodeRow(r models.Plan) (Plan, error) {
+	var p Plan
+	if err := json.Unmarshal([]byte(r.Body), &p); err != nil {
+		return Plan{}, fmt.Errorf("decode plan %s: %w", r.Code, err)
+	}
+	if p.Nodes == nil {
+		p.Nodes = []string{}
+	}
+	return p, nil
+}

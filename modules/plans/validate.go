@@ -1,0 +1,284 @@
+package plans
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+
+	"pvebill/i18n"
+	"pvebill/modules/pve/pveconf"
+)
+
+// Formats of a plan's names. The Proxmox ones follow the API schema (pve-apidoc): a bridge is
+// `[-_.\w\d]+` (and a Linux interface name has at most 15 bytes), a node is pve-node.
+var (
+	codePattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	osNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
+	poolPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	bridgePattern = regexp.MustCompile(`^[-_.A-Za-z0-9]{1,15}$`)
+	nodePattern   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+)
+
+// CodeOK reports whether s has the shape of a plan code.
+func CodeOK(s string) bool { return codePattern.MatchString(s) }
+
+// Clusters describes the configured clusters a plan may name: cluster name → the nodes pvebill
+// may place guests on there (empty: every online node). A nil Clusters accepts any names.
+type Clusters map[string][]string
+
+// validate is this package's validator; field names are the json names, as in the API.
+var validate = func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	return v
+}()
+
+// Validate checks a Spec and returns the Plan it describes, every value explicit. A failure is
+// an *i18n.Problem: 422 validation_failed listing every bad field, or — for a plan that offers
+// only containers and asks for a pause suspend mode — 422 not_possible_for_container, permanent
+// (R15).
+func Validate(spec Spec, clusters Clusters) (Plan, error) {
+	v := &fieldErrors{}
+	v.tags(spec)
+	v.domain(spec, clusters)
+	if len(v.list) > 0 {
+		sort.SliceStable(v.list, func(i, j int) bool { return v.list[i].Field < v.list[j].Field })
+		return Plan{}, i18n.Validation(v.list...)
+	}
+	if len(spec.GuestTypes) == 1 && spec.GuestTypes[0] == Container && spec.VMSuspendMode != "" && spec.VMSuspendMode != SuspendStop {
+		p := i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeNotPossibleContainer).Perm(i18n.Permanent)
+		p.Fields = []i18n.FieldError{{Field: "vm_suspend_mode", Code: i18n.FieldOneOf, Param: string(SuspendStop)}}
+		return Plan{}, p
+	}
+	return normalize(spec), nil
+}
+
+// normalize fills every default of a valid Spec.
+func normalize(s Spec) Plan {
+	p := Plan{
+		Code: s.Code, Name: s.Name, Cluster: s.Cluster, Cores: *s.Cores, MemoryMiB: *s.MemoryMiB, DiskGiB: *s.DiskGiB,
+		Storage: s.Storage, Bridge: s.Bridge, VMSuspendMode: s.VMSuspendMode, VMClone: s.VMClone,
+		Nodes: append([]string{}, s.Nodes...),
+	}
+	for _, t := range GuestTypes {
+		if slices.Contains(s.GuestTypes, t) {
+			p.GuestTypes = append(p.GuestTypes, t)
+		}
+	}
+	if s.SwapMiB != nil {
+		p.SwapMiB = *s.SwapMiB
+	}
+	if s.BandwidthGiB != nil {
+		b := *s.BandwidthGiB
+		p.BandwidthGiB = &b
+	}
+	if s.RateMbps != nil {
+		r := *s.RateMbps
+		p.RateMbps = &r
+	}
+	if s.IPPool != nil {
+		ip := *s.IPPool
+		p.IPPool = &ip
+	}
+	if p.VMSuspendMode == "" {
+		p.VMSuspendMode = SuspendStop
+	}
+	if p.VMClone == "" {
+		p.VMClone = CloneFull
+	}
+	if len(s.OS.Container) > 0 {
+		p.OS.Container = make(map[string]string, len(s.OS.Container))
+		for k, v := range s.OS.Container {
+			p.OS.Container[k] = v
+		}
+	}
+	if len(s.OS.VM) > 0 {
+		p.OS.VM = make(map[string]int, len(s.OS.VM))
+		for k, v := range s.OS.VM {
+			p.OS.VM[k] = v
+		}
+	}
+	return p
+}
+
+// fieldErrors collects field failures, at most one per field.
+type fieldErrors struct {
+	list []i18n.FieldError
+	seen map[string]bool
+}
+
+func (v *fieldErrors) add(field string, code i18n.FieldCode, param string) {
+	if v.seen == nil {
+		v.seen = map[string]bool{}
+	}
+	if v.seen[field] {
+		return
+	}
+	v.seen[field] = true
+	v.list = append(v.list, i18n.FieldError{Field: field, Code: code, Param: param})
+}
+
+func (v *fieldErrors) has(field string) bool { return v.seen[field] }
+
+// tags runs the validator over the struct tags.
+func (v *fieldErrors) tags(spec Spec) {
+	err := validate.Struct(spec)
+	var ves validator.ValidationErrors
+	if !errors.As(err, &ves) {
+		return
+	}
+	for _, fe := range ves {
+		field := fe.Namespace()
+		if dot := strings.IndexByte(field, '.'); dot >= 0 {
+			field = field[dot+1:]
+		}
+		code, param := tagCode(fe)
+		v.add(field, code, param)
+	}
+}
+
+// tagCode maps the built-in rules the Spec uses to field codes, the way the HTTP layer's binder
+// maps them, so that a plan refused over HTTP and one refused in plans_file read the same.
+func tagCode(fe validator.FieldError) (i18n.FieldCode, string) {
+	sized := fe.Kind() == reflect.String || fe.Kind() == reflect.Slice || fe.Kind() == reflect.Map
+	switch fe.Tag() {
+	case "required":
+		return i18n.FieldRequired, fe.Param()
+	case "min":
+		if sized {
+			return i18n.FieldTooShort, fe.Param()
+		}
+		return i18n.FieldTooSmall, fe.Param()
+	case "max":
+		if sized {
+			return i18n.FieldTooLong, fe.Param()
+		}
+		return i18n.FieldTooLarge, fe.Param()
+	case "oneof":
+		return i18n.FieldOneOf, strings.ReplaceAll(fe.Param(), " ", ", ")
+	case "unique":
+		return i18n.FieldDuplicate, fe.Param()
+	}
+	return i18n.FieldPattern, fe.Param()
+}
+
+// domain checks what struct tags cannot say: name formats, the configured clusters and nodes,
+// the OS catalogs, and fields that do not apply to the offered guest types.
+func (v *fieldErrors) domain(s Spec, clusters Clusters) {
+	offers := func(t GuestType) bool { return slices.Contains(s.GuestTypes, t) }
+	offered := make([]string, 0, 2)
+	for _, t := range GuestTypes {
+		if offers(t) {
+			offered = append(offered, string(t))
+		}
+	}
+	offeredList := strings.Join(offered, ", ")
+
+	switch {
+	case s.Code == "":
+		v.add("code", i18n.FieldRequired, "")
+	case !v.has("code") && !CodeOK(s.Code):
+		v.add("code", i18n.FieldPattern, "")
+	}
+	if s.Storage != "" && !v.has("storage") && !pveconf.ValidStorageID(s.Storage) {
+		v.add("storage", i18n.FieldPattern, "")
+	}
+	if s.Bridge != "" && !v.has("bridge") && !bridgePattern.MatchString(s.Bridge) {
+		v.add("bridge", i18n.FieldPattern, "")
+	}
+	var allowedNodes []string
+	if s.Cluster != "" && !v.has("cluster") && clusters != nil {
+		nodes, ok := clusters[s.Cluster]
+		if !ok {
+			v.add("cluster", i18n.FieldOneOf, strings.Join(sortedKeys(clusters), ", "))
+		}
+		allowedNodes = nodes
+	}
+	if s.IPPool != nil && !v.has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
+		v.add("ip_pool", i18n.FieldPattern, "")
+	}
+	if !v.has("nodes") {
+		for i, n := range s.Nodes {
+			field := "nodes[" + strconv.Itoa(i) + "]"
+			switch {
+			case v.has(field):
+			case !nodePattern.MatchString(n):
+				v.add(field, i18n.FieldPattern, "")
+			case len(allowedNodes) > 0 && !slices.Contains(allowedNodes, n):
+				v.add(field, i18n.FieldOneOf, strings.Join(allowedNodes, ", "))
+			}
+		}
+	}
+
+	// The OS catalog: required and well-formed for each offered type, absent for the others.
+	if offers(Container) {
+		if len(s.OS.Container) == 0 {
+			v.add("os.container", i18n.FieldRequired, "")
+		}
+		for _, name := range sortedKeys(s.OS.Container) {
+			field := "os.container[" + name + "]"
+			if v.has(field) {
+				continue
+			}
+			if !osNamePattern.MatchString(name) {
+				v.add(field, i18n.FieldPattern, "")
+				continue
+			}
+			if !isTemplateVolume(s.OS.Container[name]) {
+				v.add(field, i18n.FieldPattern, "")
+			}
+		}
+	} else if len(s.OS.Container) > 0 {
+		v.add("os.container", i18n.FieldNotApplicable, offeredList)
+	}
+	if offers(VM) {
+		if len(s.OS.VM) == 0 {
+			v.add("os.vm", i18n.FieldRequired, "")
+		}
+		for _, name := range sortedKeys(s.OS.VM) {
+			field := "os.vm[" + name + "]"
+			if !v.has(field) && !osNamePattern.MatchString(name) {
+				v.add(field, i18n.FieldPattern, "")
+			}
+		}
+	} else if len(s.OS.VM) > 0 {
+		v.add("os.vm", i18n.FieldNotApplicable, offeredList)
+	}
+	// A VM has no swap setting: a swap the customer would see but never get is refused (R5).
+	if len(offered) > 0 && !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.has("swap_mib") {
+		v.add("swap_mib", i18n.FieldNotApplicable, offeredList)
+	}
+	// Containers are created from a template archive, never cloned.
+	if len(offered) > 0 && !offers(VM) && s.VMClone == CloneLinked {
+		v.add("vm_clone", i18n.FieldNotApplicable, offeredList)
+	}
+}
+
+// isTemplateVolume reports whether s is a container template volume id, STORAGE:vztmpl/NAME,
+// as Proxmox's storage layer parses it (a filesystem path is root@pam only, so refused here).
+func isTemplateVolume(s string) bool {
+	vol, err := pveconf.ParseVolume(s)
+	return err == nil && vol.Kind == pveconf.VolumeStorage && vol.VType == pveconf.VTypeVZTmpl
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
