@@ -365,3 +365,14 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+func (s *Sim) hNodeIndex(c *reqCtx) (any, error) {
+	var out []map[string]string
+	for _, n := range []string{"aplinfo", "apt", "capabilities", "ceph", "certificates", "config", "disks", "dns", "firewall",
+		"hardware", "hosts", "journal", "lxc", "netstat", "network", "qemu", "replication", "report", "rrd", "rrddata",
+		"scan", "sdn", "services", "storage", "subscription", "syslog", "tasks", "termproxy", "time", "version",
+		"vncshell", "vzdump", "wakeonlan"} {
+		out = append(out, map[string]string{"name": n})
+	}
+	return out, nil
+}

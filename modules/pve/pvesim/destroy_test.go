@@ -128,7 +128,11 @@ func TestLXCDestroyThenCreateFails(t *testing.T) {
 	h := demoHarness(t)
 	// destroy succeeds, the following create's task fails: the id is free again
 	h.sim.InjectFault(Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc", Nth: 1, TaskFail: "unable to create CT 200 - no space left on device"})
-	h.run("DELETE", "/nodes/pve1/lxc/200", vals("force", "1", "purge", "1", "destroy-unreferenced-disks", "1"), "OK")
+	// forcing the destroy of a running container is a warning in the task
+	up := h.run("DELETE", "/nodes/pve1/lxc/200", vals("force", "1", "purge", "1", "destroy-unreferenced-disks", "1"), "WARNINGS: 1")
+	if log := h.sim.TaskLog(up); log[0] != "WARN: forced to stop CT 200 before destroying!" {
+		t.Errorf("log %q", log)
+	}
 	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", debianTmpl, "rootfs", "local-lvm:8"), "unable to create CT 200 - no space left on device")
 	if _, ok := h.sim.Guest(200); ok {
 		t.Error("guest exists after failed create")

@@ -312,3 +312,11 @@ func normalizeTags(v string) string {
 	sort.Strings(out)
 	return strings.Join(out, ";")
 }
+
+// checkSkiplock refuses skiplock=1 for a token: raise_param_exc, so a 400.
+func checkSkiplock(c *reqCtx) error {
+	if c.boolean("skiplock") {
+		return paramErr(map[string]string{"skiplock": "Only root may use this option."})
+	}
+	return nil
+}

@@ -175,7 +175,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-r.Context().Done():
-				entry.Status = 596
+				entry.Status = 0 // the client gave up while waiting for a worker
 				s.record(entry)
 				return
 			}

@@ -755,8 +755,8 @@ func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	if err := checkLock(g, "mounted"); err != nil {
 		return nil, err
@@ -783,8 +783,8 @@ func (s *Sim) stopLike(c *reqCtx, typ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	if err := checkLock(g, "mounted"); err != nil {
 		return nil, err
@@ -972,7 +972,7 @@ func (s *Sim) hLXCDelete(c *reqCtx) (any, error) {
 	if g.running {
 		g.running = false
 		g.pid = 0
-		t.logf("stopping container %d", g.vmid)
+		t.warnf("forced to stop CT %d before destroying!", g.vmid)
 	}
 	// the worker starts at once: volumes are freed, then a stub config with lock destroyed
 	// is written; the config is removed when the task ends.
@@ -993,7 +993,11 @@ func (s *Sim) hLXCDelete(c *reqCtx) (any, error) {
 	g.firewall = map[string]string{}
 	g.ipsets = map[string]*ipset{}
 	if purge {
-		delete(s.ha, haSID(g))
+		t.logf("purging CT %d from related configurations..", g.vmid)
+		if s.ha[haSID(g)] != nil {
+			delete(s.ha, haSID(g))
+			t.logf("NOTE: removed CT %d from HA resource configuration.", g.vmid)
+		}
 	}
 	t.finish = func(*task) error {
 		s.removeGuest(g)

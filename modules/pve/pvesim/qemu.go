@@ -247,8 +247,8 @@ func (s *Sim) qemuNetWithMAC(vmid int, v string) string {
 
 // updateQemuConfig applies a config change (PUT and POST config). Callers hold the write lock.
 func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
-	if c.has("skiplock") {
-		return fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return err
 	}
 	if err := checkLock(g); err != nil {
 		return err
@@ -549,8 +549,8 @@ func (s *Sim) hQemuStart(c *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	if err := checkLock(g, "suspended"); err != nil {
 		return nil, err
@@ -575,8 +575,8 @@ func (s *Sim) qemuStopLike(c *reqCtx, typ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	if err := checkLock(g); err != nil {
 		return nil, err
@@ -689,8 +689,8 @@ func (s *Sim) hQemuDelete(c *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	if err := checkLock(g, "suspended"); err != nil {
 		return nil, err
@@ -756,8 +756,8 @@ func (s *Sim) destroyQemuVolumes(t *task, g *guest) {
 func (s *Sim) hQemuResize(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.has("skiplock") {
-		return nil, fail500("Only root may use this option.")
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
 	}
 	vmid := c.integer("vmid")
 	node := c.node
