@@ -726,99 +726,137 @@ func (s *Sim) hLXCStatusCurrent(c *reqCtx) (any, error) {
 	return s.lxcStatus(g, true), nil
 }
 
-// powerTask starts a status task for a guest. Callers hold the write lock.
-func (s *Sim) powerTask(c *reqCtx, g *guest, typ string, finish func(t *task) error) string {
-	if r := s.ha[haSID(g)]; r != nil && (typ == "vzstart" || typ == "qmstart" || typ == "vzstop" || typ == "qmstop" || typ == "vzshutdown" || typ == "qmshutdown") {
-		hat := "hastart"
-		state := "started"
-		if !strings.HasSuffix(typ, "start") {
-			hat = "hastop"
-			state = "stopped"
-		}
-		t := s.newTask(c, g.node, hat, strconv.Itoa(g.vmid))
-		t.logf("Requesting HA %s for %s %d", strings.TrimPrefix(hat, "ha"), s.guestTypeName(g.typ), g.vmid)
-		t.finish = func(t *task) error {
-			r.State = state
-			return finish(t)
-		}
-		return t.upid
+// lxcRunning is PVE::LXC::check_running: it reads no config, so a container that does not
+// exist (here) is "not running". Callers hold s.mu.
+func (s *Sim) lxcRunning(node string, vmid int) bool {
+	g := s.guests[vmid]
+	return g != nil && g.node == node && g.typ == "lxc" && g.running
+}
+
+// lxcWorkerGuest loads the container inside a worker: a missing config or a lock fails the
+// task, not the request (pve-container API2/LXC/Status.pm). Callers hold the write lock.
+func (s *Sim) lxcWorkerGuest(node string, vmid int, tolerate ...string) (*guest, error) {
+	g := s.guests[vmid]
+	if g == nil || g.node != node || g.typ != "lxc" {
+		return nil, fmt.Errorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
 	}
-	t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
-	t.finish = finish
-	return t.upid
+	if err := checkLock(g, tolerate...); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// lxcHATask submits an HA request instead of acting, for HA-managed containers. Callers
+// hold the write lock.
+func (s *Sim) lxcHATask(c *reqCtx, vmid int, start bool) (string, bool) {
+	r := s.ha["ct:"+strconv.Itoa(vmid)]
+	if r == nil {
+		return "", false
+	}
+	typ, state, word := "hastop", "stopped", "stop"
+	if start {
+		typ, state, word = "hastart", "started", "start"
+	}
+	node := c.node
+	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
+	t.logf("Requesting HA %s for CT %d", word, vmid)
+	t.finish = func(*task) error {
+		r.State = state
+		if g := s.guests[vmid]; g != nil && g.node == node {
+			if start && !g.running {
+				s.startGuest(g)
+			} else if !start && g.running {
+				g.running, g.pid = false, 0
+			}
+		}
+		return nil
+	}
+	return t.upid, true
 }
 
 func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
-	}
 	if err := checkSkiplock(c); err != nil {
 		return nil, err
 	}
-	if err := checkLock(g, "mounted"); err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if s.lxcRunning(node, vmid) {
+		return nil, fail500("CT %d already running", vmid)
 	}
-	if g.conf["template"] == "1" {
-		return nil, fail500("you can't start a CT if it's a template")
+	if upid, ok := s.lxcHATask(c, vmid, true); ok {
+		return upid, nil
 	}
-	if g.running {
-		return nil, fail500("CT %d already running", g.vmid)
-	}
-	return s.powerTask(c, g, "vzstart", func(t *task) error {
+	t := s.newTask(c, node, "vzstart", strconv.Itoa(vmid))
+	t.finish = func(t *task) error {
+		g := s.guests[vmid]
+		if g == nil || g.node != node || g.typ != "lxc" {
+			return fmt.Errorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
+		}
+		if g.conf["template"] == "1" {
+			return fmt.Errorf("you can't start a CT if it's a template")
+		}
+		if err := checkLock(g, "mounted"); err != nil {
+			return err
+		}
 		if g.running {
-			return fmt.Errorf("CT %d already running", g.vmid)
+			return fmt.Errorf("CT %d already running", vmid)
 		}
 		s.startGuest(g)
 		return nil
-	}), nil
+	}
+	return t.upid, nil
 }
 
-func (s *Sim) stopLike(c *reqCtx, typ string) (any, error) {
+// lxcStopTask is stop and shutdown: "not running" is refused at once, a lock in the task.
+func (s *Sim) lxcStopTask(c *reqCtx, typ string, tolerate ...string) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
+	if typ == "vzstop" {
+		if err := checkSkiplock(c); err != nil {
+			return nil, err
+		}
 	}
-	if err := checkSkiplock(c); err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if !s.lxcRunning(node, vmid) {
+		return nil, fail500("CT %d not running", vmid)
 	}
-	if err := checkLock(g, "mounted"); err != nil {
-		return nil, err
+	if upid, ok := s.lxcHATask(c, vmid, false); ok {
+		return upid, nil
 	}
-	if !g.running {
-		return nil, fail500("CT %d not running", g.vmid)
-	}
-	return s.powerTask(c, g, typ, func(t *task) error {
-		g.running = false
-		g.pid = 0
+	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
+	t.finish = func(t *task) error {
+		g, err := s.lxcWorkerGuest(node, vmid, tolerate...)
+		if err != nil {
+			return err
+		}
+		g.running, g.pid = false, 0
 		return nil
-	}), nil
+	}
+	return t.upid, nil
 }
 
-func (s *Sim) hLXCStop(c *reqCtx) (any, error)     { return s.stopLike(c, "vzstop") }
-func (s *Sim) hLXCShutdown(c *reqCtx) (any, error) { return s.stopLike(c, "vzshutdown") }
+func (s *Sim) hLXCStop(c *reqCtx) (any, error)     { return s.lxcStopTask(c, "vzstop", "mounted") }
+func (s *Sim) hLXCShutdown(c *reqCtx) (any, error) { return s.lxcStopTask(c, "vzshutdown") }
 
 func (s *Sim) hLXCReboot(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if !s.lxcRunning(node, vmid) {
+		// sic: the container reboot endpoint says "VM"
+		return nil, fail500("VM %d not running", vmid)
 	}
-	if err := checkLock(g); err != nil {
-		return nil, err
-	}
-	if !g.running {
-		return nil, fail500("CT %d not running", g.vmid)
-	}
-	return s.powerTask(c, g, "vzreboot", func(t *task) error {
+	t := s.newTask(c, node, "vzreboot", strconv.Itoa(vmid))
+	t.finish = func(t *task) error {
+		g, err := s.lxcWorkerGuest(node, vmid)
+		if err != nil {
+			return err
+		}
 		s.startGuest(g)
 		return nil
-	}), nil
+	}
+	return t.upid, nil
 }
 
 // hLXCSuspend accepts the experimental CRIU checkpoint. CRIU is not installed with
@@ -826,20 +864,17 @@ func (s *Sim) hLXCReboot(c *reqCtx) (any, error) {
 func (s *Sim) hLXCSuspend(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if !s.lxcRunning(node, vmid) {
+		return nil, fail500("CT %d not running", vmid)
 	}
-	if err := checkLock(g); err != nil {
-		return nil, err
-	}
-	if !g.running {
-		return nil, fail500("CT %d not running", g.vmid)
-	}
-	t := s.newTask(c, g.node, "vzsuspend", strconv.Itoa(g.vmid))
+	t := s.newTask(c, node, "vzsuspend", strconv.Itoa(vmid))
 	t.finish = func(t *task) error {
+		if _, err := s.lxcWorkerGuest(node, vmid); err != nil {
+			return err
+		}
 		t.logf("lxc-checkpoint: criu: command not found")
-		return fmt.Errorf("command 'lxc-checkpoint -n %d -s -D /var/lib/vz/dump' failed: exit code 1", g.vmid)
+		return fmt.Errorf("command 'lxc-checkpoint -n %d -s -D /var/lib/vz/dump' failed: exit code 1", vmid)
 	}
 	return t.upid, nil
 }
@@ -847,17 +882,14 @@ func (s *Sim) hLXCSuspend(c *reqCtx) (any, error) {
 func (s *Sim) hLXCResume(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if s.lxcRunning(node, vmid) {
+		return nil, fail500("CT %d already running", vmid)
 	}
-	if g.running {
-		return nil, fail500("CT %d already running", g.vmid)
-	}
-	t := s.newTask(c, g.node, "vzresume", strconv.Itoa(g.vmid))
+	t := s.newTask(c, node, "vzresume", strconv.Itoa(vmid))
 	t.finish = func(t *task) error {
 		t.logf("lxc-checkpoint: criu: command not found")
-		return fmt.Errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", g.vmid)
+		return fmt.Errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", vmid)
 	}
 	return t.upid, nil
 }

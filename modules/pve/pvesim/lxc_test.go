@@ -126,7 +126,7 @@ func TestLXCCreateLockAndFailureRollback(t *testing.T) {
 	if conf["lock"] != "create" {
 		t.Fatalf("lock during create = %v", conf["lock"])
 	}
-	h.fail("POST", "/nodes/pve1/lxc/5030/status/start", nil, 500, "CT is locked (create)")
+	h.run("POST", "/nodes/pve1/lxc/5030/status/start", nil, "CT is locked (create)")
 	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5030", "ostemplate", debianTmpl), 500, "CT 5030 already exists")
 	if st := h.taskStatus(upid); st["status"] != "running" || st["exitstatus"] != nil {
 		t.Fatalf("task status while running: %v", st)
@@ -192,4 +192,22 @@ func TestLXCSuspendIsRecordedAndFails(t *testing.T) {
 	if r := h.do("GET", "/nodes/pve1/lxc/200/agent/ping", nil); r.Status != http.StatusNotImplemented {
 		t.Errorf("container agent path: %d", r.Status)
 	}
+}
+
+func TestLXCPowerPreconditions(t *testing.T) {
+	h := demoHarness(t)
+	// check_running reads no config: a missing container is "not running"
+	h.fail("POST", "/nodes/pve1/lxc/5999/status/stop", nil, 500, "CT 5999 not running")
+	h.run("POST", "/nodes/pve1/lxc/5999/status/start", nil, "Configuration file 'nodes/pve1/lxc/5999.conf' does not exist")
+	h.fail("POST", "/nodes/pve1/lxc/200/status/resume", nil, 500, "CT 200 already running")
+	r := h.fail("POST", "/nodes/pve1/lxc/200/status/start", vals("skiplock", "1"), 400, "Parameter verification failed.")
+	if r.Errors["skiplock"] != "Only root may use this option." {
+		t.Errorf("skiplock errors %v", r.Errors)
+	}
+	h.run("POST", "/nodes/pve1/lxc/200/status/stop", vals("skiplock", "0"), "OK")
+	h.fail("POST", "/nodes/pve1/lxc/200/status/reboot", nil, 500, "VM 200 not running")
+	if err := h.sim.SetConfig(200, "template", "1"); err != nil {
+		t.Fatal(err)
+	}
+	h.run("POST", "/nodes/pve1/lxc/200/status/start", nil, "you can't start a CT if it's a template")
 }

@@ -542,83 +542,179 @@ func (s *Sim) hQemuStatusCurrent(c *reqCtx) (any, error) {
 	return s.qemuStatus(g, true), nil
 }
 
+// qemuWorkerGuest loads the VM inside a worker, as qemu-server's vm_start/vm_stop do:
+// a missing config or a lock fails the task, not the request. Callers hold the write lock.
+func (s *Sim) qemuWorkerGuest(node string, vmid int, tolerate ...string) (*guest, error) {
+	g := s.guests[vmid]
+	if g == nil || g.node != node || g.typ != "qemu" {
+		return nil, fmt.Errorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
+	}
+	if err := checkLock(g, tolerate...); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// qemuRunning is check_running: it reads no config, so a missing VM is "not running".
+// Callers hold s.mu.
+func (s *Sim) qemuRunning(node string, vmid int) (*guest, bool) {
+	g := s.guests[vmid]
+	if g == nil || g.node != node || g.typ != "qemu" {
+		return nil, false
+	}
+	return g, g.running
+}
+
+// qemuHATask submits an HA request instead of acting, for HA-managed VMs. Callers hold
+// the write lock.
+func (s *Sim) qemuHATask(c *reqCtx, vmid int, start bool) (string, bool) {
+	r := s.ha["vm:"+strconv.Itoa(vmid)]
+	if r == nil {
+		return "", false
+	}
+	typ, state, word := "hastop", "stopped", "stop"
+	if start {
+		typ, state, word = "hastart", "started", "start"
+	}
+	node := c.node
+	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
+	t.logf("Requesting HA %s for VM %d", word, vmid)
+	t.finish = func(*task) error {
+		r.State = state
+		if g := s.guests[vmid]; g != nil && g.node == node {
+			if start && !g.running {
+				s.startGuest(g)
+			} else if !start && g.running {
+				g.running, g.paused, g.pid = false, false, 0
+			}
+		}
+		return nil
+	}
+	return t.upid, true
+}
+
 func (s *Sim) hQemuStart(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
 	if err := checkSkiplock(c); err != nil {
 		return nil, err
 	}
-	if err := checkLock(g, "suspended"); err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	if upid, ok := s.qemuHATask(c, vmid, true); ok {
+		return upid, nil
 	}
-	if g.conf["template"] == "1" {
-		return nil, fail500("you can't start a vm if it's a template")
-	}
-	return s.powerTask(c, g, "qmstart", func(t *task) error {
-		if g.running {
-			return fmt.Errorf("VM %d already running", g.vmid)
+	t := s.newTask(c, node, "qmstart", strconv.Itoa(vmid))
+	t.finish = func(t *task) error {
+		g, err := s.qemuWorkerGuest(node, vmid, "suspended")
+		if err != nil {
+			return err
 		}
-		delete(g.conf, "lock")
+		if g.conf["template"] == "1" {
+			return fmt.Errorf("you can't start a vm if it's a template")
+		}
+		if g.running {
+			return fmt.Errorf("VM %d already running", vmid)
+		}
+		if g.conf["lock"] == "suspended" {
+			t.logf("resuming VM %d from saved state", vmid)
+			delete(g.conf, "lock")
+		}
 		s.startGuest(g)
 		return nil
-	}), nil
+	}
+	return t.upid, nil
 }
 
-func (s *Sim) qemuStopLike(c *reqCtx, typ string) (any, error) {
+func (s *Sim) hQemuStop(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
 	if err := checkSkiplock(c); err != nil {
 		return nil, err
 	}
-	if err := checkLock(g); err != nil {
-		return nil, err
+	if c.boolean("keepActive") {
+		return nil, paramErr(map[string]string{"keepActive": "Only root may use this option."})
 	}
-	if !g.running {
-		if typ == "qmstop" {
-			// vm_stop of a stopped VM is a no-op task
-			t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
-			return t.upid, nil
+	vmid, node := c.integer("vmid"), c.node
+	if upid, ok := s.qemuHATask(c, vmid, false); ok {
+		return upid, nil
+	}
+	t := s.newTask(c, node, "qmstop", strconv.Itoa(vmid))
+	t.finish = func(t *task) error {
+		g, err := s.qemuWorkerGuest(node, vmid)
+		if err != nil {
+			return err
 		}
-		return nil, fail500("VM %d not running", g.vmid)
-	}
-	return s.powerTask(c, g, typ, func(t *task) error {
-		g.running = false
-		g.paused = false
-		g.pid = 0
+		g.running, g.paused, g.pid = false, false, 0
 		return nil
-	}), nil
+	}
+	return t.upid, nil
 }
 
-func (s *Sim) hQemuStop(c *reqCtx) (any, error)     { return s.qemuStopLike(c, "qmstop") }
-func (s *Sim) hQemuShutdown(c *reqCtx) (any, error) { return s.qemuStopLike(c, "qmshutdown") }
+func (s *Sim) hQemuShutdown(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkSkiplock(c); err != nil {
+		return nil, err
+	}
+	if c.boolean("keepActive") {
+		return nil, paramErr(map[string]string{"keepActive": "Only root may use this option."})
+	}
+	vmid, node := c.integer("vmid"), c.node
+	forced := false
+	if g, running := s.qemuRunning(node, vmid); running && g.paused {
+		if !c.boolean("forceStop") {
+			return nil, fail500("VM is paused - cannot shutdown")
+		}
+		forced = true
+	}
+	if upid, ok := s.qemuHATask(c, vmid, false); ok {
+		return upid, nil
+	}
+	t := s.newTask(c, node, "qmshutdown", strconv.Itoa(vmid))
+	if forced {
+		t.warnf("VM is paused - stop instead of shutdown")
+	}
+	t.finish = func(t *task) error {
+		g, err := s.qemuWorkerGuest(node, vmid)
+		if err != nil {
+			return err
+		}
+		g.running, g.paused, g.pid = false, false, 0
+		return nil
+	}
+	return t.upid, nil
+}
 
+// qemuRunningTask starts a task that needs a running VM, checked synchronously.
 func (s *Sim) qemuRunningTask(c *reqCtx, typ string, finish func(g *guest) error) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
+	if err := checkSkiplock(c); err != nil {
 		return nil, err
 	}
-	if err := checkLock(g); err != nil {
-		return nil, err
+	vmid, node := c.integer("vmid"), c.node
+	g, running := s.qemuRunning(node, vmid)
+	if !running {
+		return nil, fail500("VM %d not running", vmid)
 	}
-	if !g.running {
-		return nil, fail500("VM %d not running", g.vmid)
+	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
+	t.finish = func(*task) error {
+		if err := checkLock(g); err != nil {
+			return err
+		}
+		return finish(g)
 	}
-	t := s.newTask(c, g.node, typ, strconv.Itoa(g.vmid))
-	t.finish = func(*task) error { return finish(g) }
 	return t.upid, nil
 }
 
 func (s *Sim) hQemuReboot(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	g, running := s.qemuRunning(c.node, c.integer("vmid"))
+	paused := running && g.paused
+	s.mu.RUnlock()
+	if paused {
+		return nil, fail500("VM is paused - cannot shutdown")
+	}
 	return s.qemuRunningTask(c, "qmreboot", func(g *guest) error { s.startGuest(g); return nil })
 }
 
@@ -630,15 +726,21 @@ func (s *Sim) hQemuSuspend(c *reqCtx) (any, error) {
 	if c.boolean("todisk") {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if err := checkSkiplock(c); err != nil {
+			return nil, err
+		}
+		if _, running := s.qemuRunning(c.node, c.integer("vmid")); !running {
+			return nil, fail500("VM %d not running", c.integer("vmid"))
+		}
+		if s.ha["vm:"+c.str("vmid")] != nil {
+			return nil, fail500("Cannot suspend HA managed VM to disk")
+		}
 		g, err := s.loadGuest(c, "qemu")
 		if err != nil {
 			return nil, err
 		}
 		if err := checkLock(g); err != nil {
 			return nil, err
-		}
-		if !g.running {
-			return nil, fail500("VM %d not running", g.vmid)
 		}
 		g.conf["lock"] = "suspending"
 		t := s.newTask(c, g.node, "qmsuspend", strconv.Itoa(g.vmid))

@@ -75,7 +75,8 @@ func TestQemuCloneLockAndFailure(t *testing.T) {
 	if conf["lock"] != "clone" {
 		t.Errorf("placeholder lock %v", conf["lock"])
 	}
-	h.fail("POST", "/nodes/pve1/qemu/105/status/start", nil, 500, "VM is locked (clone)")
+	// qemu-server checks the lock inside the start worker
+	h.run("POST", "/nodes/pve1/qemu/105/status/start", nil, "VM is locked (clone)")
 	h.sim.Advance(time.Hour)
 	if st := h.taskStatus(upid); st["exitstatus"] != "OK" {
 		t.Errorf("clone %v", st)
@@ -149,7 +150,10 @@ func TestQemuResize(t *testing.T) {
 func TestQemuPowerPauseAndAgent(t *testing.T) {
 	h := demoHarness(t)
 	h.fail("POST", "/nodes/pve1/qemu/300/agent/ping", nil, 500, "VM 300 is not running")
-	h.fail("POST", "/nodes/pve1/qemu/300/status/shutdown", nil, 500, "VM 300 not running")
+	h.fail("POST", "/nodes/pve1/qemu/300/status/reset", nil, 500, "VM 300 not running")
+	h.fail("POST", "/nodes/pve1/qemu/300/status/suspend", nil, 500, "VM 300 not running")
+	h.run("POST", "/nodes/pve1/qemu/300/status/shutdown", nil, "OK") // nothing to do
+	h.run("POST", "/nodes/pve1/qemu/999/status/start", nil, "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist")
 	h.run("POST", "/nodes/pve1/qemu/300/status/start", nil, "OK")
 	h.run("POST", "/nodes/pve1/qemu/300/status/start", nil, "VM 300 already running")
 	var res map[string]any
@@ -166,6 +170,7 @@ func TestQemuPowerPauseAndAgent(t *testing.T) {
 	if st["status"] != "running" || st["qmpstatus"] != "paused" {
 		t.Errorf("paused VM: status %v qmpstatus %v", st["status"], st["qmpstatus"])
 	}
+	h.fail("POST", "/nodes/pve1/qemu/300/status/shutdown", nil, 500, "VM is paused - cannot shutdown")
 	h.run("POST", "/nodes/pve1/qemu/300/status/resume", nil, "OK")
 	var st2 map[string]any
 	h.ok("GET", "/nodes/pve1/qemu/300/status/current", nil, &st2)
