@@ -79,10 +79,8 @@ func (db *DB) AppliedVersions(ctx context.Context) (map[int]bool, error) {
 	return out, nil
 }
 
-// Migrate applies every migration not yet recorded, in order, and returns the names applied.
-// Each file's statements run in order; on MySQL DDL is not transactional, so a failed file is
-// reported with its name and the next run retries from it.
-func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+// pending returns the migrations not yet recorded, in version order.
+func (db *DB) pending(ctx context.Context) ([]Migration, error) {
 	ms, err := Migrations(db.Dialect)
 	if err != nil {
 		return nil, err
@@ -91,11 +89,25 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var applied []string
+	var out []Migration
 	for _, m := range ms {
-		if done[m.Version] {
-			continue
+		if !done[m.Version] {
+			out = append(out, m)
 		}
+	}
+	return out, nil
+}
+
+// Migrate applies every migration not yet recorded, in order, and returns the names applied.
+// Each file's statements run in order; on MySQL DDL is not transactional, so a failed file is
+// reported with its name and the next run retries from it.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	todo, err := db.pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var applied []string
+	for _, m := range todo {
 		for _, stmt := range splitSQL(m.SQL) {
 			if err := db.WithContext(ctx).Exec(stmt).Error; err != nil {
 				return applied, fmt.Errorf("migration %s: %w", m.Name, err)
@@ -112,21 +124,15 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 
 // Pending returns the names of migrations not yet applied.
 func (db *DB) Pending(ctx context.Context) ([]string, error) {
-	ms, err := Migrations(db.Dialect)
+	todo, err := db.pending(ctx)
 	if err != nil {
 		return nil, err
 	}
-	done, err := db.AppliedVersions(ctx)
-	if err != nil {
-		return nil, err
+	names := make([]string, len(todo))
+	for i, m := range todo {
+		names[i] = m.Name
 	}
-	var out []string
-	for _, m := range ms {
-		if !done[m.Version] {
-			out = append(out, m.Name)
-		}
-	}
-	return out, nil
+	return names, nil
 }
 
 // ErrSchemaBehind is returned by CheckSchema when migrations are pending.
