@@ -968,8 +968,7 @@ func (s *Sim) hQemuClone(c *reqCtx) (any, error) {
 	if err := s.checkVMIDUnused(newid); err != nil {
 		return nil, err
 	}
-	isTemplate := src.conf["template"] == "1"
-	full := !isTemplate
+	full := src.conf["template"] != "1"
 	if c.has("full") {
 		full = c.boolean("full")
 	}
@@ -979,8 +978,26 @@ func (s *Sim) hQemuClone(c *reqCtx) (any, error) {
 	if !full && c.has("format") {
 		return nil, fail500("parameter 'format' not allowed for linked clones")
 	}
-	if !full && !isTemplate {
-		return nil, fail500("linked clone feature is only available for templates (VM %d is not a template)", src.vmid)
+	if !full {
+		// volume_has_feature(clone): only base volumes of a template can be linked
+		for _, k := range sortedKeys(src.conf) {
+			if !qemuDiskKey(k) {
+				continue
+			}
+			ms := parseMount(src.conf[k])
+			if ms.volume == "none" || ms.opts["media"] == "cdrom" || isCloudInitVol(ms) {
+				continue
+			}
+			store, name, ok := splitVolid(ms.volume)
+			st := s.storages[store]
+			if !ok || st == nil {
+				continue
+			}
+			info, err := parseVolname(st.Type, name)
+			if err != nil || !info.isBase || st.Type == "lvm" {
+				return nil, fail500("Linked clone feature is not supported for drive '%s'", k)
+			}
+		}
 	}
 	if c.has("snapname") {
 		return nil, fail500("snapshot '%s' does not exist", c.str("snapname"))

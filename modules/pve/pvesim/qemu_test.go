@@ -63,7 +63,7 @@ func TestQemuLinkedClone(t *testing.T) {
 		t.Errorf("zfs linked clone %v", g.Config)
 	}
 	// a linked clone keeps its base: freeing the base fails
-	h.fail("POST", "/nodes/pve1/qemu/300/clone", vals("newid", "104", "full", "0"), 500, "only available for templates")
+	h.fail("POST", "/nodes/pve1/qemu/300/clone", vals("newid", "104", "full", "0"), 500, "Linked clone feature is not supported for drive 'scsi0'")
 }
 
 func TestQemuCloneLockAndFailure(t *testing.T) {
