@@ -119,58 +119,56 @@ func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) 
 const claimBatch = 16
 
 func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, error) {
-	{
-		now := Now()
-		// Services locked by another operation are filtered here without locking them; the
-		// conditional UPDATE below is what actually decides.
-		q := tx.Model(&Operation{}).
-			Where("(state = ? OR (state = ? AND lease_until < ?))", OpQueued, OpRunning, now).
-			Where("service_id NOT IN (SELECT s.service_id FROM services s WHERE s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
-			Order("created_at, id").Limit(claimBatch)
-		if db.Dialect == MySQL {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
-		}
-		var cands []Operation
-		if err := q.Find(&cands).Error; err != nil {
-			return nil, fmt.Errorf("select runnable operations: %w", err)
-		}
-		for i := range cands {
-			c := &cands[i]
-			// Take the service lock (a service without a row has nothing to lock).
-			res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
-				c.ID, c.ServiceID, c.ID)
-			if res.Error != nil {
-				return nil, fmt.Errorf("lock service: %w", res.Error)
-			}
-			if res.RowsAffected == 0 {
-				var n int64
-				if err := tx.Model(&Service{}).Where("service_id = ?", c.ServiceID).Count(&n).Error; err != nil {
-					return nil, err
-				}
-				if n > 0 {
-					continue // locked by another operation meanwhile
-				}
-			}
-			until := now.Add(lease)
-			takeOver := c.State == OpRunning
-			upd := tx.Model(&Operation{}).Where("id = ? AND state = ? AND attempts = ?", c.ID, c.State, c.Attempts).
-				Updates(map[string]any{"state": OpRunning, "lease_owner": owner, "lease_until": until,
-					"attempts": gorm.Expr("attempts + 1"), "updated_at": now,
-					"started_at": gorm.Expr("COALESCE(started_at, ?)", now)})
-			if upd.Error != nil {
-				return nil, fmt.Errorf("claim operation: %w", upd.Error)
-			}
-			if upd.RowsAffected == 0 {
-				continue
-			}
-			c.State, c.LeaseOwner, c.LeaseUntil, c.Attempts, c.UpdatedAt = OpRunning, &owner, &until, c.Attempts+1, now
-			if c.StartedAt == nil {
-				c.StartedAt = &now
-			}
-			return &Claim{Op: c, TakeOver: takeOver}, nil
-		}
-		return nil, nil
+	now := Now()
+	// Services locked by another operation are filtered here without locking them; the
+	// conditional UPDATE below is what actually decides.
+	q := tx.Model(&Operation{}).
+		Where("(state = ? OR (state = ? AND lease_until < ?))", OpQueued, OpRunning, now).
+		Where("service_id NOT IN (SELECT s.service_id FROM services s WHERE s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
+		Order("created_at, id").Limit(claimBatch)
+	if db.Dialect == MySQL {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 	}
+	var cands []Operation
+	if err := q.Find(&cands).Error; err != nil {
+		return nil, fmt.Errorf("select runnable operations: %w", err)
+	}
+	for i := range cands {
+		c := &cands[i]
+		// Take the service lock (a service without a row has nothing to lock).
+		res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
+			c.ID, c.ServiceID, c.ID)
+		if res.Error != nil {
+			return nil, fmt.Errorf("lock service: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			var n int64
+			if err := tx.Model(&Service{}).Where("service_id = ?", c.ServiceID).Count(&n).Error; err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				continue // locked by another operation meanwhile
+			}
+		}
+		until := now.Add(lease)
+		takeOver := c.State == OpRunning
+		upd := tx.Model(&Operation{}).Where("id = ? AND state = ? AND attempts = ?", c.ID, c.State, c.Attempts).
+			Updates(map[string]any{"state": OpRunning, "lease_owner": owner, "lease_until": until,
+				"attempts": gorm.Expr("attempts + 1"), "updated_at": now,
+				"started_at": gorm.Expr("COALESCE(started_at, ?)", now)})
+		if upd.Error != nil {
+			return nil, fmt.Errorf("claim operation: %w", upd.Error)
+		}
+		if upd.RowsAffected == 0 {
+			continue
+		}
+		c.State, c.LeaseOwner, c.LeaseUntil, c.Attempts, c.UpdatedAt = OpRunning, &owner, &until, c.Attempts+1, now
+		if c.StartedAt == nil {
+			c.StartedAt = &now
+		}
+		return &Claim{Op: c, TakeOver: takeOver}, nil
+	}
+	return nil, nil
 }
 
 // RenewLease extends owner's lease on an operation; ErrLeaseLost if it is no longer owner's.
