@@ -73,7 +73,7 @@ func T(lang, key string, params map[string]string) string {
 // values, primary subtag match), falling back to English.
 func Negotiate(header string) string {
 	best, bestQ := "en", -1.0
-	for i, part := range strings.Split(header, ",") {
+	for _, part := range strings.Split(header, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
@@ -102,9 +102,7 @@ func Negotiate(header string) string {
 		if _, ok := catalogs[primary]; !ok {
 			continue
 		}
-		// Equal quality: the earlier entry wins (i only orders ties).
-		_ = i
-		if q > bestQ {
+		if q > bestQ { // equal quality: the earlier entry wins
 			best, bestQ = primary, q
 		}
 	}
