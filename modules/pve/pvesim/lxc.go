@@ -19,14 +19,30 @@ var createOnlyParams = map[string]bool{
 
 var reBareSize = regexp.MustCompile(`^\d+(\.\d+)?$`)
 
-// lxcHotplug are the keys a running container takes live (vmconfig_hotplug_pending).
-func lxcHotplug(k string) bool {
+// lxcFastplug are the keys a running container takes at once ($LXC_FASTPLUG_OPTIONS).
+func lxcFastplug(k string) bool {
 	switch k {
-	case "description", "onboot", "startup", "protection", "hostname", "hookscript", "cores", "tags", "lock",
-		"memory", "swap", "cpulimit", "cpuunits":
+	case "description", "onboot", "startup", "protection", "hostname", "hookscript", "cores", "tags", "lock":
 		return true
 	}
-	return indexedKey(k, "net") || indexedKey(k, "dev")
+	return false
+}
+
+// lxcHotplug reports whether a running container applies a change of k live
+// (vmconfig_hotplug_pending); exists says whether the key is already set.
+func lxcHotplug(k string, exists bool) bool {
+	switch {
+	case lxcFastplug(k), k == "cpulimit", k == "cpuunits", k == "memory", k == "swap", indexedKey(k, "net"):
+		return true
+	case indexedKey(k, "mp"), indexedKey(k, "dev"):
+		return !exists // never hotplugged over an existing one
+	}
+	return false
+}
+
+// lxcHotDelete reports whether a running container drops k at once.
+func lxcHotDelete(k string) bool {
+	return lxcFastplug(k) || indexedKey(k, "unused") || k == "swap" || k == "cpulimit" || k == "cpuunits" || indexedKey(k, "net")
 }
 
 // checkMountPerm refuses what a token (not root@pam) may not put into rootfs/mpN.
@@ -604,17 +620,44 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		}
 		sets[k] = c.str(k)
 	}
+	if len(sets) == 0 && !c.has("delete") && !c.has("revert") {
+		return nil, fail500("no options specified")
+	}
+	cs := s.configSchema("lxc")
+	for _, k := range reverts {
+		if cs.paramFor(k) == nil {
+			return nil, paramErr(map[string]string{"revert": fmt.Sprintf("unknown option '%s'", k)})
+		}
+		if _, both := sets[k]; both {
+			return nil, paramErr(map[string]string{"revert": fmt.Sprintf("you can't use '-%s' and '-revert %s' at the same time", k, k)})
+		}
+	}
 	for _, k := range deletes {
+		if cs.paramFor(k) == nil {
+			return nil, paramErr(map[string]string{"delete": fmt.Sprintf("unknown option '%s'", k)})
+		}
 		if _, both := sets[k]; both {
 			return nil, paramErr(map[string]string{"delete": fmt.Sprintf("you can't use '-%s' and -delete %s' at the same time", k, k)})
+		}
+		for _, r := range reverts {
+			if r == k {
+				return nil, paramErr(map[string]string{"delete": fmt.Sprintf("you can't use '-delete %s' and '-revert %s' at the same time", k, k)})
+			}
+		}
+	}
+	for _, k := range deletes {
+		_, inConf := g.conf[k]
+		_, inPending := g.pending[k]
+		if !inConf && !inPending {
+			continue // only a warning in Proxmox's log
 		}
 		switch k {
 		case "memory", "rootfs", "ostype":
 			return nil, fail500("unable to delete required option '%s'", k)
 		case "unprivileged":
-			return nil, fail500("unable to modify read-only option: 'unprivileged'")
+			return nil, fail500("unable to delete read-only option: 'unprivileged'")
 		}
-		if (isMountKey(k) || indexedKey(k, "unused")) && g.conf["protection"] == "1" {
+		if (indexedKey(k, "mp") || indexedKey(k, "unused")) && g.conf["protection"] == "1" {
 			return nil, fail500("can't remove CT %d drive '%s' - protection mode enabled", g.vmid, k)
 		}
 	}
@@ -639,6 +682,16 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		delete(g.pending, k)
 		delete(g.pendingDelete, k)
 	}
+	for _, k := range sortedKeys(sets) {
+		if !isMountKey(k) {
+			continue
+		}
+		if m := reNewDisk.FindStringSubmatch(parseMount(sets[k]).volume); m != nil {
+			if st := s.storages[m[1]]; st != nil && !st.hasContent("rootdir") {
+				return nil, fail500("storage '%s' does not allow content type 'rootdir' (Container)", m[1])
+			}
+		}
+	}
 	var allocated []string
 	for _, k := range sortedKeys(sets) {
 		v := sets[k]
@@ -659,7 +712,8 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		if k == "tags" {
 			v = normalizeTags(v)
 		}
-		if g.running && !lxcHotplug(k) && !(indexedKey(k, "mp") && g.conf[k] == "") {
+		_, exists := g.conf[k]
+		if g.running && !lxcHotplug(k, exists) {
 			g.pending[k] = v
 			delete(g.pendingDelete, k)
 			continue
@@ -669,7 +723,7 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		delete(g.pending, k)
 	}
 	for _, k := range deletes {
-		if g.running && !lxcHotplug(k) && !indexedKey(k, "unused") {
+		if g.running && !lxcHotDelete(k) {
 			if _, ok := g.conf[k]; ok {
 				g.pendingDelete[k] = true
 			}

@@ -170,6 +170,8 @@ type Sim struct {
 	opts   Options
 	schema *Schema
 	routes map[string]handlerFunc
+	// lxcConf and qemuConf are the config parameter schemas (key existence and types).
+	lxcConf, qemuConf *schemaMethod
 
 	mu        sync.RWMutex
 	guests    map[int]*guest
@@ -233,7 +235,8 @@ func New(opts Options) *Sim {
 	if err != nil {
 		panic(fmt.Sprintf("pvesim: embedded schema: %v", err))
 	}
-	s := &Sim{opts: opts, schema: sc, hangCh: make(chan struct{})}
+	s := &Sim{opts: opts, schema: sc, hangCh: make(chan struct{}),
+		lxcConf: lookupConfigSchema(sc, "lxc"), qemuConf: lookupConfigSchema(sc, "qemu")}
 	s.routes = s.buildRoutes()
 	s.resetState()
 	return s

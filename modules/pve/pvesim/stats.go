@@ -237,9 +237,17 @@ func (s *Sim) typedValue(typ, key, val string) any {
 	return val
 }
 
+// configSchema is the PUT .../config parameter schema of a guest type: it says which
+// keys exist and their JSON types.
 func (s *Sim) configSchema(typ string) *schemaMethod {
-	vars := map[string]string{}
-	n := s.schema.lookup("/nodes/x/"+typ+"/100/config", vars)
+	if typ == "lxc" {
+		return s.lxcConf
+	}
+	return s.qemuConf
+}
+
+func lookupConfigSchema(sc *Schema, typ string) *schemaMethod {
+	n := sc.lookup("/nodes/x/"+typ+"/100/config", map[string]string{})
 	if n == nil {
 		return nil
 	}
