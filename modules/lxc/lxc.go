@@ -1,0 +1,373 @@
+package lxc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"pvebill/modules"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pveconf"
+)
+
+// The contract of the container module (STYLE habit 2).
+const (
+	// Kind is the guest type this module provisions.
+	Kind = plans.Container
+	// Interface is the container's first network interface name.
+	Interface = "eth0"
+	// DefaultShutdownTimeout bounds the graceful shutdown of a suspend before the hard stop (R15).
+	DefaultShutdownTimeout = 60 * time.Second
+)
+
+// Stage names reported with task results.
+const (
+	StageCreate    = "create"
+	StageConfigure = "configure"
+	StageStart     = "start"
+	StageShutdown  = "shutdown"
+	StageStop      = "stop"
+	StageResize    = "resize"
+	StageDestroy   = "destroy"
+)
+
+// capabilities is what this module implements. A container can never pause, hibernate, boot an
+// ISO or the network, or choose firmware (R10); plans.CapabilitiesOf refuses those permanently.
+var capabilities = []plans.Capability{
+	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
+	plans.CapMonitoring,
+}
+
+// Module provisions LXC containers.
+type Module struct {
+	// ShutdownTimeout bounds the graceful shutdown before the hard stop (zero: the default).
+	ShutdownTimeout time.Duration
+}
+
+// New returns the container module with its defaults.
+func New() *Module { return &Module{ShutdownTimeout: DefaultShutdownTimeout} }
+
+// Kind is plans.Container.
+func (m *Module) Kind() plans.GuestType { return Kind }
+
+// Capabilities lists what the module implements.
+func (m *Module) Capabilities() []plans.Capability { return append([]plans.Capability(nil), capabilities...) }
+
+func ct(g modules.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
+
+func report(rep modules.Reporter, stage string, res pve.TaskResult) {
+	if rep != nil {
+		rep.Task(stage, res)
+	}
+}
+
+// CreateRequest builds the short create body (R5–R7): vmid (in the path's client), ostemplate,
+// hostname, unprivileged=1, cores, memory, swap (always, 0 included), rootfs in allocation form,
+// net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
+// and description. Never arch, features, mounts or devices.
+func CreateRequest(serviceID string, spec modules.CreateSpec) (pve.LXCCreateRequest, error) {
+	p := spec.Plan
+	tmpl, err := p.ContainerTemplate(spec.OS)
+	if err != nil {
+		return pve.LXCCreateRequest{}, err
+	}
+	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
+	if spec.Address != nil {
+		n.IP, n.GW = spec.Address.CIDR, spec.Address.Gateway
+	}
+	if p.RateMbps != nil {
+		n.Rate = *p.RateMbps
+	}
+	net0, err := pveconf.FormatLXCNet(n)
+	if err != nil {
+		return pve.LXCCreateRequest{}, fmt.Errorf("net0: %w", err)
+	}
+	unpriv := true
+	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
+	req := pve.LXCCreateRequest{
+		OSTemplate:    tmpl,
+		Hostname:      spec.Hostname,
+		Password:      pve.Secret(spec.Password),
+		SSHPublicKeys: strings.Join(spec.SSHKeys, "\n"),
+		Unprivileged:  &unpriv,
+		Cores:         &cores,
+		Memory:        &mem,
+		Swap:          &swap,
+		RootFS:        pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
+		Net:           map[int]string{0: net0},
+		Tags:          modules.StampTag,
+		Description:   modules.StampDescription(serviceID),
+	}
+	if spec.Address != nil && len(spec.Address.Nameservers) > 0 {
+		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
+	}
+	return req, nil
+}
+
+// Inspect reads the container's config and status.
+func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspection, error) {
+	c := ct(g)
+	cfg, err := c.Config(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return modules.Inspection{}, nil
+	}
+	if err != nil {
+		return modules.Inspection{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	in := modules.Inspection{Exists: true, Kind: Kind, Stamped: modules.HasStamp(cfg.Description, g.ServiceID),
+		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot),
+		DiskBytes: modules.RootDiskSize("rootfs", cfg.RootFS)}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return in, fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	in.Running = st.Running()
+	in.HAManaged = st.HA != nil && bool(st.HA.Managed)
+	return in, nil
+}
+
+// Create makes the container, enables its firewall with ipfilter (R9), sets onboot and reads
+// the result back (R11). It does not start it.
+func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+	req, err := CreateRequest(g.ServiceID, spec)
+	if err != nil {
+		return err
+	}
+	c := ct(g)
+	res, err := c.Create(ctx, req)
+	if err != nil {
+		return fmt.Errorf("create container %d: %w", g.VMID, err)
+	}
+	report(rep, StageCreate, res)
+	return m.configure(ctx, g)
+}
+
+// configure enables the guest firewall with ipfilter (Proxmox adds net0's static addresses to
+// the filter by itself, R9), sets onboot=1 and reads both back.
+func (m *Module) configure(ctx context.Context, g modules.Guest) error {
+	c := ct(g)
+	on := true
+	if err := c.Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &on, IPFilter: &on}); err != nil {
+		return fmt.Errorf("enable container %d firewall: %w", g.VMID, err)
+	}
+	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{OnBoot: &on}); err != nil {
+		return fmt.Errorf("set container %d onboot: %w", g.VMID, err)
+	}
+	fw, err := c.Firewall().Options(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d firewall: %w", g.VMID, err)
+	}
+	if fw.Enable == nil || !bool(*fw.Enable) || fw.IPFilter == nil || !bool(*fw.IPFilter) {
+		return fmt.Errorf("container %d firewall reads back without enable=1,ipfilter=1", g.VMID)
+	}
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+		return fmt.Errorf("container %d reads back without its stamp", g.VMID)
+	}
+	if !bool(cfg.OnBoot) {
+		return fmt.Errorf("container %d reads back without onboot", g.VMID)
+	}
+	return nil
+}
+
+// Start starts the container and reads back that it runs.
+func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	c := ct(g)
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if !st.Running() {
+		res, err := c.Start(ctx)
+		if err != nil && !errors.Is(err, pve.ErrAlreadyRunning) {
+			return fmt.Errorf("start container %d: %w", g.VMID, err)
+		}
+		report(rep, StageStart, res)
+	}
+	return m.expect(ctx, g, true)
+}
+
+func (m *Module) expect(ctx context.Context, g modules.Guest, running bool) error {
+	st, err := ct(g).Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if st.Running() != running {
+		return fmt.Errorf("container %d reads back %s", g.VMID, st.Status)
+	}
+	return nil
+}
+
+// Suspend stops the container so that it stays down: onboot=0 first (a node reboot must not
+// undo it), the HA state for an HA-managed guest, then a graceful shutdown bounded by
+// ShutdownTimeout and a hard stop if that did not end it (R15). A container is never paused:
+// mode is ignored, status/suspend is never called.
+func (m *Module) Suspend(ctx context.Context, g modules.Guest, _ plans.SuspendMode, rep modules.Reporter) error {
+	c := ct(g)
+	off := false
+	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{OnBoot: &off}); err != nil {
+		return fmt.Errorf("clear container %d onboot: %w", g.VMID, err)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if st.HA != nil && bool(st.HA.Managed) {
+		if err := setHAState(ctx, g, "stopped"); err != nil {
+			return err
+		}
+	}
+	if st.Running() {
+		timeout := m.ShutdownTimeout
+		if timeout <= 0 {
+			timeout = DefaultShutdownTimeout
+		}
+		res, err := c.Shutdown(ctx, int(timeout.Seconds()), false)
+		switch {
+		case err == nil:
+			report(rep, StageShutdown, res)
+		case errors.Is(err, pve.ErrNotRunning):
+		case errors.Is(err, pve.ErrTaskFailed):
+			// The guest did not shut down in time: stop it.
+			res, err := c.Stop(ctx)
+			if err != nil && !errors.Is(err, pve.ErrNotRunning) {
+				return fmt.Errorf("stop container %d: %w", g.VMID, err)
+			}
+			report(rep, StageStop, res)
+		default:
+			return fmt.Errorf("shut down container %d: %w", g.VMID, err)
+		}
+	}
+	return m.expect(ctx, g, false)
+}
+
+// Unsuspend restores onboot (and the HA state) and starts the container.
+func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	c := ct(g)
+	on := true
+	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{OnBoot: &on}); err != nil {
+		return fmt.Errorf("restore container %d onboot: %w", g.VMID, err)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if st.HA != nil && bool(st.HA.Managed) {
+		if err := setHAState(ctx, g, "started"); err != nil {
+			return err
+		}
+	}
+	return m.Start(ctx, g, rep)
+}
+
+// setHAState changes an HA-managed guest's requested state, so that HA neither restarts a
+// suspended guest nor keeps an unsuspended one down.
+func setHAState(ctx context.Context, g modules.Guest, state string) error {
+	sid := "ct:" + strconv.Itoa(g.VMID)
+	if err := g.Client.DoRequest(ctx, http.MethodPut, "/cluster/ha/resources/"+sid, url.Values{"state": {state}}, nil); err != nil {
+		return fmt.Errorf("set HA state of %s to %s: %w", sid, state, err)
+	}
+	return nil
+}
+
+// ChangePlan applies cores, memory and swap online and grows the root filesystem to the plan
+// size; it never shrinks (the caller refuses a shrink before).
+func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+	c := ct(g)
+	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
+	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{Cores: &cores, Memory: &mem, Swap: &swap}); err != nil {
+		return fmt.Errorf("update container %d resources: %w", g.VMID, err)
+	}
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	want := int64(p.DiskGiB) * modules.GiB
+	cur := modules.RootDiskSize("rootfs", cfg.RootFS)
+	if cur == 0 {
+		return fmt.Errorf("container %d rootfs size cannot be read", g.VMID)
+	}
+	if want > cur {
+		res, err := c.Resize(ctx, pve.ResizeRequest{Disk: "rootfs", Size: modules.GiBSize(p.DiskGiB), Digest: cfg.Digest})
+		if err != nil {
+			return fmt.Errorf("grow container %d rootfs: %w", g.VMID, err)
+		}
+		report(rep, StageResize, res)
+		if cfg, err = c.Config(ctx); err != nil {
+			return fmt.Errorf("read container %d config: %w", g.VMID, err)
+		}
+		if got := modules.RootDiskSize("rootfs", cfg.RootFS); got < want {
+			return fmt.Errorf("container %d rootfs reads back %d bytes, want %d", g.VMID, got, want)
+		}
+	}
+	if cfg.Cores == nil || cfg.Cores.Int() != cores || cfg.Memory == nil || cfg.Memory.Int() != mem ||
+		cfg.Swap == nil || cfg.Swap.Int() != swap {
+		return fmt.Errorf("container %d resources do not read back as the plan's", g.VMID)
+	}
+	return nil
+}
+
+// Destroy stops the container and destroys it with purge=1 and destroy-unreferenced-disks=1,
+// so that no volume named for the vmid is left for a future guest with that id (R17); it reads
+// back that the config is gone.
+func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	c := ct(g)
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		res, err := c.Stop(ctx)
+		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
+			return fmt.Errorf("stop container %d: %w", g.VMID, err)
+		}
+		report(rep, StageStop, res)
+	}
+	res, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: true, DestroyUnreferencedDisks: true})
+	if err != nil {
+		return fmt.Errorf("destroy container %d: %w", g.VMID, err)
+	}
+	report(rep, StageDestroy, res)
+	if _, err := c.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
+		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
+	}
+	return nil
+}
+
+// Status reads power and monitoring from status/current. A container has no guest agent:
+// GuestAgent stays nil (R14).
+func (m *Module) Status(ctx context.Context, g modules.Guest) (modules.Status, error) {
+	st, err := ct(g).Status(ctx)
+	if err != nil {
+		return modules.Status{Power: "unknown"}, fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	out := modules.Status{Power: "unknown"}
+	switch st.Status {
+	case "running", "stopped":
+		out.Power = st.Status
+	}
+	cpu := float64(st.CPU)
+	out.CPU = &cpu
+	out.MemoryBytes, out.MemoryMaxBytes = modules.I64(int64(st.Mem)), modules.I64(int64(st.MaxMem))
+	out.DiskBytes, out.DiskMaxBytes = modules.I64(int64(st.Disk)), modules.I64(int64(st.MaxDisk))
+	if st.Swap != nil {
+		out.SwapBytes = modules.I64(int64(*st.Swap))
+	}
+	if st.MaxSwap != nil {
+		out.SwapMaxBytes = modules.I64(int64(*st.MaxSwap))
+	}
+	out.NetInBytes, out.NetOutBytes = modules.I64(int64(st.NetIn)), modules.I64(int64(st.NetOut))
+	out.UptimeSeconds = modules.I64(int64(st.Uptime))
+	return out, nil
+}
+
+var _ modules.Module = (*Module)(nil)

@@ -1,0 +1,167 @@
+package modules
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pveconf"
+)
+
+// Guest addresses one guest: the cluster's client, the node it is on, its vmid and the service
+// it belongs to (whose stamp it must carry, R39).
+type Guest struct {
+	Client    *pve.Client
+	Cluster   string
+	Node      string
+	VMID      int
+	ServiceID string
+}
+
+// Address is a static IPv4 address for a guest's first interface. A nil *Address means DHCP.
+type Address struct {
+	CIDR        string // "203.0.113.10/24"
+	Gateway     string
+	Nameservers []string
+}
+
+// CreateSpec is everything a module needs to create a guest. Password and SSHKeys are transient
+// (R26): they travel to Proxmox and are never stored.
+type CreateSpec struct {
+	Plan     plans.Plan
+	OS       string
+	Hostname string
+	Password string
+	SSHKeys  []string
+	Address  *Address
+}
+
+// Inspection is what the guest at a vmid says about itself, read from its config and status.
+type Inspection struct {
+	Exists    bool
+	Kind      plans.GuestType // the kind found at the vmid (may differ from the module's)
+	Stamped   bool            // carries the stamp of the Guest's service
+	Protected bool
+	Lock      string
+	Running   bool
+	HAManaged bool
+	// DiskBytes is the size of the root disk (rootfs or the VM's boot disk); 0 when unknown.
+	DiskBytes int64
+	OnBoot    bool
+}
+
+// Status is a guest's live power state and monitoring, from one status call. A nil field is
+// unknown or does not exist for the guest kind (R14): never a healthy-looking zero.
+type Status struct {
+	Power          string // running, stopped, unknown
+	Paused         bool
+	CPU            *float64
+	MemoryBytes    *int64
+	MemoryMaxBytes *int64
+	DiskBytes      *int64
+	DiskMaxBytes   *int64
+	SwapBytes      *int64
+	SwapMaxBytes   *int64
+	NetInBytes     *int64
+	NetOutBytes    *int64
+	UptimeSeconds  *int64
+	GuestAgent     *bool // QEMU only: whether the agent is configured; always nil for a container
+}
+
+// Reporter collects what the tasks of an operation reported: a task that ended with
+// "WARNINGS: n" is a success whose warnings are recorded (R11).
+type Reporter interface {
+	Task(stage string, res pve.TaskResult)
+}
+
+// Module is one guest kind's provisioning (STYLE habit 1). Every call that changes a guest
+// waits for its Proxmox task and reads the effect back before returning (R11). Calls that stop,
+// destroy or reconfigure a guest do so only after the caller has checked its stamp (R39) with
+// Inspect.
+type Module interface {
+	// Kind is the guest type the module provisions.
+	Kind() plans.GuestType
+	// Capabilities lists what the module implements (the plans' capability sets read it).
+	Capabilities() []plans.Capability
+	// Inspect reads the guest at g.VMID on g.Node; Exists is false when there is none.
+	Inspect(ctx context.Context, g Guest) (Inspection, error)
+	// Create makes the guest (stamped, firewalled, configured) without starting it.
+	Create(ctx context.Context, g Guest, spec CreateSpec, rep Reporter) error
+	// Start starts the guest; an already running guest is not an error.
+	Start(ctx context.Context, g Guest, rep Reporter) error
+	// Suspend stops (or, for a VM plan in pause mode, pauses) the guest so that it stays down.
+	Suspend(ctx context.Context, g Guest, mode plans.SuspendMode, rep Reporter) error
+	// Unsuspend brings a suspended guest back.
+	Unsuspend(ctx context.Context, g Guest, rep Reporter) error
+	// ChangePlan applies a plan's cores, memory (and swap) and grows the disk; never shrinks.
+	ChangePlan(ctx context.Context, g Guest, p plans.Plan, rep Reporter) error
+	// Destroy stops and destroys the guest with purge and destroy-unreferenced-disks (R17).
+	Destroy(ctx context.Context, g Guest, rep Reporter) error
+	// Status reads live power and monitoring from one status call (R14).
+	Status(ctx context.Context, g Guest) (Status, error)
+}
+
+// StampTag is the tag every guest pvebill creates carries (R39).
+const StampTag = "pvebill"
+
+// stampPrefix starts the description line naming the service.
+const stampPrefix = "pvebill-service: "
+
+// StampLine is the description line naming a guest's service.
+func StampLine(serviceID string) string { return stampPrefix + serviceID }
+
+// StampDescription is the description a new guest is created with.
+func StampDescription(serviceID string) string {
+	return StampLine(serviceID) + "\nManaged by pvebill: do not edit this line."
+}
+
+// StampTags adds the stamp tag to a guest's tags.
+func StampTags(existing string) string {
+	return pveconf.JoinTags(pveconf.NormalizeTags(existing + ";" + StampTag))
+}
+
+// HasStamp reports whether a config's description carries the stamp of serviceID: a line that
+// is exactly the stamp line (R39). The description is the authority because it is written by the
+// very call that makes the guest (create or clone); the tag is a marker for people browsing the
+// cluster, added with it or right after.
+func HasStamp(description, serviceID string) bool {
+	want := StampLine(serviceID)
+	for _, line := range strings.Split(description, "\n") {
+		if strings.TrimSpace(line) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// RootDiskSize returns the size in bytes of a disk value's size= option (0 when absent or not
+// readable).
+func RootDiskSize(key, value string) int64 {
+	if key == "rootfs" {
+		mp, err := pveconf.ParseMountPoint(key, value)
+		if err != nil || !mp.SizeKnown {
+			return 0
+		}
+		return mp.SizeBytes
+	}
+	for _, part := range strings.Split(value, ",") {
+		if s, ok := strings.CutPrefix(part, "size="); ok {
+			b, known, err := pveconf.ParseConfigSize(s)
+			if err == nil && known {
+				return b
+			}
+		}
+	}
+	return 0
+}
+
+// GiB is 1 GiB in bytes.
+const GiB = int64(1) << 30
+
+// GiBSize renders a whole number of GiB as a Proxmox size ("20G").
+func GiBSize(gib int) string { return fmt.Sprintf("%dG", gib) }
+
+// I64 returns a pointer to v.
+func I64(v int64) *int64 { return &v }

@@ -1,0 +1,483 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"pvebill/modules"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pveconf"
+)
+
+// The contract of the VM module (STYLE habit 2).
+const (
+	// Kind is the guest type this module provisions.
+	Kind = plans.VM
+	// CIUser is the cloud-init user that receives the password and the SSH keys.
+	CIUser = "root"
+	// IPFilterSet is the ipset that restricts net0's source addresses (R9). It must hold the
+	// VM's addresses before ipfilter is enabled, or the VM is cut off.
+	IPFilterSet = "ipfilter-net0"
+	// DefaultShutdownTimeout bounds the graceful shutdown of a stop-mode suspend.
+	DefaultShutdownTimeout = 60 * time.Second
+)
+
+// Stage names reported with task results.
+const (
+	StageClone    = "clone"
+	StageResize   = "resize"
+	StageStart    = "start"
+	StageShutdown = "shutdown"
+	StageStop     = "stop"
+	StagePause    = "pause"
+	StageResume   = "resume"
+	StageDestroy  = "destroy"
+)
+
+var capabilities = []plans.Capability{
+	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
+	plans.CapMonitoring,
+}
+
+// Module provisions QEMU VMs by cloning the plan's template (R8).
+type Module struct {
+	ShutdownTimeout time.Duration
+}
+
+// New returns the VM module with its defaults.
+func New() *Module { return &Module{ShutdownTimeout: DefaultShutdownTimeout} }
+
+// Kind is plans.VM.
+func (m *Module) Kind() plans.GuestType { return Kind }
+
+// Capabilities lists what the module implements.
+func (m *Module) Capabilities() []plans.Capability { return append([]plans.Capability(nil), capabilities...) }
+
+func vm(g modules.Guest) *pve.QEMUClient { return g.Client.Node(g.Node).QEMU(g.VMID) }
+
+func report(rep modules.Reporter, stage string, res pve.TaskResult) {
+	if rep != nil {
+		rep.Task(stage, res)
+	}
+}
+
+// bootDisk returns the key of the VM's boot disk: the first disk of boot=order=…, else the
+// first of scsi0, virtio0, sata0, ide0 present.
+func bootDisk(cfg pve.QEMUConfig) string {
+	if order, ok := strings.CutPrefix(cfg.Boot, "order="); ok {
+		for _, k := range strings.Split(order, ";") {
+			if v, ok := cfg.Disks[k]; ok && !strings.Contains(v, "media=cdrom") {
+				return k
+			}
+		}
+	}
+	for _, k := range []string{"scsi0", "virtio0", "sata0", "ide0"} {
+		if v, ok := cfg.Disks[k]; ok && !strings.Contains(v, "media=cdrom") {
+			return k
+		}
+	}
+	return ""
+}
+
+// Inspect reads the VM's config and status.
+func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspection, error) {
+	q := vm(g)
+	cfg, err := q.Config(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return modules.Inspection{}, nil
+	}
+	if err != nil {
+		return modules.Inspection{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	in := modules.Inspection{Exists: true, Kind: Kind, Stamped: modules.HasStamp(cfg.Description, g.ServiceID),
+		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot)}
+	if k := bootDisk(cfg); k != "" {
+		in.DiskBytes = modules.RootDiskSize(k, cfg.Disks[k])
+	}
+	st, err := q.Status(ctx)
+	if err != nil {
+		return in, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	in.Running = st.Running()
+	in.HAManaged = st.HA != nil && bool(st.HA.Managed)
+	return in, nil
+}
+
+// Create clones the plan's template on g.Node (the template's node) onto g.VMID — a full clone
+// unless the plan says linked — with the stamp in its description, then sets cores, memory,
+// cloud-init (ciuser, cipassword, sshkeys in Proxmox's encoding, ipconfig0, nameserver), the
+// stamp tag, onboot, net0's bridge and firewall=1, grows the boot disk to the plan size, fills
+// the ipfilter-net0 ipset and only then enables the firewall with ipfilter (R8, R9).
+func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+	p := spec.Plan
+	tmpl, err := p.VMTemplate(spec.OS)
+	if err != nil {
+		return err
+	}
+	full := p.VMClone != plans.CloneLinked
+	req := pve.QEMUCloneRequest{NewID: g.VMID, Name: spec.Hostname, Description: modules.StampDescription(g.ServiceID), Full: &full}
+	if full {
+		req.Storage = p.Storage
+	}
+	res, err := g.Client.Node(g.Node).QEMU(tmpl).Clone(ctx, req)
+	if err != nil {
+		return fmt.Errorf("clone template %d to %d: %w", tmpl, g.VMID, err)
+	}
+	report(rep, StageClone, res)
+	return m.configure(ctx, g, spec, rep)
+}
+
+func (m *Module) configure(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+	p := spec.Plan
+	q := vm(g)
+	cfg, err := q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+		return fmt.Errorf("VM %d reads back without its stamp", g.VMID)
+	}
+	net0, err := pveconf.ParseNet(cfg.Net[0])
+	if err != nil {
+		return fmt.Errorf("VM %d net0: %w", g.VMID, err)
+	}
+	net0.Bridge, net0.Firewall = p.Bridge, true
+	if p.RateMbps != nil {
+		net0.Rate = *p.RateMbps
+	}
+	ipconfig := "ip=dhcp"
+	if a := spec.Address; a != nil {
+		ipconfig = "ip=" + a.CIDR
+		if a.Gateway != "" {
+			ipconfig += ",gw=" + a.Gateway
+		}
+	}
+	on := true
+	cores, mem := p.Cores, p.MemoryMiB
+	u := pve.QEMUConfigUpdate{
+		Tags: modules.StampTags(cfg.Tags), Cores: &cores, Memory: &mem, OnBoot: &on,
+		CIUser: CIUser, CIPassword: pve.Secret(spec.Password), SSHKeys: spec.SSHKeys,
+		IPConfig: map[int]string{0: ipconfig}, Net: map[int]string{0: net0.String()}, Digest: cfg.Digest,
+	}
+	if a := spec.Address; a != nil && len(a.Nameservers) > 0 {
+		u.Nameserver = strings.Join(a.Nameservers, " ")
+	}
+	if err := q.UpdateConfig(ctx, u); err != nil {
+		return fmt.Errorf("configure VM %d: %w", g.VMID, err)
+	}
+	if err := m.grow(ctx, g, p, rep); err != nil {
+		return err
+	}
+	if err := m.firewall(ctx, g, spec.Address); err != nil {
+		return err
+	}
+	cfg, err = q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if cfg.Cores == nil || cfg.Cores.Int() != cores || cfg.IPConfig[0] != ipconfig || cfg.CIUser != CIUser || !bool(cfg.OnBoot) {
+		return fmt.Errorf("VM %d configuration does not read back as sent", g.VMID)
+	}
+	return nil
+}
+
+// firewall fills ipfilter-net0 with the VM's address and then enables the firewall with
+// ipfilter. Proxmox adds nothing but link-local to a VM's set, so enabling ipfilter on an empty
+// set would cut the VM off (R9): a VM without a static address (DHCP) gets the firewall enabled
+// without ipfilter.
+func (m *Module) firewall(ctx context.Context, g modules.Guest, a *modules.Address) error {
+	fw := vm(g).Firewall()
+	on := true
+	opts := pve.GuestFirewallOptionsUpdate{Enable: &on}
+	if a != nil {
+		ip, _, err := net.ParseCIDR(a.CIDR)
+		if err != nil {
+			return fmt.Errorf("VM %d address %q: %w", g.VMID, a.CIDR, err)
+		}
+		sets, err := fw.IPSets(ctx)
+		if err != nil {
+			return fmt.Errorf("list VM %d ipsets: %w", g.VMID, err)
+		}
+		exists := false
+		for _, s := range sets {
+			exists = exists || s.Name == IPFilterSet
+		}
+		if !exists {
+			if err := fw.CreateIPSet(ctx, IPFilterSet, "pvebill anti-spoofing"); err != nil {
+				return fmt.Errorf("create VM %d %s: %w", g.VMID, IPFilterSet, err)
+			}
+		}
+		entries, err := fw.IPSetEntries(ctx, IPFilterSet)
+		if err != nil {
+			return fmt.Errorf("read VM %d %s: %w", g.VMID, IPFilterSet, err)
+		}
+		want := ip.String()
+		have := false
+		for _, e := range entries {
+			have = have || e.CIDR == want || e.CIDR == want+"/32"
+		}
+		if !have {
+			if err := fw.AddIPSetEntry(ctx, IPFilterSet, pve.IPSetEntryRequest{CIDR: want}); err != nil {
+				return fmt.Errorf("add %s to VM %d %s: %w", want, g.VMID, IPFilterSet, err)
+			}
+		}
+		opts.IPFilter = &on
+	}
+	if err := fw.SetOptions(ctx, opts); err != nil {
+		return fmt.Errorf("enable VM %d firewall: %w", g.VMID, err)
+	}
+	got, err := fw.Options(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d firewall: %w", g.VMID, err)
+	}
+	if got.Enable == nil || !bool(*got.Enable) || (a != nil && (got.IPFilter == nil || !bool(*got.IPFilter))) {
+		return fmt.Errorf("VM %d firewall does not read back as enabled", g.VMID)
+	}
+	return nil
+}
+
+// grow resizes the boot disk to the plan size when it is smaller; never shrinks.
+func (m *Module) grow(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+	q := vm(g)
+	cfg, err := q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	disk := bootDisk(cfg)
+	if disk == "" {
+		return fmt.Errorf("VM %d has no boot disk", g.VMID)
+	}
+	cur := modules.RootDiskSize(disk, cfg.Disks[disk])
+	want := int64(p.DiskGiB) * modules.GiB
+	if cur == 0 {
+		return fmt.Errorf("VM %d %s size cannot be read", g.VMID, disk)
+	}
+	if want <= cur {
+		return nil
+	}
+	res, err := q.Resize(ctx, pve.ResizeRequest{Disk: disk, Size: modules.GiBSize(p.DiskGiB), Digest: cfg.Digest})
+	if err != nil {
+		return fmt.Errorf("grow VM %d %s: %w", g.VMID, disk, err)
+	}
+	report(rep, StageResize, res)
+	if cfg, err = q.Config(ctx); err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if got := modules.RootDiskSize(disk, cfg.Disks[disk]); got < want {
+		return fmt.Errorf("VM %d %s reads back %d bytes, want %d", g.VMID, disk, got, want)
+	}
+	return nil
+}
+
+// Start starts the VM (resumes it when paused) and reads back that it runs.
+func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	switch {
+	case st.Paused():
+		res, err := q.Resume(ctx)
+		if err != nil {
+			return fmt.Errorf("resume VM %d: %w", g.VMID, err)
+		}
+		report(rep, StageResume, res)
+	case !st.Running():
+		res, err := q.Start(ctx)
+		if err != nil && !errors.Is(err, pve.ErrAlreadyRunning) {
+			return fmt.Errorf("start VM %d: %w", g.VMID, err)
+		}
+		report(rep, StageStart, res)
+	}
+	st, err = q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if !st.Running() || st.Paused() {
+		return fmt.Errorf("VM %d reads back %s/%s", g.VMID, st.Status, st.QMPStatus)
+	}
+	return nil
+}
+
+// Suspend follows the plan's mode: pause keeps the VM in memory (status/suspend without
+// todisk); stop clears onboot, shuts down with a timeout and stops if needed.
+func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.SuspendMode, rep modules.Reporter) error {
+	q := vm(g)
+	if mode == plans.SuspendPause {
+		st, err := q.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+		}
+		if st.Running() && !st.Paused() {
+			res, err := q.Suspend(ctx)
+			if err != nil {
+				return fmt.Errorf("pause VM %d: %w", g.VMID, err)
+			}
+			report(rep, StagePause, res)
+		}
+		if st, err = q.Status(ctx); err != nil {
+			return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+		}
+		if st.Running() && !st.Paused() {
+			return fmt.Errorf("VM %d reads back running, not paused", g.VMID)
+		}
+		return nil
+	}
+	off := false
+	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{OnBoot: &off}); err != nil {
+		return fmt.Errorf("clear VM %d onboot: %w", g.VMID, err)
+	}
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.HA != nil && bool(st.HA.Managed) {
+		if err := setHAState(ctx, g, "stopped"); err != nil {
+			return err
+		}
+	}
+	if st.Running() {
+		if err := m.stop(ctx, g, !st.Paused(), rep); err != nil {
+			return err
+		}
+	}
+	if st, err = q.Status(ctx); err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		return fmt.Errorf("VM %d reads back running", g.VMID)
+	}
+	return nil
+}
+
+// stop shuts the VM down gracefully (when it can) and stops it when that fails.
+func (m *Module) stop(ctx context.Context, g modules.Guest, graceful bool, rep modules.Reporter) error {
+	q := vm(g)
+	if graceful {
+		timeout := m.ShutdownTimeout
+		if timeout <= 0 {
+			timeout = DefaultShutdownTimeout
+		}
+		res, err := q.Shutdown(ctx, int(timeout.Seconds()), false)
+		switch {
+		case err == nil:
+			report(rep, StageShutdown, res)
+			return nil
+		case errors.Is(err, pve.ErrNotRunning):
+			return nil
+		case !errors.Is(err, pve.ErrTaskFailed):
+			return fmt.Errorf("shut down VM %d: %w", g.VMID, err)
+		}
+	}
+	res, err := q.Stop(ctx)
+	if err != nil && !errors.Is(err, pve.ErrNotRunning) {
+		return fmt.Errorf("stop VM %d: %w", g.VMID, err)
+	}
+	report(rep, StageStop, res)
+	return nil
+}
+
+// Unsuspend restores onboot and the HA state and starts (or resumes) the VM.
+func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	q := vm(g)
+	on := true
+	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{OnBoot: &on}); err != nil {
+		return fmt.Errorf("restore VM %d onboot: %w", g.VMID, err)
+	}
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.HA != nil && bool(st.HA.Managed) {
+		if err := setHAState(ctx, g, "started"); err != nil {
+			return err
+		}
+	}
+	return m.Start(ctx, g, rep)
+}
+
+func setHAState(ctx context.Context, g modules.Guest, state string) error {
+	sid := "vm:" + strconv.Itoa(g.VMID)
+	if err := g.Client.DoRequest(ctx, http.MethodPut, "/cluster/ha/resources/"+sid, url.Values{"state": {state}}, nil); err != nil {
+		return fmt.Errorf("set HA state of %s to %s: %w", sid, state, err)
+	}
+	return nil
+}
+
+// ChangePlan applies cores and memory and grows the boot disk; never shrinks.
+func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+	q := vm(g)
+	cores, mem := p.Cores, p.MemoryMiB
+	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{Cores: &cores, Memory: &mem}); err != nil {
+		return fmt.Errorf("update VM %d resources: %w", g.VMID, err)
+	}
+	if err := m.grow(ctx, g, p, rep); err != nil {
+		return err
+	}
+	cfg, err := q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if cfg.Cores == nil || cfg.Cores.Int() != cores {
+		return fmt.Errorf("VM %d resources do not read back as the plan's", g.VMID)
+	}
+	return nil
+}
+
+// Destroy stops the VM and destroys it with purge=1 and destroy-unreferenced-disks=1 (R17),
+// then reads back that the config is gone.
+func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		if err := m.stop(ctx, g, false, rep); err != nil {
+			return err
+		}
+	}
+	res, err := q.Delete(ctx, pve.QEMUDeleteOptions{Purge: true, DestroyUnreferencedDisks: true})
+	if err != nil {
+		return fmt.Errorf("destroy VM %d: %w", g.VMID, err)
+	}
+	report(rep, StageDestroy, res)
+	if _, err := q.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
+		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
+	}
+	return nil
+}
+
+// Status reads power and monitoring from status/current. A VM's disk usage is not reported by
+// Proxmox (always 0) and it has no swap of its own: those stay nil (R14).
+func (m *Module) Status(ctx context.Context, g modules.Guest) (modules.Status, error) {
+	st, err := vm(g).Status(ctx)
+	if err != nil {
+		return modules.Status{Power: "unknown"}, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	out := modules.Status{Power: "unknown", Paused: st.Paused()}
+	switch st.Status {
+	case "running", "stopped":
+		out.Power = st.Status
+	}
+	cpu := float64(st.CPU)
+	out.CPU = &cpu
+	out.MemoryBytes, out.MemoryMaxBytes = modules.I64(int64(st.Mem)), modules.I64(int64(st.MaxMem))
+	out.DiskMaxBytes = modules.I64(int64(st.MaxDisk))
+	out.NetInBytes, out.NetOutBytes = modules.I64(int64(st.NetIn)), modules.I64(int64(st.NetOut))
+	out.UptimeSeconds = modules.I64(int64(st.Uptime))
+	agent := bool(st.Agent)
+	out.GuestAgent = &agent
+	return out, nil
+}
+
+var _ modules.Module = (*Module)(nil)
