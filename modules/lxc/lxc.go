@@ -57,7 +57,9 @@ func New() *Module { return &Module{ShutdownTimeout: DefaultShutdownTimeout} }
 func (m *Module) Kind() plans.GuestType { return Kind }
 
 // Capabilities lists what the module implements.
-func (m *Module) Capabilities() []plans.Capability { return append([]plans.Capability(nil), capabilities...) }
+func (m *Module) Capabilities() []plans.Capability {
+	return append([]plans.Capability(nil), capabilities...)
+}
 
 func ct(g modules.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
 
