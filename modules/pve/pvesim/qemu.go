@@ -20,13 +20,20 @@ func qemuFastPlug(k string) bool {
 	return false
 }
 
-// cloudInitKeys are the config keys the cloud-init drive is generated from.
+// cloudInitKey reports the config keys the cloud-init drive is generated from
+// (qemu-server cloudinit_pending_properties: the cloud-init options, name and netN).
 func cloudInitKey(k string) bool {
 	switch k {
-	case "ciuser", "cipassword", "sshkeys", "nameserver", "searchdomain", "citype", "ciupgrade", "cicustom":
+	case "ciuser", "cipassword", "sshkeys", "nameserver", "searchdomain", "citype", "ciupgrade", "cicustom", "name":
 		return true
 	}
-	return indexedKey(k, "ipconfig")
+	return indexedKey(k, "ipconfig") || indexedKey(k, "net")
+}
+
+// cloudInitOption reports the cloud-init options proper; a running VM takes them into
+// its config at once, only the drive regeneration is pending (GET .../cloudinit).
+func cloudInitOption(k string) bool {
+	return cloudInitKey(k) && k != "name" && !indexedKey(k, "net")
 }
 
 func ciSnapshot(conf map[string]string) map[string]string {
@@ -306,7 +313,7 @@ func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
 		case k == "tags":
 			v = normalizeTags(v)
 		}
-		live := !g.running || qemuFastPlug(k) || indexedKey(k, "net") || (qemuDiskKey(k) && g.conf[k] == "")
+		live := !g.running || qemuFastPlug(k) || cloudInitOption(k) || indexedKey(k, "net") || (qemuDiskKey(k) && g.conf[k] == "")
 		if !live {
 			g.pending[k] = v
 			delete(g.pendingDelete, k)
@@ -317,7 +324,7 @@ func (s *Sim) updateQemuConfig(c *reqCtx, g *guest) error {
 		delete(g.pending, k)
 	}
 	for _, k := range deletes {
-		if g.running && !qemuFastPlug(k) && !indexedKey(k, "net") && !indexedKey(k, "unused") {
+		if g.running && !qemuFastPlug(k) && !cloudInitOption(k) && !indexedKey(k, "net") && !indexedKey(k, "unused") {
 			if _, ok := g.conf[k]; ok {
 				g.pendingDelete[k] = true
 			}

@@ -226,3 +226,36 @@ func TestQemuSuspendToDisk(t *testing.T) {
 		t.Errorf("resumed: %s lock %s", g.Status, g.Lock)
 	}
 }
+
+func TestQemuCloudInitOnRunningVM(t *testing.T) {
+	h := demoHarness(t)
+	h.run("POST", "/nodes/pve1/qemu/300/status/start", nil, "OK")
+	h.ok("PUT", "/nodes/pve1/qemu/300/config", vals("ciuser", "ops", "memory", "4096"), nil)
+	var cur map[string]any
+	h.ok("GET", "/nodes/pve1/qemu/300/config", vals("current", "1"), &cur)
+	if cur["ciuser"] != "ops" {
+		t.Errorf("cloud-init option not applied to the running VM's config: %v", cur["ciuser"])
+	}
+	// memory is a property string in the PVE 9 schema, so it is answered as a JSON string
+	if cur["memory"] != "2048" {
+		t.Errorf("memory applied live: %#v", cur["memory"])
+	}
+	var ci []map[string]any
+	h.ok("GET", "/nodes/pve1/qemu/300/cloudinit", nil, &ci)
+	pending := map[string]any{}
+	for _, e := range ci {
+		if e["pending"] != nil {
+			pending[e["key"].(string)] = e["pending"]
+		}
+	}
+	if pending["ciuser"] != "ops" || len(pending) != 1 {
+		t.Errorf("cloud-init drive pending %v", pending)
+	}
+	var pend []map[string]any
+	h.ok("GET", "/nodes/pve1/qemu/300/pending", nil, &pend)
+	for _, e := range pend {
+		if e["key"] == "memory" && e["pending"] != "4096" {
+			t.Errorf("memory pending entry %v", e)
+		}
+	}
+}
