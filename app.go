@@ -15,6 +15,7 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/modules/executor"
+	"pvebill/modules/plans"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -28,6 +29,7 @@ type app struct {
 	exec  *executor.Executor
 	sched *jobs.Scheduler
 	srv   *server.Server
+	plans *plans.Service
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -73,8 +75,28 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		db.Close()
 		return nil, err
 	}
-	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec})
-	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv}, nil
+	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg)})
+	if cfg.PlansFile != "" {
+		loaded, err := planSvc.LoadFile(ctx, cfg.PlansFile)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		log.Info("plans loaded", "plans_file", cfg.PlansFile, "plans", len(loaded))
+	}
+	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
+		Plans: planSvc})
+	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc}, nil
+}
+
+// loadExamplePlans saves the embedded example plans (the embedded default's catalog).
+func (a *app) loadExamplePlans(ctx context.Context) error {
+	loaded, err := a.plans.Import(ctx, plans.Examples(), plans.SourceFile)
+	if err != nil {
+		return fmt.Errorf("example plans: %w", err)
+	}
+	a.log.Info("example plans loaded", "plans", len(loaded))
+	return nil
 }
 
 // serve runs until ctx ends, then shuts down in order: drain HTTP, stop cron, finish or

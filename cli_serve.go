@@ -46,6 +46,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+		// A relative plans_file is relative to the config file, as its neighbour.
+		if cfg.PlansFile != "" && !filepath.IsAbs(cfg.PlansFile) {
+			cfg.PlansFile = filepath.Join(filepath.Dir(*cfgPath), cfg.PlansFile)
+		}
 	} else {
 		var closeSim func()
 		cfg, banner, closeSim, err = embeddedDefault(stdout)
@@ -66,6 +70,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
+	}
+	if *cfgPath == "" {
+		if err := a.loadExamplePlans(ctx); err != nil {
+			fmt.Fprintln(stderr, "pvebill serve:", err)
+			a.db.Close()
+			return 1
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

@@ -19,6 +19,14 @@ func (s *Server) routes() {
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	billing.GET("/operations/:id", s.getOperation)
+
+	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
+	shop.GET("/plans", s.listPlans)
+	shop.GET("/plans/:code", s.getPlan)
+
+	admin := s.V1(config.ScopeAdmin)
+	admin.PUT("/admin/plans/:code", s.putPlan)
+	admin.DELETE("/admin/plans/:code", s.deletePlan)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

@@ -13,6 +13,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/executor"
+	"pvebill/modules/plans"
 	"pvebill/server/config"
 )
 
@@ -27,6 +28,8 @@ type Options struct {
 	Now      func() time.Time
 	// WaitRecheck is how often a long-poll re-reads an operation finished by another replica.
 	WaitRecheck time.Duration
+	// Plans serves the plan routes; nil builds one over DB checking the configured clusters.
+	Plans *plans.Service
 }
 
 // Server is pvebill's HTTP server.
@@ -45,6 +48,7 @@ type Server struct {
 	httpSrv  *http.Server
 	maxWait  time.Duration
 	draining chan struct{}
+	plans    *plans.Service
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -59,7 +63,10 @@ func New(o Options) *Server {
 	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
-		draining: make(chan struct{})}
+		draining: make(chan struct{}), plans: o.Plans}
+	if s.plans == nil {
+		s.plans = plans.NewService(o.DB, plans.Options{Clusters: PlanClusters(o.Config)})
+	}
 	s.metrics = NewHTTPMetrics(o.Registry)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
