@@ -42,6 +42,9 @@ const (
 	CodeInternal              Code = "internal_error"
 	CodeUnavailable           Code = "service_unavailable"
 	CodeOperationInterrupted  Code = "operation_interrupted"
+	CodeIPPoolExhausted       Code = "ip_pool_exhausted"
+	CodeIPPoolNotFound        Code = "ip_pool_not_found"
+	CodeIPPoolInUse           Code = "ip_pool_in_use"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -53,6 +56,7 @@ var Codes = []Code{
 	CodeConfirmationsMismatch, CodePreviewStale, CodeReinstallInProgress, CodeGuestNotOurs,
 	CodeNotPossibleContainer, CodeNotYetAvailable, CodeServiceLocked, CodeProxmoxUnavailable,
 	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
+	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.
@@ -76,13 +80,23 @@ const (
 	// FieldNotApplicable: the field does not apply to what the object offers (a VM-only plan
 	// with swap, a container-only plan with a VM catalog); {param} names what it offers.
 	FieldNotApplicable FieldCode = "not_applicable"
+	// IPv4 pools: an address or network that is not IPv4, an address outside the pool's
+	// network, the network or broadcast address, an address inside the allocation range that
+	// must stay out of it (the gateway), a network written with host bits set. {param} is the
+	// network, the range, or the canonical form.
+	FieldNotIPv4         FieldCode = "not_ipv4"
+	FieldOutsideNetwork  FieldCode = "outside_network"
+	FieldReservedAddress FieldCode = "reserved_address"
+	FieldInsideRange     FieldCode = "inside_range"
+	FieldNotCanonical    FieldCode = "not_canonical"
 )
 
 // FieldCodes lists every field code.
 var FieldCodes = []FieldCode{
 	FieldRequired, FieldUnknown, FieldType, FieldTooShort, FieldTooLong, FieldTooSmall,
 	FieldTooLarge, FieldOneOf, FieldPattern, FieldInvalid, FieldRequiredOne, FieldDuplicate,
-	FieldBadTimestamp, FieldNotApplicable,
+	FieldBadTimestamp, FieldNotApplicable, FieldNotIPv4, FieldOutsideNetwork, FieldReservedAddress,
+	FieldInsideRange, FieldNotCanonical,
 }
 
 // Permanence tells a caller whether retrying can ever help.
