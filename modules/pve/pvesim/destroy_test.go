@@ -145,3 +145,26 @@ func TestLXCDestroyThenCreateFails(t *testing.T) {
 	// the fault fired once: the retry succeeds
 	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "200", "ostemplate", debianTmpl, "rootfs", "local-lvm:8"), "OK")
 }
+
+func TestLXCDestroyAbortsPartway(t *testing.T) {
+	h := demoHarness(t)
+	if err := h.sim.SeedGuest(Guest{VMID: 5060, Type: "lxc", Node: "pve1", Config: map[string]string{
+		"memory": "512", "rootfs": "local-lvm:vm-5060-disk-0,size=1G",
+		"mp0": "gone:vm-5060-disk-1,mp=/data,size=1G", "mp1": "local-lvm:vm-5060-disk-2,mp=/more,size=1G"}}); err != nil {
+		t.Fatal(err)
+	}
+	// a volume on a storage that no longer exists makes vdisk_free fail: the LXC destroy
+	// stops there, after rootfs is gone and before mp1, and the config stays
+	h.run("DELETE", "/nodes/pve1/lxc/5060", nil, "storage 'gone' does not exist")
+	vols := h.sim.Volumes("local-lvm")
+	if slices.Contains(vols, "vm-5060-disk-0") {
+		t.Error("rootfs survived")
+	}
+	if !slices.Contains(vols, "vm-5060-disk-2") {
+		t.Error("mp1 freed although the destroy stopped at mp0")
+	}
+	g, ok := h.sim.Guest(5060)
+	if !ok || g.Lock != "" {
+		t.Errorf("config after an aborted destroy: %v %+v", ok, g)
+	}
+}

@@ -956,10 +956,10 @@ func (s *Sim) destroyVolumes(t *task, vmid int, node string, conf, pending map[s
 	seen := map[string]bool{}
 	var firstErr error
 	walk := func(m map[string]string) error {
-		for _, k := range sortedKeys(m) {
-			if !(isMountKey(k) || indexedKey(k, "unused") || (qemuDiskKey(k))) {
-				continue
-			}
+		// rootfs, mp0, mp1, ..., then unused0, unused1, ... (foreach_volume order)
+		keys := mountKeysInOrder(m)
+		keys = append(keys, unusedKeysInOrder(m)...)
+		for _, k := range keys {
 			ms := parseMount(m[k])
 			if ms.kind != "volume" || ms.volume == "none" || ms.volume == "cdrom" || seen[ms.volume] {
 				continue

@@ -418,3 +418,20 @@ func mountKeysInOrder(conf map[string]string) []string {
 	}
 	return out
 }
+
+// unusedKeysInOrder returns unused0, unused1, ... present in conf, in numeric order.
+func unusedKeysInOrder(conf map[string]string) []string {
+	var idx []int
+	for k := range conf {
+		if indexedKey(k, "unused") {
+			n, _ := strconv.Atoi(k[len("unused"):])
+			idx = append(idx, n)
+		}
+	}
+	sort.Ints(idx)
+	out := make([]string, 0, len(idx))
+	for _, n := range idx {
+		out = append(out, "unused"+strconv.Itoa(n))
+	}
+	return out
+}
