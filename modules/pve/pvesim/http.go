@@ -147,6 +147,16 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 		rel = "/"
 	}
 	method := r.Method
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
+	default:
+		// pve-http-server knows only these four methods
+		msg := fmt.Sprintf("method '%s' not available\n", method)
+		s.record(Request{Method: method, Path: rel, Form: url.Values{}, Status: http.StatusNotImplemented, Time: s.now(), Node: nodeOfPath(rel)})
+		s.addViolation(Violation{Method: method, Path: rel, Status: http.StatusNotImplemented, Message: msg})
+		writeJSON(w, http.StatusNotImplemented, map[string]any{"data": nil, "message": msg})
+		return
+	}
 	form, ferr := formParams(r)
 	if ferr != nil {
 		form = url.Values{}

@@ -101,8 +101,9 @@ func TestUnknownPathAndMethod(t *testing.T) {
 		t.Errorf("message %q", r.Message)
 	}
 	h.fail("GET", "/nodes/pve1/lxc/200/agent/get-osinfo", nil, 501, "not implemented")
+	h.fail("PATCH", "/nodes/pve1/lxc/200/config", nil, 501, "method 'PATCH' not available")
 	vs := h.sim.SchemaViolations()
-	if len(vs) != 3 || vs[0].Status != 501 {
+	if len(vs) != 4 || vs[0].Status != 501 {
 		t.Errorf("violations %v", vs)
 	}
 }
