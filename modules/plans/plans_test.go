@@ -291,6 +291,19 @@ func TestValidationListsEveryField(t *testing.T) {
 	}
 }
 
+// A bad guest type is reported alone: the catalog is not judged against types that are not valid.
+func TestBadGuestTypeReportedAlone(t *testing.T) {
+	for _, types := range [][]plans.GuestType{{"lxc"}, {plans.Container, "qemu"}, {plans.VM, plans.VM}} {
+		s := flexSpec()
+		s.GuestTypes = types
+		_, err := plans.Validate(s, nil)
+		p := problemOf(t, err)
+		if len(p.Fields) != 1 || !strings.HasPrefix(p.Fields[0].Field, "guest_types") {
+			t.Errorf("%v: %v", types, p)
+		}
+	}
+}
+
 // R10: capabilities per offered type, permanent vs temporary, with catalog reasons.
 func TestCapabilities(t *testing.T) {
 	flex := flexSpec()

@@ -223,6 +223,10 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 		}
 	}
 
+	// The rest depends on the offered types: judge it only when those are valid.
+	if len(offered) == 0 || len(offered) != len(s.GuestTypes) {
+		return
+	}
 	// The OS catalog: required and well-formed for each offered type, absent for the others.
 	if offers(Container) {
 		if len(s.OS.Container) == 0 {
@@ -258,11 +262,11 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 		v.add("os.vm", i18n.FieldNotApplicable, offeredList)
 	}
 	// A VM has no swap setting: a swap the customer would see but never get is refused (R5).
-	if len(offered) > 0 && !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.has("swap_mib") {
+	if !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.has("swap_mib") {
 		v.add("swap_mib", i18n.FieldNotApplicable, offeredList)
 	}
 	// Containers are created from a template archive, never cloned.
-	if len(offered) > 0 && !offers(VM) && s.VMClone == CloneLinked {
+	if !offers(VM) && s.VMClone == CloneLinked {
 		v.add("vm_clone", i18n.FieldNotApplicable, offeredList)
 	}
 }
