@@ -2,7 +2,6 @@ package pvesim
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,7 +56,7 @@ func (s *Sim) checkVMIDUnused(vmid int) error {
 	return nil
 }
 
-// volumeVisible reports whether a volume can be used from a node. Callers hold s.mu.
+// lookupVolume finds a volume that can be used from a node. Callers hold s.mu.
 func (s *Sim) lookupVolume(node, volid string) (*storage, *volume, error) {
 	store, name, ok := splitVolid(volid)
 	if !ok {
@@ -226,19 +225,17 @@ func (s *Sim) pendingOutput(g *guest) []map[string]any {
 	return out
 }
 
-// parseDeleteList splits the delete= parameter like split_list.
+// parseDeleteList splits the delete= and revert= parameters like split_list.
 func parseDeleteList(v string) []string {
 	return splitList(v)
 }
 
-// macFor generates a deterministic unicast MAC with Proxmox's default prefix BC:24:11.
+// nextMAC generates a deterministic unicast MAC with Proxmox's default prefix BC:24:11.
 func (s *Sim) nextMAC(vmid int) string {
 	s.macSeq++
 	h := mix(uint64(s.opts.Seed) ^ uint64(vmid)<<20 ^ s.macSeq)
 	return fmt.Sprintf("BC:24:11:%02X:%02X:%02X", byte(h>>16), byte(h>>8), byte(h))
 }
-
-var reNetName = regexp.MustCompile(`(^|,)name=`)
 
 // normalizeLXCNet orders a container netN value like print_property_string (name first,
 // then the other keys sorted) and adds a generated hwaddr when missing.
@@ -273,22 +270,19 @@ func (s *Sim) normalizeLXCNet(vmid int, v string) string {
 	return strings.Join(parts, ",")
 }
 
-// normalizeQemuNet puts a new MAC into a QEMU netN value ("virtio=MAC,bridge=...").
+// qemuNetWithNewMAC replaces the MAC of a QEMU netN value ("virtio=MAC,bridge=...",
+// or "model=virtio,macaddr=MAC,...") with a newly generated one, as clone does.
 func (s *Sim) qemuNetWithNewMAC(vmid int, v string) string {
 	parts := strings.Split(v, ",")
 	for i, p := range parts {
-		k, val, ok := strings.Cut(p, "=")
-		model := k
-		if !ok {
-			model = p
-		}
-		switch model {
-		case "virtio", "e1000", "e1000e", "rtl8139", "vmxnet3", "i82551", "i82557b", "i82559er", "ne2k_isa", "ne2k_pci", "pcnet", "e1000-82540em", "e1000-82544gc", "e1000-82545em":
-			_ = val
-			parts[i] = model + "=" + s.nextMAC(vmid)
+		k, _, _ := strings.Cut(p, "=")
+		switch k {
+		case "macaddr":
+			parts[i] = "macaddr=" + s.nextMAC(vmid)
 			return strings.Join(parts, ",")
-		case "model":
-			parts = append(parts, "macaddr="+s.nextMAC(vmid))
+		case "virtio", "e1000", "e1000e", "rtl8139", "vmxnet3", "i82551", "i82557b", "i82559er", "ne2k_isa", "ne2k_pci", "pcnet",
+			"e1000-82540em", "e1000-82544gc", "e1000-82545em":
+			parts[i] = k + "=" + s.nextMAC(vmid)
 			return strings.Join(parts, ",")
 		}
 	}
