@@ -89,6 +89,9 @@ type Module interface {
 	Inspect(ctx context.Context, g Guest) (Inspection, error)
 	// Create makes the guest (stamped, firewalled, configured) without starting it.
 	Create(ctx context.Context, g Guest, spec CreateSpec, rep Reporter) error
+	// Configure applies everything Create does after making the guest (firewall, onboot,
+	// resources, cloud-init): a retried create runs it on the guest it adopts.
+	Configure(ctx context.Context, g Guest, spec CreateSpec, rep Reporter) error
 	// Start starts the guest; an already running guest is not an error.
 	Start(ctx context.Context, g Guest, rep Reporter) error
 	// Suspend stops (or, for a VM plan in pause mode, pauses) the guest so that it stays down.

@@ -147,12 +147,13 @@ func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.Creat
 		return fmt.Errorf("create container %d: %w", g.VMID, err)
 	}
 	report(rep, StageCreate, res)
-	return m.configure(ctx, g)
+	return m.Configure(ctx, g, spec, rep)
 }
 
-// configure enables the guest firewall with ipfilter (Proxmox adds net0's static addresses to
-// the filter by itself, R9), sets onboot=1 and reads both back.
-func (m *Module) configure(ctx context.Context, g modules.Guest) error {
+// Configure enables the guest firewall with ipfilter (Proxmox adds net0's static addresses to
+// the filter by itself, R9), sets onboot=1 and reads both back with the stamp. Everything else
+// a container gets is in its create body.
+func (m *Module) Configure(ctx context.Context, g modules.Guest, _ modules.CreateSpec, _ modules.Reporter) error {
 	c := ct(g)
 	on := true
 	if err := c.Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &on, IPFilter: &on}); err != nil {

@@ -134,10 +134,12 @@ func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.Creat
 		return fmt.Errorf("clone template %d to %d: %w", tmpl, g.VMID, err)
 	}
 	report(rep, StageClone, res)
-	return m.configure(ctx, g, spec, rep)
+	return m.Configure(ctx, g, spec, rep)
 }
 
-func (m *Module) configure(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+// Configure sets the clone's resources, cloud-init, stamp tag, onboot and net0, grows its boot
+// disk and enables its firewall (ipset first), reading each back.
+func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
 	p := spec.Plan
 	q := vm(g)
 	cfg, err := q.Config(ctx)

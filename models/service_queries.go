@@ -1,0 +1,88 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// CreateServiceOperation inserts a new service and its first operation in one transaction. A
+// service_id that exists already returns ErrDuplicate and writes nothing.
+func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operation) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := InsertService(ctx, tx, s); err != nil {
+			return err
+		}
+		return InsertOperation(ctx, tx, op)
+	}, db.txOpts())
+}
+
+// UpdateService writes the named columns of a service (explicit columns: a zero value such as
+// a NULL vmid is written, never skipped).
+func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[string]any) error {
+	cols["updated_at"] = Now()
+	res := tx.WithContext(ctx).Model(&Service{}).Where("service_id = ?", serviceID).Updates(cols)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ReserveVMID records vmid on the service in cluster. The unique key (cluster, vmid) makes the
+// reservation exclusive across replicas (R1, R2): a vmid another service holds returns
+// ErrDuplicate.
+func ReserveVMID(ctx context.Context, tx *gorm.DB, serviceID, cluster string, vmid int) error {
+	return UpdateService(ctx, tx, serviceID, map[string]any{"cluster": cluster, "vmid": vmid})
+}
+
+// ReleaseVMID clears the service's vmid reservation.
+func ReleaseVMID(ctx context.Context, tx *gorm.DB, serviceID string) error {
+	return UpdateService(ctx, tx, serviceID, map[string]any{"vmid": nil})
+}
+
+// ReservedVMIDs returns the vmids services hold in cluster from from on, ascending, at most
+// limit of them.
+func ReservedVMIDs(ctx context.Context, tx *gorm.DB, cluster string, from, limit int) ([]int, error) {
+	var ids []int
+	err := tx.WithContext(ctx).Model(&Service{}).Where("cluster = ? AND vmid >= ?", cluster, from).
+		Order("vmid").Limit(limit).Pluck("vmid", &ids).Error
+	return ids, err
+}
+
+// ServiceVMIDs maps each vmid of cluster held by a service that is not terminated to its
+// service_id.
+func ServiceVMIDs(ctx context.Context, tx *gorm.DB, cluster string) (map[int]string, error) {
+	var rows []Service
+	err := tx.WithContext(ctx).Select("service_id", "vmid").
+		Where("cluster = ? AND vmid IS NOT NULL AND state <> ?", cluster, ServiceTerminated).Find(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(rows))
+	for _, r := range rows {
+		out[*r.VMID] = r.ServiceID
+	}
+	return out, nil
+}
+
+// LatestOperation returns the service's most recent operation of action ("" for any).
+func LatestOperation(ctx context.Context, tx *gorm.DB, serviceID, action string) (*Operation, error) {
+	q := tx.WithContext(ctx).Where("service_id = ?", serviceID)
+	if action != "" {
+		q = q.Where("action = ?", action)
+	}
+	var op Operation
+	err := q.Order("created_at DESC, id DESC").Take(&op).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("latest %s operation of %s: %w", action, serviceID, err)
+	}
+	return &op, nil
+}

@@ -1,0 +1,65 @@
+package provision
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the provisioning layer's Prometheus series.
+type Metrics struct {
+	firewall *prometheus.GaugeVec
+}
+
+// NewMetrics registers the provisioning metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		firewall: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_datacenter_firewall_enabled",
+			Help: "1 when the cluster's datacenter firewall is enabled (guest anti-spoofing applies only then, R9), 0 when not."},
+			[]string{"cluster"}),
+	}
+	reg.MustRegister(m.firewall)
+	return m
+}
+
+// Readiness reports, per cluster, whether Proxmox answers and whether the datacenter firewall
+// is enabled. A disabled firewall does not make pvebill unready, but it is said here, in the
+// pvebill_datacenter_firewall_enabled gauge and in the log (once per change) (R9).
+func (s *Service) Readiness(ctx context.Context) map[string]any {
+	out := map[string]any{}
+	for _, name := range s.names {
+		cl := s.clusters[name]
+		detail := map[string]any{}
+		opts, err := cl.Client.Cluster().FirewallOptions(ctx)
+		state := "unknown"
+		if err != nil {
+			detail["proxmox"] = "unreachable"
+			s.log.Warn("readiness: cluster unreachable", "cluster", name, "err", err)
+		} else {
+			detail["proxmox"] = "ok"
+			state = "disabled"
+			if opts.Enabled() {
+				state = "enabled"
+			}
+			if s.metrics != nil {
+				v := 0.0
+				if opts.Enabled() {
+					v = 1
+				}
+				s.metrics.firewall.WithLabelValues(name).Set(v)
+			}
+		}
+		detail["datacenter_firewall"] = state
+		s.fwMu.Lock()
+		if prev := s.fwState[name]; prev != state {
+			s.fwState[name] = state
+			if state == "disabled" {
+				s.log.Warn("datacenter firewall is disabled: guest anti-spoofing (firewall=1, ipfilter) has no effect until it is enabled",
+					"cluster", name)
+			}
+		}
+		s.fwMu.Unlock()
+		out[name] = detail
+	}
+	return out
+}

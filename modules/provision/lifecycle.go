@@ -1,0 +1,337 @@
+package provision
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/plans"
+)
+
+// SuspendRequest is the body of POST /v1/services/{id}/suspend.
+type SuspendRequest struct {
+	Reason string `json:"reason" validate:"omitempty,max=255"`
+}
+
+// ChangePlanRequest is the body of POST /v1/services/{id}/change-plan.
+type ChangePlanRequest struct {
+	Plan string `json:"plan" validate:"required,max=64"`
+}
+
+type suspendPayload struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+type changePlanPayload struct {
+	Plan string `json:"plan"`
+}
+
+// Suspend queues a suspend: a container is stopped, a VM follows its plan's mode (R15).
+// Suspending a suspended service succeeds as a no-op (R36).
+func (s *Service) Suspend(ctx context.Context, clientID, serviceID string, req SuspendRequest) (*models.Operation, error) {
+	return s.enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload(req))
+}
+
+// Unsuspend queues an unsuspend.
+func (s *Service) Unsuspend(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+	return s.enqueue(ctx, clientID, serviceID, ActionUnsuspend, struct{}{})
+}
+
+// Terminate queues a terminate. Terminating a terminated service succeeds as a no-op (R36).
+func (s *Service) Terminate(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+	return s.enqueue(ctx, clientID, serviceID, ActionTerminate, struct{}{})
+}
+
+// ChangePlan checks the new plan against the service — same cluster, offers the service's guest
+// type (a change of type is refused as permanent), a disk no smaller than the current plan's
+// (R23) — and queues the change.
+func (s *Service) ChangePlan(ctx context.Context, clientID, serviceID string, req ChangePlanRequest) (*models.Operation, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	np, err := s.plans.Get(ctx, req.Plan)
+	if err != nil {
+		var p *i18n.Problem
+		if errors.As(err, &p) && p.Code == i18n.CodeNotFound {
+			return nil, i18n.Validation(i18n.FieldError{Field: "plan", Code: i18n.FieldInvalid})
+		}
+		return nil, err
+	}
+	if !np.Offers(plans.GuestType(svc.GuestType)) {
+		return nil, i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
+			With("guest_type", svc.GuestType).Perm(i18n.Permanent)
+	}
+	if np.Cluster != svc.Cluster {
+		return nil, i18n.Validation(i18n.FieldError{Field: "plan", Code: i18n.FieldOneOf, Param: "a plan of cluster " + svc.Cluster})
+	}
+	if old, err := s.plans.Get(ctx, svc.Plan); err == nil && np.DiskGiB < old.DiskGiB {
+		return nil, shrinkBlocker(int64(old.DiskGiB)*modules.GiB, int64(np.DiskGiB)*modules.GiB)
+	}
+	return s.enqueue(ctx, clientID, serviceID, ActionChangePlan, changePlanPayload(req))
+}
+
+func shrinkBlocker(cur, planned int64) *i18n.Problem {
+	p := blocked(i18n.Blocker{Code: BlockerShrink, Params: map[string]string{
+		"current": fmt.Sprintf("%d GiB", (cur+modules.GiB-1)/modules.GiB), "planned": fmt.Sprintf("%d GiB", planned/modules.GiB)}})
+	return p.Perm(i18n.Permanent)
+}
+
+// service reads a service the client may see (another client's is not found).
+func (s *Service) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	return svc, err
+}
+
+// enqueue writes an operation for an existing service. A service awaiting reconciliation
+// refuses everything (R28); one without a guest (terminated, or a failed create) refuses all but
+// terminate.
+func (s *Service) enqueue(ctx context.Context, clientID, serviceID, action string, payload any) (*models.Operation, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if svc.State == models.ServiceNeedsReconciliation {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+	}
+	if action != ActionTerminate && (svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed) {
+		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+	}
+	raw, _ := json.Marshal(payload)
+	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
+	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+		return nil, fmt.Errorf("write %s operation: %w", action, err)
+	}
+	return op, nil
+}
+
+// target is a service's guest, checked: found at its vmid, of the service's kind and carrying
+// the service's stamp (R39). Anything else refuses before a single change is sent.
+type target struct {
+	svc *models.Service
+	cl  Cluster
+	mod modules.Module
+	g   modules.Guest
+	in  modules.Inspection
+}
+
+func (s *Service) target(ctx context.Context, svc *models.Service) (*target, error) {
+	if svc.VMID == nil {
+		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+	}
+	cl, err := s.cluster(svc.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := s.module(svc.GuestType)
+	if err != nil {
+		return nil, err
+	}
+	at, err := s.locate(ctx, cl, *svc.VMID)
+	if err != nil {
+		return nil, err
+	}
+	if !at.Found {
+		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+	}
+	if at.Kind != plans.GuestType(svc.GuestType) {
+		return nil, notOurs(*svc.VMID)
+	}
+	t := &target{svc: svc, cl: cl, mod: mod,
+		g: modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}}
+	if t.in, err = mod.Inspect(ctx, t.g); err != nil {
+		return nil, err
+	}
+	if !t.in.Exists {
+		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+	}
+	if !t.in.Stamped {
+		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", svc.ServiceID,
+			"cluster", cl.Name, "vmid", *svc.VMID)
+		return nil, notOurs(*svc.VMID)
+	}
+	if at.Node != svc.Node {
+		if err := models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"node": at.Node}); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// lockBlockers are the refusals of a guest that is protected or locked in Proxmox.
+func lockBlockers(in modules.Inspection, protection bool) []i18n.Blocker {
+	var out []i18n.Blocker
+	if protection && in.Protected {
+		out = append(out, i18n.Blocker{Code: BlockerProtection})
+	}
+	if in.Lock != "" {
+		out = append(out, i18n.Blocker{Code: BlockerLock, Params: map[string]string{"lock": in.Lock}})
+	}
+	return out
+}
+
+// lifecycleRun is the common frame of suspend, unsuspend, terminate and change-plan: it loads
+// the service, records the result, and maps errors to problems in one place.
+func (s *Service) lifecycleRun(ctx context.Context, r *executor.Run, body func(svc *models.Service, res *result, rep *reporter) error) (err error) {
+	res, rep := &result{}, &reporter{}
+	defer func() {
+		res.Warnings = rep.Warnings
+		if err != nil {
+			res.fail(r.Op.Stage, err)
+			err = problemOf(err)
+		}
+		r.SetResult(res)
+	}()
+	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.ServiceID)
+	if err != nil {
+		return err
+	}
+	res.VMID, res.Node = svc.VMID, svc.Node
+	return body(svc, res, rep)
+}
+
+func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
+	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
+		if err := r.Stage(ctx, "precheck"); err != nil {
+			return err
+		}
+		if svc.State == models.ServiceSuspended {
+			res.NoOp = true
+			return nil
+		}
+		t, err := s.target(ctx, svc)
+		if err != nil {
+			return err
+		}
+		if b := lockBlockers(t.in, false); len(b) > 0 {
+			return blocked(b...).Perm(i18n.Temporary)
+		}
+		plan, err := s.plans.Get(ctx, svc.Plan)
+		if err != nil {
+			return err
+		}
+		mode := plans.SuspendStop
+		if t.mod.Kind() == plans.VM {
+			mode = plan.VMSuspendMode
+		}
+		if err := r.Stage(ctx, "suspend"); err != nil {
+			return err
+		}
+		if err := t.mod.Suspend(ctx, t.g, mode, rep); err != nil {
+			return err
+		}
+		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceSuspended})
+	})
+}
+
+func (s *Service) runUnsuspend(ctx context.Context, r *executor.Run) error {
+	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
+		if err := r.Stage(ctx, "precheck"); err != nil {
+			return err
+		}
+		t, err := s.target(ctx, svc)
+		if err != nil {
+			return err
+		}
+		if b := lockBlockers(t.in, false); len(b) > 0 {
+			return blocked(b...).Perm(i18n.Temporary)
+		}
+		if err := r.Stage(ctx, "unsuspend"); err != nil {
+			return err
+		}
+		if err := t.mod.Unsuspend(ctx, t.g, rep); err != nil {
+			return err
+		}
+		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceActive})
+	})
+}
+
+// runTerminate checks the stamp (R39), protection and locks, then stops and destroys the guest
+// (R17), releases its addresses and keeps the row as terminated. A guest that is already gone
+// is not an error: the rest still runs.
+func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
+	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
+		if err := r.Stage(ctx, "precheck"); err != nil {
+			return err
+		}
+		if svc.State == models.ServiceTerminated {
+			res.NoOp = true
+			return nil
+		}
+		t, err := s.target(ctx, svc)
+		var p *i18n.Problem
+		gone := errors.As(err, &p) && p.Code == i18n.CodeBlocked && len(p.Blockers) == 1 && p.Blockers[0].Code == BlockerGuestMissing
+		if err != nil && !gone {
+			return err
+		}
+		if !gone {
+			if b := lockBlockers(t.in, true); len(b) > 0 {
+				return blocked(b...).Perm(i18n.Temporary)
+			}
+		}
+		if err := r.Stage(ctx, "destroy"); err != nil {
+			return err
+		}
+		if !gone {
+			if err := t.mod.Destroy(ctx, t.g, rep); err != nil {
+				s.setState(svc.ServiceID, models.ServiceNeedsReconciliation)
+				return err
+			}
+		}
+		if err := r.Stage(ctx, "release"); err != nil {
+			return err
+		}
+		if s.addrs != nil {
+			if err := s.addrs.Release(ctx, svc.ServiceID); err != nil {
+				return fmt.Errorf("release addresses: %w", err)
+			}
+		}
+		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceTerminated})
+	})
+}
+
+func (s *Service) runChangePlan(ctx context.Context, r *executor.Run) error {
+	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
+		var p changePlanPayload
+		if err := r.Payload(&p); err != nil {
+			return err
+		}
+		if err := r.Stage(ctx, "precheck"); err != nil {
+			return err
+		}
+		np, err := s.plans.Get(ctx, p.Plan)
+		if err != nil {
+			return err
+		}
+		if !np.Offers(plans.GuestType(svc.GuestType)) {
+			return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
+				With("guest_type", svc.GuestType).Perm(i18n.Permanent)
+		}
+		t, err := s.target(ctx, svc)
+		if err != nil {
+			return err
+		}
+		if want := int64(np.DiskGiB) * modules.GiB; t.in.DiskBytes > want {
+			return shrinkBlocker(t.in.DiskBytes, want)
+		}
+		if b := lockBlockers(t.in, false); len(b) > 0 {
+			return blocked(b...).Perm(i18n.Temporary)
+		}
+		if err := r.Stage(ctx, "apply"); err != nil {
+			return err
+		}
+		if err := t.mod.ChangePlan(ctx, t.g, np, rep); err != nil {
+			return err
+		}
+		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"plan": np.Code})
+	})
+}

@@ -1,0 +1,182 @@
+package provision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+)
+
+// placeNode picks the node for a new container: among the online nodes the plan allows (and
+// the cluster's configured nodes), the one with the most free memory; ties go to the first
+// name. A VM is cloned on the node holding its template instead (templateNode).
+func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan) (string, error) {
+	rows, err := cl.Client.Cluster().Resources(ctx, "node")
+	if err != nil {
+		return "", fmt.Errorf("list nodes of %s: %w", cl.Name, err)
+	}
+	best, bestFree := "", int64(-1)
+	for _, r := range rows {
+		if r.Type != "node" || r.Status != "online" {
+			continue
+		}
+		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Node) {
+			continue
+		}
+		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Node) {
+			continue
+		}
+		free := int64(r.MaxMem) - int64(r.Mem)
+		if free > bestFree || (free == bestFree && r.Node < best) {
+			best, bestFree = r.Node, free
+		}
+	}
+	if best == "" {
+		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("no online node of cluster %s is allowed for plan %s", cl.Name, p.Code))
+	}
+	return best, nil
+}
+
+// located is where a vmid lives in a cluster, read from /cluster/resources?type=vm, whose rows
+// carry both kinds: the kind comes from each row's type (R3).
+type located struct {
+	Found bool
+	Node  string
+	Kind  plans.GuestType
+}
+
+func kindOfType(t string) plans.GuestType {
+	switch t {
+	case "lxc":
+		return plans.Container
+	case "qemu":
+		return plans.VM
+	}
+	return ""
+}
+
+func (s *Service) locate(ctx context.Context, cl Cluster, vmid int) (located, error) {
+	rows, err := cl.Client.Cluster().Resources(ctx, "vm")
+	if err != nil {
+		return located{}, fmt.Errorf("list guests of %s: %w", cl.Name, err)
+	}
+	for _, r := range rows {
+		if r.VMID.Int() == vmid && (r.Type == "lxc" || r.Type == "qemu") {
+			return located{Found: true, Node: r.Node, Kind: kindOfType(r.Type)}, nil
+		}
+	}
+	return located{}, nil
+}
+
+// templateNode is the node that holds a VM template (Proxmox clones there).
+func (s *Service) templateNode(ctx context.Context, cl Cluster, tmpl int) (string, error) {
+	at, err := s.locate(ctx, cl, tmpl)
+	if err != nil {
+		return "", err
+	}
+	if !at.Found || at.Kind != plans.VM {
+		return "", i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
+			With("os", fmt.Sprint(tmpl)).With("guest_type", string(plans.VM)).
+			Wrap(fmt.Errorf("template %d not found on cluster %s", tmpl, cl.Name))
+	}
+	return at.Node, nil
+}
+
+// allocateVMID reserves a free vmid for the service (R2): the candidate starts at Proxmox's
+// nextid, skips ids our database holds (unique (cluster, vmid)), is confirmed free with
+// /cluster/nextid?vmid=, and is refused when a storage of the node still holds volumes named for
+// it (a new guest would inherit them). Each refused candidate counts against the bound.
+func (s *Service) allocateVMID(ctx context.Context, cl Cluster, serviceID, node string, skip map[int]bool) (int, error) {
+	for attempt := 0; attempt < s.attempts; attempt++ {
+		base, err := cl.Client.Cluster().NextID(ctx, nil)
+		if err != nil {
+			return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
+		}
+		cand, err := s.firstUnreserved(ctx, cl.Name, base, skip)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := cl.Client.Cluster().NextID(ctx, &cand); err != nil {
+			if errors.Is(err, pve.ErrAlreadyExists) {
+				skip[cand] = true
+				continue
+			}
+			return 0, fmt.Errorf("confirm vmid %d on %s: %w", cand, cl.Name, err)
+		}
+		left, err := s.leftoverVolumes(ctx, cl, node, cand)
+		if err != nil {
+			return 0, err
+		}
+		if len(left) > 0 {
+			s.log.Warn("vmid has leftover volumes; not used", "cluster", cl.Name, "vmid", cand, "volumes", strings.Join(left, ","))
+			skip[cand] = true
+			continue
+		}
+		err = models.ReserveVMID(ctx, s.db.Gorm, serviceID, cl.Name, cand)
+		if errors.Is(err, models.ErrDuplicate) {
+			skip[cand] = true
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("reserve vmid %d: %w", cand, err)
+		}
+		return cand, nil
+	}
+	return 0, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
+		Wrap(fmt.Errorf("no free vmid on %s after %d candidates", cl.Name, s.attempts))
+}
+
+// firstUnreserved returns the first id from from on that no service holds and skip lacks.
+func (s *Service) firstUnreserved(ctx context.Context, cluster string, from int, skip map[int]bool) (int, error) {
+	const page = 256
+	cand := from
+	for {
+		ids, err := models.ReservedVMIDs(ctx, s.db.Gorm, cluster, cand, page)
+		if err != nil {
+			return 0, fmt.Errorf("reserved vmids: %w", err)
+		}
+		taken := make(map[int]bool, len(ids))
+		for _, id := range ids {
+			taken[id] = true
+		}
+		for i := 0; i < page; i++ {
+			if !taken[cand] && !skip[cand] {
+				return cand, nil
+			}
+			cand++
+		}
+	}
+}
+
+// leftoverVolumes lists the volumes named for vmid on the node's enabled disk storages.
+func (s *Service) leftoverVolumes(ctx context.Context, cl Cluster, node string, vmid int) ([]string, error) {
+	n := cl.Client.Node(node)
+	stores, err := n.Storages(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list storages of %s: %w", node, err)
+	}
+	var out []string
+	for _, st := range stores {
+		if !strings.Contains(st.Content, "images") && !strings.Contains(st.Content, "rootdir") {
+			continue
+		}
+		vols, err := n.Storage(st.Storage).Content(ctx, pve.ContentFilter{VMID: vmid})
+		if err != nil {
+			return nil, fmt.Errorf("list volumes of %s on %s: %w", st.Storage, node, err)
+		}
+		for _, v := range vols {
+			if v.Content == "images" || v.Content == "rootdir" {
+				out = append(out, v.VolID)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,142 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"pvebill/models"
+	"pvebill/modules"
+)
+
+// ServiceView is the API shape of a service (API.md Objects).
+type ServiceView struct {
+	ServiceID   string         `json:"service_id"`
+	Plan        string         `json:"plan"`
+	GuestType   string         `json:"guest_type"`
+	Cluster     string         `json:"cluster"`
+	Node        *string        `json:"node"`
+	VMID        *int           `json:"vmid"`
+	Hostname    string         `json:"hostname"`
+	State       string         `json:"state"`
+	Power       string         `json:"power"`
+	IPAddresses []string       `json:"ip_addresses"`
+	Monitoring  MonitoringView `json:"monitoring"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+// MonitoringView holds live figures; each is null where unknown or not applicable (R14).
+type MonitoringView struct {
+	CPU            *float64 `json:"cpu"`
+	MemoryBytes    *int64   `json:"memory_bytes"`
+	MemoryMaxBytes *int64   `json:"memory_max_bytes"`
+	DiskBytes      *int64   `json:"disk_bytes"`
+	DiskMaxBytes   *int64   `json:"disk_max_bytes"`
+	SwapBytes      *int64   `json:"swap_bytes"`
+	SwapMaxBytes   *int64   `json:"swap_max_bytes"`
+	NetinBytes     *int64   `json:"netin_bytes"`
+	NetoutBytes    *int64   `json:"netout_bytes"`
+	UptimeSeconds  *int64   `json:"uptime_seconds"`
+	GuestAgent     *bool    `json:"guest_agent"`
+}
+
+// Get returns a service the client may see, with live power and monitoring from one status
+// call. When Proxmox cannot be asked, power is "unknown" and every figure null.
+func (s *Service) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return ServiceView{}, err
+	}
+	v := ServiceView{ServiceID: svc.ServiceID, Plan: svc.Plan, GuestType: svc.GuestType, Cluster: svc.Cluster,
+		VMID: svc.VMID, Hostname: svc.Hostname, State: svc.State, Power: "unknown", IPAddresses: []string{},
+		CreatedAt: svc.CreatedAt.UTC(), UpdatedAt: svc.UpdatedAt.UTC()}
+	if svc.Node != "" {
+		n := svc.Node
+		v.Node = &n
+	}
+	if svc.State == models.ServiceTerminated {
+		v.Power = "stopped"
+		return v, nil
+	}
+	if s.addrs != nil {
+		if ips, err := s.addrs.Lookup(ctx, svc.ServiceID); err == nil {
+			v.IPAddresses = append(v.IPAddresses, ips...)
+		} else {
+			s.log.Warn("look up service addresses", "service_id", svc.ServiceID, "err", err)
+		}
+	}
+	if svc.VMID == nil || svc.Node == "" {
+		return v, nil
+	}
+	cl, err := s.cluster(svc.Cluster)
+	if err != nil {
+		return v, nil
+	}
+	mod, err := s.module(svc.GuestType)
+	if err != nil {
+		return v, nil
+	}
+	st, err := mod.Status(ctx, modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID})
+	if err != nil {
+		s.log.Warn("read guest status", "service_id", svc.ServiceID, "err", err)
+		return v, nil
+	}
+	v.Power = st.Power
+	v.Monitoring = MonitoringView{CPU: st.CPU, MemoryBytes: st.MemoryBytes, MemoryMaxBytes: st.MemoryMaxBytes,
+		DiskBytes: st.DiskBytes, DiskMaxBytes: st.DiskMaxBytes, SwapBytes: st.SwapBytes, SwapMaxBytes: st.SwapMaxBytes,
+		NetinBytes: st.NetInBytes, NetoutBytes: st.NetOutBytes, UptimeSeconds: st.UptimeSeconds, GuestAgent: st.GuestAgent}
+	if svc.GuestType == "container" {
+		v.Monitoring.GuestAgent = nil
+	}
+	return v, nil
+}
+
+// GuestView is one guest of a cluster in the admin listing.
+type GuestView struct {
+	Cluster   string  `json:"cluster"`
+	Node      string  `json:"node"`
+	VMID      int     `json:"vmid"`
+	GuestType string  `json:"guest_type"`
+	Name      string  `json:"name"`
+	Status    string  `json:"status"`
+	Template  bool    `json:"template"`
+	ServiceID *string `json:"service_id"`
+}
+
+// Guests lists every guest of every cluster from /cluster/resources?type=vm, the guest type
+// read from each row's type (R3), with the managing service when there is one.
+func (s *Service) Guests(ctx context.Context) ([]GuestView, error) {
+	out := []GuestView{}
+	for _, name := range s.names {
+		cl := s.clusters[name]
+		rows, err := cl.Client.Cluster().Resources(ctx, "vm")
+		if err != nil {
+			return nil, problemOf(fmt.Errorf("list guests of %s: %w", name, err))
+		}
+		owners, err := models.ServiceVMIDs(ctx, s.db.Gorm, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			kind := kindOfType(r.Type)
+			if kind == "" {
+				continue
+			}
+			g := GuestView{Cluster: name, Node: r.Node, VMID: r.VMID.Int(), GuestType: string(kind), Name: r.Name,
+				Status: r.Status, Template: bool(r.Template)}
+			if id, ok := owners[g.VMID]; ok {
+				g.ServiceID = &id
+			}
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Cluster != out[j].Cluster {
+			return out[i].Cluster < out[j].Cluster
+		}
+		return out[i].VMID < out[j].VMID
+	})
+	return out, nil
+}
