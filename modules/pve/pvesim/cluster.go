@@ -148,6 +148,7 @@ type guestResourceEntry struct {
 	NetIn     int64   `json:"netin"`
 	NetOut    int64   `json:"netout"`
 	Node      string  `json:"node"`
+	Pool      string  `json:"pool,omitempty"`
 	Status    string  `json:"status"`
 	Tags      string  `json:"tags,omitempty"`
 	Template  int     `json:"template"`
@@ -165,7 +166,7 @@ func (s *Sim) guestResource(g *guest) *guestResourceEntry {
 		MaxCPU: st.cpus, CPU: roundTo(st.cpu, 6), MaxMem: st.maxmem, Mem: st.mem,
 		MaxDisk: st.maxdisk, Disk: st.disk, NetIn: st.netin, NetOut: st.netout,
 		DiskRead: st.diskread, DiskWrite: st.diskwrite, Status: "stopped",
-		Lock: g.conf["lock"], Tags: g.conf["tags"],
+		Lock: g.conf["lock"], Tags: g.conf["tags"], Pool: s.poolOf(g.vmid),
 	}
 	if g.running {
 		e.Status = "running"

@@ -19,6 +19,7 @@ import (
 //	POST   /_sim/volumes         {storage,volname,size,content,node}
 //	GET    /_sim/volumes?storage=ID          volume names
 //	POST   /_sim/storages        {id,type,content,shared}
+//	POST   /_sim/pools           {id}
 //	POST   /_sim/faults          Fault       -> {"id":n}
 //	DELETE /_sim/faults                      clear all faults
 //	POST   /_sim/nodes/{node}/options NodeOptions
@@ -137,6 +138,15 @@ func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.AddStorage(req.ID, req.Type, req.Content, req.Shared)
+		ok(map[string]any{"ok": true})
+	case r.Method == http.MethodPost && path == "/pools":
+		var req struct {
+			ID string `json:"id"`
+		}
+		if !decode(&req) {
+			return
+		}
+		s.AddPool(req.ID)
 		ok(map[string]any{"ok": true})
 	case r.Method == http.MethodPost && path == "/faults":
 		var req struct {

@@ -290,6 +290,9 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 		}
 		replaced = old
 	}
+	if err := s.checkPool(c); err != nil {
+		return nil, err
+	}
 	// check_ct_modify_config_perm sees the parameters before bare sizes are rewritten
 	for _, k := range sortedKeys(c.params) {
 		if createOnlyParams[k] || k == "unprivileged" || k == "vmid" {
@@ -444,6 +447,7 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 	}
 	start := c.boolean("start")
 	haManaged := c.boolean("ha-managed")
+	poolID := c.str("pool")
 	var allocated []string
 	t.finish = func(t *task) error {
 		if s.guests[vmid] != g {
@@ -492,6 +496,9 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 			t.logf("Detected container architecture: amd64")
 		}
 		g.conf = conf
+		if poolID != "" {
+			s.addToPool(poolID, vmid)
+		}
 		if start {
 			s.startGuest(g)
 		}

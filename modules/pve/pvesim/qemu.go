@@ -975,6 +975,10 @@ func (s *Sim) hQemuClone(c *reqCtx) (any, error) {
 	if err := s.checkVMIDUnused(newid); err != nil {
 		return nil, err
 	}
+	if err := s.checkPool(c); err != nil {
+		return nil, err
+	}
+	poolID := c.str("pool")
 	full := src.conf["template"] != "1"
 	if c.has("full") {
 		full = c.boolean("full")
@@ -1086,6 +1090,9 @@ func (s *Sim) hQemuClone(c *reqCtx) (any, error) {
 			}
 		}
 		ng.conf = conf
+		if poolID != "" {
+			s.addToPool(poolID, newid)
+		}
 		return nil
 	}
 	t.rollback = func(*task) {

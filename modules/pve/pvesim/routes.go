@@ -51,7 +51,7 @@ func (s *Sim) buildRoutes() map[string]handlerFunc {
 func (s *Sim) extraRoutes() map[string]handlerFunc {
 	r := map[string]handlerFunc{}
 	r["POST /nodes/{node}/vzdump"] = s.hVzdump
-	for _, m := range []map[string]handlerFunc{qemuRoutes(s), storageRoutes(s), firewallRoutes(s)} {
+	for _, m := range []map[string]handlerFunc{qemuRoutes(s), storageRoutes(s), firewallRoutes(s), poolRoutes(s)} {
 		for k, h := range m {
 			r[k] = h
 		}

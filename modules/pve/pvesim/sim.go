@@ -186,6 +186,7 @@ type Sim struct {
 	taskDur   map[string]time.Duration
 	clusterFW map[string]string
 	ha        map[string]*haResource
+	pools     map[string]*pool
 	pidSeq    int
 	macSeq    uint64
 	nextDue   atomic.Int64 // unix nanos of the earliest due running task; 0 = none
@@ -261,6 +262,7 @@ func (s *Sim) resetState() {
 	s.taskDur = map[string]time.Duration{}
 	s.clusterFW = map[string]string{}
 	s.ha = map[string]*haResource{}
+	s.pools = map[string]*pool{}
 	s.pidSeq = 0
 	s.macSeq = 0
 	s.nextDue.Store(0)
@@ -728,6 +730,9 @@ func (s *Sim) addGuest(g *guest) {
 
 // removeGuest forgets a guest. Callers hold the write lock.
 func (s *Sim) removeGuest(g *guest) {
+	for _, p := range s.pools {
+		delete(p.members, g.vmid)
+	}
 	if s.guests[g.vmid] == g {
 		delete(s.guests, g.vmid)
 	}

@@ -185,3 +185,29 @@ func TestRestoreTakesBackedUpConfig(t *testing.T) {
 	}
 	h.noViolations()
 }
+
+func TestPools(t *testing.T) {
+	h := demoHarness(t)
+	h.fail("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "rootfs", "local-lvm:1", "pool", "customers"), 403,
+		"Permission check failed (pool 'customers' does not exist)")
+	h.sim.AddPool("customers")
+	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "rootfs", "local-lvm:1", "pool", "customers"), "OK")
+	h.run("POST", "/nodes/pve1/qemu/9000/clone", vals("newid", "5002", "pool", "customers"), "OK")
+	var pools []map[string]any
+	h.ok("GET", "/pools", nil, &pools)
+	if len(pools) != 1 || len(pools[0]["members"].([]any)) != 2 {
+		t.Fatalf("pools %v", pools)
+	}
+	var res []map[string]any
+	h.ok("GET", "/cluster/resources", vals("type", "vm"), &res)
+	for _, e := range res {
+		if id := e["vmid"].(float64); (id == 5001 || id == 5002) != (e["pool"] == "customers") {
+			t.Errorf("resource %v pool %v", id, e["pool"])
+		}
+	}
+	h.fail("DELETE", "/pools/customers", nil, 500, "is not empty")
+	h.run("DELETE", "/nodes/pve1/lxc/5001", vals("purge", "1"), "OK")
+	h.run("DELETE", "/nodes/pve1/qemu/5002", vals("purge", "1"), "OK")
+	h.ok("DELETE", "/pools/customers", nil, nil)
+	h.noViolations()
+}
