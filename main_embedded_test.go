@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"testing"
+	"time"
+)
+
+var callRE = regexp.MustCompile(`go run \. (call --config (\S+) GET (\S+))`)
+
+// make run: the embedded default starts on a fresh directory and prints a signed call that works.
+func TestEmbeddedDefaultPrintsWorkingCall(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("PVEBILL_LISTEN", "127.0.0.1:0")
+	out, _, _, _ := startCmd(t, "serve")
+	m := waitFor(t, out, callRE, 15*time.Second)
+	// The printed call runs from another terminal, without the server's environment.
+	os.Unsetenv("PVEBILL_LISTEN")
+	var callOut, callErr bytes.Buffer
+	code := run(context.Background(), []string{"call", "--config", m[2], "GET", m[3]}, &callOut, &callErr)
+	if code != 0 {
+		t.Fatalf("printed call failed (%d): %s %s", code, callErr.String(), callOut.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(callOut.Bytes(), &doc); err != nil {
+		t.Fatalf("call printed no JSON: %s", callOut.String())
+	}
+}
+
