@@ -187,8 +187,54 @@ func volumeReferenced(g *guest, volid string) bool {
 	return check(g.conf) || check(g.pending)
 }
 
+// storageConfigEntry is a storage.cfg entry as GET /storage lists it.
+func storageConfigEntry(st *storage) map[string]any {
+	e := map[string]any{"storage": st.ID, "type": st.Type, "content": strings.Join(st.Content, ","), "digest": mapDigest(map[string]string{st.ID: st.Type})}
+	if st.Shared {
+		e["shared"] = 1
+	}
+	switch st.Type {
+	case "dir":
+		e["path"] = "/var/lib/vz"
+		if st.ID != "local" {
+			e["path"] = "/mnt/" + st.ID
+		}
+	case "lvmthin":
+		e["vgname"], e["thinpool"] = "pve", "data"
+	case "zfspool":
+		e["pool"], e["sparse"] = "rpool/data", 1
+	}
+	return e
+}
+
+func (s *Sim) hStorageConfigList(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []map[string]any{}
+	for _, id := range s.stOrder {
+		st := s.storages[id]
+		if c.has("type") && c.str("type") != st.Type {
+			continue
+		}
+		out = append(out, storageConfigEntry(st))
+	}
+	return out, nil
+}
+
+func (s *Sim) hStorageConfigGet(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.storages[c.str("storage")]
+	if st == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	return storageConfigEntry(st), nil
+}
+
 func storageRoutes(s *Sim) map[string]handlerFunc {
 	return map[string]handlerFunc{
+		"GET /storage":                                            s.hStorageConfigList,
+		"GET /storage/{storage}":                                  s.hStorageConfigGet,
 		"GET /nodes/{node}/storage":                               s.hStorageList,
 		"GET /nodes/{node}/storage/{storage}":                     s.hStorageIndex,
 		"GET /nodes/{node}/storage/{storage}/status":              s.hStorageStatus,

@@ -211,3 +211,18 @@ func TestPools(t *testing.T) {
 	h.ok("DELETE", "/pools/customers", nil, nil)
 	h.noViolations()
 }
+
+func TestStorageConfig(t *testing.T) {
+	h := demoHarness(t)
+	var list []map[string]any
+	h.ok("GET", "/storage", nil, &list)
+	if len(list) != 3 || list[1]["storage"] != "local-lvm" || list[1]["type"] != "lvmthin" || list[1]["content"] != "images,rootdir" {
+		t.Errorf("storage.cfg %v", list)
+	}
+	var one map[string]any
+	h.ok("GET", "/storage/local", nil, &one)
+	if one["path"] != "/var/lib/vz" {
+		t.Errorf("local %v", one)
+	}
+	h.fail("GET", "/storage/nope", nil, 500, "storage 'nope' does not exist")
+}
