@@ -307,3 +307,55 @@ func TestControlAPI(t *testing.T) {
 		t.Error("reset kept guests")
 	}
 }
+
+func TestConcurrentCreatesClaimAnIDOnce(t *testing.T) {
+	h := demoHarness(t)
+	const n = 8
+	var wg sync.WaitGroup
+	statuses := make(chan int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", h.srv.URL+apiPrefix+"/nodes/pve2/lxc",
+				strings.NewReader(vals("vmid", "7777", "ostemplate", debianTmpl, "rootfs", "local-lvm:1").Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Authorization", "PVEAPIToken="+defaultTokenID+"="+defaultTokenSecret)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := rawDo(t, h, context.Background(), "GET", "/nodes/pve2/lxc")
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	ok, refused := 0, 0
+	for st := range statuses {
+		switch st {
+		case 200:
+			ok++
+		case 500:
+			refused++
+		}
+	}
+	if ok != 1 || refused != n-1 {
+		t.Errorf("%d creates accepted, %d refused; want 1 and %d", ok, refused, n-1)
+	}
+	if got := len(h.sim.Volumes("local-lvm")); got != 6 {
+		// the demo's five volumes plus one rootfs for 7777
+		t.Errorf("local-lvm holds %d volumes: %v", got, h.sim.Volumes("local-lvm"))
+	}
+}

@@ -386,6 +386,16 @@ func (s *Sim) hLXCCreate(c *reqCtx) (any, error) {
 			v = ms.String()
 			hasRootfs = hasRootfs || k == "rootfs"
 		}
+		if indexedKey(k, "net") && c.boolean("unique") {
+			// unique=1: the restored interfaces get new MAC addresses
+			var parts []string
+			for _, part := range strings.Split(v, ",") {
+				if !strings.HasPrefix(part, "hwaddr=") {
+					parts = append(parts, part)
+				}
+			}
+			v = strings.Join(parts, ",")
+		}
 		conf[k] = v
 	}
 	checkStorage := func(sid string) error {

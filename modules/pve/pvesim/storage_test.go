@@ -183,6 +183,15 @@ func TestRestoreTakesBackedUpConfig(t *testing.T) {
 			t.Errorf("restored %s = %q, want %q", k, g.Config[k], v)
 		}
 	}
+	src, _ := h.sim.Guest(200)
+	if g.Config["net0"] != src.Config["net0"] {
+		t.Errorf("restore without unique changed net0: %q vs %q", g.Config["net0"], src.Config["net0"])
+	}
+	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5002", "ostemplate", volid, "restore", "1", "unique", "1", "storage", "local-lvm"), "OK")
+	u, _ := h.sim.Guest(5002)
+	if u.Config["net0"] == src.Config["net0"] || !strings.Contains(u.Config["net0"], "hwaddr=BC:24:11:") {
+		t.Errorf("unique restore net0 %q", u.Config["net0"])
+	}
 	h.noViolations()
 }
 
