@@ -311,7 +311,7 @@ func Demo(opts Options) *Sim {
 	must(s.SeedGuest(Guest{VMID: 200, Type: "lxc", Node: n1, Running: true, Config: map[string]string{
 		"arch": "amd64", "hostname": "demo-ct", "memory": "1024", "swap": "512", "cores": "1",
 		"ostype": "debian", "rootfs": "local-lvm:vm-200-disk-0,size=8G", "unprivileged": "1",
-		"net0": "name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:00:02:00,ip=192.0.2.200/24,gw=192.0.2.1,type=veth",
+		"net0": "name=eth0,bridge=vmbr0,firewall=1,gw=192.0.2.1,hwaddr=BC:24:11:00:02:00,ip=192.0.2.200/24,type=veth",
 		"tags": "demo",
 	}}))
 	must(s.SeedGuest(Guest{VMID: 300, Type: "qemu", Node: n1, Config: map[string]string{

@@ -189,7 +189,7 @@ func TestRestoreTakesBackedUpConfig(t *testing.T) {
 	}
 	h.run("POST", "/nodes/pve1/lxc", vals("vmid", "5002", "ostemplate", volid, "restore", "1", "unique", "1", "storage", "local-lvm"), "OK")
 	u, _ := h.sim.Guest(5002)
-	if u.Config["net0"] == src.Config["net0"] || !strings.Contains(u.Config["net0"], "hwaddr=BC:24:11:") {
+	if strings.Contains(u.Config["net0"], "hwaddr=BC:24:11:00:02:00") || !strings.Contains(u.Config["net0"], "hwaddr=BC:24:11:") {
 		t.Errorf("unique restore net0 %q", u.Config["net0"])
 	}
 	h.noViolations()
