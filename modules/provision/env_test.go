@@ -1,0 +1,191 @@
+package provision_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/qemu"
+)
+
+const testPassword = "Sup3r-Secret-Root-pw"
+
+type logBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type env struct {
+	t    *testing.T
+	db   *models.DB
+	sim  *simtest.Server
+	svc  *provision.Service
+	exec *executor.Executor
+	logs *logBuf
+	reg  *prometheus.Registry
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// testPlans are the plans every test environment holds.
+func testPlans() []plans.Spec {
+	return []plans.Spec{
+		{Code: "ct-small", Name: "Container small", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
+			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
+			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
+		{Code: "ct-big", Name: "Container big", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
+			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0",
+			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
+		{Code: "vm-small", Name: "VM small", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
+			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
+			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+		{Code: "vm-pause", Name: "VM pause", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
+			Cores: ptr(4), MemoryMiB: ptr(4096), DiskGiB: ptr(20), Storage: "local-lvm", Bridge: "vmbr0",
+			VMSuspendMode: plans.SuspendPause, OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+		{Code: "flex", Name: "Flex", GuestTypes: []plans.GuestType{plans.Container, plans.VM}, Cluster: "default",
+			Cores: ptr(1), MemoryMiB: ptr(1024), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
+			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"},
+				VM: map[string]int{"debian-12": 9000}}},
+	}
+}
+
+func newEnv(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses) *env {
+	t.Helper()
+	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
+	e.db = dbtest.Open(t, dialect)
+	e.sim = simtest.Start(t, sim)
+	client, err := pve.New(pve.Config{Cluster: "default", URL: e.sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
+		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
+		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
+	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
+	if _, err := ps.Import(context.Background(), testPlans(), plans.SourceFile); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
+		log, executor.NewMetrics(e.reg))
+	e.svc = provision.New(provision.Options{DB: e.db, Plans: ps, Modules: reg,
+		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: e.exec.Secrets(),
+		Log: log, Metrics: provision.NewMetrics(e.reg)})
+	for _, a := range e.svc.Actions() {
+		e.exec.Register(a)
+	}
+	e.exec.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		e.exec.Stop(ctx)
+	})
+	return e
+}
+
+// wait runs the executor until op ends and returns it.
+func (e *env) wait(op *models.Operation) *models.Operation {
+	e.t.Helper()
+	e.exec.Kick()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := executor.WaitTerminal(ctx, e.db, e.exec.Broker(), op.ID, 20*time.Millisecond)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if !models.IsTerminal(got.State) {
+		e.t.Fatalf("operation %s still %s", op.ID, got.State)
+	}
+	return got
+}
+
+func (e *env) mustSucceed(op *models.Operation, err error) *models.Operation {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	got := e.wait(op)
+	if got.State != models.OpSucceeded {
+		e.t.Fatalf("%s ended %s: %v %v result %v", got.Action, got.State, deref(got.ErrorCode), deref(got.ErrorDetail), deref(got.Result))
+	}
+	return got
+}
+
+func (e *env) create(req provision.CreateRequest) *models.Operation {
+	e.t.Helper()
+	op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+	return e.mustSucceed(op, err)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (e *env) service(id string) *models.Service {
+	e.t.Helper()
+	s, err := models.GetService(context.Background(), e.db.Gorm, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// requests returns the simulator's requests matching method and a path suffix.
+func (e *env) requests(method, pathSuffix string) []pvesim.Request {
+	var out []pvesim.Request
+	for _, r := range e.sim.Requests() {
+		if r.Method == method && strings.HasSuffix(r.Path, pathSuffix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func resultOf(t *testing.T, op *models.Operation) map[string]any {
+	t.Helper()
+	m := map[string]any{}
+	if op.Result != nil {
+		if err := json.Unmarshal([]byte(*op.Result), &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+func ctReq(id string) provision.CreateRequest {
+	return provision.CreateRequest{ServiceID: id, Plan: "ct-small", Hostname: "web1.example.com", OS: "debian-12",
+		RootPassword: testPassword, SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a test@example"}}
+}
