@@ -1,0 +1,280 @@
+package ippool
+
+import (
+	"encoding/binary"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"pvebill/i18n"
+)
+
+// Limits of a pool's fields.
+const (
+	// MaxNameservers is how many nameservers a pool may give: a resolver reads three.
+	MaxNameservers = 3
+	// maxClusterLen is the width of the cluster column.
+	maxClusterLen = 64
+)
+
+// Formats of a pool's names. A bridge follows Proxmox's schema (`[-_.\w\d]+`; a Linux interface
+// name has at most 15 bytes).
+var (
+	namePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	bridgePattern = regexp.MustCompile(`^[-_.A-Za-z0-9]{1,15}$`)
+)
+
+// NameOK reports whether s has the shape of a pool name.
+func NameOK(s string) bool { return namePattern.MatchString(s) }
+
+// Source says where a saved pool came from.
+type Source string
+
+// Pool sources.
+const (
+	SourceFile Source = "file" // the config file's ip_pools, upserted at start
+	SourceAPI  Source = "api"  // PUT /v1/admin/ip-pools/{name}
+)
+
+// Errors of allocation. They are problems the server answers as they are (never modify them);
+// errors returned by a Service wrap them, so test with errors.Is. Their messages carry no
+// parameters, because an operation's error is translated from its code alone.
+var (
+	// ErrPoolExhausted: every address of the pool's range is allocated (409, temporary).
+	ErrPoolExhausted = i18n.NewProblem(http.StatusConflict, i18n.CodeIPPoolExhausted).Perm(i18n.Temporary)
+	// ErrNoSuchPool: no pool has this name (404).
+	ErrNoSuchPool = i18n.NewProblem(http.StatusNotFound, i18n.CodeIPPoolNotFound)
+)
+
+// Spec is a pool as written: the body of PUT /v1/admin/ip-pools/{name} and one entry of the
+// config file's ip_pools. Validate turns it into a Pool.
+type Spec struct {
+	Name        string   `json:"name" yaml:"name"`
+	Cluster     string   `json:"cluster" yaml:"cluster"`
+	Bridge      string   `json:"bridge" yaml:"bridge"`
+	CIDR        string   `json:"cidr" yaml:"cidr"`
+	Gateway     string   `json:"gateway" yaml:"gateway"`
+	First       string   `json:"first" yaml:"first"`
+	Last        string   `json:"last" yaml:"last"`
+	Nameservers []string `json:"nameservers" yaml:"nameservers"`
+}
+
+// Pool is a validated IPv4 pool.
+type Pool struct {
+	Name        string
+	Cluster     string
+	Bridge      string
+	Prefix      netip.Prefix // the network, canonical
+	Gateway     netip.Addr
+	First       netip.Addr // the allocation range, inclusive
+	Last        netip.Addr
+	Nameservers []string // never nil
+	Source      Source
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Size is the number of addresses in the allocation range.
+func (p Pool) Size() int64 { return int64(toUint(p.Last)) - int64(toUint(p.First)) + 1 }
+
+// InRange reports whether a lies in the allocation range.
+func (p Pool) InRange(a netip.Addr) bool {
+	return a.Is4() && toUint(a) >= toUint(p.First) && toUint(a) <= toUint(p.Last)
+}
+
+// Usage is a pool with the number of its allocated addresses.
+type Usage struct {
+	Pool
+	Used int64
+}
+
+// Free is the number of addresses still free.
+func (u Usage) Free() int64 { return u.Size() - u.Used }
+
+// Address is an address allocated to a service, with what its guest needs to use it.
+type Address struct {
+	Pool        string
+	IP          netip.Addr
+	PrefixLen   int
+	Gateway     netip.Addr
+	Nameservers []string
+	Bridge      string
+}
+
+// CIDR is the address with its prefix length, as Proxmox's ip= takes it ("203.0.113.10/24").
+func (a Address) CIDR() string { return netip.PrefixFrom(a.IP, a.PrefixLen).String() }
+
+// address builds the Address of ip in p.
+func (p Pool) address(ip netip.Addr) Address {
+	return Address{Pool: p.Name, IP: ip, PrefixLen: p.Prefix.Bits(), Gateway: p.Gateway,
+		Nameservers: slices.Clone(p.Nameservers), Bridge: p.Bridge}
+}
+
+func toUint(a netip.Addr) uint32 {
+	b := a.As4()
+	return binary.BigEndian.Uint32(b[:])
+}
+
+func fromUint(v uint32) netip.Addr {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], v)
+	return netip.AddrFrom4(b)
+}
+
+// Validate checks a Spec and returns the Pool it describes. clusters are the configured
+// cluster names a pool may name; empty accepts any. A failure is a 422 validation_failed
+// problem listing every bad field, ordered by field name.
+func Validate(spec Spec, clusters []string) (Pool, error) {
+	var v fieldErrors
+	switch {
+	case spec.Name == "":
+		v.add("name", i18n.FieldRequired, "")
+	case !NameOK(spec.Name):
+		v.add("name", i18n.FieldPattern, "")
+	}
+	switch {
+	case spec.Cluster == "":
+		v.add("cluster", i18n.FieldRequired, "")
+	case len(spec.Cluster) > maxClusterLen:
+		v.add("cluster", i18n.FieldTooLong, strconv.Itoa(maxClusterLen))
+	case len(clusters) > 0 && !slices.Contains(clusters, spec.Cluster):
+		sorted := slices.Clone(clusters)
+		sort.Strings(sorted)
+		v.add("cluster", i18n.FieldOneOf, strings.Join(sorted, ", "))
+	}
+	switch {
+	case spec.Bridge == "":
+		v.add("bridge", i18n.FieldRequired, "")
+	case len(spec.Bridge) > 15:
+		v.add("bridge", i18n.FieldTooLong, "15")
+	case !bridgePattern.MatchString(spec.Bridge):
+		v.add("bridge", i18n.FieldPattern, "")
+	}
+
+	prefix, prefixOK := parsePrefix(&v, spec.CIDR)
+	gw, gwOK := parseAddr(&v, "gateway", spec.Gateway)
+	first, firstOK := parseAddr(&v, "first", spec.First)
+	last, lastOK := parseAddr(&v, "last", spec.Last)
+	if prefixOK {
+		gwOK = gwOK && v.inNetwork("gateway", gw, prefix)
+		firstOK = firstOK && v.inNetwork("first", first, prefix)
+		lastOK = lastOK && v.inNetwork("last", last, prefix)
+	}
+	if firstOK && lastOK && toUint(last) < toUint(first) {
+		v.add("last", i18n.FieldTooSmall, first.String())
+		lastOK = false
+	}
+	if gwOK && firstOK && lastOK && toUint(gw) >= toUint(first) && toUint(gw) <= toUint(last) {
+		v.add("gateway", i18n.FieldInsideRange, first.String()+"–"+last.String())
+	}
+
+	nameservers := make([]string, 0, len(spec.Nameservers))
+	if len(spec.Nameservers) > MaxNameservers {
+		v.add("nameservers", i18n.FieldTooLong, strconv.Itoa(MaxNameservers))
+	} else {
+		seen := map[netip.Addr]bool{}
+		for i, s := range spec.Nameservers {
+			field := "nameservers[" + strconv.Itoa(i) + "]"
+			a, err := netip.ParseAddr(s)
+			switch {
+			case s == "":
+				v.add(field, i18n.FieldRequired, "")
+			case err != nil || a.Zone() != "":
+				v.add(field, i18n.FieldPattern, "")
+			case a.String() != s:
+				v.add(field, i18n.FieldNotCanonical, a.String())
+			case seen[a]:
+				v.add(field, i18n.FieldDuplicate, "")
+			default:
+				seen[a] = true
+				nameservers = append(nameservers, a.String())
+			}
+		}
+	}
+	if len(v.list) > 0 {
+		sort.SliceStable(v.list, func(i, j int) bool { return v.list[i].Field < v.list[j].Field })
+		return Pool{}, i18n.Validation(v.list...)
+	}
+	return Pool{Name: spec.Name, Cluster: spec.Cluster, Bridge: spec.Bridge, Prefix: prefix, Gateway: gw,
+		First: first, Last: last, Nameservers: nameservers}, nil
+}
+
+// parsePrefix reads the cidr field: an IPv4 network written canonically.
+func parsePrefix(v *fieldErrors, s string) (netip.Prefix, bool) {
+	if s == "" {
+		v.add("cidr", i18n.FieldRequired, "")
+		return netip.Prefix{}, false
+	}
+	p, err := netip.ParsePrefix(s)
+	switch {
+	case err != nil:
+		v.add("cidr", i18n.FieldPattern, "")
+	case !p.Addr().Is4():
+		v.add("cidr", i18n.FieldNotIPv4, "")
+	case p.Masked() != p:
+		v.add("cidr", i18n.FieldNotCanonical, p.Masked().String())
+	default:
+		return p, true
+	}
+	return netip.Prefix{}, false
+}
+
+// parseAddr reads an IPv4 address field written canonically (no IPv4-mapped IPv6 form).
+func parseAddr(v *fieldErrors, field, s string) (netip.Addr, bool) {
+	if s == "" {
+		v.add(field, i18n.FieldRequired, "")
+		return netip.Addr{}, false
+	}
+	a, err := netip.ParseAddr(s)
+	switch {
+	case err != nil:
+		v.add(field, i18n.FieldPattern, "")
+	case !a.Is4():
+		v.add(field, i18n.FieldNotIPv4, "")
+	case a.String() != s:
+		v.add(field, i18n.FieldNotCanonical, a.String())
+	default:
+		return a, true
+	}
+	return netip.Addr{}, false
+}
+
+// inNetwork checks that a is a host address of p: inside it, and neither its network nor its
+// broadcast address (a /31 or /32 has neither, RFC 3021).
+func (v *fieldErrors) inNetwork(field string, a netip.Addr, p netip.Prefix) bool {
+	if !p.Contains(a) {
+		v.add(field, i18n.FieldOutsideNetwork, p.String())
+		return false
+	}
+	if p.Bits() <= 30 {
+		network := toUint(p.Addr())
+		broadcast := network | (1<<(32-p.Bits()) - 1)
+		if x := toUint(a); x == network || x == broadcast {
+			v.add(field, i18n.FieldReservedAddress, p.String())
+			return false
+		}
+	}
+	return true
+}
+
+// fieldErrors collects field failures, at most one per field.
+type fieldErrors struct {
+	list []i18n.FieldError
+	seen map[string]bool
+}
+
+func (v *fieldErrors) add(field string, code i18n.FieldCode, param string) {
+	if v.seen == nil {
+		v.seen = map[string]bool{}
+	}
+	if v.seen[field] {
+		return
+	}
+	v.seen[field] = true
+	v.list = append(v.list, i18n.FieldError{Field: field, Code: code, Param: param})
+}
