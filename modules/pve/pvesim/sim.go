@@ -86,7 +86,9 @@ type Request struct {
 
 // Fault is an injected failure. A fault matches requests by Method ("" = any) and
 // PathPattern: a schema template ("/nodes/{node}/lxc"), a concrete path, or a regular
-// expression matched against the path relative to /api2/json.
+// expression matched against the path relative to /api2/json. A fault that answers by
+// itself (Status without After, DropConn, Hang) does so before authentication and the
+// schema checks, so such a request is never recorded as a schema violation.
 type Fault struct {
 	Method      string `json:"method"`
 	PathPattern string `json:"path_pattern"`
