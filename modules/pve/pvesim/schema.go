@@ -80,20 +80,20 @@ type schemaNode struct {
 	methods  map[string]*schemaMethod
 }
 
-// Schema is the compiled Proxmox API schema: a path trie with per-method parameter checks.
-type Schema struct {
+// apiSchema is the compiled Proxmox API schema: a path trie with per-method parameter checks.
+type apiSchema struct {
 	root    *schemaNode
 	methods int
 }
 
 var (
 	schemaOnce sync.Once
-	schemaVal  *Schema
+	schemaVal  *apiSchema
 	schemaErr  error
 )
 
 // loadSchema parses and compiles the embedded schema once per process.
-func loadSchema() (*Schema, error) {
+func loadSchema() (*apiSchema, error) {
 	schemaOnce.Do(func() {
 		schemaVal, schemaErr = compileSchema(apidocGz)
 	})
@@ -108,7 +108,7 @@ var indexMax = map[string]int{
 	"serial": 3, "parallel": 2, "numa": 7, "virtiofs": 9, "acmedomain": 4, "link": 7,
 }
 
-func compileSchema(gz []byte) (*Schema, error) {
+func compileSchema(gz []byte) (*apiSchema, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, fmt.Errorf("open schema: %w", err)
@@ -121,7 +121,7 @@ func compileSchema(gz []byte) (*Schema, error) {
 	if err := json.Unmarshal(raw, &tree); err != nil {
 		return nil, fmt.Errorf("decode schema: %w", err)
 	}
-	s := &Schema{root: &schemaNode{template: ""}}
+	s := &apiSchema{root: &schemaNode{template: ""}}
 	var walk func(n *apiNode) error
 	walk = func(n *apiNode) error {
 		node := s.insert(n.Path)
@@ -189,7 +189,7 @@ func compileSchema(gz []byte) (*Schema, error) {
 	return s, nil
 }
 
-func (s *Schema) insert(path string) *schemaNode {
+func (s *apiSchema) insert(path string) *schemaNode {
 	n := s.root
 	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
 		if seg == "" {
@@ -218,12 +218,12 @@ func (s *Schema) insert(path string) *schemaNode {
 
 // lookup finds the node for a concrete path, filling the path variables.
 // Like Proxmox's RESTHandler, a fixed segment wins, then a variable one.
-func (s *Schema) lookup(path string, vars map[string]string) *schemaNode {
+func (s *apiSchema) lookup(path string, vars map[string]string) *schemaNode {
 	return s.lookupSegments(strings.Split(path, "/"), vars)
 }
 
 // lookupSegments is lookup for an already split (and unescaped) path.
-func (s *Schema) lookupSegments(segs []string, vars map[string]string) *schemaNode {
+func (s *apiSchema) lookupSegments(segs []string, vars map[string]string) *schemaNode {
 	n := s.root
 	for _, seg := range segs {
 		if seg == "" {

@@ -170,7 +170,7 @@ type haResource struct {
 // Sim is a simulated Proxmox VE cluster serving the HTTP API.
 type Sim struct {
 	opts   Options
-	schema *Schema
+	schema *apiSchema
 	routes map[string]handlerFunc
 	// lxcConf and qemuConf are the config parameter schemas (key existence and types).
 	lxcConf, qemuConf *schemaMethod

@@ -246,7 +246,7 @@ func (s *Sim) configSchema(typ string) *schemaMethod {
 	return s.qemuConf
 }
 
-func lookupConfigSchema(sc *Schema, typ string) *schemaMethod {
+func lookupConfigSchema(sc *apiSchema, typ string) *schemaMethod {
 	n := sc.lookup("/nodes/x/"+typ+"/100/config", map[string]string{})
 	if n == nil {
 		return nil
