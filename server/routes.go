@@ -27,6 +27,9 @@ func (s *Server) routes() {
 	admin := s.V1(config.ScopeAdmin)
 	admin.PUT("/admin/plans/:code", s.putPlan)
 	admin.DELETE("/admin/plans/:code", s.deletePlan)
+	admin.PUT("/admin/ip-pools/:name", s.putIPPool)
+	admin.GET("/admin/ip-pools", s.listIPPools)
+	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

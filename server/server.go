@@ -13,6 +13,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
 	"pvebill/modules/plans"
 	"pvebill/server/config"
 )
@@ -30,6 +31,8 @@ type Options struct {
 	WaitRecheck time.Duration
 	// Plans serves the plan routes; nil builds one over DB checking the configured clusters.
 	Plans *plans.Service
+	// IPPools serves the IP pool routes; nil builds one over DB checking the configured clusters.
+	IPPools *ippool.Service
 }
 
 // Server is pvebill's HTTP server.
@@ -49,6 +52,7 @@ type Server struct {
 	maxWait  time.Duration
 	draining chan struct{}
 	plans    *plans.Service
+	ipPools  *ippool.Service
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -63,9 +67,12 @@ func New(o Options) *Server {
 	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
-		draining: make(chan struct{}), plans: o.Plans}
+		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools}
 	if s.plans == nil {
 		s.plans = plans.NewService(o.DB, plans.Options{Clusters: PlanClusters(o.Config)})
+	}
+	if s.ipPools == nil {
+		s.ipPools = ippool.NewService(o.DB).WithClusters(IPPoolClusters(o.Config))
 	}
 	s.metrics = NewHTTPMetrics(o.Registry)
 	e := gin.New()

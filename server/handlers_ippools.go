@@ -1,0 +1,89 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/modules/ippool"
+	"pvebill/server/config"
+)
+
+// IPPoolView is the API shape of an IP pool (API.md IP pool) with its usage: size is the
+// number of addresses in [first, last], used those allocated to services, free the rest.
+type IPPoolView struct {
+	Name        string    `json:"name"`
+	Cluster     string    `json:"cluster"`
+	Bridge      string    `json:"bridge"`
+	CIDR        string    `json:"cidr"`
+	Gateway     string    `json:"gateway"`
+	First       string    `json:"first"`
+	Last        string    `json:"last"`
+	Nameservers []string  `json:"nameservers"`
+	Size        int64     `json:"size"`
+	Used        int64     `json:"used"`
+	Free        int64     `json:"free"`
+	Source      string    `json:"source"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func ipPoolView(u ippool.Usage) IPPoolView {
+	return IPPoolView{Name: u.Name, Cluster: u.Cluster, Bridge: u.Bridge, CIDR: u.Prefix.String(),
+		Gateway: u.Gateway.String(), First: u.First.String(), Last: u.Last.String(),
+		Nameservers: append([]string{}, u.Nameservers...), Size: u.Size(), Used: u.Used, Free: u.Free(),
+		Source: string(u.Source), CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC()}
+}
+
+// IPPoolClusters are the cluster names a pool may name: the configured clusters, or any name
+// when none is configured.
+func IPPoolClusters(cfg config.Config) []string {
+	out := make([]string, 0, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func (s *Server) listIPPools(c *gin.Context) {
+	list, err := s.ipPools.List(c.Request.Context())
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	views := make([]IPPoolView, 0, len(list))
+	for _, u := range list {
+		views = append(views, ipPoolView(u))
+	}
+	writeJSON(c, http.StatusOK, gin.H{"ip_pools": views})
+}
+
+// putIPPool creates (201) or replaces (200) a pool; the name in the path wins. A change that
+// would leave allocated addresses outside the range is 409 ip_pool_in_use.
+func (s *Server) putIPPool(c *gin.Context) {
+	var spec ippool.Spec
+	if err := bindJSON(c, &spec); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	u, created, err := s.ipPools.Put(c.Request.Context(), c.Param("name"), spec)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(c, status, gin.H{"ip_pool": ipPoolView(u)})
+}
+
+// deleteIPPool removes a pool (204); 409 ip_pool_in_use while addresses are allocated.
+func (s *Server) deleteIPPool(c *gin.Context) {
+	if err := s.ipPools.Delete(c.Request.Context(), c.Param("name")); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
