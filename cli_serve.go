@@ -26,6 +26,8 @@ const (
 	demoDir         = "data"
 	demoTokenID     = "pvebill@pve!provision"
 	demoTokenSecret = "00000000-0000-0000-0000-000000000000"
+	// simMaxLog bounds a long-running simulator's request log (oldest entries dropped first).
+	simMaxLog = 100_000
 )
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -106,7 +108,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	secret := randomHex(24)
 	cfg.Clients = []config.Client{{ID: "demo", Secret: secret, Scopes: []string{config.ScopeBilling, config.ScopeStorefront, config.ScopeAdmin}}}
 
-	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret}
+	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog}
 	sim := pvesim.Demo(simOpts)
 	simLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -202,7 +204,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret}
+	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog}
 	sim := pvesim.Demo(opts)
 	if *empty {
 		sim = pvesim.New(opts)
