@@ -15,6 +15,7 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
 	"pvebill/modules/plans"
 	"pvebill/server"
 	"pvebill/server/config"
@@ -84,9 +85,28 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		}
 		log.Info("plans loaded", "plans_file", cfg.PlansFile, "plans", len(loaded))
 	}
+	ipSvc := ippool.NewService(db).WithClusters(server.IPPoolClusters(cfg))
+	if len(cfg.IPPools) > 0 {
+		loaded, err := ipSvc.Import(ctx, ipPoolSpecs(cfg.IPPools), ippool.SourceFile)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		log.Info("ip pools loaded", "ip_pools", len(loaded))
+	}
 	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
-		Plans: planSvc})
+		Plans: planSvc, IPPools: ipSvc})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc}, nil
+}
+
+// ipPoolSpecs turns the config file's ip_pools into pool specs (the same objects as the API's).
+func ipPoolSpecs(in []config.IPPool) []ippool.Spec {
+	out := make([]ippool.Spec, 0, len(in))
+	for _, p := range in {
+		out = append(out, ippool.Spec{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.CIDR,
+			Gateway: p.Gateway, First: p.First, Last: p.Last, Nameservers: p.Nameservers})
+	}
+	return out
 }
 
 // loadExamplePlans saves the embedded example plans (the embedded default's catalog).
