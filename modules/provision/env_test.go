@@ -78,7 +78,19 @@ func testPlans() []plans.Spec {
 	}
 }
 
+// newEnvWithPlanPool is newEnv with addresses and the VM plan vm-pool that names an ip_pool;
+// vm-pause names it too.
+func newEnvWithPlanPool(t *testing.T, addrs provision.Addresses) *env {
+	t.Helper()
+	return newEnvPlans(t, "sqlite", nil, addrs, true)
+}
+
 func newEnv(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses) *env {
+	t.Helper()
+	return newEnvPlans(t, dialect, sim, addrs, false)
+}
+
+func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses, pool bool) *env {
 	t.Helper()
 	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
 	e.db = dbtest.Open(t, dialect)
@@ -92,7 +104,14 @@ func newEnv(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addre
 	t.Cleanup(client.Close)
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
-	if _, err := ps.Import(context.Background(), testPlans(), plans.SourceFile); err != nil {
+	specs := testPlans()
+	if pool {
+		vp := specs[2]
+		vp.Code, vp.IPPool = "vm-pool", ptr("pool-a")
+		specs = append(specs, vp)
+		specs[3].IPPool = ptr("pool-a")
+	}
+	if _, err := ps.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -149,13 +149,9 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.Cr
 	if !modules.HasStamp(cfg.Description, g.ServiceID) {
 		return fmt.Errorf("VM %d reads back without its stamp", g.VMID)
 	}
-	net0, err := pveconf.ParseNet(cfg.Net[0])
+	net0, err := vmNet0(cfg.Net[0], p)
 	if err != nil {
 		return fmt.Errorf("VM %d net0: %w", g.VMID, err)
-	}
-	net0.Bridge, net0.Firewall = p.Bridge, true
-	if p.RateMbps != nil {
-		net0.Rate = *p.RateMbps
 	}
 	ipconfig := "ip=dhcp"
 	if a := spec.Address; a != nil {
@@ -169,7 +165,7 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.Cr
 	u := pve.QEMUConfigUpdate{
 		Tags: modules.StampTags(cfg.Tags), Cores: &cores, Memory: &mem, OnBoot: &on,
 		CIUser: CIUser, CIPassword: pve.Secret(spec.Password), SSHKeys: spec.SSHKeys,
-		IPConfig: map[int]string{0: ipconfig}, Net: map[int]string{0: net0.String()}, Digest: cfg.Digest,
+		IPConfig: map[int]string{0: ipconfig}, Net: map[int]string{0: net0}, Digest: cfg.Digest,
 	}
 	if a := spec.Address; a != nil && len(a.Nameservers) > 0 {
 		u.Nameserver = strings.Join(a.Nameservers, " ")
@@ -191,6 +187,37 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.Cr
 		return fmt.Errorf("VM %d configuration does not read back as sent", g.VMID)
 	}
 	return nil
+}
+
+// vmNet0 rewrites the clone's net0 for the plan: the model and MAC the clone got, the plan's
+// bridge and rate, firewall=1, and every other option as it was. It writes the canonical
+// model=,macaddr= form rather than the model-as-key shorthand.
+func vmNet0(current string, p plans.Plan) (string, error) {
+	n, err := pveconf.ParseNet(current)
+	if err != nil {
+		return "", err
+	}
+	if n.Model == "" {
+		return "", fmt.Errorf("net0 %q has no model", current)
+	}
+	parts := []string{"model=" + n.Model}
+	if n.HWAddr != "" {
+		parts = append(parts, "macaddr="+n.HWAddr)
+	}
+	parts = append(parts, "bridge="+p.Bridge, "firewall=1")
+	if n.Tag > 0 {
+		parts = append(parts, "tag="+strconv.Itoa(n.Tag))
+	}
+	if n.MTU > 0 {
+		parts = append(parts, "mtu="+strconv.Itoa(n.MTU))
+	}
+	if p.RateMbps != nil {
+		parts = append(parts, "rate="+strconv.FormatFloat(*p.RateMbps, 'f', -1, 64))
+	}
+	for _, o := range n.Extra {
+		parts = append(parts, o.Key+"="+o.Value)
+	}
+	return strings.Join(parts, ","), nil
 }
 
 // firewall fills ipfilter-net0 with the VM's address and then enables the firewall with
