@@ -30,4 +30,3 @@ func TestEmbeddedDefaultPrintsWorkingCall(t *testing.T) {
 		t.Fatalf("call printed no JSON: %s", callOut.String())
 	}
 }
-
