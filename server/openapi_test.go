@@ -15,6 +15,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"pvebill/modules/ippool"
 )
 
 func loadSpec(t *testing.T) *openapi3.T {
@@ -103,6 +105,27 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"GET", "/v1/operations/" + opID + "?wait=99", true, 422},
 		{"GET", "/v1/operations/" + opID, false, 401},
 	}
+	conform := func(method, path string, resp response, status int) {
+		t.Helper()
+		if resp.Status != status {
+			t.Errorf("%s %s: %d, want %d: %s", method, path, resp.Status, status, resp.Body)
+			return
+		}
+		req, _ := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Errorf("%s %s: not in spec: %v", method, path, err)
+			return
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
+			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
+			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
+		}
+	}
 	for _, c := range calls {
 		var resp response
 		if c.signed {
@@ -111,24 +134,40 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 			req, _ := http.NewRequest(c.method, h.http.URL+c.path, nil)
 			resp = h.do(req)
 		}
-		if resp.Status != c.status {
-			t.Errorf("%s %s: %d, want %d: %s", c.method, c.path, resp.Status, c.status, resp.Body)
-			continue
+		conform(c.method, c.path, resp, c.status)
+	}
+
+	// Admin calls with bodies, in order (they build on each other): IP pools.
+	pools := ippool.NewService(h.db)
+	adminCalls := []struct {
+		method, path, body string
+		status             int
+		then               func() error
+	}{
+		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("", "203.0.113.10", "203.0.113.200"), 201,
+			func() error { _, err := pools.Allocate(context.Background(), "pool-a", "svc-spec"); return err }},
+		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("pool-a", "203.0.113.10", "203.0.113.250"), 200, nil},
+		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("", "203.0.113.11", "203.0.113.250"), 409, nil},
+		{"PUT", "/v1/admin/ip-pools/pool-b", ipPoolJSON("", "203.0.113.1", "203.0.113.250"), 422, nil},
+		{"PUT", "/v1/admin/ip-pools/pool-b", `{"name":`, 400, nil},
+		{"PUT", "/v1/admin/ip-pools/pool-b", ipPoolJSON("", "203.0.113.201", "203.0.113.210"), 201, nil},
+		{"GET", "/v1/admin/ip-pools", "", 200, nil},
+		{"DELETE", "/v1/admin/ip-pools/pool-a", "", 409, nil},
+		{"DELETE", "/v1/admin/ip-pools/pool-b", "", 204, nil},
+		{"DELETE", "/v1/admin/ip-pools/pool-b", "", 404, nil},
+	}
+	for _, c := range adminCalls {
+		var body []byte
+		if c.body != "" {
+			body = []byte(c.body)
 		}
-		req, _ := http.NewRequest(c.method, "http://127.0.0.1:8080"+c.path, nil)
-		route, params, err := router.FindRoute(req)
-		if err != nil {
-			t.Errorf("%s %s: not in spec: %v", c.method, c.path, err)
-			continue
-		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
-			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
-			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s (%d): %v", c.method, c.path, resp.Status, err)
+		conform(c.method, c.path, h.signed(c.method, c.path, "ops", adminSecret, body), c.status)
+		if c.then != nil {
+			if err := c.then(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	conform("GET", "/v1/admin/ip-pools", h.billing("GET", "/v1/admin/ip-pools", nil), 403)
 	_ = routers.Route{}
 }
