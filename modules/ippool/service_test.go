@@ -488,3 +488,67 @@ func TestAllocationWaitsForThePoolLock(t *testing.T) {
 		})
 	}
 }
+
+// A seeded random walk of allocations, repeats and releases against a model of the pool: every
+// new allocation is the lowest address nobody holds, a repeat returns the held address, and the
+// pool is full exactly when the model says so.
+func TestAllocationFollowsTheModel(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		svc := ippool.NewService(db)
+		mustPut(t, svc, rangeSpec("pool-a", "203.0.113.10", "203.0.113.29")) // 20 addresses
+		held := map[string]int{}                                             // service → host number
+		taken := map[int]string{}
+		full, freed, reused := 0, 0, 0
+		seed := uint64(42)
+		rnd := func(n int) int { // a fixed linear congruential sequence: the same walk every run
+			seed = seed*6364136223846793005 + 1442695040888963407
+			return int((seed >> 33) % uint64(n))
+		}
+		for step := 0; step < 300; step++ {
+			id := fmt.Sprintf("svc-%d", rnd(30))
+			if rnd(3) == 0 {
+				if err := svc.Release(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				if h, ok := held[id]; ok {
+					delete(taken, h)
+					delete(held, id)
+					freed++
+				}
+				continue
+			}
+			a, err := svc.Allocate(ctx, "pool-a", id)
+			want, had := held[id]
+			if !had {
+				want = -1
+				for h := 10; h <= 29; h++ {
+					if _, ok := taken[h]; !ok {
+						want = h
+						break
+					}
+				}
+			}
+			if want < 0 {
+				if !errors.Is(err, ippool.ErrPoolExhausted) {
+					t.Fatalf("step %d: %s on a full pool: %v %s", step, id, err, a.IP)
+				}
+				full++
+				continue
+			}
+			if err != nil || a.IP != ip(fmt.Sprintf("203.0.113.%d", want)) {
+				t.Fatalf("step %d: %s got %s (%v), want 203.0.113.%d", step, id, a.IP, err, want)
+			}
+			if had {
+				reused++
+			}
+			held[id], taken[want] = want, id
+		}
+		if full == 0 || freed == 0 || reused == 0 {
+			t.Fatalf("the walk missed a case: %d full, %d freed, %d repeats", full, freed, reused)
+		}
+		u, err := svc.Get(ctx, "pool-a")
+		if err != nil || u.Used != int64(len(held)) {
+			t.Fatalf("used %d, model holds %d (%v)", u.Used, len(held), err)
+		}
+	})
+}
