@@ -1,0 +1,435 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models"
+	"pvebill/modules/pve"
+	"pvebill/modules/usage"
+)
+
+// Swap sampler defaults (R31).
+const (
+	DefaultSamplingInterval    = time.Minute
+	DefaultSamplingConcurrency = 2 // pvedaemon has 3 workers, shared with provisioning
+	DefaultMaxBackoffRounds    = 15
+)
+
+// Round results of pvebill_swap_sampling_rounds_total.
+const (
+	RoundOK      = "ok"      // the node answered and every managed running container was sampled
+	RoundPartial = "partial" // some containers could not be read, or their buckets not written
+	RoundSkipped = "skipped" // the node's previous round still ran (never stacked), or it backs off
+	RoundFailed  = "failed"  // the node could not be read
+)
+
+// SamplerCluster is one cluster the sampler reads.
+type SamplerCluster struct {
+	Name   string
+	Client *pve.Client
+}
+
+// SamplerConfig tunes the sampler; zero values take the defaults.
+type SamplerConfig struct {
+	// Interval is the cron interval (default 1m); the defaults below derive from it.
+	Interval time.Duration
+	// Concurrency is the most calls in flight per node (default 2).
+	Concurrency int
+	// RoundDeadline bounds one node's round from its start (default 3/4 of Interval).
+	RoundDeadline time.Duration
+	// Stagger spreads the nodes' start times over this window (default Interval/10).
+	Stagger time.Duration
+	// MaxBackoffRounds caps how many rounds a failing node sits out (default 15). After n
+	// consecutive failures a node sits out 2^(n-1)-1 rounds.
+	MaxBackoffRounds int
+	// Now is the clock of the samples (tests); default time.Now.
+	Now func() time.Time
+}
+
+func (c *SamplerConfig) defaults() {
+	if c.Interval <= 0 {
+		c.Interval = DefaultSamplingInterval
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultSamplingConcurrency
+	}
+	if c.RoundDeadline <= 0 {
+		c.RoundDeadline = c.Interval * 3 / 4
+	}
+	if c.Stagger < 0 {
+		c.Stagger = 0
+	} else if c.Stagger == 0 {
+		c.Stagger = c.Interval / 10
+	}
+	if c.MaxBackoffRounds <= 0 {
+		c.MaxBackoffRounds = DefaultMaxBackoffRounds
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// SamplerMetrics are the sampler's own series.
+type SamplerMetrics struct {
+	roundDuration *prometheus.HistogramVec
+	rounds        *prometheus.CounterVec
+	samples       *prometheus.CounterVec
+	failures      *prometheus.GaugeVec
+}
+
+// NewSamplerMetrics registers the sampler metrics on reg:
+//
+//	pvebill_swap_sampling_round_duration_seconds{cluster,node}
+//	pvebill_swap_sampling_rounds_total{cluster,node,result}   result: ok, partial, skipped, failed
+//	pvebill_swap_samples_total{cluster,node,result}           result: ok, failed
+//	pvebill_swap_sampling_node_consecutive_failures{cluster,node}
+func NewSamplerMetrics(reg prometheus.Registerer) *SamplerMetrics {
+	m := &SamplerMetrics{
+		roundDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_swap_sampling_round_duration_seconds",
+			Help:    "Duration of one node's swap sampling round.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 45, 60}}, []string{"cluster", "node"}),
+		rounds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_swap_sampling_rounds_total",
+			Help: "Swap sampling rounds per node, by result (ok, partial, skipped, failed)."}, []string{"cluster", "node", "result"}),
+		samples: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_swap_samples_total",
+			Help: "Container samples taken, by result (ok, failed)."}, []string{"cluster", "node", "result"}),
+		failures: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_swap_sampling_node_consecutive_failures",
+			Help: "Consecutive failed sampling rounds of a node (0 once it answers again)."}, []string{"cluster", "node"}),
+	}
+	reg.MustRegister(m.roundDuration, m.rounds, m.samples, m.failures)
+	return m
+}
+
+// nodeState is one node's sampling state across rounds.
+type nodeState struct {
+	mu       sync.Mutex
+	busy     bool // a round runs
+	failures int  // consecutive failed rounds
+	sitOut   int  // rounds still to sit out (backoff)
+}
+
+// SwapSampler is the swap sampling job (R31): once a round, for every node of every cluster in
+// parallel, one call to the node's container index GET /nodes/{node}/lxc, which carries swap
+// and maxswap for every container. A node whose index lacks swap (an older Proxmox) gets
+// per-container status/current calls for the managed running containers instead. At most
+// Concurrency calls are in flight per node, each node's round has its own deadline and
+// staggered start, a node whose previous round still runs is skipped (never stacked) and
+// counted, and a failing node backs off. Only running containers of managed services produce
+// samples; VMs and stopped containers produce none, and nothing QEMU-only is ever called.
+type SwapSampler struct {
+	db       *models.DB
+	clusters []SamplerCluster
+	folder   *usage.Folder
+	guests   *usage.GuestMetrics
+	metrics  *SamplerMetrics
+	log      *slog.Logger
+	cfg      SamplerConfig
+
+	mu    sync.Mutex
+	nodes map[string]*nodeState // by cluster + "/" + node
+	wg    sync.WaitGroup        // node rounds in flight
+}
+
+// NewSwapSampler builds the sampler.
+func NewSwapSampler(db *models.DB, clusters []SamplerCluster, folder *usage.Folder, guests *usage.GuestMetrics,
+	m *SamplerMetrics, log *slog.Logger, cfg SamplerConfig) *SwapSampler {
+	cfg.defaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &SwapSampler{db: db, clusters: clusters, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
+		nodes: map[string]*nodeState{}}
+}
+
+// Name implements Job.
+func (*SwapSampler) Name() string { return "swap_sampling" }
+
+// Config returns the effective configuration.
+func (s *SwapSampler) Config() SamplerConfig { return s.cfg }
+
+// Wait blocks until every node round started so far has ended (shutdown, tests).
+func (s *SwapSampler) Wait() { s.wg.Wait() }
+
+// Run implements Job: one round. It returns when every node round it started has ended or ctx
+// ends, whichever is first; a node round that outlives ctx keeps its own deadline and makes the
+// node's next round skip.
+func (s *SwapSampler) Run(ctx context.Context) error {
+	svcs, err := s.db.SampledContainers(ctx)
+	if err != nil {
+		return fmt.Errorf("list sampled services: %w", err)
+	}
+	byCluster := map[string]map[int]models.SampledService{}
+	for _, sv := range svcs {
+		m := byCluster[sv.Cluster]
+		if m == nil {
+			m = map[int]models.SampledService{}
+			byCluster[sv.Cluster] = m
+		}
+		m[sv.VMID] = sv
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, len(s.clusters))
+	for i, cl := range s.clusters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.runCluster(ctx, cl, byCluster[cl.Name], &wg)
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return errors.Join(errs...)
+}
+
+// runCluster lists the cluster's nodes and starts a round per node, adding each to wg.
+func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed map[int]models.SampledService, wg *sync.WaitGroup) error {
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline)
+	nodes, err := cl.Client.Nodes(lctx)
+	cancel()
+	if err != nil {
+		s.metrics.rounds.WithLabelValues(cl.Name, "", RoundFailed).Inc()
+		return fmt.Errorf("cluster %s: list nodes: %w", cl.Name, err)
+	}
+	names := make([]string, 0, len(nodes))
+	present := map[string]bool{}
+	for _, n := range nodes {
+		names = append(names, n.Node)
+		present[n.Node] = true
+	}
+	sort.Strings(names)
+	s.guests.RetainNodes(cl.Name, present)
+	for i, name := range names {
+		st := s.node(cl.Name, name)
+		st.mu.Lock()
+		switch {
+		case st.busy:
+			st.mu.Unlock()
+			s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+			s.log.Warn("swap sampling: previous round of the node still runs; round skipped", "cluster", cl.Name, "node", name)
+			continue
+		case st.sitOut > 0:
+			st.sitOut--
+			st.mu.Unlock()
+			s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+			continue
+		}
+		st.busy = true
+		st.mu.Unlock()
+		delay := time.Duration(0)
+		if len(names) > 1 {
+			delay = s.cfg.Stagger * time.Duration(i) / time.Duration(len(names))
+		}
+		wg.Add(1)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer wg.Done()
+			defer func() {
+				st.mu.Lock()
+				st.busy = false
+				st.mu.Unlock()
+			}()
+			if delay > 0 {
+				t := time.NewTimer(delay)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+					return
+				}
+			}
+			// The node's round keeps its own deadline even if the job's round ends first.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RoundDeadline)
+			defer cancel()
+			s.runNode(nctx, cl, name, managed, st)
+		}()
+	}
+	return nil
+}
+
+func (s *SwapSampler) node(cluster, node string) *nodeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := cluster + "/" + node
+	st := s.nodes[k]
+	if st == nil {
+		st = &nodeState{}
+		s.nodes[k] = st
+	}
+	return st
+}
+
+// runNode samples one node.
+func (s *SwapSampler) runNode(ctx context.Context, cl SamplerCluster, node string, managed map[int]models.SampledService, st *nodeState) {
+	start := time.Now()
+	result := s.sampleNode(ctx, cl, node, managed)
+	s.metrics.roundDuration.WithLabelValues(cl.Name, node).Observe(time.Since(start).Seconds())
+	s.metrics.rounds.WithLabelValues(cl.Name, node, result).Inc()
+	st.mu.Lock()
+	if result == RoundFailed {
+		st.failures++
+		st.sitOut = min(1<<min(st.failures-1, 30)-1, s.cfg.MaxBackoffRounds)
+	} else {
+		st.failures, st.sitOut = 0, 0
+	}
+	failures := st.failures
+	st.mu.Unlock()
+	s.metrics.failures.WithLabelValues(cl.Name, node).Set(float64(failures))
+}
+
+// sampleNode reads one node and folds its samples; it returns the round's result.
+func (s *SwapSampler) sampleNode(ctx context.Context, cl SamplerCluster, node string, managed map[int]models.SampledService) string {
+	sem := make(chan struct{}, s.cfg.Concurrency)
+	acquire := func() bool {
+		select {
+		case sem <- struct{}{}:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	release := func() { <-sem }
+	nc := cl.Client.Node(node)
+	if !acquire() {
+		return RoundFailed
+	}
+	rows, err := nc.ListLXC(ctx)
+	release()
+	if err != nil {
+		s.log.Warn("swap sampling: node index failed", "cluster", cl.Name, "node", node, "err", err)
+		s.guests.RetainNode(cl.Name, node, nil)
+		return RoundFailed
+	}
+	now := s.cfg.Now().UTC()
+	var samples []usage.Sample
+	var fallback []models.SampledService
+	for _, r := range rows {
+		sv, ok := managed[r.VMID.Int()]
+		if !ok || !r.Running() || bool(r.Template) {
+			continue
+		}
+		if r.Swap == nil {
+			fallback = append(fallback, sv)
+			continue
+		}
+		samples = append(samples, sampleOf(sv, cl.Name, node, now, r))
+	}
+	result := RoundOK
+	if len(fallback) > 0 {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		failed := 0
+		for _, sv := range fallback {
+			if !acquire() {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer release()
+				cur, err := nc.LXC(sv.VMID).Status(ctx)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					failed++
+					s.log.Warn("swap sampling: container status failed", "cluster", cl.Name, "node", node, "vmid", sv.VMID, "err", err)
+					return
+				}
+				if cur.Running() {
+					samples = append(samples, sampleOf(sv, cl.Name, node, s.cfg.Now().UTC(), cur))
+				}
+			}()
+		}
+		wg.Wait()
+		if failed > 0 {
+			s.metrics.samples.WithLabelValues(cl.Name, node, "failed").Add(float64(failed))
+			result = RoundPartial
+		}
+	}
+	s.metrics.samples.WithLabelValues(cl.Name, node, "ok").Add(float64(len(samples)))
+
+	ids := make([]string, len(samples))
+	for i, smp := range samples {
+		ids[i] = smp.ServiceID
+	}
+	if err := s.folder.Resume(ctx, ids, now); err != nil {
+		s.log.Warn("swap sampling: resume stored buckets", "cluster", cl.Name, "node", node, "err", err)
+	}
+	keep := make(map[string]bool, len(samples))
+	for _, smp := range samples {
+		s.folder.Add(smp)
+		keep[smp.ServiceID] = true
+		var w *usage.Window
+		if win, ok := s.folder.SwapWindow(smp.ServiceID); ok {
+			w = &win
+		}
+		s.guests.Set(usage.GuestLabels{Cluster: smp.Cluster, Node: smp.Node, VMID: smp.VMID, ServiceID: smp.ServiceID,
+			GuestType: smp.GuestType}, smp.Swap, smp.SwapLimit, w)
+	}
+	s.guests.RetainNode(cl.Name, node, keep)
+	if _, err := s.folder.Flush(ctx); err != nil {
+		s.log.Error("swap sampling: write usage buckets", "cluster", cl.Name, "node", node, "err", err)
+		result = RoundPartial
+	}
+	return result
+}
+
+func sampleOf(sv models.SampledService, cluster, node string, at time.Time, r pve.LXCStatus) usage.Sample {
+	smp := usage.Sample{ServiceID: sv.ServiceID, Cluster: cluster, Node: node, VMID: sv.VMID, GuestType: sv.GuestType,
+		At: at, Mem: int64(r.Mem), CPU: float64(r.CPU), Disk: int64(r.Disk), NetIn: int64(r.NetIn),
+		NetOut: int64(r.NetOut), Uptime: int64(r.Uptime)}
+	if r.Swap != nil {
+		v := int64(*r.Swap)
+		smp.Swap = &v
+	}
+	if r.MaxSwap != nil {
+		v := int64(*r.MaxSwap)
+		smp.SwapLimit = &v
+	}
+	return smp
+}
+
+// UsageRetention deletes usage buckets older than its retention (default 400 days).
+type UsageRetention struct {
+	DB        *models.DB
+	Retention time.Duration
+	Now       func() time.Time
+	Log       *slog.Logger
+}
+
+// DefaultUsageRetention is how long usage buckets are kept.
+const DefaultUsageRetention = 400 * 24 * time.Hour
+
+// Name implements Job.
+func (UsageRetention) Name() string { return "usage_retention" }
+
+// Run implements Job.
+func (j UsageRetention) Run(ctx context.Context) error {
+	ret, now := j.Retention, j.Now
+	if ret <= 0 {
+		ret = DefaultUsageRetention
+	}
+	if now == nil {
+		now = time.Now
+	}
+	n, err := j.DB.PurgeUsageBuckets(ctx, now().Add(-ret).Unix(), 5000)
+	if err == nil && n > 0 && j.Log != nil {
+		j.Log.Info("purged usage buckets past retention", "count", n)
+	}
+	return err
+}
