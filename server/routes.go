@@ -19,6 +19,12 @@ func (s *Server) routes() {
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	billing.GET("/operations/:id", s.getOperation)
+	billing.POST("/services", s.createService)
+	billing.GET("/services/:service_id", s.getService)
+	billing.POST("/services/:service_id/suspend", s.suspendService)
+	billing.POST("/services/:service_id/unsuspend", s.unsuspendService)
+	billing.POST("/services/:service_id/terminate", s.terminateService)
+	billing.POST("/services/:service_id/change-plan", s.changePlan)
 
 	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
 	shop.GET("/plans", s.listPlans)
@@ -27,6 +33,7 @@ func (s *Server) routes() {
 	admin := s.V1(config.ScopeAdmin)
 	admin.PUT("/admin/plans/:code", s.putPlan)
 	admin.DELETE("/admin/plans/:code", s.deletePlan)
+	admin.GET("/admin/guests", s.listGuests)
 	admin.PUT("/admin/ip-pools/:name", s.putIPPool)
 	admin.GET("/admin/ip-pools", s.listIPPools)
 	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)

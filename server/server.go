@@ -15,6 +15,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/plans"
+	"pvebill/modules/provision"
 	"pvebill/server/config"
 )
 
@@ -31,6 +32,9 @@ type Options struct {
 	WaitRecheck time.Duration
 	// Plans serves the plan routes; nil builds one over DB checking the configured clusters.
 	Plans *plans.Service
+	// Provision serves the service lifecycle routes and the clusters' readiness; nil answers
+	// those routes with 503.
+	Provision *provision.Service
 	// IPPools serves the IP pool routes; nil builds one over DB checking the configured clusters.
 	IPPools *ippool.Service
 }
@@ -52,6 +56,7 @@ type Server struct {
 	maxWait  time.Duration
 	draining chan struct{}
 	plans    *plans.Service
+	prov     *provision.Service
 	ipPools  *ippool.Service
 }
 
@@ -67,7 +72,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
-		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools}
+		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision}
 	if s.plans == nil {
 		s.plans = plans.NewService(o.DB, plans.Options{Clusters: PlanClusters(o.Config)})
 	}

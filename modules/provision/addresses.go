@@ -1,0 +1,41 @@
+package provision
+
+import (
+	"context"
+
+	"pvebill/modules"
+	"pvebill/modules/ippool"
+)
+
+// IPPools adapts the IPv4 pools to Addresses.
+func IPPools(s *ippool.Service) Addresses { return poolAddresses{s} }
+
+type poolAddresses struct{ s *ippool.Service }
+
+func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error) {
+	a, err := p.s.Allocate(ctx, pool, serviceID)
+	if err != nil {
+		return modules.Address{}, err
+	}
+	out := modules.Address{CIDR: a.CIDR(), Nameservers: a.Nameservers}
+	if a.Gateway.IsValid() {
+		out.Gateway = a.Gateway.String()
+	}
+	return out, nil
+}
+
+func (p poolAddresses) Lookup(ctx context.Context, serviceID string) ([]string, error) {
+	list, err := p.s.Lookup(ctx, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(list))
+	for _, a := range list {
+		out = append(out, a.IP.String())
+	}
+	return out, nil
+}
+
+func (p poolAddresses) Release(ctx context.Context, serviceID string) error {
+	return p.s.Release(ctx, serviceID)
+}

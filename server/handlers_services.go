@@ -1,0 +1,121 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/provision"
+)
+
+// provisioning returns the provisioning layer, or a 503 when this server was built without one.
+func (s *Server) provisioning() (*provision.Service, error) {
+	if s.prov == nil {
+		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
+	}
+	return s.prov, nil
+}
+
+// createService is POST /v1/services. A repeat of an existing create answers its operation:
+// 200 when it has finished, else 202 (R36).
+func (s *Server) createService(c *gin.Context) {
+	p, err := s.provisioning()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var req provision.CreateRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	op, created, err := p.Create(c.Request.Context(), client(c).ID, req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if !created && models.IsTerminal(op.State) {
+		c.Header("Location", "/v1/operations/"+op.ID)
+		writeJSON(c, http.StatusOK, gin.H{"operation": operationView(op, lang(c))})
+		return
+	}
+	s.AcceptOperation(c, op)
+}
+
+func (s *Server) getService(c *gin.Context) {
+	p, err := s.provisioning()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	v, err := p.Get(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"service": v})
+}
+
+// bindOptional binds a body that may be absent (an empty body is an empty object).
+func bindOptional(c *gin.Context, v any) error {
+	if len(bytes.TrimSpace(rawBody(c))) == 0 {
+		return validateStruct(v)
+	}
+	return bindJSON(c, v)
+}
+
+func (s *Server) suspendService(c *gin.Context) {
+	var req provision.SuspendRequest
+	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+		return p.Suspend(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	})
+}
+
+func (s *Server) unsuspendService(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+		return p.Unsuspend(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
+
+func (s *Server) terminateService(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+		return p.Terminate(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
+
+func (s *Server) changePlan(c *gin.Context) {
+	var req provision.ChangePlanRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.mutate(c, nil, func(p *provision.Service) (*models.Operation, error) {
+		return p.ChangePlan(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	})
+}
+
+// mutate binds body (when not nil), calls the provisioning layer and answers the operation.
+func (s *Server) mutate(c *gin.Context, body any, call func(*provision.Service) (*models.Operation, error)) {
+	p, err := s.provisioning()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if body != nil {
+		if err := bindOptional(c, body); err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+	}
+	op, err := call(p)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.AcceptOperation(c, op)
+}

@@ -1,0 +1,379 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models/dbtest"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/qemu"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+const rootPassword = "R00t-Passw0rd-Never-Stored"
+
+type svcHarness struct {
+	*harness
+	sim *simtest.Server
+	reg *prometheus.Registry
+}
+
+func lifecyclePlans() []plans.Spec {
+	p := func(v int) *int { return &v }
+	pool := "pool-a"
+	tmpl := map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}
+	return []plans.Spec{
+		{Code: "ct-1g", Name: "CT 1G", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: p(1),
+			MemoryMiB: p(1024), DiskGiB: p(8), Storage: "local-lvm", Bridge: "vmbr0", OS: plans.OSCatalog{Container: tmpl}},
+		{Code: "ct-2g", Name: "CT 2G", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: p(2),
+			MemoryMiB: p(2048), SwapMiB: p(512), DiskGiB: p(16), Storage: "local-lvm", Bridge: "vmbr0", OS: plans.OSCatalog{Container: tmpl}},
+		{Code: "vm-2g", Name: "VM 2G", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: p(2),
+			MemoryMiB: p(2048), DiskGiB: p(10), Storage: "local-lvm", Bridge: "vmbr0", IPPool: &pool,
+			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+		{Code: "vm-4g", Name: "VM 4G", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: p(4),
+			MemoryMiB: p(4096), DiskGiB: p(20), Storage: "local-lvm", Bridge: "vmbr0", IPPool: &pool,
+			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+	}
+}
+
+// newServicesHarness is the harness with the provisioning layer wired to a simulator.
+func newServicesHarness(t *testing.T, dialect string) *svcHarness {
+	t.Helper()
+	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
+	close(h.gate)
+	h.db = dbtest.Open(t, dialect)
+	sim := simtest.Start(t, nil)
+	cfg := config.Defaults()
+	cfg.Clients = []config.Client{
+		{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}},
+		{ID: "other", Secret: otherSecret, Scopes: []string{"billing"}},
+		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
+	}
+	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	reg := prometheus.NewRegistry()
+	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second,
+		PollInterval: 20 * time.Millisecond}, log, executor.NewMetrics(reg))
+	client, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
+		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
+		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, pve.NewMetrics(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
+	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
+	ctx := context.Background()
+	if _, err := ps.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
+		t.Fatal(err)
+	}
+	pools := ippool.NewService(h.db)
+	if _, _, err := pools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
+		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
+		t.Fatal(err)
+	}
+	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
+		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: provision.IPPools(pools),
+		Secrets: h.exec.Secrets(), Log: log, Metrics: provision.NewMetrics(reg)})
+	for _, a := range prov.Actions() {
+		h.exec.Register(a)
+	}
+	spec, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
+		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov})
+	h.exec.Start(ctx)
+	h.http = httptest.NewServer(h.srv)
+	t.Cleanup(func() {
+		h.http.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h.exec.Stop(sctx)
+	})
+	return &svcHarness{harness: h, sim: sim, reg: reg}
+}
+
+func (h *svcHarness) admin(method, path string) response {
+	h.t.Helper()
+	return h.signed(method, path, "ops", adminSecret, nil)
+}
+
+// operation returns the operation of an answer, checking the status.
+func operationOf(t *testing.T, r response, status int) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	op, _ := r.json(t)["operation"].(map[string]any)
+	if op == nil {
+		t.Fatalf("no operation: %s", r.Body)
+	}
+	return op
+}
+
+func succeeded(t *testing.T, r response) map[string]any {
+	t.Helper()
+	op := operationOf(t, r, 200)
+	if op["state"] != "succeeded" {
+		t.Fatalf("operation %v", op)
+	}
+	return op
+}
+
+func createBody(id, plan string) []byte {
+	b, _ := json.Marshal(map[string]any{"service_id": id, "plan": plan, "hostname": "web1.example.com", "os": "debian-12",
+		"root_password": rootPassword, "ssh_keys": []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a ops@example"}})
+	return b
+}
+
+func (h *svcHarness) service(id string) map[string]any {
+	h.t.Helper()
+	r := h.billing("GET", "/v1/services/"+id, nil)
+	if r.Status != 200 {
+		h.t.Fatalf("GET service: %d %s", r.Status, r.Body)
+	}
+	return r.json(h.t)["service"].(map[string]any)
+}
+
+// The whole lifecycle through the HTTP API, for both guest kinds, on both databases:
+// create → suspend → unsuspend → change-plan → terminate; the simulator's log is checked for
+// schema violations and QEMU-only calls for containers when each test ends (simtest).
+func TestLifecycleOverHTTP(t *testing.T) {
+	kinds := []struct{ kind, plan, bigger string }{{"container", "ct-1g", "ct-2g"}, {"vm", "vm-2g", "vm-4g"}}
+	for _, dialect := range dbtest.Dialects(t) {
+		for _, k := range kinds {
+			t.Run(dialect+"/"+k.kind, func(t *testing.T) {
+				h := newServicesHarness(t, dialect)
+				id := "whmcs-" + k.kind
+				op := succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, k.plan)))
+				if op["action"] != "create" {
+					t.Fatalf("operation %v", op)
+				}
+				svc := h.service(id)
+				mon := svc["monitoring"].(map[string]any)
+				if svc["state"] != "active" || svc["power"] != "running" || svc["guest_type"] != k.kind || svc["vmid"] == nil {
+					t.Fatalf("service %v", svc)
+				}
+				if k.kind == "container" {
+					if mon["guest_agent"] != nil || mon["swap_max_bytes"] == nil {
+						t.Fatalf("container monitoring %v", mon)
+					}
+				} else {
+					if mon["swap_bytes"] != nil || mon["disk_bytes"] != nil {
+						t.Fatalf("VM monitoring must be null where unknown: %v", mon)
+					}
+					if ips := svc["ip_addresses"].([]any); len(ips) != 1 || ips[0] != "203.0.113.10" {
+						t.Fatalf("addresses %v", svc["ip_addresses"])
+					}
+				}
+				vmid := int(svc["vmid"].(float64))
+
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/suspend?wait=20", []byte(`{"reason":"unpaid"}`)))
+				if s := h.service(id); s["state"] != "suspended" || s["power"] != "stopped" {
+					t.Fatalf("after suspend %v %v", s["state"], s["power"])
+				}
+				before := len(h.sim.Requests())
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/suspend?wait=20", nil))
+				if after := len(h.sim.Requests()); after != before {
+					t.Fatalf("a second suspend sent %d requests to Proxmox", after-before)
+				}
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/unsuspend?wait=20", nil))
+				if s := h.service(id); s["state"] != "active" || s["power"] != "running" {
+					t.Fatalf("after unsuspend %v %v", s["state"], s["power"])
+				}
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/change-plan?wait=20", []byte(`{"plan":"`+k.bigger+`"}`)))
+				if s := h.service(id); s["plan"] != k.bigger {
+					t.Fatalf("after change-plan %v", s["plan"])
+				}
+				g, _ := h.sim.Guest(vmid)
+				if g.Config["cores"] == "1" || (k.kind == "container" && g.Config["swap"] != "512") {
+					t.Fatalf("config after change-plan %v", g.Config)
+				}
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/terminate?wait=20", nil))
+				if _, ok := h.sim.Guest(vmid); ok {
+					t.Fatal("guest still exists after terminate")
+				}
+				if s := h.service(id); s["state"] != "terminated" || len(s["ip_addresses"].([]any)) != 0 {
+					t.Fatalf("after terminate %v", s)
+				}
+				before = len(h.sim.Requests())
+				succeeded(t, h.billing("POST", "/v1/services/"+id+"/terminate?wait=20", nil))
+				if after := len(h.sim.Requests()); after != before {
+					t.Fatalf("a second terminate sent %d requests to Proxmox", after-before)
+				}
+				checkNoPassword(t, h)
+			})
+		}
+	}
+}
+
+// checkNoPassword fails when the root password is in a log line or a table.
+func checkNoPassword(t *testing.T, h *svcHarness) {
+	t.Helper()
+	if strings.Contains(h.logs.String(), rootPassword) {
+		t.Error("the root password is in the log")
+	}
+	for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events"} {
+		var rows []map[string]any
+		if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(fmt.Sprint(rows), rootPassword) {
+			t.Errorf("the root password is in table %s", table)
+		}
+	}
+	sent := false
+	for _, r := range h.sim.Requests() {
+		sent = sent || r.Form.Get("password") == rootPassword || r.Form.Get("cipassword") == rootPassword
+	}
+	if !sent {
+		t.Error("the root password never reached Proxmox")
+	}
+}
+
+// R36 through HTTP: 20 concurrent identical creates make one guest and answer one operation;
+// a different body is 409 service_exists; another client cannot see the service.
+func TestConcurrentCreatesOverHTTP(t *testing.T) {
+	h := newServicesHarness(t, "sqlite")
+	var wg sync.WaitGroup
+	ids := make([]string, 20)
+	for i := range ids {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := h.billing("POST", "/v1/services", createBody("whmcs-20", "ct-1g"))
+			if r.Status != 202 && r.Status != 200 {
+				t.Errorf("status %d: %s", r.Status, r.Body)
+				return
+			}
+			var m struct {
+				Operation struct{ ID string } `json:"operation"`
+			}
+			_ = json.Unmarshal(r.Body, &m)
+			ids[i] = m.Operation.ID
+		}(i)
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("operations %v", ids)
+		}
+	}
+	succeeded(t, h.billing("GET", "/v1/operations/"+ids[0]+"?wait=20", nil))
+	creates := 0
+	for _, r := range h.sim.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/lxc") {
+			creates++
+		}
+	}
+	if creates != 1 {
+		t.Fatalf("%d Proxmox creates, want 1", creates)
+	}
+	r := h.billing("POST", "/v1/services", createBody("whmcs-20", "ct-2g"))
+	checkProblem(t, r, 409, "service_exists")
+	r = h.signed("GET", "/v1/services/whmcs-20", "other", otherSecret, nil)
+	checkProblem(t, r, 404, "not_found")
+	r = h.billing("POST", "/v1/services", []byte(`{"service_id":"x","plan":"ct-1g","hostname":"a.example","os":"debian-12","root_password":"secret1","swap_mb":1}`))
+	checkProblem(t, r, 422, "validation_failed")
+	if strings.Contains(string(r.Body), "secret1") {
+		t.Fatal("a response echoes the password")
+	}
+}
+
+// R3: the admin listing reads guest_type from each row's type and names managed guests'
+// services.
+func TestAdminGuests(t *testing.T) {
+	h := newServicesHarness(t, "sqlite")
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("whmcs-g", "ct-1g")))
+	r := h.admin("GET", "/v1/admin/guests")
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	var body struct {
+		Guests []provision.GuestView `json:"guests"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int]provision.GuestView{}
+	for _, g := range body.Guests {
+		byID[g.VMID] = g
+	}
+	if byID[200].GuestType != "container" || byID[300].GuestType != "vm" || byID[9000].GuestType != "vm" {
+		t.Fatalf("guest types %+v", body.Guests)
+	}
+	if byID[200].ServiceID != nil {
+		t.Fatal("unmanaged guest has a service")
+	}
+	managed := 0
+	for _, g := range body.Guests {
+		if g.ServiceID != nil && *g.ServiceID == "whmcs-g" && g.GuestType == "container" {
+			managed++
+		}
+	}
+	if managed != 1 {
+		t.Fatalf("managed guests %+v", body.Guests)
+	}
+	checkProblem(t, h.billing("GET", "/v1/admin/guests", nil), 403, "forbidden")
+}
+
+// R9: a disabled datacenter firewall is said on /readyz (still ready), in the gauge and the log.
+func TestReadyzDatacenterFirewall(t *testing.T) {
+	h := newServicesHarness(t, "sqlite")
+	h.sim.SetClusterFirewall(false)
+	req, _ := http.NewRequest("GET", h.http.URL+"/readyz", nil)
+	r := h.do(req)
+	if r.Status != 200 {
+		t.Fatalf("readyz %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(string(r.Body), `"datacenter_firewall":"disabled"`) {
+		t.Fatalf("readyz %s", r.Body)
+	}
+	if v := gaugeValue(t, h.reg, "pvebill_datacenter_firewall_enabled"); v != 0 {
+		t.Fatalf("gauge %v", v)
+	}
+	if !strings.Contains(h.logs.String(), "datacenter firewall is disabled") {
+		t.Fatal("no log line")
+	}
+	h.sim.SetClusterFirewall(true)
+	r = h.do(req)
+	if !strings.Contains(string(r.Body), `"datacenter_firewall":"enabled"`) {
+		t.Fatalf("readyz %s", r.Body)
+	}
+}
+
+func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no single series of %s", name)
+	return 0
+}
