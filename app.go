@@ -14,9 +14,14 @@ import (
 
 	"pvebill/jobs"
 	"pvebill/models"
+	"pvebill/modules"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve"
+	"pvebill/modules/qemu"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -76,7 +81,8 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		db.Close()
 		return nil, err
 	}
-	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg)})
+	mods := modules.NewRegistry(lxc.New(), qemu.New())
+	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg), Built: mods.Built()})
 	if cfg.PlansFile != "" {
 		loaded, err := planSvc.LoadFile(ctx, cfg.PlansFile)
 		if err != nil {
@@ -94,9 +100,45 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		}
 		log.Info("ip pools loaded", "ip_pools", len(loaded))
 	}
+	clusters, err := pveClusters(cfg, reg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	prov := provision.New(provision.Options{DB: db, Plans: planSvc, Modules: mods, Clusters: clusters,
+		Addresses: provision.IPPools(ipSvc), Secrets: exec.Secrets(), Log: log, Metrics: provision.NewMetrics(reg)})
+	for _, a := range prov.Actions() {
+		exec.Register(a)
+	}
+	// Say at start-up whether each cluster answers and whether its datacenter firewall is on
+	// (R9); neither stops the server.
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	for name, detail := range prov.Readiness(rctx) {
+		log.Info("cluster", "cluster", name, "detail", detail)
+	}
+	cancel()
 	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
-		Plans: planSvc, IPPools: ipSvc})
+		Plans: planSvc, IPPools: ipSvc, Provision: prov})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc}, nil
+}
+
+// pveClusters builds one Proxmox client per configured cluster, their metrics on the app's
+// registry.
+func pveClusters(cfg config.Config, reg *prometheus.Registry) ([]provision.Cluster, error) {
+	if len(cfg.Clusters) == 0 {
+		return nil, nil
+	}
+	m := pve.NewMetrics(reg)
+	out := make([]provision.Cluster, 0, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
+			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		out = append(out, provision.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
+	}
+	return out, nil
 }
 
 // ipPoolSpecs turns the config file's ip_pools into pool specs (the same objects as the API's).
