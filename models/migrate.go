@@ -155,18 +155,19 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	return nil
 }
 
+// splitSQL drops "--" comment lines, then splits on ";" (the migrations hold no semicolons in
+// string literals).
 func splitSQL(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ";") {
-		lines := []string{}
-		for _, l := range strings.Split(part, "\n") {
-			if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "--") {
-				continue
-			}
-			lines = append(lines, l)
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+			kept = append(kept, l)
 		}
-		if len(lines) > 0 {
-			out = append(out, strings.Join(lines, "\n"))
+	}
+	var out []string
+	for _, stmt := range strings.Split(strings.Join(kept, "\n"), ";") {
+		if strings.TrimSpace(stmt) != "" {
+			out = append(out, strings.TrimSpace(stmt))
 		}
 	}
 	return out

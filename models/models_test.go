@@ -269,3 +269,10 @@ func TestIdempotencyReservationIsExclusive(t *testing.T) {
 		}
 	})
 }
+
+func TestSplitSQLIgnoresCommentSemicolons(t *testing.T) {
+	got := models.SplitSQLForTest("-- a comment; with a semicolon\nCREATE TABLE a (x INT);\n\n-- another;\nCREATE INDEX i ON a (x);\n")
+	if len(got) != 2 || got[0] != "CREATE TABLE a (x INT)" || got[1] != "CREATE INDEX i ON a (x)" {
+		t.Fatalf("%q", got)
+	}
+}

@@ -1,0 +1,4 @@
+package models
+
+// SplitSQLForTest exposes splitSQL to the external tests.
+var SplitSQLForTest = splitSQL
