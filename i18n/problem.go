@@ -45,6 +45,9 @@ const (
 	CodeIPPoolExhausted       Code = "ip_pool_exhausted"
 	CodeIPPoolNotFound        Code = "ip_pool_not_found"
 	CodeIPPoolInUse           Code = "ip_pool_in_use"
+	// CodeNothingToReconcile: the admin reconcile route on a service that does not await
+	// reconciliation (R28).
+	CodeNothingToReconcile Code = "nothing_to_reconcile"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -56,7 +59,7 @@ var Codes = []Code{
 	CodeConfirmationsMismatch, CodePreviewStale, CodeReinstallInProgress, CodeGuestNotOurs,
 	CodeNotPossibleContainer, CodeNotYetAvailable, CodeServiceLocked, CodeProxmoxUnavailable,
 	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
-	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse,
+	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse, CodeNothingToReconcile,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.
