@@ -8,6 +8,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
@@ -56,7 +57,13 @@ func TestVMIDCollisions(t *testing.T) {
 
 // R36: 20 concurrent identical creates make one guest; a different body is service_exists.
 func TestConcurrentIdenticalCreates(t *testing.T) {
-	e := newEnv(t, "sqlite", nil, nil)
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) { testConcurrentIdenticalCreates(t, dialect) })
+	}
+}
+
+func testConcurrentIdenticalCreates(t *testing.T, dialect string) {
+	e := newEnv(t, dialect, nil, nil)
 	var wg sync.WaitGroup
 	ops := make([]*models.Operation, 20)
 	errs := make([]error, 20)
@@ -89,6 +96,43 @@ func TestConcurrentIdenticalCreates(t *testing.T) {
 	_, _, err = e.svc.Create(context.Background(), "whmcs", diff)
 	if p := problem(t, err); p.Code != i18n.CodeServiceExists || p.Status != 409 {
 		t.Fatalf("different body: %v", err)
+	}
+}
+
+// R2: concurrent creates of different services never claim one vmid; each gets its own guest.
+func TestConcurrentDistinctCreates(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			const n = 8
+			var wg sync.WaitGroup
+			ops := make([]*models.Operation, n)
+			for i := 0; i < n; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					op, _, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-d"+itoa(i)))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					ops[i] = op
+				}(i)
+			}
+			wg.Wait()
+			seen := map[int]string{}
+			for i, op := range ops {
+				e.mustSucceed(op, nil)
+				s := e.service("svc-d" + itoa(i))
+				if other, dup := seen[*s.VMID]; dup {
+					t.Fatalf("%s and %s share vmid %d", other, s.ServiceID, *s.VMID)
+				}
+				seen[*s.VMID] = s.ServiceID
+				if g, ok := e.sim.Guest(*s.VMID); !ok || !strings.Contains(g.Config["description"], "pvebill-service: "+s.ServiceID) {
+					t.Fatalf("guest %d is not %s's", *s.VMID, s.ServiceID)
+				}
+			}
+		})
 	}
 }
 
