@@ -1,0 +1,180 @@
+package reinstall
+
+import (
+	"net/http"
+
+	"pvebill/i18n"
+	"pvebill/modules/pve/pveconf"
+)
+
+// BlockerCode names one of the nine reasons a reinstall is refused before anything irreversible
+// happens (R25). Each has a phrase under blocker.<code> in the nine catalogs; a reason that is
+// not a BlockerCode cannot be shown.
+type BlockerCode string
+
+// The nine blockers (R25).
+const (
+	GuestMissing           BlockerCode = "guest_missing"
+	ProtectionEnabled      BlockerCode = "protection_enabled"
+	ProxmoxLock            BlockerCode = "proxmox_lock"
+	BackupOrRestoreRunning BlockerCode = "backup_or_restore_running"
+	ProtectedBackupExists  BlockerCode = "protected_backup_exists"
+	RootfsWouldShrink      BlockerCode = "rootfs_would_shrink"
+	RootfsSizeUnknown      BlockerCode = "rootfs_size_unknown"
+	MountUnclassifiable    BlockerCode = "mount_unclassifiable"
+	ReinstallInProgress    BlockerCode = "reinstall_in_progress"
+)
+
+// BlockerCodes lists the nine codes in the order Check reports them.
+var BlockerCodes = []BlockerCode{GuestMissing, ProtectionEnabled, ProxmoxLock, BackupOrRestoreRunning,
+	ProtectedBackupExists, RootfsWouldShrink, RootfsSizeUnknown, MountUnclassifiable, ReinstallInProgress}
+
+// Blocker is one typed refusal with the parameters its phrase needs.
+type Blocker struct {
+	Code   BlockerCode       `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// I18n is the blocker as the problem layer carries it.
+func (b Blocker) I18n() i18n.Blocker { return i18n.Blocker{Code: string(b.Code), Params: b.Params} }
+
+// Message is the blocker's phrase in lang.
+func (b Blocker) Message(lang string) string { return b.I18n().Message(lang) }
+
+// Facts is everything the nine checks look at. The same function judges them at preview, at
+// apply and in the executor; only where the facts come from differs.
+type Facts struct {
+	// Exists is false when no guest is at the vmid (the other fields are then ignored).
+	Exists    bool
+	Protected bool
+	// Lock is the Proxmox lock on the guest ("" when none).
+	Lock string
+	// OwnBackupOrRestore is true while one of our own backup or restore operations of the
+	// service is queued or running.
+	OwnBackupOrRestore bool
+	// ProtectedBackup is true when a backup of the guest on a backup storage is protected.
+	ProtectedBackup bool
+	// Mounts are the labelled mounts of the config (active and pending).
+	Mounts []Mount
+	// PlannedBytes is the root filesystem size of the plan.
+	PlannedBytes int64
+	// ReinstallInProgress is true while another reinstall of the service is applying.
+	ReinstallInProgress bool
+}
+
+// RootfsSizes are the current and planned root filesystem sizes: bytes compared, GiB rounded up
+// for people (R23). CurrentBytes is nil when the size is missing or cannot be read (never 0).
+type RootfsSizes struct {
+	CurrentBytes   *int64 `json:"current_bytes"`
+	CurrentDisplay string `json:"current_display"`
+	PlannedBytes   int64  `json:"planned_bytes"`
+	PlannedDisplay string `json:"planned_display"`
+}
+
+// Sizes reads the current root filesystem size from the labelled mounts (size= of the active
+// rootfs, read by pveconf.ParseConfigSize: a bare number is bytes, and one Proxmox would not have
+// written is not known, R24).
+func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes {
+	out := RootfsSizes{PlannedBytes: plannedBytes, PlannedDisplay: pveconf.DisplayGiBUp(plannedBytes), CurrentDisplay: "unknown"}
+	if rf, ok := Rootfs(mounts); ok && rf.SizeBytes != nil {
+		b := *rf.SizeBytes
+		out.CurrentBytes = &b
+		out.CurrentDisplay = pveconf.DisplayGiBUp(b)
+	}
+	return out
+}
+
+// Check returns the blockers the facts raise, in BlockerCodes order; none means the reinstall
+// may go on. The root filesystem may only grow: it is refused when the current size in bytes is
+// above the plan's, and shown rounded up (8.5 GiB against 8 reads "9 GiB" > "8 GiB").
+func Check(f Facts) []Blocker {
+	if !f.Exists {
+		out := []Blocker{{Code: GuestMissing}}
+		if f.OwnBackupOrRestore {
+			out = append(out, Blocker{Code: BackupOrRestoreRunning})
+		}
+		if f.ReinstallInProgress {
+			out = append(out, Blocker{Code: ReinstallInProgress})
+		}
+		return out
+	}
+	var out []Blocker
+	if f.Protected {
+		out = append(out, Blocker{Code: ProtectionEnabled})
+	}
+	if f.Lock != "" {
+		out = append(out, Blocker{Code: ProxmoxLock, Params: map[string]string{"lock": f.Lock}})
+	}
+	if f.OwnBackupOrRestore {
+		out = append(out, Blocker{Code: BackupOrRestoreRunning})
+	}
+	if f.ProtectedBackup {
+		out = append(out, Blocker{Code: ProtectedBackupExists})
+	}
+	sz := Sizes(f.Mounts, f.PlannedBytes)
+	switch {
+	case sz.CurrentBytes == nil:
+		out = append(out, Blocker{Code: RootfsSizeUnknown})
+	case *sz.CurrentBytes > f.PlannedBytes:
+		out = append(out, Blocker{Code: RootfsWouldShrink,
+			Params: map[string]string{"current": sz.CurrentDisplay, "planned": sz.PlannedDisplay}})
+	}
+	for _, m := range f.Mounts {
+		if m.Data == Unknown {
+			out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": m.Key}})
+		}
+	}
+	if _, ok := Rootfs(f.Mounts); !ok {
+		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": "rootfs"}})
+	}
+	if f.ReinstallInProgress {
+		out = append(out, Blocker{Code: ReinstallInProgress})
+	}
+	return out
+}
+
+// Blocked is the 409 problem of a non-empty blocker list.
+func Blocked(bs []Blocker) *i18n.Problem {
+	p := i18n.NewProblem(http.StatusConflict, i18n.CodeBlocked).Perm(i18n.Temporary)
+	for _, b := range bs {
+		p.Blockers = append(p.Blockers, b.I18n())
+	}
+	return p
+}
+
+// Confirmation is what the customer saw of one mount and sends back with apply: the key and the
+// volume, deliberately not the label (R22). The label is the platform's judgement and has
+// nothing to decide on the other end.
+type Confirmation struct {
+	Key    string `json:"key" validate:"required,max=16"`
+	Volume string `json:"volume" validate:"required,max=512"`
+}
+
+// Confirmations lists the confirmations of labelled mounts, in the mounts' order.
+func Confirmations(mounts []Mount) []Confirmation {
+	out := make([]Confirmation, 0, len(mounts))
+	for _, m := range mounts {
+		out = append(out, Confirmation{Key: m.Key, Volume: m.Volume})
+	}
+	return out
+}
+
+// SameConfirmations reports whether two lists hold the same {key, volume} pairs, as many times
+// each, in any order. Any difference (an added mount, a removed one, another volume under the
+// same key) is a difference.
+func SameConfirmations(a, b []Confirmation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[Confirmation]int{}
+	for _, c := range a {
+		count[c]++
+	}
+	for _, c := range b {
+		count[c]--
+		if count[c] < 0 {
+			return false
+		}
+	}
+	return true
+}

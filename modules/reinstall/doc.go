@@ -1,0 +1,15 @@
+// Package reinstall is the reinstall of a service's guest, which for a container is a
+// replacement: destroy, then create (DESIGN.md R18–R30).
+//
+// Phase 1 (preview) only reads: the container's active and pending config are labelled mount by
+// mount — a data label (erased, excluded, untouched, unknown; preserved is in the vocabulary but
+// not offered) and a mount fate (recreated for rootfs, removed for everything else) — and the
+// nine blockers are judged. Phase 2 (apply) carries the preview back as confirmations ({key,
+// volume}, never the label), checks the blockers again on our side, and the executor checks them
+// a third time against the config it re-reads before destroying; any difference is
+// preview_stale and nothing is destroyed. A failure at or after destroy is
+// needs_reconciliation, which keeps the service lock closed until an operator reconciles.
+//
+// Intents are never written by a worker: a read advances them from their operation with a
+// compare-and-swap on generation, and the loser of the swap returns the winner's row.
+package reinstall

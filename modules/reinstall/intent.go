@@ -1,0 +1,170 @@
+package reinstall
+
+import (
+	"encoding/json"
+	"time"
+
+	"pvebill/i18n"
+	"pvebill/models"
+)
+
+// Preview is what phase 1 read and judged: the document stored on the preview operation's
+// result and on the intent, exactly what the customer is shown.
+type Preview struct {
+	Rootfs        RootfsSizes    `json:"rootfs"`
+	Mounts        []Mount        `json:"mounts"`
+	Confirmations []Confirmation `json:"confirmations"`
+	Blockers      []Blocker      `json:"blockers"`
+}
+
+// Applied is what apply carried back, stored on the apply operation's payload and on the intent
+// for audit: the confirmations and, beside them, the labels the customer saw.
+type Applied struct {
+	Confirmations []Confirmation `json:"confirmations"`
+	Mounts        []Mount        `json:"mounts"`
+}
+
+// Reconciliation is what a reinstall that failed at or after destroy leaves for an operator
+// (R28). GuestExisted is nil when it could not be determined: null is not false.
+type Reconciliation struct {
+	VMID         int    `json:"vmid"`
+	FailedStage  string `json:"failed_stage"`
+	GuestExisted *bool  `json:"guest_existed"`
+}
+
+// runResult is what an apply operation records when it ends.
+type runResult struct {
+	VMID         int    `json:"vmid"`
+	Node         string `json:"node,omitempty"`
+	FailedStage  string `json:"failed_stage,omitempty"`
+	GuestExisted *bool  `json:"guest_existed"`
+	// Checked is set once the guest-existence check ran (GuestExisted may still be nil).
+	Checked bool `json:"existence_checked,omitempty"`
+}
+
+// transition is one move of an intent: the columns to write and, when not empty, the state its
+// service takes with it.
+type transition struct {
+	cols         map[string]any
+	serviceState string
+}
+
+// next decides the move of an intent from the operation it is attached to; ok is false when
+// there is none (the operation has not ended, or the intent is already past it). It is the
+// intent's whole state machine:
+//
+//	preview_pending ─op succeeded─▶ preview_ready ─apply─▶ applying ─op succeeded─▶ completed
+//	       └─op failed─▶ failed                               ├─op failed─▶ failed
+//	                                                          └─op needs_reconciliation─▶
+//	                                                              needs_reconciliation ─reconcile─▶ resolved
+func next(in *models.Intent, op *models.Operation) (transition, bool) {
+	if op == nil || op.ID != in.OperationID || !models.IsTerminal(op.State) {
+		return transition{}, false
+	}
+	switch in.State {
+	case models.IntentPreviewPending:
+		if op.State == models.OpSucceeded && op.Result != nil {
+			return transition{cols: map[string]any{"state": models.IntentPreviewReady, "preview": *op.Result}}, true
+		}
+		return transition{cols: map[string]any{"state": models.IntentFailed, "error_code": errorCode(op)}}, true
+	case models.IntentApplying:
+		switch op.State {
+		case models.OpSucceeded:
+			return transition{cols: map[string]any{"state": models.IntentCompleted}}, true
+		case models.OpFailed:
+			return transition{cols: map[string]any{"state": models.IntentFailed, "error_code": errorCode(op)}}, true
+		case models.OpNeedsReconciliation:
+			rec := Reconciliation{VMID: in.VMID, FailedStage: op.Stage}
+			var res runResult
+			if op.Result != nil && json.Unmarshal([]byte(*op.Result), &res) == nil && res.Checked {
+				rec.GuestExisted = res.GuestExisted
+			}
+			raw, _ := json.Marshal(rec)
+			return transition{cols: map[string]any{"state": models.IntentNeedsReconciliation, "reconciliation": string(raw),
+				"error_code": errorCode(op)}, serviceState: models.ServiceNeedsReconciliation}, true
+		}
+	}
+	return transition{}, false
+}
+
+func errorCode(op *models.Operation) *string {
+	if op.ErrorCode != nil {
+		c := *op.ErrorCode
+		return &c
+	}
+	c := string(i18n.CodeInternal)
+	return &c
+}
+
+// View is an intent as the API shows it (API.md Reinstall, the intent envelope).
+type View struct {
+	ID             string          `json:"id"`
+	ServiceID      string          `json:"service_id"`
+	State          string          `json:"state"`
+	Generation     int64           `json:"generation"`
+	GuestType      string          `json:"guest_type"`
+	VMID           int             `json:"vmid"`
+	OS             string          `json:"os,omitempty"`
+	OperationID    string          `json:"operation_id"`
+	Rootfs         *RootfsSizes    `json:"rootfs,omitempty"`
+	Mounts         []Mount         `json:"mounts"`
+	Confirmations  []Confirmation  `json:"confirmations"`
+	Blockers       []BlockerView   `json:"blockers"`
+	Applied        *Applied        `json:"applied,omitempty"`
+	Reconciliation *Reconciliation `json:"reconciliation,omitempty"`
+	Error          *ErrorView      `json:"error,omitempty"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+}
+
+// BlockerView is a blocker with its phrase in the request's language.
+type BlockerView struct {
+	Code    BlockerCode       `json:"code"`
+	Message string            `json:"message"`
+	Params  map[string]string `json:"params,omitempty"`
+}
+
+// ErrorView is the code and translated detail of a failed intent.
+type ErrorView struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+// ViewOf renders an intent in lang.
+func ViewOf(in *models.Intent, lang string) View {
+	v := View{ID: in.ID, ServiceID: in.ServiceID, State: in.State, Generation: in.Generation, GuestType: in.GuestType,
+		VMID: in.VMID, OS: in.OS, OperationID: in.OperationID, Mounts: []Mount{}, Confirmations: []Confirmation{},
+		Blockers: []BlockerView{}, CreatedAt: in.CreatedAt.UTC(), UpdatedAt: in.UpdatedAt.UTC()}
+	if in.Preview != nil {
+		var p Preview
+		if json.Unmarshal([]byte(*in.Preview), &p) == nil {
+			v.Rootfs = &p.Rootfs
+			if p.Mounts != nil {
+				v.Mounts = p.Mounts
+			}
+			if p.Confirmations != nil {
+				v.Confirmations = p.Confirmations
+			}
+			for _, b := range p.Blockers {
+				v.Blockers = append(v.Blockers, BlockerView{Code: b.Code, Message: b.Message(lang), Params: b.Params})
+			}
+		}
+	}
+	if in.Applied != nil {
+		var a Applied
+		if json.Unmarshal([]byte(*in.Applied), &a) == nil {
+			v.Applied = &a
+		}
+	}
+	if in.Reconciliation != nil {
+		var r Reconciliation
+		if json.Unmarshal([]byte(*in.Reconciliation), &r) == nil {
+			v.Reconciliation = &r
+		}
+	}
+	if in.ErrorCode != nil {
+		p := i18n.NewProblem(0, i18n.Code(*in.ErrorCode))
+		v.Error = &ErrorView{Code: *in.ErrorCode, Detail: p.Detail(lang)}
+	}
+	return v
+}

@@ -1,0 +1,420 @@
+package reinstall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+)
+
+// The contract of the reinstall flow (STYLE habit 2).
+const (
+	// ActionPreview is phase 1: an operation that only reads (R18).
+	ActionPreview = "reinstall_preview"
+	// ActionApply is phase 2: stop, destroy, create, start (R22, R26–R28).
+	ActionApply = "reinstall"
+	// ActionBackup and ActionRestore are our own backup and restore operations; while one of a
+	// service is queued or running, its reinstall is blocked (backup_or_restore_running).
+	ActionBackup  = "backup"
+	ActionRestore = "restore"
+	// IrreversibleStage is the first stage whose start means data may be gone.
+	IrreversibleStage = "destroy"
+)
+
+// ApplyStages is the one ordered stage list of apply (R27). Whether a failure is destructive is
+// derived from a stage's position in it by executor.Action.Destructive, and nowhere else.
+var ApplyStages = []string{"precheck", "stop", "destroy", "create", "configure", "start", "verify"}
+
+// PreviewStages is the stage list of phase 1: it only reads.
+var PreviewStages = []string{"read"}
+
+// Secret names of an apply operation (executor.Secrets): transient, never stored (R26).
+const (
+	secretPassword = "root_password"
+	secretSSHKeys  = "ssh_keys"
+)
+
+// Cluster is one configured Proxmox cluster.
+type Cluster struct {
+	Name   string
+	Client *pve.Client
+}
+
+// Addresses gives a service its static address again (idempotent per service: the address it
+// already holds), for plans with an ip_pool.
+type Addresses interface {
+	Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	DB        *models.DB
+	Plans     *plans.Service
+	Modules   *modules.Registry
+	Clusters  []Cluster
+	Addresses Addresses
+	Secrets   *executor.Secrets
+	Log       *slog.Logger
+}
+
+// Service runs reinstalls: it writes intents and operations, advances intents on read, and
+// provides the executor actions of both phases.
+type Service struct {
+	db       *models.DB
+	plans    *plans.Service
+	mods     *modules.Registry
+	clusters map[string]Cluster
+	addrs    Addresses
+	secrets  *executor.Secrets
+	log      *slog.Logger
+}
+
+// New builds the service.
+func New(o Options) *Service {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: map[string]Cluster{}, addrs: o.Addresses,
+		secrets: o.Secrets, log: o.Log}
+	for _, c := range o.Clusters {
+		s.clusters[c.Name] = c
+	}
+	return s
+}
+
+// Actions are the executor actions of both phases.
+func (s *Service) Actions() []executor.Action {
+	return []executor.Action{
+		{Name: ActionPreview, Stages: PreviewStages, Run: s.runPreview},
+		{Name: ActionApply, Stages: ApplyStages, Irreversible: IrreversibleStage, Run: s.runApply},
+	}
+}
+
+// PreviewRequest is the body of POST /v1/services/{id}/reinstall/preview.
+type PreviewRequest struct {
+	OS string `json:"os" validate:"omitempty,max=64"`
+}
+
+// ApplyRequest is the body of POST /v1/services/{id}/reinstall. The root password and the keys
+// are transient (R26).
+type ApplyRequest struct {
+	IntentID      string         `json:"intent_id" validate:"required,max=36"`
+	Confirmations []Confirmation `json:"confirmations" validate:"required,max=600,dive"`
+	RootPassword  string         `json:"root_password" validate:"omitempty,min=5,max=128"`
+	SSHKeys       []string       `json:"ssh_keys" validate:"omitempty,max=32,dive,required,max=8192"`
+}
+
+// ReconcileRequest is the body of POST /v1/admin/services/{id}/reconcile.
+type ReconcileRequest struct {
+	Resolution string `json:"resolution" validate:"required,oneof=recreated restored abandoned"`
+	Note       string `json:"note" validate:"omitempty,max=1000"`
+}
+
+type previewPayload struct {
+	IntentID string `json:"intent_id"`
+}
+
+// applyPayload is what an apply operation stores: the confirmations and labels, no secret.
+type applyPayload struct {
+	IntentID string `json:"intent_id"`
+	Applied
+}
+
+func notFound() *i18n.Problem { return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound) }
+
+func inProgress() *i18n.Problem {
+	return i18n.NewProblem(http.StatusConflict, i18n.CodeReinstallInProgress).Perm(i18n.Temporary)
+}
+
+func stale() *i18n.Problem {
+	return i18n.NewProblem(http.StatusConflict, i18n.CodePreviewStale).Perm(i18n.Temporary)
+}
+
+func notOurs(vmid int) *i18n.Problem {
+	return i18n.NewProblem(http.StatusConflict, i18n.CodeGuestNotOurs).Perm(i18n.Permanent).With("vmid", fmt.Sprint(vmid))
+}
+
+// service reads a service the client may see and refuses the states no reinstall may start in:
+// awaiting reconciliation (the lock stays closed, R28), or without a guest.
+func (s *Service) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if svc.State == models.ServiceNeedsReconciliation {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+	}
+	if svc.LockOperationID != nil {
+		op, err := models.GetOperation(ctx, s.db.Gorm, *svc.LockOperationID)
+		if err == nil && op.State == models.OpNeedsReconciliation {
+			return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+		}
+	}
+	if svc.VMID == nil || svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed ||
+		svc.State == models.ServiceProvisioning {
+		return nil, Blocked([]Blocker{{Code: GuestMissing}}).Perm(i18n.Permanent)
+	}
+	return svc, nil
+}
+
+// Preview starts phase 1: it writes an intent in preview_pending and the read-only operation
+// that fills it. The OS defaults to the one the service was created with.
+func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req PreviewRequest) (*models.Intent, *models.Operation, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if plans.GuestType(svc.GuestType) != plans.Container {
+		// R30 (the VM re-clone) is not built yet.
+		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
+	}
+	plan, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	osName := req.OS
+	if osName == "" {
+		if osName, err = s.createdOS(ctx, serviceID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if _, err := plan.ContainerTemplate(osName); err != nil {
+		return nil, nil, err
+	}
+	in := &models.Intent{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, State: models.IntentPreviewPending,
+		GuestType: svc.GuestType, Cluster: svc.Cluster, Node: svc.Node, VMID: *svc.VMID, Plan: plan.Code, OS: osName}
+	raw, _ := json.Marshal(previewPayload{IntentID: in.ID})
+	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: ActionPreview, Payload: string(raw)}
+	if err := s.db.InsertIntentOperation(ctx, in, op); err != nil {
+		return nil, nil, fmt.Errorf("write reinstall intent: %w", err)
+	}
+	return in, op, nil
+}
+
+// createdOS is the OS of the service's create operation.
+func (s *Service) createdOS(ctx context.Context, serviceID string) (string, error) {
+	op, err := models.LatestOperation(ctx, s.db.Gorm, serviceID, "create")
+	if err != nil {
+		return "", i18n.Validation(i18n.FieldError{Field: "os", Code: i18n.FieldRequired})
+	}
+	var p struct {
+		OS string `json:"os"`
+	}
+	if json.Unmarshal([]byte(op.Payload), &p) != nil || p.OS == "" {
+		return "", i18n.Validation(i18n.FieldError{Field: "os", Code: i18n.FieldRequired})
+	}
+	return p.OS, nil
+}
+
+// Get reads an intent of the client's service ("" for the latest) and advances it (R29).
+func (s *Service) Get(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error) {
+	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	var in *models.Intent
+	if intentID == "" {
+		in, err = models.LatestIntent(ctx, s.db.Gorm, svc.ServiceID)
+	} else {
+		in, err = models.GetIntent(ctx, s.db.Gorm, intentID)
+		if err == nil && in.ServiceID != svc.ServiceID {
+			err = models.ErrNotFound
+		}
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Advance(ctx, in)
+}
+
+// Advance moves an intent forward from its operation, if that has ended, with a compare-and-swap
+// on the generation. No worker writes intents: this read is what moves them. Losing the swap
+// means another reader just made exactly this transition, so the loser re-reads and returns the
+// winner's row — never its own stale copy (R29).
+func (s *Service) Advance(ctx context.Context, in *models.Intent) (*models.Intent, error) {
+	for {
+		op, err := models.GetOperation(ctx, s.db.Gorm, in.OperationID)
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			return nil, err
+		}
+		tr, ok := next(in, op)
+		if !ok {
+			return in, nil
+		}
+		err = s.db.AdvanceIntent(ctx, in.ID, in.Generation, tr.cols, in.ServiceID, tr.serviceState)
+		if err != nil && !errors.Is(err, models.ErrIntentChanged) {
+			return nil, err
+		}
+		// Won or lost, the row now holds the transition: read it (the loser gets the winner's)
+		// and see whether it can move further.
+		if in, err = models.GetIntent(ctx, s.db.Gorm, in.ID); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Apply starts phase 2 (R22). The intent must be the service's latest, with its preview ready;
+// the confirmations must be the preview's, pair for pair; the blockers are checked again on our
+// side. The root password and keys are handed to the executor in memory only (R26).
+func (s *Service) Apply(ctx context.Context, clientID, serviceID string, req ApplyRequest) (*models.Operation, *models.Intent, error) {
+	if req.RootPassword == "" && len(req.SSHKeys) == 0 {
+		return nil, nil, i18n.Validation(i18n.FieldError{Field: "root_password", Code: i18n.FieldRequiredOne, Param: "root_password, ssh_keys"})
+	}
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := s.Get(ctx, clientID, serviceID, req.IntentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch in.State {
+	case models.IntentPreviewReady:
+	case models.IntentApplying:
+		return nil, nil, inProgress()
+	default:
+		return nil, nil, stale()
+	}
+	latest, err := models.LatestIntent(ctx, s.db.Gorm, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if latest.ID != in.ID {
+		return nil, nil, stale()
+	}
+	var pv Preview
+	if in.Preview == nil || json.Unmarshal([]byte(*in.Preview), &pv) != nil {
+		return nil, nil, stale()
+	}
+	if !SameConfirmations(req.Confirmations, pv.Confirmations) {
+		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeConfirmationsMismatch).Perm(i18n.Permanent)
+	}
+	// The second check, on our side: the facts the preview read, with our own state read again.
+	facts, err := s.ownFacts(ctx, serviceID, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := s.plans.Get(ctx, in.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	facts.Exists = !hasBlocker(pv.Blockers, GuestMissing)
+	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
+	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
+	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
+	facts.Mounts, facts.PlannedBytes = pv.Mounts, int64(plan.DiskGiB)*modules.GiB
+	if bs := Check(facts); len(bs) > 0 {
+		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
+			return nil, nil, inProgress()
+		}
+		return nil, nil, Blocked(bs)
+	}
+	applied := Applied{Confirmations: req.Confirmations, Mounts: pv.Mounts}
+	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied})
+	appliedRaw, _ := json.Marshal(applied)
+	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, Action: ActionApply, Payload: string(payload)}
+	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": applied.Mounts})
+	d := string(detail)
+	ev := &models.AuditEvent{Actor: clientID, ServiceID: serviceID, Event: "reinstall_applied", Detail: &d}
+	// The secrets are in memory before the operation can be claimed; a refused apply drops them.
+	secrets := map[string]string{}
+	if req.RootPassword != "" {
+		secrets[secretPassword] = req.RootPassword
+	}
+	if len(req.SSHKeys) > 0 {
+		secrets[secretSSHKeys] = strings.Join(req.SSHKeys, "\n")
+	}
+	s.secrets.Put(op.ID, secrets)
+	if err := s.db.ApplyIntent(ctx, in.ID, in.Generation, op, string(appliedRaw), ev); err != nil {
+		s.secrets.Drop(op.ID)
+		if errors.Is(err, models.ErrIntentChanged) {
+			return nil, nil, inProgress()
+		}
+		return nil, nil, fmt.Errorf("write reinstall operation: %w", err)
+	}
+	in, err = models.GetIntent(ctx, s.db.Gorm, in.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return op, in, nil
+}
+
+func hasBlocker(bs []Blocker, code BlockerCode) bool {
+	for _, b := range bs {
+		if b.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func blockerParam(bs []Blocker, code BlockerCode, key string) string {
+	for _, b := range bs {
+		if b.Code == code {
+			if v := b.Params[key]; v != "" {
+				return v
+			}
+			return "unknown"
+		}
+	}
+	return ""
+}
+
+// ownFacts are the facts our own database holds: a backup or restore of ours queued or running,
+// another reinstall applying (except the operation except).
+func (s *Service) ownFacts(ctx context.Context, serviceID, except string) (Facts, error) {
+	var f Facts
+	n, err := models.CountActiveOperations(ctx, s.db.Gorm, serviceID, except, ActionBackup, ActionRestore)
+	if err != nil {
+		return f, err
+	}
+	f.OwnBackupOrRestore = n > 0
+	if n, err = models.CountActiveOperations(ctx, s.db.Gorm, serviceID, except, ActionApply); err != nil {
+		return f, err
+	}
+	f.ReinstallInProgress = n > 0
+	return f, nil
+}
+
+// Reconcile closes a service's needs_reconciliation (R28) with an operator's resolution,
+// releases its lock and records it in the audit log: the service becomes active after recreated
+// or restored and failed after abandoned.
+func (s *Service) Reconcile(ctx context.Context, actor, serviceID string, req ReconcileRequest) (*models.Service, error) {
+	state := models.ServiceActive
+	if req.Resolution == "abandoned" {
+		state = models.ServiceFailed
+	}
+	detail, _ := json.Marshal(map[string]string{"resolution": req.Resolution, "note": req.Note})
+	d := string(detail)
+	ev := &models.AuditEvent{Actor: actor, ServiceID: serviceID, Event: "reconciled", Detail: &d}
+	svc, err := s.db.Reconcile(ctx, serviceID, state, ev)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil, notFound()
+	case errors.Is(err, models.ErrNothingToReconcile):
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNothingToReconcile).Perm(i18n.Permanent)
+	case err != nil:
+		return nil, err
+	}
+	s.log.Info("service reconciled", "service_id", serviceID, "resolution", req.Resolution, "actor", actor)
+	return svc, nil
+}
