@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"reflect"
 	"strconv"
@@ -40,6 +41,10 @@ type Client struct {
 	ID     string   `yaml:"id"`
 	Secret string   `yaml:"secret"`
 	Scopes []string `yaml:"scopes"`
+	// CallbackURL, when set, receives a signed event each time one of this client's operations
+	// ends; CallbackSecret is the HMAC key of those events (required with a URL).
+	CallbackURL    string `yaml:"callback_url"`
+	CallbackSecret string `yaml:"callback_secret"`
 }
 
 // Cluster is one Proxmox VE cluster.
@@ -277,6 +282,9 @@ func (c *Config) Validate() error {
 				return &Error{Key: key + ".scopes", Reason: fmt.Sprintf("unknown scope %q (billing, storefront, admin)", s)}
 			}
 		}
+		if err := validateCallback(key, cl); err != nil {
+			return err
+		}
 	}
 	names := map[string]bool{}
 	for i, cl := range c.Clusters {
@@ -307,12 +315,34 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// validateCallback checks a client's optional callback_url and callback_secret: both or neither,
+// an absolute http(s) URL, a secret of at least 16 characters.
+func validateCallback(key string, cl Client) error {
+	if cl.CallbackURL == "" {
+		if cl.CallbackSecret != "" {
+			return &Error{Key: key + ".callback_url", Reason: "must be set when callback_secret is"}
+		}
+		return nil
+	}
+	u, err := url.Parse(cl.CallbackURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return &Error{Key: key + ".callback_url", Reason: "must be an absolute http(s) URL"}
+	}
+	if len(cl.CallbackSecret) < 16 {
+		return &Error{Key: key + ".callback_secret", Reason: "must be at least 16 characters when callback_url is set"}
+	}
+	return nil
+}
+
 // String renders the config for logs with every secret redacted.
 func (c Config) String() string {
 	cp := c
 	cp.Clients = append([]Client(nil), c.Clients...)
 	for i := range cp.Clients {
 		cp.Clients[i].Secret = "[redacted]"
+		if cp.Clients[i].CallbackSecret != "" {
+			cp.Clients[i].CallbackSecret = "[redacted]"
+		}
 	}
 	cp.Clusters = append([]Cluster(nil), c.Clusters...)
 	for i := range cp.Clusters {
