@@ -176,12 +176,17 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	errs := make([]error, len(s.clusters))
-	for i, cl := range s.clusters {
+	var mu sync.Mutex
+	var errs []error
+	for _, cl := range s.clusters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.runCluster(ctx, cl, byCluster[cl.Name], &wg)
+			if err := s.runCluster(ctx, cl, byCluster[cl.Name], &wg); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
@@ -189,6 +194,8 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	return errors.Join(errs...)
 }
 
