@@ -1,0 +1,250 @@
+package reinstall_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/reinstall"
+)
+
+const (
+	testPassword = "Re1nstall-Secret-pw"
+	client       = "whmcs"
+	tmpl         = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
+)
+
+type logBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type env struct {
+	t       *testing.T
+	db      *models.DB
+	sim     *simtest.Server
+	svc     *reinstall.Service
+	exec    *executor.Executor
+	logs    *logBuf
+	started sync.Once
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func newEnv(t *testing.T, dialect string) *env {
+	t.Helper()
+	e := &env{t: t, logs: &logBuf{}}
+	e.db = dbtest.Open(t, dialect)
+	sim := pvesim.New(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
+	sim.AddStorage("local-zfs", "zfspool", []string{"images", "rootdir"}, false)
+	sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", 126<<20, "vztmpl")
+	e.sim = simtest.Start(t, sim)
+	cl, err := pve.New(pve.Config{Cluster: "default", URL: e.sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
+		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
+		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second})
+	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
+	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}
+	if _, err := ps.Import(context.Background(), []plans.Spec{
+		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
+			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
+		{Code: "ct-12", Name: "Container 12", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
+			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
+	}, plans.SourceFile); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond},
+		log, executor.NewMetrics(prometheus.NewRegistry()))
+	e.svc = reinstall.New(reinstall.Options{DB: e.db, Plans: ps, Modules: reg,
+		Clusters: []reinstall.Cluster{{Name: "default", Client: cl}}, Secrets: e.exec.Secrets(), Log: log})
+	for _, a := range e.svc.Actions() {
+		e.exec.Register(a)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		e.exec.Stop(ctx)
+	})
+	return e
+}
+
+// seed puts a stamped container of service id at vmid into the simulator and the service row
+// (with the create operation that names its OS) into the database. extra overrides or adds
+// config keys ("" deletes one).
+func (e *env) seed(id string, vmid int, plan string, running bool, extra map[string]string, pending ...map[string]string) {
+	e.t.Helper()
+	cfg := map[string]string{
+		"arch": "amd64", "hostname": "web1.example.com", "memory": "512", "swap": "512", "cores": "1",
+		"ostype": "debian", "rootfs": "local-lvm:vm-" + itoa(vmid) + "-disk-0,size=8G", "unprivileged": "1",
+		"net0":        "name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:00:50:01,ip=dhcp,type=veth",
+		"description": modules.StampDescription(id), "tags": modules.StampTag, "onboot": "1",
+	}
+	for k, v := range extra {
+		if v == "" {
+			delete(cfg, k)
+		} else {
+			cfg[k] = v
+		}
+	}
+	g := pvesim.Guest{VMID: vmid, Type: "lxc", Node: "pve1", Running: running, Config: cfg}
+	if len(pending) > 0 {
+		g.Pending = pending[0]
+	}
+	if err := e.sim.SeedGuest(g); err != nil {
+		e.t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := models.InsertService(ctx, e.db.Gorm, &models.Service{ServiceID: id, ClientID: client, Plan: plan,
+		GuestType: "container", Cluster: "default", Node: "pve1", VMID: &vmid, Hostname: "web1.example.com",
+		State: models.ServiceActive}); err != nil {
+		e.t.Fatal(err)
+	}
+	op := &models.Operation{ServiceID: id, ClientID: client, Action: "create", State: models.OpSucceeded,
+		Payload: `{"plan":"` + plan + `","guest_type":"container","os":"debian-12","hostname":"web1.example.com"}`}
+	if err := models.InsertOperation(ctx, e.db.Gorm, op); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// start starts the executor once.
+func (e *env) start() {
+	e.started.Do(func() { e.exec.Start(context.Background()) })
+}
+
+// wait runs the executor until op ends.
+func (e *env) wait(op *models.Operation) *models.Operation {
+	e.t.Helper()
+	e.start()
+	e.exec.Kick()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := executor.WaitTerminal(ctx, e.db, e.exec.Broker(), op.ID, 10*time.Millisecond)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if !models.IsTerminal(got.State) {
+		e.t.Fatalf("operation %s still %s", op.ID, got.State)
+	}
+	return got
+}
+
+// preview runs phase 1 to its end and returns the intent read afterwards.
+func (e *env) preview(id string) *models.Intent {
+	e.t.Helper()
+	in, op, err := e.svc.Preview(context.Background(), client, id, reinstall.PreviewRequest{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if in.State != models.IntentPreviewPending {
+		e.t.Fatalf("new intent %s", in.State)
+	}
+	done := e.wait(op)
+	if done.State != models.OpSucceeded {
+		e.t.Fatalf("preview ended %s %v", done.State, deref(done.ErrorCode))
+	}
+	got, err := e.svc.Get(context.Background(), client, id, in.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return got
+}
+
+func (e *env) view(in *models.Intent) reinstall.View { return reinstall.ViewOf(in, "en") }
+
+// apply sends phase 2 with the preview's confirmations and the password.
+func (e *env) apply(id string, in *models.Intent) (*models.Operation, error) {
+	op, _, err := e.svc.Apply(context.Background(), client, id, reinstall.ApplyRequest{IntentID: in.ID,
+		Confirmations: e.view(in).Confirmations, RootPassword: testPassword})
+	return op, err
+}
+
+func (e *env) service(id string) *models.Service {
+	e.t.Helper()
+	s, err := models.GetService(context.Background(), e.db.Gorm, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+func (e *env) intent(id string) *models.Intent {
+	e.t.Helper()
+	in, err := e.svc.Get(context.Background(), client, id, "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return in
+}
+
+func (e *env) requests(method, pathSuffix string) []pvesim.Request {
+	var out []pvesim.Request
+	for _, r := range e.sim.Requests() {
+		if r.Method == method && strings.HasSuffix(r.Path, pathSuffix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func problemCode(err error) i18n.Code {
+	var p *i18n.Problem
+	if errors.As(err, &p) {
+		return p.Code
+	}
+	return ""
+}
+
+func blockerCodes(err error) []string {
+	var p *i18n.Problem
+	var out []string
+	if errors.As(err, &p) {
+		for _, b := range p.Blockers {
+			out = append(out, b.Code)
+		}
+	}
+	return out
+}
+
