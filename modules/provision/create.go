@@ -103,12 +103,14 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 	}
 	svc := &models.Service{ServiceID: req.ServiceID, ClientID: clientID, Plan: plan.Code, GuestType: string(kind),
 		Cluster: plan.Cluster, Hostname: payload.Hostname, State: models.ServiceProvisioning, ParamsHash: hash}
-	op = &models.Operation{ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
+	// The secrets are in place before the operation row exists: a worker may claim it at once.
+	op = &models.Operation{ID: models.NewID(), ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
+	s.secrets.Put(op.ID, secrets)
 	err = s.db.CreateServiceOperation(ctx, svc, op)
 	if err == nil {
-		s.secrets.Put(op.ID, secrets)
 		return op, true, nil
 	}
+	s.secrets.Drop(op.ID)
 	if !errors.Is(err, models.ErrDuplicate) {
 		return nil, false, fmt.Errorf("write service %s: %w", req.ServiceID, err)
 	}
@@ -127,14 +129,15 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 		return last, false, nil
 	}
 	// The previous create failed: a new one adopts what it left (R36, R39).
-	op = &models.Operation{ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
-	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
-		return nil, false, fmt.Errorf("write create operation: %w", err)
-	}
 	if err := models.UpdateService(ctx, s.db.Gorm, req.ServiceID, map[string]any{"state": models.ServiceProvisioning}); err != nil {
 		return nil, false, err
 	}
+	op = &models.Operation{ID: models.NewID(), ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
 	s.secrets.Put(op.ID, secrets)
+	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+		s.secrets.Drop(op.ID)
+		return nil, false, fmt.Errorf("write create operation: %w", err)
+	}
 	return op, true, nil
 }
 

@@ -50,8 +50,10 @@ type env struct {
 	sim  *simtest.Server
 	svc  *provision.Service
 	exec *executor.Executor
-	logs *logBuf
-	reg  *prometheus.Registry
+	logs   *logBuf
+	reg    *prometheus.Registry
+	plans  *plans.Service
+	client *pve.Client
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -104,6 +106,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	t.Cleanup(client.Close)
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
+	e.plans, e.client = ps, client
 	specs := testPlans()
 	if pool {
 		vp := specs[2]

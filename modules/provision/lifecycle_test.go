@@ -264,10 +264,20 @@ func TestTerminate(t *testing.T) {
 	if got := e.wait(op); deref(got.ErrorCode) != string(i18n.CodeBlocked) {
 		t.Fatalf("protected: %s %s", got.State, deref(got.ErrorCode))
 	}
-	if len(e.requests("DELETE", "")) != 0 {
-		t.Fatal("destroy sent for a protected guest")
-	}
 	if err := e.sim.SetConfig(vmid, "protection", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.SetConfig(vmid, "lock", "backup"); err != nil {
+		t.Fatal(err)
+	}
+	op, _ = e.svc.Terminate(context.Background(), "whmcs", "svc-term")
+	if got := e.wait(op); deref(got.ErrorCode) != string(i18n.CodeBlocked) {
+		t.Fatalf("locked: %s %s", got.State, deref(got.ErrorCode))
+	}
+	if len(e.requests("DELETE", "")) != 0 || len(e.requests("POST", "/status/stop")) != 0 {
+		t.Fatal("stop or destroy sent for a protected or locked guest")
+	}
+	if err := e.sim.SetConfig(vmid, "lock", ""); err != nil {
 		t.Fatal(err)
 	}
 	e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "svc-term"))
@@ -308,6 +318,18 @@ func TestContainerSuspendChangePlan(t *testing.T) {
 	again := e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-sus", provision.SuspendRequest{}))
 	if resultOf(t, again)["noop"] != true || len(e.sim.Requests()) != n {
 		t.Fatal("second suspend was not a no-op")
+	}
+	e.mustSucceed(e.svc.Unsuspend(ctx, "whmcs", "svc-sus"))
+	g, _ = e.sim.Guest(vmid)
+	if g.Status != "running" || g.Config["onboot"] != "1" {
+		t.Fatalf("unsuspended guest %s onboot=%q", g.Status, g.Config["onboot"])
+	}
+	// A guest that does not shut down in time is stopped.
+	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/shutdown", Nth: 1,
+		TaskFail: "command 'lxc-stop -n " + itoa(vmid) + " --nokill --timeout 1' failed: exit code 1"})
+	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-sus", provision.SuspendRequest{}))
+	if g, _ = e.sim.Guest(vmid); g.Status != "stopped" || len(e.requests("POST", "/status/stop")) != 1 {
+		t.Fatalf("after a failed shutdown: %s, %d stops", g.Status, len(e.requests("POST", "/status/stop")))
 	}
 	e.mustSucceed(e.svc.Unsuspend(ctx, "whmcs", "svc-sus"))
 	g, _ = e.sim.Guest(vmid)
