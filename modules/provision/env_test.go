@@ -45,11 +45,11 @@ func (l *logBuf) String() string {
 }
 
 type env struct {
-	t    *testing.T
-	db   *models.DB
-	sim  *simtest.Server
-	svc  *provision.Service
-	exec *executor.Executor
+	t      *testing.T
+	db     *models.DB
+	sim    *simtest.Server
+	svc    *provision.Service
+	exec   *executor.Executor
 	logs   *logBuf
 	reg    *prometheus.Registry
 	plans  *plans.Service
