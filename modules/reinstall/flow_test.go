@@ -96,3 +96,123 @@ func TestPreviewLabelsPending(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// R6, R7, R17, R22, R26: apply stops, destroys without destroy-unreferenced-disks, re-creates
+// with the plan (short body, swap explicit, rootfs in allocation form, stamp, firewall), starts;
+// other guests' volumes stay; the password reaches Proxmox and nothing else.
+func TestApplyReplaces(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-apply", 5001, "ct-12", true, everyForm)
+	in := e.preview("svc-apply")
+	if v := e.view(in); len(v.Blockers) != 0 {
+		t.Fatalf("blockers %+v", v.Blockers)
+	}
+	e.sim.ResetLog()
+	op, err := e.apply("svc-apply", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.wait(op)
+	if done.State != models.OpSucceeded {
+		t.Fatalf("apply %s %s %s", done.State, deref(done.ErrorCode), deref(done.Result))
+	}
+	got := e.intent("svc-apply")
+	if got.State != models.IntentCompleted || got.Generation != 4 {
+		t.Fatalf("intent %s gen %d", got.State, got.Generation)
+	}
+	// The labels are stored beside the confirmations, on the operation and the intent.
+	v := e.view(got)
+	if v.Applied == nil || len(v.Applied.Mounts) != 9 || len(v.Applied.Confirmations) != 9 || v.Applied.Mounts[0].Data != reinstall.Erased {
+		t.Fatalf("applied %+v", v.Applied)
+	}
+	if !strings.Contains(done.Payload, `"data":"excluded"`) || !strings.Contains(done.Payload, `"confirmations"`) {
+		t.Fatalf("payload %s", done.Payload)
+	}
+	dels := e.requests("DELETE", "/lxc/5001")
+	if len(dels) != 1 {
+		t.Fatalf("%d destroys", len(dels))
+	}
+	if dels[0].Form.Has("destroy-unreferenced-disks") || dels[0].Form.Get("purge") == "1" {
+		t.Fatalf("destroy sent %v", dels[0].Form)
+	}
+	creates := e.requests("POST", "/nodes/pve1/lxc")
+	if len(creates) != 1 {
+		t.Fatalf("%d creates", len(creates))
+	}
+	f := creates[0].Form
+	for k, want := range map[string]string{"vmid": "5001", "rootfs": "local-lvm:12", "swap": "256", "memory": "2048",
+		"cores": "2", "unprivileged": "1", "hostname": "web1.example.com", "ostemplate": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst",
+		"password": testPassword, "tags": "pvebill"} {
+		if f.Get(k) != want {
+			t.Errorf("create %s=%q, want %q", k, f.Get(k), want)
+		}
+	}
+	for _, k := range []string{"arch", "features", "mp0", "mp1", "storage"} {
+		if f.Has(k) {
+			t.Errorf("create sent %s=%q", k, f.Get(k))
+		}
+	}
+	if !strings.Contains(f.Get("net0"), "firewall=1") || !strings.Contains(f.Get("description"), "pvebill-service: svc-apply") {
+		t.Errorf("create net0 %q description %q", f.Get("net0"), f.Get("description"))
+	}
+	g, ok := e.sim.Guest(5001)
+	if !ok || g.Status != "running" || g.Firewall["ipfilter"] != "1" || g.Firewall["enable"] != "1" {
+		t.Fatalf("guest after %+v", g)
+	}
+	for k := range g.Config {
+		if strings.HasPrefix(k, "mp") || strings.HasPrefix(k, "unused") {
+			t.Errorf("new container has %s", k)
+		}
+	}
+	// Another guest's volumes are kept; ours are gone.
+	lvm := strings.Join(e.sim.Volumes("local-lvm"), " ")
+	if !strings.Contains(lvm, "vm-6002-disk-1") || !strings.Contains(lvm, "vm-7003-disk-0") || strings.Contains(lvm, "vm-5001-disk-9") {
+		t.Fatalf("local-lvm after: %s", lvm)
+	}
+	if s := e.service("svc-apply"); s.State != models.ServiceActive || s.LockOperationID != nil {
+		t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
+	}
+	assertNoSecret(t, e, testPassword)
+}
+
+// R26: the password is in no table, no log line.
+func assertNoSecret(t *testing.T, e *env, secret string) {
+	t.Helper()
+	var tables []string
+	q := "SELECT name FROM sqlite_master WHERE type = 'table'"
+	if e.db.Dialect == models.MySQL {
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+	}
+	if err := e.db.Gorm.Raw(q).Scan(&tables).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) < 5 {
+		t.Fatalf("tables %v", tables)
+	}
+	for _, tbl := range tables {
+		rows, err := e.db.Gorm.Raw("SELECT * FROM " + tbl).Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if strings.Contains(fmt.Sprintf("%s", v), secret) {
+					t.Errorf("table %s column %s holds the secret", tbl, cols[i])
+				}
+			}
+		}
+		rows.Close()
+	}
+	if strings.Contains(e.logs.String(), secret) {
+		t.Error("a log line holds the secret")
+	}
+}
