@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	billing.POST("/services/:service_id/unsuspend", s.unsuspendService)
 	billing.POST("/services/:service_id/terminate", s.terminateService)
 	billing.POST("/services/:service_id/change-plan", s.changePlan)
+	billing.GET("/usage", s.getUsage)
 
 	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
 	shop.GET("/plans", s.listPlans)

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/usage"
+	"pvebill/server/config"
+)
+
+// usageParams are the query parameters GET /v1/usage accepts; anything else is refused, so a
+// misspelt parameter is never silently ignored.
+var usageParams = map[string]bool{"from": true, "to": true, "service_id": true, "granularity": true,
+	"limit": true, "cursor": true, "wait": true}
+
+// getUsage answers GET /v1/usage (R34, API.md Usage): per service and period, from the
+// 5-minute buckets, null where a value is not known. A billing client sees its own services,
+// an admin every service.
+func (s *Server) getUsage(c *gin.Context) {
+	q, err := usageQuery(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	cl := client(c)
+	if !cl.HasScope(config.ScopeAdmin) {
+		q.ClientID = cl.ID
+	}
+	ctx := c.Request.Context()
+	if q.ServiceID != "" {
+		svc, err := models.GetService(ctx, s.db.Gorm, q.ServiceID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && q.ClientID != "" && svc.ClientID != q.ClientID) {
+			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
+			return
+		}
+		if err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+	}
+	rep, err := usage.NewReporter(s.db, s.plans, s.now).Report(ctx, q)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, rep)
+}
+
+func usageQuery(c *gin.Context) (usage.Query, error) {
+	var q usage.Query
+	var fields []i18n.FieldError
+	for _, k := range slices.Sorted(maps.Keys(c.Request.URL.Query())) {
+		if !usageParams[k] {
+			fields = append(fields, i18n.FieldError{Field: k, Code: i18n.FieldUnknown})
+		}
+	}
+	parseTime := func(name string) time.Time {
+		raw, ok := c.GetQuery(name)
+		if !ok || raw == "" {
+			fields = append(fields, i18n.FieldError{Field: name, Code: i18n.FieldRequired})
+			return time.Time{}
+		}
+		t, err := time.Parse(time.RFC3339Nano, raw)
+		if err != nil {
+			fields = append(fields, i18n.FieldError{Field: name, Code: i18n.FieldBadTimestamp})
+		}
+		return t
+	}
+	q.From, q.To = parseTime("from"), parseTime("to")
+	if len(fields) == 0 && (!q.From.Before(q.To) || q.To.Sub(q.From) > usage.MaxPeriod) {
+		fields = append(fields, i18n.FieldError{Field: "to", Code: i18n.FieldInvalid})
+	}
+	if id, ok := c.GetQuery("service_id"); ok {
+		if !ServiceIDPattern.MatchString(id) {
+			fields = append(fields, i18n.FieldError{Field: "service_id", Code: i18n.FieldPattern})
+		}
+		q.ServiceID = id
+	}
+	if g, ok := c.GetQuery("granularity"); ok {
+		if g != "5m" {
+			fields = append(fields, i18n.FieldError{Field: "granularity", Code: i18n.FieldOneOf, Param: "5m"})
+		}
+		q.Buckets = true
+	}
+	if raw, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(raw)
+		switch {
+		case err != nil:
+			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldType, Param: "int"})
+		case n < 1:
+			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooSmall, Param: "1"})
+		case n > usage.MaxPageSize:
+			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(usage.MaxPageSize)})
+		}
+		q.Limit = n
+	}
+	if cur, ok := c.GetQuery("cursor"); ok {
+		if !ServiceIDPattern.MatchString(cur) {
+			fields = append(fields, i18n.FieldError{Field: "cursor", Code: i18n.FieldPattern})
+		}
+		q.After = cur
+	}
+	if len(fields) > 0 {
+		return q, i18n.Validation(fields...)
+	}
+	return q, nil
+}

@@ -1,0 +1,148 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"pvebill/models"
+	"pvebill/modules/usage"
+)
+
+func seedUsageService(t *testing.T, h *harness, id, client, plan string, vmid int) {
+	t.Helper()
+	svc := &models.Service{ServiceID: id, ClientID: client, Plan: plan, GuestType: "container", Cluster: "default",
+		Node: "pve1", VMID: &vmid, State: models.ServiceActive}
+	if err := models.InsertService(context.Background(), h.db.Gorm, svc); err != nil {
+		t.Fatal(err)
+	}
+	// Created well before any period the tests ask for.
+	if err := h.db.Gorm.Exec("UPDATE services SET created_at = ? WHERE service_id = ?", h.clock().Add(-72*time.Hour), id).Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func i64p(v int64) *int64 { return &v }
+
+// GET /v1/usage as API.md shows it: the numbers of the stored buckets, null where unknown, the
+// current bucket partial, pages by cursor, another client's service a 404, bad queries 422 —
+// and every answer conforms to openapi.yaml.
+func TestUsageReportOverHTTP(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	ctx := context.Background()
+	if r := h.admin("PUT", "/v1/admin/plans/ct-2g", planBody(t, "container", map[string]any{"bandwidth_gib": 100})); r.Status != 201 {
+		t.Fatalf("plan: %d %s", r.Status, r.Body)
+	}
+	seedUsageService(t, h, "u-1", "whmcs", "ct-2g", 5001)
+	seedUsageService(t, h, "u-2", "whmcs", "ct-2g", 5002)
+	seedUsageService(t, h, "u-other", "other", "ct-2g", 5003)
+
+	cur := usage.BucketStart(h.clock())
+	prev := cur.Add(-usage.BucketWidth)
+	b := func(id string, start time.Time, samples int, swapSum, swapMax int64, in *int64) models.UsageBucket {
+		return models.UsageBucket{ServiceID: id, BucketStart: start.Unix(), Cluster: "default", Node: "pve1", VMID: 5001,
+			GuestType: "container", Samples: samples, SwapSamples: samples, SwapSum: swapSum, SwapMax: i64p(swapMax),
+			SwapLimit: i64p(512 << 20), MemSum: int64(samples) * 1000, MemMax: i64p(1000), CPUSum: 0.5 * float64(samples),
+			DiskMax: i64p(4096), NetIn: in, NetOut: in, LastSample: start.Unix()}
+	}
+	if err := h.db.UpsertUsageBuckets(ctx, []models.UsageBucket{
+		b("u-1", prev, 5, 5000, 2000, i64p(700)),
+		b("u-1", cur, 1, 300, 300, nil),
+		b("u-other", cur, 1, 1, 1, nil),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	from, to := prev.Add(-time.Hour), cur.Add(time.Hour)
+	q := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"5m"}, "limit": {"1"}}
+	path := "/v1/usage?" + q.Encode()
+	r := h.billing("GET", path, nil)
+	conformUsage(t, path, r, 200)
+	m := r.json(t)
+	svcs := m["services"].([]any)
+	if len(svcs) != 1 || m["next_cursor"] != "u-1" {
+		t.Fatalf("page 1: %s", r.Body)
+	}
+	s1 := svcs[0].(map[string]any)
+	want := map[string]any{"service_id": "u-1", "netin_bytes": 700.0, "netout_bytes": 700.0, "disk_max_bytes": 4096.0,
+		"memory_avg_bytes": 1000.0, "memory_max_bytes": 1000.0, "swap_avg_bytes": float64(5300 / 6), "swap_max_bytes": 2000.0,
+		"cpu_avg": 0.5, "bandwidth_limit_bytes": float64(100 << 30), "samples": 6.0}
+	for k, v := range want {
+		if s1[k] != v {
+			t.Errorf("%s = %v, want %v", k, s1[k], v)
+		}
+	}
+	bk := s1["buckets"].([]any)
+	if len(bk) != 2 || bk[0].(map[string]any)["partial"] != false || bk[1].(map[string]any)["partial"] != true ||
+		bk[1].(map[string]any)["samples"] != 1.0 || bk[1].(map[string]any)["netin_bytes"] != nil {
+		t.Fatalf("buckets: %v", bk)
+	}
+
+	q.Set("cursor", "u-1")
+	path = "/v1/usage?" + q.Encode()
+	r = h.billing("GET", path, nil)
+	conformUsage(t, path, r, 200)
+	m = r.json(t)
+	svcs = m["services"].([]any)
+	if len(svcs) != 1 || m["next_cursor"] != nil {
+		t.Fatalf("page 2: %s", r.Body)
+	}
+	s2 := svcs[0].(map[string]any)
+	for _, k := range []string{"netin_bytes", "netout_bytes", "disk_max_bytes", "memory_avg_bytes", "swap_avg_bytes", "swap_max_bytes", "cpu_avg"} {
+		if v, ok := s2[k]; !ok || v != nil {
+			t.Errorf("u-2 %s = %v (present %v), want null", k, v, ok)
+		}
+	}
+
+	// One service; another client's is not found; an admin sees it.
+	one := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "service_id": {"u-other"}}
+	path = "/v1/usage?" + one.Encode()
+	conformUsage(t, path, h.billing("GET", path, nil), 404)
+	if r := h.admin("GET", path, nil); r.Status != 200 || len(r.json(t)["services"].([]any)) != 1 {
+		t.Fatalf("admin: %d %s", r.Status, r.Body)
+	}
+
+	for _, bad := range []string{
+		"/v1/usage",
+		"/v1/usage?from=yesterday&to=" + url.QueryEscape(to.Format(time.RFC3339)),
+		"/v1/usage?from=" + url.QueryEscape(to.Format(time.RFC3339)) + "&to=" + url.QueryEscape(from.Format(time.RFC3339)),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"1h"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "limit": {"5000"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularty": {"5m"}}.Encode(),
+	} {
+		r := h.billing("GET", bad, nil)
+		checkProblem(t, r, 422, "validation_failed")
+	}
+	r = h.signed("GET", "/v1/usage?"+one.Encode(), "shop", shopSecret, nil)
+	checkProblem(t, r, 403, "forbidden")
+}
+
+func conformUsage(t *testing.T, path string, resp response, status int) {
+	t.Helper()
+	if resp.Status != status {
+		t.Fatalf("GET %s: %d, want %d: %s", path, resp.Status, status, resp.Body)
+	}
+	router, err := gorillamux.NewRouter(loadSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:8080"+path, nil)
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("GET %s: not in spec: %v", path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
+		Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
+	}
+}
