@@ -53,6 +53,8 @@ type env struct {
 	db      *models.DB
 	sim     *simtest.Server
 	svc     *reinstall.Service
+	client  *pve.Client
+	plans   *plans.Service
 	exec    *executor.Executor
 	logs    *logBuf
 	started sync.Once
@@ -75,8 +77,10 @@ func newEnv(t *testing.T, dialect string) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
+	e.client = cl
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
+	e.plans = ps
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}
 	if _, err := ps.Import(context.Background(), []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
@@ -141,6 +145,42 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// addPlan adds a container plan of gib GiB.
+func (e *env) addPlan(code string, gib int) {
+	e.t.Helper()
+	if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: code, Name: code,
+		GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: ptr(1), MemoryMiB: ptr(512),
+		DiskGiB: ptr(gib), Storage: "local-lvm", Bridge: "vmbr0",
+		OS: plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}}}, plans.SourceFile); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// hold keeps the executor from claiming the service's operations (its lock is held by an
+// operation of another process) until release.
+func (e *env) hold(id string) {
+	e.t.Helper()
+	if err := e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", "held-elsewhere", id).Error; err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) release(id string) {
+	e.t.Helper()
+	if err := e.db.Gorm.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ?", id).Error; err != nil {
+		e.t.Fatal(err)
+	}
+	e.exec.Kick()
+}
+
+// resetLog empties the simulator's request log after checking what it holds so far for schema
+// violations and R13 breaches.
+func (e *env) resetLog() {
+	e.t.Helper()
+	simtest.Check(e.t, e.sim.Sim)
+	e.sim.ResetLog()
+}
 
 // start starts the executor once.
 func (e *env) start() {

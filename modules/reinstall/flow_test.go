@@ -30,7 +30,7 @@ func TestPreviewLabelsEveryFormAndOnlyReads(t *testing.T) {
 	if err := e.sim.SetConfig(5001, "mp6", "local-lvm:not-a-volume-name,mp=/junk"); err != nil {
 		t.Fatal(err)
 	}
-	e.sim.ResetLog()
+	e.resetLog()
 	in := e.preview("svc-forms")
 	for _, r := range e.sim.Requests() {
 		if r.Method != "GET" {
@@ -107,7 +107,7 @@ func TestApplyReplaces(t *testing.T) {
 	if v := e.view(in); len(v.Blockers) != 0 {
 		t.Fatalf("blockers %+v", v.Blockers)
 	}
-	e.sim.ResetLog()
+	e.resetLog()
 	op, err := e.apply("svc-apply", in)
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,8 @@ type runResult struct {
 	Node         string `json:"node,omitempty"`
 	FailedStage  string `json:"failed_stage,omitempty"`
 	GuestExisted *bool  `json:"guest_existed"`
+	// Blockers are the blockers the run's own check found.
+	Blockers []Blocker `json:"blockers,omitempty"`
 	// Checked is set once the guest-existence check ran (GuestExisted may still be nil).
 	Checked bool `json:"existence_checked,omitempty"`
 }

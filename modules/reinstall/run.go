@@ -206,6 +206,12 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	defer func() {
 		if err != nil {
 			err = problemOf(err)
+			var p *i18n.Problem
+			if errors.As(err, &p) {
+				for _, b := range p.Blockers {
+					res.Blockers = append(res.Blockers, Blocker{Code: BlockerCode(b.Code), Params: b.Params})
+				}
+			}
 			if r.Action.Destructive(r.Op.StageIndex) {
 				res.FailedStage = r.Op.Stage
 				if probe != nil {
