@@ -287,4 +287,3 @@ func blockerCodes(err error) []string {
 	}
 	return out
 }
-
