@@ -22,6 +22,7 @@ import (
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
+	usagedb "pvebill/modules/usage"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -36,6 +37,8 @@ type app struct {
 	sched *jobs.Scheduler
 	srv   *server.Server
 	plans *plans.Service
+	// sampler is the swap sampling job; its node rounds are waited for at shutdown.
+	sampler *jobs.SwapSampler
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -110,6 +113,11 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	for _, a := range prov.Actions() {
 		exec.Register(a)
 	}
+	sampler, err := scheduleUsage(cfg, db, clusters, sched, reg, log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	// Say at start-up whether each cluster answers and whether its datacenter firewall is on
 	// (R9); neither stops the server.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -119,7 +127,36 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	cancel()
 	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
 		Plans: planSvc, IPPools: ipSvc, Provision: prov})
-	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc}, nil
+	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc,
+		sampler: sampler}, nil
+}
+
+// scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
+// buckets, and registers the per-guest swap, sampler and needs-reconciliation metrics (R33).
+func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluster, sched *jobs.Scheduler,
+	reg *prometheus.Registry, log *slog.Logger) (*jobs.SwapSampler, error) {
+	sc := make([]jobs.SamplerCluster, 0, len(clusters))
+	for _, c := range clusters {
+		sc = append(sc, jobs.SamplerCluster{Name: c.Name, Client: c.Client})
+	}
+	spec := cfg.Jobs.SwapSampling
+	if spec == "" {
+		spec = "@every 1m"
+	}
+	interval, ok := jobs.SpecInterval(spec)
+	if !ok {
+		interval = jobs.DefaultSamplingInterval
+	}
+	s := jobs.NewSwapSampler(db, sc, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
+		jobs.SamplerConfig{Interval: interval})
+	if err := sched.Add(spec, s, interval); err != nil {
+		return nil, err
+	}
+	if err := sched.Add("@every 1h", jobs.UsageRetention{DB: db, Log: log}, 10*time.Minute); err != nil {
+		return nil, err
+	}
+	usagedb.NewReconciliationGauge(reg, db)
+	return s, nil
 }
 
 // pveClusters builds one Proxmox client per configured cluster, their metrics on the app's
@@ -181,6 +218,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		a.log.Warn("http shutdown", "err", err)
 	}
 	a.sched.Stop(sctx)
+	a.sampler.Wait()
 	a.exec.Stop(sctx)
 	a.log.Info("pvebill stopped")
 	cerr := a.db.Close()

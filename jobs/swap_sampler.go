@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -439,4 +440,17 @@ func (j UsageRetention) Run(ctx context.Context) error {
 		j.Log.Info("purged usage buckets past retention", "count", n)
 	}
 	return err
+}
+
+// SpecInterval is the interval of an "@every D" cron spec; other specs report false.
+func SpecInterval(spec string) (time.Duration, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every ")
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(rest))
+	if err != nil || d <= 0 {
+		return 0, false
+	}
+	return d, true
 }

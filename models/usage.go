@@ -206,3 +206,11 @@ func (db *DB) UsageServices(ctx context.Context, q UsageServicesQuery) ([]Servic
 	err := tx.Order("service_id").Limit(q.Limit).Find(&rows).Error
 	return rows, err
 }
+
+// CountServicesInState counts the services in a state (the needs_reconciliation gauge reads it
+// at scrape time).
+func (db *DB) CountServicesInState(ctx context.Context, state string) (int64, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&Service{}).Where("state = ?", state).Count(&n).Error
+	return n, err
+}

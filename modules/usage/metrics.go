@@ -1,8 +1,10 @@
 package usage
 
 import (
+	"context"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -124,4 +126,36 @@ func (m *GuestMetrics) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.series)
+}
+
+// StateCounter counts services in a state (models.DB).
+type StateCounter interface {
+	CountServicesInState(ctx context.Context, state string) (int64, error)
+}
+
+// reconciliationCollector reads the number of services needing reconciliation at scrape time,
+// from the database only (a scrape never calls Proxmox). When the database does not answer the
+// series is absent, not 0.
+type reconciliationCollector struct {
+	db   StateCounter
+	desc *prometheus.Desc
+}
+
+// NewReconciliationGauge registers pvebill_services_needs_reconciliation on reg: the services
+// whose operation failed at or after an irreversible stage and wait for an operator (R28).
+func NewReconciliationGauge(reg prometheus.Registerer, db StateCounter) {
+	reg.MustRegister(&reconciliationCollector{db: db, desc: prometheus.NewDesc("pvebill_services_needs_reconciliation",
+		"Services in needs_reconciliation: an operator must resolve them through the admin API.", nil, nil)})
+}
+
+func (c *reconciliationCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *reconciliationCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	n, err := c.db.CountServicesInState(ctx, "needs_reconciliation")
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n))
 }
