@@ -1,0 +1,146 @@
+package reinstall_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/reinstall"
+)
+
+// R27, R28: a fault at each stage. Before destroy the run fails and releases the lock; at or
+// after destroy it needs reconciliation, keeps the lock, and says whether the guest existed —
+// null when the existence check itself failed.
+func TestFaultAtEveryStage(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	cases := []struct {
+		stage   string
+		faults  []pvesim.Fault
+		existed *bool // nil: null
+	}{
+		{"precheck", []pvesim.Fault{{Method: "GET", PathPattern: "/cluster/resources", Status: 500, Message: "boom"}}, nil},
+		{"stop", []pvesim.Fault{{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/stop", TaskFail: "command 'lxc-stop' failed"}}, nil},
+		{"destroy", []pvesim.Fault{{Method: "DELETE", PathPattern: "/nodes/{node}/lxc/{vmid}", TaskFail: "volume deletion failed"}}, yes},
+		{"create", []pvesim.Fault{{Method: "POST", PathPattern: "/nodes/{node}/lxc", Status: 500, Message: "unable to create CT 5001 - storage full"}}, no},
+		{"configure", []pvesim.Fault{{Method: "PUT", PathPattern: "/nodes/{node}/lxc/{vmid}/firewall/options", Status: 500, Message: "firewall down"}}, yes},
+		{"start", []pvesim.Fault{{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/start", TaskFail: "startup for container '5001' failed"}}, yes},
+		// verify: the 5th config read (precheck, re-read before destroy, destroy read-back,
+		// configure, verify).
+		{"verify", []pvesim.Fault{{Method: "GET", PathPattern: "/nodes/{node}/lxc/{vmid}/config", Nth: 5, Status: 500, Message: "pmxcfs hiccup"}}, yes},
+	}
+	for _, c := range cases {
+		t.Run(c.stage, func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			e.seed("svc-fault", 5001, "ct-8", true, nil)
+			in := e.preview("svc-fault")
+			for _, f := range c.faults {
+				e.sim.InjectFault(f)
+			}
+			op, err := e.apply("svc-fault", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := e.wait(op)
+			if done.Stage != c.stage {
+				t.Fatalf("failed at %q, want %q (%s %s)", done.Stage, c.stage, deref(done.ErrorCode), deref(done.Result))
+			}
+			s := e.service("svc-fault")
+			got := e.intent("svc-fault")
+			destructive := c.stage != "precheck" && c.stage != "stop"
+			if !destructive {
+				if done.State != models.OpFailed || s.LockOperationID != nil || s.State != models.ServiceActive {
+					t.Fatalf("op %s, service %s lock %v", done.State, s.State, s.LockOperationID)
+				}
+				if got.State != models.IntentFailed {
+					t.Fatalf("intent %s", got.State)
+				}
+				if n := len(e.requests("DELETE", "/lxc/5001")); n != 0 {
+					t.Fatalf("%d destroys", n)
+				}
+				return
+			}
+			if done.State != models.OpNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID ||
+				s.State != models.ServiceNeedsReconciliation {
+				t.Fatalf("op %s, service %s lock %v", done.State, s.State, s.LockOperationID)
+			}
+			v := reinstall.ViewOf(got, "en")
+			if got.State != models.IntentNeedsReconciliation || v.Reconciliation == nil {
+				t.Fatalf("intent %s %+v", got.State, v.Reconciliation)
+			}
+			r := v.Reconciliation
+			if r.VMID != 5001 || r.FailedStage != c.stage || fmt.Sprint(deref2(r.GuestExisted)) != fmt.Sprint(deref2(c.existed)) {
+				t.Fatalf("reconciliation %+v existed %v, want %v", r, deref2(r.GuestExisted), deref2(c.existed))
+			}
+			// The lock stays closed: no reinstall may start.
+			if _, _, err := e.svc.Preview(context.Background(), client, "svc-fault", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
+				t.Fatalf("preview while awaiting reconciliation: %v", err)
+			}
+			// An operator resolves it; the audit log records it and the lock opens.
+			if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-fault", reinstall.ReconcileRequest{Resolution: "recreated", Note: "checked by hand"}); err != nil {
+				t.Fatal(err)
+			}
+			s = e.service("svc-fault")
+			if s.State != models.ServiceActive || s.LockOperationID != nil {
+				t.Fatalf("after reconcile: %s lock %v", s.State, s.LockOperationID)
+			}
+			if got := e.intent("svc-fault"); got.State != models.IntentResolved {
+				t.Fatalf("intent after reconcile %s", got.State)
+			}
+			evs, err := models.ListAudit(context.Background(), e.db.Gorm, "svc-fault")
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := evs[len(evs)-1]
+			if last.Event != "reconciled" || last.Actor != "ops" || last.OperationID != op.ID || deref(last.Detail) != `{"note":"checked by hand","resolution":"recreated"}` {
+				t.Fatalf("audit %+v %s", last, deref(last.Detail))
+			}
+			if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-fault", reinstall.ReconcileRequest{Resolution: "recreated"}); problemCode(err) != i18n.CodeNothingToReconcile {
+				t.Fatalf("second reconcile: %v", err)
+			}
+		})
+	}
+}
+
+func deref2(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}
+
+// R28: null is not false — when the existence check itself fails after a destroy, the intent
+// says null.
+func TestGuestExistedUnknown(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-null", 5001, "ct-8", true, nil)
+	in := e.preview("svc-null")
+	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc", Status: 500, Message: "storage full"})
+	// The 4th config read is the existence check after the failed create.
+	e.sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: "/nodes/{node}/lxc/{vmid}/config", Nth: 4, Times: 1, Status: 500, Message: "cluster file system not ready"})
+	op, err := e.apply("svc-null", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.wait(op)
+	if done.State != models.OpNeedsReconciliation || done.Stage != "create" {
+		t.Fatalf("op %s at %s", done.State, done.Stage)
+	}
+	v := reinstall.ViewOf(e.intent("svc-null"), "en")
+	if v.Reconciliation == nil || v.Reconciliation.GuestExisted != nil {
+		t.Fatalf("reconciliation %+v", v.Reconciliation)
+	}
+	// The guest is in fact gone: null was the honest answer, not false by default.
+	if _, ok := e.sim.Guest(5001); ok {
+		t.Fatal("guest still there")
+	}
+	// Abandoned: the service fails (billing terminates or re-creates).
+	if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-null", reinstall.ReconcileRequest{Resolution: "abandoned"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.service("svc-null"); s.State != models.ServiceFailed || s.LockOperationID != nil {
+		t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
+	}
+}
