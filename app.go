@@ -15,6 +15,7 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/modules"
+	"pvebill/modules/callbacks"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/lxc"
@@ -39,6 +40,8 @@ type app struct {
 	plans *plans.Service
 	// sampler is the swap sampling job; its node rounds are waited for at shutdown.
 	sampler *jobs.SwapSampler
+	// cbs delivers completion callbacks to the clients that configured a callback URL.
+	cbs *callbacks.Dispatcher
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -127,8 +130,10 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	cancel()
 	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
 		Plans: planSvc, IPPools: ipSvc, Provision: prov})
+	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
+		Metrics: callbacks.NewMetrics(reg), Owner: exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc,
-		sampler: sampler}, nil
+		sampler: sampler, cbs: cbs}, nil
 }
 
 // scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
@@ -178,6 +183,17 @@ func pveClusters(cfg config.Config, reg *prometheus.Registry) ([]provision.Clust
 	return out, nil
 }
 
+// callbackTargets lists the clients that configured a callback URL.
+func callbackTargets(cfg config.Config) []callbacks.Target {
+	var out []callbacks.Target
+	for _, c := range cfg.Clients {
+		if c.CallbackURL != "" {
+			out = append(out, callbacks.Target{ClientID: c.ID, URL: c.CallbackURL, Secret: c.CallbackSecret})
+		}
+	}
+	return out
+}
+
 // ipPoolSpecs turns the config file's ip_pools into pool specs (the same objects as the API's).
 func ipPoolSpecs(in []config.IPPool) []ippool.Spec {
 	out := make([]ippool.Spec, 0, len(in))
@@ -203,6 +219,7 @@ func (a *app) loadExamplePlans(ctx context.Context) error {
 func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.exec.Start(ctx)
 	a.sched.Start()
+	a.cbs.Start(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- a.srv.Serve(ln) }()
 	a.log.Info("pvebill listening", "addr", ln.Addr().String())
@@ -220,6 +237,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.sched.Stop(sctx)
 	a.sampler.Wait()
 	a.exec.Stop(sctx)
+	a.cbs.Stop(sctx)
 	a.log.Info("pvebill stopped")
 	cerr := a.db.Close()
 	if serveErr != nil {
