@@ -121,6 +121,10 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		db.Close()
 		return nil, err
 	}
+	if err := sched.Add(cfg.Jobs.Limits, jobs.Limits{Provision: prov, Log: log, Kick: exec.Kick}, 5*time.Minute); err != nil {
+		db.Close()
+		return nil, err
+	}
 	// Say at start-up whether each cluster answers and whether its datacenter firewall is on
 	// (R9); neither stops the server.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -85,4 +86,62 @@ func LatestOperation(ctx context.Context, tx *gorm.DB, serviceID, action string)
 		return nil, fmt.Errorf("latest %s operation of %s: %w", action, serviceID, err)
 	}
 	return &op, nil
+}
+
+// BandwidthUsage is a service's traffic in its current billing period.
+type BandwidthUsage struct {
+	ServiceID   string `gorm:"primaryKey;column:service_id"`
+	PeriodStart time.Time
+	Bytes       int64
+	LastCounter *int64
+	UpdatedAt   time.Time
+}
+
+// TableName pins the table.
+func (BandwidthUsage) TableName() string { return "bandwidth_usage" }
+
+// GetBandwidthUsage reads a service's row; ErrNotFound when it has none yet.
+func GetBandwidthUsage(ctx context.Context, tx *gorm.DB, serviceID string) (*BandwidthUsage, error) {
+	var u BandwidthUsage
+	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Take(&u).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &u, err
+}
+
+// SaveBandwidthUsage writes a service's row, every column explicitly.
+func SaveBandwidthUsage(ctx context.Context, tx *gorm.DB, u *BandwidthUsage) error {
+	u.UpdatedAt = Now()
+	res := tx.WithContext(ctx).Model(&BandwidthUsage{}).Where("service_id = ?", u.ServiceID).
+		Updates(map[string]any{"period_start": u.PeriodStart, "bytes": u.Bytes, "last_counter": u.LastCounter, "updated_at": u.UpdatedAt})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected > 0 {
+		return nil
+	}
+	err := tx.WithContext(ctx).Create(u).Error
+	if errors.Is(err, ErrDuplicate) {
+		return tx.WithContext(ctx).Model(&BandwidthUsage{}).Where("service_id = ?", u.ServiceID).
+			Updates(map[string]any{"period_start": u.PeriodStart, "bytes": u.Bytes, "last_counter": u.LastCounter, "updated_at": u.UpdatedAt}).Error
+	}
+	return err
+}
+
+// EnforceableServices lists the services of cluster that have a guest and may need a limit or
+// drift repair: active, suspended or limited, with a vmid.
+func EnforceableServices(ctx context.Context, tx *gorm.DB, cluster string) ([]Service, error) {
+	var out []Service
+	err := tx.WithContext(ctx).Where("cluster = ? AND vmid IS NOT NULL AND state IN ?", cluster,
+		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("service_id").Find(&out).Error
+	return out, err
+}
+
+// HasOpenOperation reports whether a service has a queued or running operation.
+func HasOpenOperation(ctx context.Context, tx *gorm.DB, serviceID string) (bool, error) {
+	var n int64
+	err := tx.WithContext(ctx).Model(&Operation{}).Where("service_id = ? AND state IN ?", serviceID,
+		[]string{OpQueued, OpRunning}).Count(&n).Error
+	return n > 0, err
 }

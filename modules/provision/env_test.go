@@ -211,3 +211,28 @@ func ctReq(id string) provision.CreateRequest {
 	return provision.CreateRequest{ServiceID: id, Plan: "ct-small", Hostname: "web1.example.com", OS: "debian-12",
 		RootPassword: testPassword, SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a test@example"}}
 }
+
+// enforcements returns the value of pvebill_enforcements_total{reason, guest_type} (0 when
+// the series does not exist).
+func enforcements(t *testing.T, e *env, reason, kind string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "pvebill_enforcements_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["reason"] == reason && labels["guest_type"] == kind {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}

@@ -8,7 +8,8 @@ import (
 
 // Metrics are the provisioning layer's Prometheus series.
 type Metrics struct {
-	firewall *prometheus.GaugeVec
+	firewall     *prometheus.GaugeVec
+	enforcements *prometheus.CounterVec
 }
 
 // NewMetrics registers the provisioning metrics on reg.
@@ -17,8 +18,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		firewall: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_datacenter_firewall_enabled",
 			Help: "1 when the cluster's datacenter firewall is enabled (guest anti-spoofing applies only then, R9), 0 when not."},
 			[]string{"cluster"}),
+		enforcements: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_enforcements_total",
+			Help: "Guests stopped by limit enforcement or drift repair, by reason and guest type (R16)."},
+			[]string{"reason", "guest_type"}),
 	}
-	reg.MustRegister(m.firewall)
+	reg.MustRegister(m.firewall, m.enforcements)
 	return m
 }
 

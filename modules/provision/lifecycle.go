@@ -26,6 +26,9 @@ type ChangePlanRequest struct {
 
 type suspendPayload struct {
 	Reason string `json:"reason,omitempty"`
+	// Enforce is set by limit enforcement: "bandwidth" leaves the service limited, "drift"
+	// stops a suspended or limited guest found running again (R16).
+	Enforce string `json:"enforce,omitempty"`
 }
 
 type changePlanPayload struct {
@@ -35,7 +38,7 @@ type changePlanPayload struct {
 // Suspend queues a suspend: a container is stopped, a VM follows its plan's mode (R15).
 // Suspending a suspended service succeeds as a no-op (R36).
 func (s *Service) Suspend(ctx context.Context, clientID, serviceID string, req SuspendRequest) (*models.Operation, error) {
-	return s.enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload(req))
+	return s.enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload{Reason: req.Reason})
 }
 
 // Unsuspend queues an unsuspend.
@@ -201,10 +204,28 @@ func (s *Service) lifecycleRun(ctx context.Context, r *executor.Run, body func(s
 
 func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
+		var p suspendPayload
+		if err := r.Payload(&p); err != nil {
+			return err
+		}
 		if err := r.Stage(ctx, "precheck"); err != nil {
 			return err
 		}
-		if svc.State == models.ServiceSuspended {
+		next := models.ServiceSuspended
+		switch {
+		case p.Enforce == ReasonDrift:
+			if svc.State != models.ServiceSuspended && svc.State != models.ServiceLimited {
+				res.NoOp = true // unsuspended meanwhile: nothing to repair
+				return nil
+			}
+			next = svc.State
+		case p.Enforce == ReasonBandwidth:
+			if svc.State != models.ServiceActive {
+				res.NoOp = true
+				return nil
+			}
+			next = models.ServiceLimited
+		case svc.State == models.ServiceSuspended:
 			res.NoOp = true
 			return nil
 		}
@@ -226,10 +247,17 @@ func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
 		if err := r.Stage(ctx, "suspend"); err != nil {
 			return err
 		}
+		if p.Enforce != "" {
+			// Limits and drift repair only ever stop: never a pause, for any kind (R16).
+			mode = plans.SuspendStop
+		}
 		if err := t.mod.Suspend(ctx, t.g, mode, rep); err != nil {
 			return err
 		}
-		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceSuspended})
+		if p.Enforce != "" && s.metrics != nil {
+			s.metrics.enforcements.WithLabelValues(p.Enforce, svc.GuestType).Inc()
+		}
+		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": next})
 	})
 }
 

@@ -1,0 +1,143 @@
+package provision
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/plans"
+)
+
+// Enforcement reasons (pvebill_enforcements_total{reason}).
+const (
+	ReasonBandwidth = "bandwidth"
+	ReasonDrift     = "drift"
+)
+
+// PeriodStart is the start of the billing period holding t: the calendar month, UTC.
+func PeriodStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// LimitRound is what one enforcement round did.
+type LimitRound struct {
+	Checked  int
+	Enforced map[string]int // reason → operations queued
+}
+
+// EnforceLimits is one round of limit enforcement and drift repair (R16), one
+// /cluster/resources call per cluster: it adds each service's network counters to its
+// bandwidth in the billing period (a counter below the last one seen means the guest
+// restarted: the new counter is all new traffic), queues a stop (state limited, reason
+// recorded) for an active service over its plan's allowance, and queues a stop again for a
+// suspended or limited guest found running. A container is never paused: the stop follows
+// R15. Services with an operation queued or running are left for the next round.
+func (s *Service) EnforceLimits(ctx context.Context) (LimitRound, error) {
+	round := LimitRound{Enforced: map[string]int{}}
+	now := s.now()
+	var errs []error
+	for _, name := range s.names {
+		cl := s.clusters[name]
+		rows, err := cl.Client.Cluster().Resources(ctx, "vm")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list guests of %s: %w", name, err))
+			continue
+		}
+		type seen struct {
+			kind    plans.GuestType
+			status  string
+			counter int64
+		}
+		byID := make(map[int]seen, len(rows))
+		for _, r := range rows {
+			if k := kindOfType(r.Type); k != "" {
+				byID[r.VMID.Int()] = seen{kind: k, status: r.Status, counter: int64(r.NetIn) + int64(r.NetOut)}
+			}
+		}
+		svcs, err := models.EnforceableServices(ctx, s.db.Gorm, name)
+		if err != nil {
+			return round, err
+		}
+		for i := range svcs {
+			svc := &svcs[i]
+			g, ok := byID[*svc.VMID]
+			if !ok || string(g.kind) != svc.GuestType {
+				continue // gone or replaced: the lifecycle calls refuse it when they come
+			}
+			round.Checked++
+			reason, err := s.checkService(ctx, svc, g.status, g.counter, now)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if reason == "" {
+				continue
+			}
+			open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.ServiceID)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if open {
+				continue
+			}
+			raw, _ := json.Marshal(suspendPayload{Reason: reason, Enforce: reason})
+			op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionSuspend, Payload: string(raw)}
+			if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			round.Enforced[reason]++
+			s.log.Warn("limit enforcement queued a stop", "service_id", svc.ServiceID, "reason", reason,
+				"guest_type", svc.GuestType, "operation_id", op.ID)
+		}
+	}
+	return round, errors.Join(errs...)
+}
+
+// checkService updates a service's bandwidth and says why it must be stopped ("" when not).
+func (s *Service) checkService(ctx context.Context, svc *models.Service, status string, counter int64, now time.Time) (string, error) {
+	running := status == "running"
+	if svc.State == models.ServiceSuspended || svc.State == models.ServiceLimited {
+		if running {
+			return ReasonDrift, nil
+		}
+		return "", nil
+	}
+	plan, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return "", fmt.Errorf("plan of %s: %w", svc.ServiceID, err)
+	}
+	u, err := models.GetBandwidthUsage(ctx, s.db.Gorm, svc.ServiceID)
+	if errors.Is(err, models.ErrNotFound) {
+		u, err = &models.BandwidthUsage{ServiceID: svc.ServiceID, PeriodStart: PeriodStart(now)}, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if period := PeriodStart(now); !u.PeriodStart.Equal(period) {
+		u.PeriodStart, u.Bytes = period, 0
+	}
+	switch {
+	case u.LastCounter == nil:
+		// First sight: the counter since the guest started counts (it runs in this period).
+		u.Bytes += counter
+	case counter >= *u.LastCounter:
+		u.Bytes += counter - *u.LastCounter
+	default:
+		u.Bytes += counter // the counter was reset (a restart)
+	}
+	u.LastCounter = &counter
+	if err := models.SaveBandwidthUsage(ctx, s.db.Gorm, u); err != nil {
+		return "", fmt.Errorf("save bandwidth of %s: %w", svc.ServiceID, err)
+	}
+	if plan.BandwidthGiB != nil && u.Bytes > *plan.BandwidthGiB*modules.GiB {
+		return ReasonBandwidth, nil
+	}
+	return "", nil
+}
