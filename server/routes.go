@@ -38,6 +38,7 @@ func (s *Server) routes() {
 	admin.PUT("/admin/ip-pools/:name", s.putIPPool)
 	admin.GET("/admin/ip-pools", s.listIPPools)
 	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)
+	admin.GET("/admin/callbacks", s.listCallbacks)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

@@ -1,0 +1,109 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"pvebill/modules/callbacks"
+)
+
+// GET /v1/admin/callbacks shows each operation's delivery with its attempt log, filters by
+// state, refuses bad filters and non-admin clients, and its answers conform to openapi.yaml.
+func TestAdminCallbacks(t *testing.T) {
+	eachDialect(t, func(t *testing.T, h *harness) {
+		r := h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-cb-ok", ""))
+		okID := r.json(t)["operation"].(map[string]any)["id"].(string)
+		r = h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-cb-fail", `,"fail":true`))
+		failID := r.json(t)["operation"].(map[string]any)["id"].(string)
+
+		fails := 1 // the first POST is refused, then every one is accepted
+		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if fails > 0 {
+				fails--
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		}))
+		defer rcv.Close()
+		d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1,
+			Targets: []callbacks.Target{{ClientID: "whmcs", URL: rcv.URL + "/cb", Secret: "callback-secret-0123456789"}}})
+		ctx := context.Background()
+		if n, err := d.Sweep(ctx); err != nil || n != 2 {
+			t.Fatalf("sweep %d, %v", n, err)
+		}
+		for i := 0; i < 2; i++ {
+			if _, err := d.DeliverDue(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		r = h.admin("GET", "/v1/admin/callbacks", nil)
+		conformCallbacks(t, "/v1/admin/callbacks", r, http.StatusOK)
+		list := r.json(t)["callbacks"].([]any)
+		if len(list) != 2 {
+			t.Fatalf("%d callbacks: %s", len(list), r.Body)
+		}
+		attempts := 0
+		seen := map[string]string{}
+		for _, x := range list {
+			cb := x.(map[string]any)
+			seen[cb["operation_id"].(string)] = cb["operation_state"].(string)
+			if cb["state"] != "delivered" || cb["client_id"] != "whmcs" || cb["delivered_at"] == nil || cb["next_attempt_at"] != nil {
+				t.Errorf("callback %v", cb)
+			}
+			log := cb["attempt_log"].([]any)
+			attempts += len(log)
+			if int(cb["attempts"].(float64)) != len(log) {
+				t.Errorf("attempts %v, log %v", cb["attempts"], log)
+			}
+		}
+		if seen[okID] != "succeeded" || seen[failID] != "failed" || attempts != 3 {
+			t.Fatalf("operations %v, %d attempts", seen, attempts)
+		}
+
+		r = h.admin("GET", "/v1/admin/callbacks?state=expired&limit=5", nil)
+		conformCallbacks(t, "/v1/admin/callbacks?state=expired&limit=5", r, http.StatusOK)
+		if n := len(r.json(t)["callbacks"].([]any)); n != 0 {
+			t.Fatalf("%d expired callbacks", n)
+		}
+		r = h.admin("GET", "/v1/admin/callbacks?operation_id="+okID, nil)
+		if n := len(r.json(t)["callbacks"].([]any)); n != 1 {
+			t.Fatalf("%d callbacks for one operation", n)
+		}
+		checkProblem(t, h.admin("GET", "/v1/admin/callbacks?state=lost", nil), http.StatusUnprocessableEntity, "validation_failed")
+		checkProblem(t, h.admin("GET", "/v1/admin/callbacks?limit=0", nil), http.StatusUnprocessableEntity, "validation_failed")
+		checkProblem(t, h.billing("GET", "/v1/admin/callbacks", nil), http.StatusForbidden, "forbidden")
+	})
+}
+
+func conformCallbacks(t *testing.T, path string, resp response, status int) {
+	t.Helper()
+	if resp.Status != status {
+		t.Fatalf("GET %s: %d, want %d: %s", path, resp.Status, status, resp.Body)
+	}
+	router, err := gorillamux.NewRouter(loadSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:8080"+path, nil)
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("GET %s: not in spec: %v", path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
+		Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
+	}
+}
