@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
+
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/server/config"
+)
+
+// scrapeApp builds the whole app against the simulator, gives every kind of series a reason to
+// exist (a sampling round over managed containers, a finished operation, an HTTP request) and
+// returns one real scrape of /metrics.
+func scrapeApp(t *testing.T) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sim := pvesim.New(pvesim.Options{Nodes: []string{"pve1", "pve2"}, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
+	srv := simtest.Start(t, sim)
+	for i, node := range []string{"pve1", "pve2"} {
+		id := 5001 + i
+		if err := sim.SeedGuest(pvesim.Guest{VMID: id, Type: "lxc", Node: node, Running: true, Config: map[string]string{
+			"hostname": "ct", "memory": "1024", "swap": "512", "cores": "1", "rootfs": "local-lvm:vm-" + itoa(id) + "-disk-0,size=8G",
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Defaults()
+	cfg.Database = config.Database{Driver: models.SQLite, DSN: filepath.Join(t.TempDir(), "pvebill.db")}
+	cfg.Clusters = []config.Cluster{{Name: "default", URL: srv.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
+	cfg.Clients = []config.Client{{ID: "whmcs", Secret: "observability-secret-0123", Scopes: []string{config.ScopeBilling}}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	probe := executor.Action{Name: "metrics_probe", Stages: []string{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
+		return r.Stage(ctx, "work")
+	}}
+	a, err := buildApp(ctx, cfg, log, true, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.db.Close() })
+	for i := range 2 {
+		id := 5001 + i
+		svc := &models.Service{ServiceID: "svc-" + itoa(id), ClientID: "whmcs", Plan: "p", GuestType: "container",
+			Cluster: "default", VMID: &id, State: models.ServiceActive}
+		if err := models.InsertService(ctx, a.db.Gorm, svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.sched.RunOnce(a.sampler, time.Minute)
+	a.sampler.Wait()
+
+	op := &models.Operation{ServiceID: "svc-5001", ClientID: "whmcs", Action: "metrics_probe", Payload: "{}"}
+	if err := models.InsertOperation(ctx, a.db.Gorm, op); err != nil {
+		t.Fatal(err)
+	}
+	a.exec.Start(ctx)
+	for {
+		got, err := models.GetOperation(ctx, a.db.Gorm, op.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if models.IsTerminal(got.State) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("probe operation did not finish")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	a.exec.Stop(ctx)
+
+	hs := httptest.NewServer(a.srv)
+	defer hs.Close()
+	get := func(path string) []byte {
+		resp, err := http.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		return body
+	}
+	get("/healthz")
+	before := len(sim.Requests())
+	body := get("/metrics")
+	if after := len(sim.Requests()); after != before {
+		t.Fatalf("a scrape of /metrics made %d Proxmox calls", after-before)
+	}
+	return body
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// exportedNames parses an exposition and returns its metric family names.
+func exportedNames(t *testing.T, body []byte) map[string]bool {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v", err)
+	}
+	out := map[string]bool{}
+	for name := range fams {
+		out[name] = true
+	}
+	return out
+}
+
+var metricName = regexp.MustCompile(`\bpvebill_[a-z0-9_]+`)
+
+// usedNames collects the pvebill metric names in the dashboard's queries and the alert rules.
+func usedNames(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	raw, err := os.ReadFile("docker/grafana/dashboards/pvebill.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Definition string `json:"definition"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, n := range metricName.FindAllString(tg.Expr, -1) {
+				out[n] = append(out[n], "dashboard: "+p.Title)
+			}
+		}
+	}
+	for _, v := range dash.Templating.List {
+		for _, n := range metricName.FindAllString(v.Definition, -1) {
+			out[n] = append(out[n], "dashboard variable")
+		}
+	}
+	raw, err = os.ReadFile("docker/prometheus/alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules struct {
+		Groups []struct {
+			Rules []struct {
+				Alert string `yaml:"alert"`
+				Expr  string `yaml:"expr"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &rules); err != nil {
+		t.Fatalf("alerts.yml: %v", err)
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			for _, n := range metricName.FindAllString(r.Expr, -1) {
+				out[n] = append(out[n], "alert "+r.Alert)
+			}
+		}
+	}
+	return out
+}
+
+// Every metric name the Grafana dashboard and the alert rules use is one the server exports
+// (histogram series by their family name), on a real scrape that never calls Proxmox. The
+// scrape also passes `promtool check metrics`.
+func TestDashboardsAndAlertsUseExportedNames(t *testing.T) {
+	body := scrapeApp(t)
+	exported := exportedNames(t, body)
+	used := usedNames(t)
+	if len(used) < 10 {
+		t.Fatalf("only %d metric names found in the dashboard and alerts: %v", len(used), used)
+	}
+	var missing []string
+	for name, where := range used {
+		base := name
+		for _, suf := range []string{"_bucket", "_sum", "_count"} {
+			if b, ok := strings.CutSuffix(name, suf); ok && exported[b] {
+				base = b
+			}
+		}
+		if !exported[base] {
+			missing = append(missing, name+" ("+strings.Join(where, "; ")+")")
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Fatalf("names not exported by the server:\n  %s", strings.Join(missing, "\n  "))
+	}
+	// The per-guest series carry exactly the documented labels, at most five per guest.
+	for _, want := range []string{`pvebill_guest_swap_bytes{cluster="default",guest_type="container",node="pve1",service_id="svc-5001",vmid="5001"}`,
+		`pvebill_swap_sampling_rounds_total{cluster="default",node="pve2",result="ok"} 1`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
+	perGuest := bytes.Count(body, []byte(`service_id="svc-5001"`))
+	if perGuest == 0 || perGuest > 5 {
+		t.Errorf("%d series for one guest, want 1..5", perGuest)
+	}
+
+	promtool := promtoolPath(t)
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// The alert rules are valid and their unit tests pass (promtool test rules).
+func TestAlertRules(t *testing.T) {
+	promtool := promtoolPath(t)
+	for _, args := range [][]string{{"check", "config", "prometheus.yml"}, {"check", "rules", "alerts.yml"}, {"test", "rules", "alerts_test.yml"}} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = "docker/prometheus"
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// promtoolPath finds promtool; CI (CI set) must have it, a developer machine may skip.
+func promtoolPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool is required in CI (.ci/run installs Debian's prometheus package)")
+		}
+		t.Skip("promtool not installed (apt-get install prometheus)")
+	}
+	return p
+}
