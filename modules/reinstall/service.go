@@ -243,15 +243,20 @@ func (s *Service) Get(ctx context.Context, clientID, serviceID, intentID string)
 	if err != nil {
 		return nil, err
 	}
-	return s.Advance(ctx, in)
+	return s.Advance(ctx, in.ID)
 }
 
-// Advance moves an intent forward from its operation, if that has ended, with a compare-and-swap
-// on the generation. No worker writes intents: this read is what moves them. Losing the swap
+// Advance reads an intent and moves it forward from its operation, if that has ended, with a
+// compare-and-swap on the generation. No worker writes intents: this read is what moves them.
+// It always starts from a fresh select (a copy read earlier may be stale), and losing the swap
 // means another reader just made exactly this transition, so the loser re-reads and returns the
 // winner's row — never its own stale copy (R29).
-func (s *Service) Advance(ctx context.Context, in *models.Intent) (*models.Intent, error) {
+func (s *Service) Advance(ctx context.Context, id string) (*models.Intent, error) {
 	for {
+		in, err := models.GetIntent(ctx, s.db.Gorm, id)
+		if err != nil {
+			return nil, err
+		}
 		op, err := models.GetOperation(ctx, s.db.Gorm, in.OperationID)
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
 			return nil, err
@@ -264,11 +269,8 @@ func (s *Service) Advance(ctx context.Context, in *models.Intent) (*models.Inten
 		if err != nil && !errors.Is(err, models.ErrIntentChanged) {
 			return nil, err
 		}
-		// Won or lost, the row now holds the transition: read it (the loser gets the winner's)
-		// and see whether it can move further.
-		if in, err = models.GetIntent(ctx, s.db.Gorm, in.ID); err != nil {
-			return nil, err
-		}
+		// Won or lost, the row now holds the transition: the next select reads it (the loser
+		// gets the winner's) and sees whether it can move further.
 	}
 }
 
