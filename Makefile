@@ -3,7 +3,7 @@ GO        ?= go
 PKGS      := ./...
 BENCHTIME ?= 1s
 
-.PHONY: run build test test-short lint check bench fuzz tidy-check
+.PHONY: run build test test-short lint check bench fuzz tidy-check promtool
 
 run:
 	$(GO) run . serve
@@ -24,7 +24,12 @@ lint:
 tidy-check:
 	$(GO) mod tidy && git diff --exit-code go.mod go.sum
 
-check: lint tidy-check
+# Prometheus config and alert rules (make test runs the same checks, plus promtool check
+# metrics on a real scrape, through TestAlertRules and TestDashboardsAndAlertsUseExportedNames).
+promtool:
+	cd docker/prometheus && promtool check config prometheus.yml && promtool test rules alerts_test.yml
+
+check: lint tidy-check promtool
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
