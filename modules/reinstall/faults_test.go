@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -142,5 +143,45 @@ func TestGuestExistedUnknown(t *testing.T) {
 	}
 	if s := e.service("svc-null"); s.State != models.ServiceFailed || s.LockOperationID != nil {
 		t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
+	}
+}
+
+// R38: a server that dies after destroy began leaves a running operation whose lease expires;
+// the worker that takes it over moves it to needs_reconciliation, the intent follows on the
+// next read with guest_existed null (nobody checked), and the lock stays closed.
+func TestCrashAfterDestroyBegan(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-crash", 5001, "ct-8", true, nil)
+	in := e.preview("svc-crash")
+	e.hold("svc-crash")
+	op, err := e.apply("svc-crash", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dead process had claimed the operation and entered destroy; its lease ran out.
+	past := time.Now().Add(-time.Minute)
+	must(e.db.Gorm.Exec("UPDATE operations SET state = ?, lease_owner = ?, lease_until = ?, stage = ?, stage_index = ?, attempts = 1 WHERE id = ?",
+		models.OpRunning, "dead-process", past, "destroy", 2, op.ID).Error)
+	must(e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", op.ID, "svc-crash").Error)
+	e.resetLog()
+	done := e.wait(op)
+	if done.State != models.OpNeedsReconciliation || deref(done.ErrorCode) != string(i18n.CodeOperationInterrupted) {
+		t.Fatalf("op %s %s", done.State, deref(done.ErrorCode))
+	}
+	if n := len(e.sim.Requests()); n != 0 {
+		t.Fatalf("the takeover sent %d requests", n)
+	}
+	got := e.intent("svc-crash")
+	v := reinstall.ViewOf(got, "en")
+	if got.State != models.IntentNeedsReconciliation || v.Reconciliation == nil || v.Reconciliation.FailedStage != "destroy" ||
+		v.Reconciliation.GuestExisted != nil || v.Reconciliation.VMID != 5001 {
+		t.Fatalf("intent %s %+v", got.State, v.Reconciliation)
+	}
+	s := e.service("svc-crash")
+	if s.State != models.ServiceNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID {
+		t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
+	}
+	if _, _, err := e.svc.Preview(context.Background(), client, "svc-crash", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
+		t.Fatalf("preview: %v", err)
 	}
 }
