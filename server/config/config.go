@@ -43,8 +43,8 @@ type Client struct {
 	Scopes []string `yaml:"scopes"`
 	// CallbackURL, when set, receives a signed event each time one of this client's operations
 	// ends; CallbackSecret is the HMAC key of those events (required with a URL).
-	CallbackURL    string `yaml:"callback_url"`
-	CallbackSecret string `yaml:"callback_secret"`
+	CallbackURL    string `yaml:"callback_url,omitempty"`
+	CallbackSecret string `yaml:"callback_secret,omitempty"`
 }
 
 // Cluster is one Proxmox VE cluster.
