@@ -72,7 +72,7 @@ func TestUsageReportOverHTTP(t *testing.T) {
 	s1 := svcs[0].(map[string]any)
 	want := map[string]any{"service_id": "u-1", "netin_bytes": 700.0, "netout_bytes": 700.0, "disk_max_bytes": 4096.0,
 		"memory_avg_bytes": 1000.0, "memory_max_bytes": 1000.0, "swap_avg_bytes": float64(5300 / 6), "swap_max_bytes": 2000.0,
-		"cpu_avg": 0.5, "bandwidth_limit_bytes": float64(100 << 30), "samples": 6.0}
+		"cpu_avg": 0.5, "bandwidth_limit_bytes": float64(100 << 30), "disk_limit_bytes": float64(20 << 30), "samples": 6.0}
 	for k, v := range want {
 		if s1[k] != v {
 			t.Errorf("%s = %v, want %v", k, s1[k], v)

@@ -69,6 +69,7 @@ type ServiceUsage struct {
 	SwapMaxBytes        *int64        `json:"swap_max_bytes"`
 	CPUAvg              *float64      `json:"cpu_avg"`
 	BandwidthLimitBytes *int64        `json:"bandwidth_limit_bytes"`
+	DiskLimitBytes      *int64        `json:"disk_limit_bytes"`
 	Samples             int64         `json:"samples"`
 	Buckets             []BucketUsage `json:"buckets,omitempty"`
 }
@@ -145,17 +146,17 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 			buckets[b.ServiceID] = append(buckets[b.ServiceID], bucketView(b, now))
 		}
 	}
-	limits := map[string]*int64{}
+	limits := map[string]planLimits{}
 	for _, s := range svcs {
 		u := ServiceUsage{ServiceID: s.ServiceID}
 		if t, ok := totals[s.ServiceID]; ok {
 			fill(&u, t)
 		}
-		lim, err := r.bandwidthLimit(ctx, s.Plan, limits)
+		lim, err := r.limits(ctx, s.Plan, limits)
 		if err != nil {
 			return Report{}, err
 		}
-		u.BandwidthLimitBytes = lim
+		u.BandwidthLimitBytes, u.DiskLimitBytes = lim.bandwidth, lim.disk
 		if q.Buckets {
 			u.Buckets = buckets[s.ServiceID]
 			if u.Buckets == nil {
@@ -213,25 +214,31 @@ func bucketView(b models.UsageBucket, now time.Time) BucketUsage {
 	return v
 }
 
-// bandwidthLimit is the plan's traffic allowance per period in bytes; nil for an unlimited or
-// unknown plan.
-func (r *Reporter) bandwidthLimit(ctx context.Context, code string, cache map[string]*int64) (*int64, error) {
+// planLimits are a plan's allowances in bytes; nil is unlimited or unknown.
+type planLimits struct{ bandwidth, disk *int64 }
+
+// limits reads the plan's traffic allowance per period and its disk size; both nil for an
+// unknown plan (deleted since), the bandwidth nil for an unlimited one.
+func (r *Reporter) limits(ctx context.Context, code string, cache map[string]planLimits) (planLimits, error) {
 	if r.plans == nil || code == "" {
-		return nil, nil
+		return planLimits{}, nil
 	}
 	if v, ok := cache[code]; ok {
 		return v, nil
 	}
 	p, err := r.plans.Get(ctx, code)
-	var lim *int64
+	var lim planLimits
 	switch {
 	case err == nil:
 		if p.BandwidthGiB != nil {
-			lim = ptr(*p.BandwidthGiB << 30)
+			lim.bandwidth = ptr(*p.BandwidthGiB << 30)
+		}
+		if p.DiskGiB > 0 {
+			lim.disk = ptr(int64(p.DiskGiB) << 30)
 		}
 	case isNotFound(err):
 	default:
-		return nil, err
+		return planLimits{}, err
 	}
 	cache[code] = lim
 	return lim, nil

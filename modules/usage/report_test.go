@@ -34,7 +34,7 @@ func TestReportFromKnownBuckets(t *testing.T) {
 		seedService(t, db, "svc-other", "someone-else", "ct-2g", 5004, t0.Add(-24*time.Hour))
 		seedService(t, db, "svc-late", "whmcs", "ct-2g", 5005, t0.Add(48*time.Hour)) // created after the period
 		bw := int64(2000)
-		p := planMap{"ct-2g": {Code: "ct-2g", BandwidthGiB: &bw}}
+		p := planMap{"ct-2g": {Code: "ct-2g", BandwidthGiB: &bw, DiskGiB: 20}}
 
 		b := func(id string, start time.Time, samples int, swapSum, swapMax, memSum, memMax int64, cpu float64, disk int64, in, out *int64) models.UsageBucket {
 			return models.UsageBucket{ServiceID: id, BucketStart: start.Unix(), Cluster: "c1", Node: "pve1", VMID: 5001,
@@ -65,7 +65,7 @@ func TestReportFromKnownBuckets(t *testing.T) {
 		want := map[string]any{
 			"service_id": "svc-1", "netin_bytes": 150.0, "netout_bytes": 10.0, "disk_max_bytes": 8000.0,
 			"memory_avg_bytes": 1000.0, "memory_max_bytes": 1500.0, "swap_avg_bytes": 175.0, "swap_max_bytes": 400.0,
-			"cpu_avg": 1.5 / 8, "bandwidth_limit_bytes": float64(2000 << 30), "samples": 8.0,
+			"cpu_avg": 1.5 / 8, "bandwidth_limit_bytes": float64(2000 << 30), "disk_limit_bytes": float64(20 << 30), "samples": 8.0,
 		}
 		got := asMap(t, s1)
 		for k, v := range want {
@@ -81,7 +81,7 @@ func TestReportFromKnownBuckets(t *testing.T) {
 		}
 		// svc-2: traffic never known → null; its plan is gone → no limit (null).
 		g2 := asMap(t, rep.Services[1])
-		for _, k := range []string{"netin_bytes", "netout_bytes", "bandwidth_limit_bytes"} {
+		for _, k := range []string{"netin_bytes", "netout_bytes", "bandwidth_limit_bytes", "disk_limit_bytes"} {
 			if v, ok := g2[k]; !ok || v != nil {
 				t.Errorf("svc-2 %s = %v (present %v), want null", k, v, ok)
 			}
