@@ -2,6 +2,7 @@ package provision_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -352,5 +353,30 @@ func TestContainerSuspendChangePlan(t *testing.T) {
 	}
 	if _, err := e.svc.Suspend(ctx, "other", "svc-sus", provision.SuspendRequest{}); problem(t, err).Code != i18n.CodeNotFound {
 		t.Fatalf("another client's service: %v", err)
+	}
+}
+
+// R15: an HA-managed container's HA state follows suspend and unsuspend, so HA neither
+// restarts a suspended guest nor keeps an unsuspended one down.
+func TestSuspendHAManaged(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	ctx := context.Background()
+	e.create(ctReq("svc-ha"))
+	vmid := *e.service("svc-ha").VMID
+	sid := "ct:" + itoa(vmid)
+	if err := e.client.DoRequest(ctx, "POST", "/cluster/ha/resources", url.Values{"sid": {sid}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-ha", provision.SuspendRequest{}))
+	if g, _ := e.sim.Guest(vmid); g.Status != "stopped" || g.HAState != "stopped" {
+		t.Fatalf("suspended: %s, HA %q", g.Status, g.HAState)
+	}
+	e.mustSucceed(e.svc.Unsuspend(ctx, "whmcs", "svc-ha"))
+	if g, _ := e.sim.Guest(vmid); g.Status != "running" || g.HAState != "started" {
+		t.Fatalf("unsuspended: %s, HA %q", g.Status, g.HAState)
+	}
+	puts := e.requests("PUT", "/cluster/ha/resources/"+sid)
+	if len(puts) != 2 || puts[0].Form.Get("state") != "stopped" || puts[1].Form.Get("state") != "started" {
+		t.Fatalf("HA updates %+v", puts)
 	}
 }
