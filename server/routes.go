@@ -25,6 +25,10 @@ func (s *Server) routes() {
 	billing.POST("/services/:service_id/unsuspend", s.unsuspendService)
 	billing.POST("/services/:service_id/terminate", s.terminateService)
 	billing.POST("/services/:service_id/change-plan", s.changePlan)
+	billing.POST("/services/:service_id/reinstall/preview", s.previewReinstall)
+	billing.GET("/services/:service_id/reinstall", s.getReinstall)
+	billing.GET("/services/:service_id/reinstall/:intent_id", s.getReinstall)
+	billing.POST("/services/:service_id/reinstall", s.applyReinstall)
 	billing.GET("/usage", s.getUsage)
 
 	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
@@ -35,6 +39,7 @@ func (s *Server) routes() {
 	admin.PUT("/admin/plans/:code", s.putPlan)
 	admin.DELETE("/admin/plans/:code", s.deletePlan)
 	admin.GET("/admin/guests", s.listGuests)
+	admin.POST("/admin/services/:service_id/reconcile", s.reconcileService)
 	admin.PUT("/admin/ip-pools/:name", s.putIPPool)
 	admin.GET("/admin/ip-pools", s.listIPPools)
 	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)

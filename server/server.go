@@ -16,6 +16,7 @@ import (
 	"pvebill/modules/ippool"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
+	"pvebill/modules/reinstall"
 	"pvebill/server/config"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// Provision serves the service lifecycle routes and the clusters' readiness; nil answers
 	// those routes with 503.
 	Provision *provision.Service
+	// Reinstall serves the reinstall routes and the admin reconcile route; nil answers them
+	// with 503.
+	Reinstall *reinstall.Service
 	// IPPools serves the IP pool routes; nil builds one over DB checking the configured clusters.
 	IPPools *ippool.Service
 }
@@ -57,6 +61,7 @@ type Server struct {
 	draining chan struct{}
 	plans    *plans.Service
 	prov     *provision.Service
+	reinst   *reinstall.Service
 	ipPools  *ippool.Service
 }
 
@@ -72,7 +77,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
-		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision}
+		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall}
 	if s.plans == nil {
 		s.plans = plans.NewService(o.DB, plans.Options{Clusters: PlanClusters(o.Config)})
 	}

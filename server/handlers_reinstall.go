@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/reinstall"
+)
+
+// defaultPreviewWait is how long a preview request waits for phase 1 when it names no ?wait=N.
+const defaultPreviewWait = 5 * time.Second
+
+// reinstalls returns the reinstall service, or a 503 when this server was built without one.
+func (s *Server) reinstalls() (*reinstall.Service, error) {
+	if s.reinst == nil {
+		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
+	}
+	return s.reinst, nil
+}
+
+// previewReinstall is POST /v1/services/{id}/reinstall/preview (phase 1, R18): it queues the
+// read-only preview and waits for it (?wait=N, default 5 s): 200 with the ready intent, or 202
+// with the intent still preview_pending.
+func (s *Server) previewReinstall(c *gin.Context) {
+	rs, err := s.reinstalls()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var req reinstall.PreviewRequest
+	if err := bindOptional(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	ctx := c.Request.Context()
+	in, op, err := rs.Preview(ctx, client(c).ID, c.Param("service_id"), req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.exec.Kick()
+	wait := waitOf(c)
+	if _, given := c.GetQuery("wait"); !given {
+		wait = defaultPreviewWait
+	}
+	if wait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		_, err := executor.WaitTerminal(wctx, s.db, s.exec.Broker(), op.ID, s.recheck)
+		cancel()
+		if err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+	}
+	if in, err = rs.Get(ctx, client(c).ID, in.ServiceID, in.ID); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	status := http.StatusOK
+	if in.State == models.IntentPreviewPending {
+		status = http.StatusAccepted
+	}
+	c.Header("Location", "/v1/services/"+in.ServiceID+"/reinstall/"+in.ID)
+	writeJSON(c, status, gin.H{"intent": reinstall.ViewOf(in, lang(c))})
+}
+
+// getReinstall is GET /v1/services/{id}/reinstall[/{intent_id}]: the intent, advanced on read
+// (R29).
+func (s *Server) getReinstall(c *gin.Context) {
+	rs, err := s.reinstalls()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	in, err := rs.Get(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("intent_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"intent": reinstall.ViewOf(in, lang(c))})
+}
+
+// applyReinstall is POST /v1/services/{id}/reinstall (phase 2, R22): confirmations {key,
+// volume}; the root password is handed to the run in memory only (R26). It answers the
+// operation.
+func (s *Server) applyReinstall(c *gin.Context) {
+	rs, err := s.reinstalls()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var req reinstall.ApplyRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	op, _, err := rs.Apply(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.AcceptOperation(c, op)
+}
+
+// reconcileService is POST /v1/admin/services/{id}/reconcile (R28): an operator closes
+// needs_reconciliation and releases the service lock; recorded in the audit log.
+func (s *Server) reconcileService(c *gin.Context) {
+	rs, err := s.reinstalls()
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var req reinstall.ReconcileRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	svc, err := rs.Reconcile(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"reconciliation": gin.H{"service_id": svc.ServiceID, "state": svc.State,
+		"resolution": req.Resolution}})
+}
