@@ -193,8 +193,12 @@ func TestSamplerOneIndexCallPerNode(t *testing.T) {
 		t.Fatalf("buckets: %+v", b)
 	}
 	for id, st := range map[string]pve.LXCStatus{"svc-1001": want[1001], "svc-2001": want[2001], "svc-3001": want[3001]} {
-		if *b[id].SwapLimit != int64(*st.MaxSwap) || *b[id].DiskMax < int64(st.Disk) {
+		if *b[id].SwapLimit != int64(*st.MaxSwap) || *b[id].DiskMax < int64(st.Disk) || *b[id].SwapMax < int64(*st.Swap) {
 			t.Errorf("%s: bucket %+v vs status %+v", id, b[id], st)
+		}
+		// The first round read the node at the clock the status above was read at: the same swap.
+		if w, ok := e.folder.SwapWindow(id); !ok || w.Samples != 2 {
+			t.Errorf("%s: swap window %+v", id, w)
 		}
 	}
 	if e.rounds("pve1", "ok") != 2 || e.rounds("pve2", "ok") != 2 || e.rounds("pve3", "ok") != 2 {
@@ -424,5 +428,25 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	e.run(10 * time.Second)
 	if n := testutil.CollectAndCount(e.reg, names...); n != 0 {
 		t.Fatalf("%d series left after the node failed", n)
+	}
+}
+
+// Node rounds start staggered across the stagger window, not all at once.
+func TestSamplerStaggersNodes(t *testing.T) {
+	const stagger = 400 * time.Millisecond
+	e := newSamplerEnv(t, nil, []string{"pve1", "pve2"}, jobs.SamplerConfig{Stagger: stagger})
+	e.guest(1001, "lxc", "pve1", true, "svc-1001")
+	e.guest(2001, "lxc", "pve2", true, "svc-2001")
+	if took := e.run(10 * time.Second); took < stagger/2 {
+		t.Fatalf("round took %v: the second node did not wait its %v share of the stagger", took, stagger/2)
+	}
+	if e.rounds("pve1", "ok") != 1 || e.rounds("pve2", "ok") != 1 {
+		t.Fatal("both nodes should be sampled")
+	}
+	if d, ok := jobs.SpecInterval("@every 30s"); !ok || d != 30*time.Second {
+		t.Fatalf("SpecInterval = %v, %v", d, ok)
+	}
+	if _, ok := jobs.SpecInterval("*/5 * * * *"); ok {
+		t.Fatal("a cron expression has no fixed interval here")
 	}
 }

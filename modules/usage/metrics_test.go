@@ -1,0 +1,78 @@
+package usage_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"pvebill/modules/usage"
+)
+
+var guestNames = []string{"pvebill_guest_swap_bytes", "pvebill_guest_swap_limit_bytes",
+	"pvebill_guest_swap_5m_avg_bytes", "pvebill_guest_swap_5m_max_bytes"}
+
+// A value that is not known is an absent series, never 0; a guest that moves loses its old
+// series; RetainNode drops the guests it was not told to keep.
+func TestGuestMetricsAbsentNotZero(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := usage.NewGuestMetrics(reg)
+	l := usage.GuestLabels{Cluster: "c1", Node: "pve1", VMID: 5001, ServiceID: "svc-1", GuestType: "container"}
+	m.Set(l, nil, i64(1<<30), nil)
+	if n := testutil.CollectAndCount(reg, guestNames...); n != 1 {
+		t.Fatalf("%d series with only a limit known, want 1", n)
+	}
+	m.Set(l, i64(100), i64(1<<30), &usage.Window{Avg: 80, Max: 100, Samples: 3})
+	if n := testutil.CollectAndCount(reg, guestNames...); n != 4 {
+		t.Fatalf("%d series, want 4", n)
+	}
+	moved := l
+	moved.Node = "pve2"
+	m.Set(moved, i64(120), nil, &usage.Window{Avg: 90, Max: 120, Samples: 4})
+	exp := `
+# HELP pvebill_guest_swap_bytes Swap used by the guest at its latest sample.
+# TYPE pvebill_guest_swap_bytes gauge
+pvebill_guest_swap_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
+# HELP pvebill_guest_swap_5m_max_bytes Maximum swap used over the last five minutes of samples.
+# TYPE pvebill_guest_swap_5m_max_bytes gauge
+pvebill_guest_swap_5m_max_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
+# HELP pvebill_guest_swap_5m_avg_bytes Average swap used over the last five minutes of samples.
+# TYPE pvebill_guest_swap_5m_avg_bytes gauge
+pvebill_guest_swap_5m_avg_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 90
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp), guestNames...); err != nil {
+		t.Fatal(err)
+	}
+	if gone := m.RetainNode("c1", "pve2", map[string]bool{"svc-other": true}); len(gone) != 1 || m.Len() != 0 {
+		t.Fatalf("retain removed %v, %d left", gone, m.Len())
+	}
+	if n := testutil.CollectAndCount(reg, guestNames...); n != 0 {
+		t.Fatalf("%d series left", n)
+	}
+}
+
+type stateCount struct {
+	n   int64
+	err error
+}
+
+func (s stateCount) CountServicesInState(context.Context, string) (int64, error) { return s.n, s.err }
+
+// The needs-reconciliation gauge is read at scrape time; when the database fails it is absent.
+func TestReconciliationGauge(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	usage.NewReconciliationGauge(reg, stateCount{n: 2})
+	exp := "# HELP pvebill_services_needs_reconciliation Services in needs_reconciliation: an operator must resolve them through the admin API.\n" +
+		"# TYPE pvebill_services_needs_reconciliation gauge\npvebill_services_needs_reconciliation 2\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp)); err != nil {
+		t.Fatal(err)
+	}
+	reg = prometheus.NewRegistry()
+	usage.NewReconciliationGauge(reg, stateCount{err: errors.New("down")})
+	if n := testutil.CollectAndCount(reg, "pvebill_services_needs_reconciliation"); n != 0 {
+		t.Fatalf("%d series while the database is down, want none", n)
+	}
+}
