@@ -2,8 +2,10 @@ package modules
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -168,3 +170,33 @@ func GiBSize(gib int) string { return fmt.Sprintf("%dG", gib) }
 
 // I64 returns a pointer to v.
 func I64(v int64) *int64 { return &v }
+
+// DefaultStateWait bounds how long a module waits for a guest to reach a power state after
+// its task ended. An HA-managed guest's start or stop task only queues an HA request
+// (proxmox-api.md §7.1): the state follows later.
+const DefaultStateWait = 30 * time.Second
+
+// WaitFor reads cond until it holds, every interval up to timeout (ctx bounds it too). The
+// first read is immediate; the last error or a timeout is returned.
+func WaitFor(ctx context.Context, timeout, interval time.Duration, cond func(context.Context) (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		ok, err := cond(ctx)
+		if ok && err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return err
+			}
+			return errors.New("guest did not reach the expected state in time")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

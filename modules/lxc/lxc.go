@@ -48,10 +48,14 @@ var capabilities = []plans.Capability{
 type Module struct {
 	// ShutdownTimeout bounds the graceful shutdown before the hard stop (zero: the default).
 	ShutdownTimeout time.Duration
+	// StateWait bounds the wait for the power state after a start or stop (zero: the default).
+	StateWait time.Duration
 }
 
 // New returns the container module with its defaults.
-func New() *Module { return &Module{ShutdownTimeout: DefaultShutdownTimeout} }
+func New() *Module {
+	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: modules.DefaultStateWait}
+}
 
 // Kind is plans.Container.
 func (m *Module) Kind() plans.GuestType { return Kind }
@@ -199,15 +203,25 @@ func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporte
 	return m.expect(ctx, g, true)
 }
 
+// expect reads the container's status back until it is (not) running, within StateWait.
 func (m *Module) expect(ctx context.Context, g modules.Guest, running bool) error {
-	st, err := ct(g).Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	wait := m.StateWait
+	if wait <= 0 {
+		wait = modules.DefaultStateWait
 	}
-	if st.Running() != running {
-		return fmt.Errorf("container %d reads back %s", g.VMID, st.Status)
+	last := ""
+	err := modules.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+		st, err := ct(g).Status(ctx)
+		if err != nil {
+			return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
+		}
+		last = st.Status
+		return st.Running() == running, nil
+	})
+	if err != nil && last != "" {
+		return fmt.Errorf("container %d reads back %s: %w", g.VMID, last, err)
 	}
-	return nil
+	return err
 }
 
 // Suspend stops the container so that it stays down: onboot=0 first (a node reboot must not
@@ -334,6 +348,9 @@ func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Repor
 			return fmt.Errorf("stop container %d: %w", g.VMID, err)
 		}
 		report(rep, StageStop, res)
+		if err := m.expect(ctx, g, false); err != nil {
+			return err
+		}
 	}
 	res, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: true, DestroyUnreferencedDisks: true})
 	if err != nil {

@@ -49,11 +49,37 @@ var capabilities = []plans.Capability{
 
 // Module provisions QEMU VMs by cloning the plan's template (R8).
 type Module struct {
+	// ShutdownTimeout bounds the graceful shutdown of a stop-mode suspend (zero: the default).
 	ShutdownTimeout time.Duration
+	// StateWait bounds the wait for the power state after a start or stop (zero: the default).
+	StateWait time.Duration
 }
 
 // New returns the VM module with its defaults.
-func New() *Module { return &Module{ShutdownTimeout: DefaultShutdownTimeout} }
+func New() *Module {
+	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: modules.DefaultStateWait}
+}
+
+// expect reads the VM's status back until want holds, within StateWait.
+func (m *Module) expect(ctx context.Context, g modules.Guest, what string, want func(pve.QEMUStatus) bool) error {
+	wait := m.StateWait
+	if wait <= 0 {
+		wait = modules.DefaultStateWait
+	}
+	last := ""
+	err := modules.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+		st, err := vm(g).Status(ctx)
+		if err != nil {
+			return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+		}
+		last = st.Status + "/" + st.QMPStatus
+		return want(st), nil
+	})
+	if err != nil && last != "" {
+		return fmt.Errorf("VM %d reads back %s, not %s: %w", g.VMID, last, what, err)
+	}
+	return err
+}
 
 // Kind is plans.VM.
 func (m *Module) Kind() plans.GuestType { return Kind }
@@ -329,14 +355,7 @@ func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporte
 		}
 		report(rep, StageStart, res)
 	}
-	st, err = q.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
-	}
-	if !st.Running() || st.Paused() {
-		return fmt.Errorf("VM %d reads back %s/%s", g.VMID, st.Status, st.QMPStatus)
-	}
-	return nil
+	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
 }
 
 // Suspend follows the plan's mode: pause keeps the VM in memory (status/suspend without
@@ -355,13 +374,7 @@ func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.Suspen
 			}
 			report(rep, StagePause, res)
 		}
-		if st, err = q.Status(ctx); err != nil {
-			return fmt.Errorf("read VM %d status: %w", g.VMID, err)
-		}
-		if st.Running() && !st.Paused() {
-			return fmt.Errorf("VM %d reads back running, not paused", g.VMID)
-		}
-		return nil
+		return m.expect(ctx, g, "paused", func(st pve.QEMUStatus) bool { return !st.Running() || st.Paused() })
 	}
 	off := false
 	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{OnBoot: &off}); err != nil {
@@ -381,13 +394,7 @@ func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.Suspen
 			return err
 		}
 	}
-	if st, err = q.Status(ctx); err != nil {
-		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
-	}
-	if st.Running() {
-		return fmt.Errorf("VM %d reads back running", g.VMID)
-	}
-	return nil
+	return m.expect(ctx, g, "stopped", func(st pve.QEMUStatus) bool { return !st.Running() })
 }
 
 // stop shuts the VM down gracefully (when it can) and stops it when that fails.
@@ -474,6 +481,9 @@ func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Repor
 	}
 	if st.Running() {
 		if err := m.stop(ctx, g, false, rep); err != nil {
+			return err
+		}
+		if err := m.expect(ctx, g, "stopped", func(st pve.QEMUStatus) bool { return !st.Running() }); err != nil {
 			return err
 		}
 	}
