@@ -21,6 +21,7 @@ import (
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
+	"pvebill/modules/reinstall"
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
 	usagedb "pvebill/modules/usage"
@@ -116,6 +117,15 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	for _, a := range prov.Actions() {
 		exec.Register(a)
 	}
+	rclusters := make([]reinstall.Cluster, 0, len(clusters))
+	for _, c := range clusters {
+		rclusters = append(rclusters, reinstall.Cluster{Name: c.Name, Client: c.Client})
+	}
+	rs := reinstall.New(reinstall.Options{DB: db, Plans: planSvc, Modules: mods, Clusters: rclusters,
+		Addresses: provision.IPPools(ipSvc), Secrets: exec.Secrets(), Log: log})
+	for _, a := range rs.Actions() {
+		exec.Register(a)
+	}
 	sampler, err := scheduleUsage(cfg, db, clusters, sched, reg, log)
 	if err != nil {
 		db.Close()
@@ -133,7 +143,7 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	}
 	cancel()
 	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, OpenAPI: openAPISpec,
-		Plans: planSvc, IPPools: ipSvc, Provision: prov})
+		Plans: planSvc, IPPools: ipSvc, Provision: prov, Reinstall: rs})
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(reg), Owner: exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc,
