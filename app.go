@@ -21,9 +21,9 @@ import (
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
-	"pvebill/modules/reinstall"
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
+	"pvebill/modules/reinstall"
 	usagedb "pvebill/modules/usage"
 	"pvebill/server"
 	"pvebill/server/config"
@@ -39,7 +39,7 @@ type app struct {
 	sched *jobs.Scheduler
 	srv   *server.Server
 	plans *plans.Service
-	// sampler is the swap sampling job; its node rounds are waited for at shutdown.
+	// sampler is the swap sampling job; its node rounds are ended at shutdown.
 	sampler *jobs.SwapSampler
 	// cbs delivers completion callbacks to the clients that configured a callback URL.
 	cbs *callbacks.Dispatcher
@@ -249,7 +249,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		a.log.Warn("http shutdown", "err", err)
 	}
 	a.sched.Stop(sctx)
-	a.sampler.Wait()
+	a.sampler.Close()
 	a.exec.Stop(sctx)
 	a.cbs.Stop(sctx)
 	a.log.Info("pvebill stopped")

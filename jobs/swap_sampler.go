@@ -136,6 +136,10 @@ type SwapSampler struct {
 	mu    sync.Mutex
 	nodes map[string]*nodeState // by cluster + "/" + node
 	wg    sync.WaitGroup        // node rounds in flight
+	// base is what node rounds derive from: they outlive the job's round (each keeps its own
+	// deadline) but end at Close.
+	base  context.Context
+	close context.CancelFunc
 }
 
 // NewSwapSampler builds the sampler.
@@ -145,8 +149,9 @@ func NewSwapSampler(db *models.DB, clusters []SamplerCluster, folder *usage.Fold
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	base, cancel := context.WithCancel(context.Background())
 	return &SwapSampler{db: db, clusters: clusters, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
-		nodes: map[string]*nodeState{}}
+		nodes: map[string]*nodeState{}, base: base, close: cancel}
 }
 
 // Name implements Job.
@@ -155,8 +160,15 @@ func (*SwapSampler) Name() string { return "swap_sampling" }
 // Config returns the effective configuration.
 func (s *SwapSampler) Config() SamplerConfig { return s.cfg }
 
-// Wait blocks until every node round started so far has ended (shutdown, tests).
+// Wait blocks until every node round started so far has ended (tests).
 func (s *SwapSampler) Wait() { s.wg.Wait() }
+
+// Close cancels the node rounds still running and waits for them (shutdown, after the
+// scheduler stopped).
+func (s *SwapSampler) Close() {
+	s.close()
+	s.wg.Wait()
+}
 
 // Run implements Job: one round. It returns when every node round it started has ended or ctx
 // ends, whichever is first; a node round that outlives ctx keeps its own deadline and makes the
@@ -167,7 +179,9 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 		return fmt.Errorf("list sampled services: %w", err)
 	}
 	byCluster := map[string]map[int]models.SampledService{}
+	managed := make(map[string]bool, len(svcs))
 	for _, sv := range svcs {
+		managed[sv.ServiceID] = true
 		m := byCluster[sv.Cluster]
 		if m == nil {
 			m = map[int]models.SampledService{}
@@ -175,6 +189,7 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 		}
 		m[sv.VMID] = sv
 	}
+	s.folder.Retain(managed)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -259,7 +274,7 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed
 				}
 			}
 			// The node's round keeps its own deadline even if the job's round ends first.
-			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RoundDeadline)
+			nctx, cancel := context.WithTimeout(s.base, s.cfg.RoundDeadline)
 			defer cancel()
 			s.runNode(nctx, cl, name, managed, st)
 		}()

@@ -55,7 +55,7 @@ func newSamplerEnv(t *testing.T, db *models.DB, nodes []string, cfg jobs.Sampler
 	cfg.Now = sim.Now
 	s := jobs.NewSwapSampler(db, []jobs.SamplerCluster{{Name: "c1", Client: client}}, folder,
 		usage.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), nil, cfg)
-	t.Cleanup(s.Wait)
+	t.Cleanup(s.Close)
 	return &samplerEnv{t: t, sim: srv, db: db, client: client, reg: reg, sampler: s, folder: folder}
 }
 

@@ -75,9 +75,6 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		return t
 	}
 	q.From, q.To = parseTime("from"), parseTime("to")
-	if len(fields) == 0 && (!q.From.Before(q.To) || q.To.Sub(q.From) > usage.MaxPeriod) {
-		fields = append(fields, i18n.FieldError{Field: "to", Code: i18n.FieldInvalid})
-	}
 	if id, ok := c.GetQuery("service_id"); ok {
 		if !ServiceIDPattern.MatchString(id) {
 			fields = append(fields, i18n.FieldError{Field: "service_id", Code: i18n.FieldPattern})
@@ -107,6 +104,14 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 			fields = append(fields, i18n.FieldError{Field: "cursor", Code: i18n.FieldPattern})
 		}
 		q.After = cur
+	}
+	if len(fields) == 0 {
+		switch {
+		case errors.Is(q.Check(), usage.ErrPeriod):
+			fields = append(fields, i18n.FieldError{Field: "to", Code: i18n.FieldInvalid})
+		case errors.Is(q.Check(), usage.ErrLimit):
+			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(usage.MaxBucketPageSize)})
+		}
 	}
 	if len(fields) > 0 {
 		return q, i18n.Validation(fields...)

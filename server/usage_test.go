@@ -115,6 +115,8 @@ func TestUsageReportOverHTTP(t *testing.T) {
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"1h"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "limit": {"5000"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularty": {"5m"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {from.Add(40 * 24 * time.Hour).Format(time.RFC3339)}, "granularity": {"5m"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"5m"}, "limit": {"500"}}.Encode(),
 	} {
 		r := h.billing("GET", bad, nil)
 		checkProblem(t, r, 422, "validation_failed")

@@ -222,16 +222,24 @@ func (f *Folder) SwapWindow(serviceID string) (w Window, ok bool) {
 	return w, true
 }
 
-// Forget drops the in-memory state of services (terminated, gone); stored buckets stay.
-func (f *Folder) Forget(serviceIDs ...string) {
+// Retain drops the in-memory state of services not in keep (terminated, no longer managed);
+// their unwritten buckets are still written by the next Flush, and stored buckets stay.
+func (f *Folder) Retain(keep map[string]bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, id := range serviceIDs {
-		if st := f.state[id]; st != nil && st.dirty {
+	for id, st := range f.state {
+		if keep[id] {
+			continue
+		}
+		if st.dirty {
 			f.closed = append(f.closed, st.bucket)
 		}
 		delete(f.state, id)
-		delete(f.resumed, id)
+	}
+	for id := range f.resumed {
+		if !keep[id] {
+			delete(f.resumed, id)
+		}
 	}
 }
 

@@ -210,3 +210,22 @@ func TestBucketStart(t *testing.T) {
 		}
 	}
 }
+
+// A service dropped from the managed set loses its in-memory state, but its unwritten bucket is
+// still written.
+func TestFoldRetain(t *testing.T) {
+	db := dbtest.Open(t, models.SQLite)
+	f := usage.NewFolder(db)
+	f.Add(sample("svc-keep", t0, 10, 1, 0.1, 1, 1, 1, 1))
+	f.Add(sample("svc-gone", t0, 20, 1, 0.1, 1, 1, 1, 1))
+	f.Retain(map[string]bool{"svc-keep": true})
+	if _, ok := f.SwapWindow("svc-gone"); ok {
+		t.Fatal("state of a dropped service kept")
+	}
+	if _, ok := f.SwapWindow("svc-keep"); !ok {
+		t.Fatal("state of a kept service dropped")
+	}
+	if n, err := f.Flush(context.Background()); err != nil || n != 2 {
+		t.Fatalf("flush = %d, %v; want both buckets written", n, err)
+	}
+}

@@ -16,6 +16,10 @@ const (
 	MaxPageSize     = 1000
 	// MaxPeriod bounds one report's period.
 	MaxPeriod = 400 * 24 * time.Hour
+	// MaxBucketPeriod and MaxBucketPageSize bound a report with buckets (a month of 5-minute
+	// buckets is 8,928 per service).
+	MaxBucketPeriod   = 31 * 24 * time.Hour
+	MaxBucketPageSize = 100
 )
 
 // PlanSource looks plans up by code (the plans service).
@@ -95,21 +99,36 @@ type BucketUsage struct {
 
 // Errors of a malformed query (the server maps them to validation failures).
 var (
-	ErrPeriod = errors.New("usage: from must be before to, and the period at most 400 days")
+	ErrPeriod = errors.New("usage: from must be before to, and the period at most 400 days (31 with buckets)")
 	ErrLimit  = errors.New("usage: limit out of range")
 )
+
+// Check validates a query's period and page size (the server maps failures to field errors).
+func (q Query) Check() error {
+	if !q.From.Before(q.To) || q.To.Sub(q.From) > MaxPeriod || (q.Buckets && q.To.Sub(q.From) > MaxBucketPeriod) {
+		return ErrPeriod
+	}
+	maxLimit := MaxPageSize
+	if q.Buckets {
+		maxLimit = MaxBucketPageSize
+	}
+	if q.Limit < 0 || q.Limit > maxLimit {
+		return ErrLimit
+	}
+	return nil
+}
 
 // Report builds a page of the report. A bucket belongs to the period its start falls in:
 // From <= start < To.
 func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
-	if !q.From.Before(q.To) || q.To.Sub(q.From) > MaxPeriod {
-		return Report{}, ErrPeriod
+	if err := q.Check(); err != nil {
+		return Report{}, err
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
-	}
-	if q.Limit < 1 || q.Limit > MaxPageSize {
-		return Report{}, ErrLimit
+		if q.Buckets {
+			q.Limit = MaxBucketPageSize
+		}
 	}
 	from, to := q.From.UTC(), q.To.UTC()
 	// A bucket starting at s is in the period when from <= s < to; buckets start on whole
