@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"pvebill/i18n"
 	"pvebill/modules"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -227,8 +228,11 @@ func (m *Module) expect(ctx context.Context, g modules.Guest, running bool) erro
 // Suspend stops the container so that it stays down: onboot=0 first (a node reboot must not
 // undo it), the HA state for an HA-managed guest, then a graceful shutdown bounded by
 // ShutdownTimeout and a hard stop if that did not end it (R15). A container is never paused:
-// mode is ignored, status/suspend is never called.
-func (m *Module) Suspend(ctx context.Context, g modules.Guest, _ plans.SuspendMode, rep modules.Reporter) error {
+// a pause mode is refused as permanently impossible, and status/suspend is never called.
+func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.SuspendMode, rep modules.Reporter) error {
+	if mode == plans.SuspendPause {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeNotPossibleContainer).Perm(i18n.Permanent)
+	}
 	c := ct(g)
 	off := false
 	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{OnBoot: &off}); err != nil {

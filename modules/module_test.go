@@ -1,0 +1,67 @@
+package modules_test
+
+import (
+	"testing"
+
+	"pvebill/modules"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/qemu"
+)
+
+// R39: only the exact stamp line of the service counts; a prefix of another id, an edited
+// line or a missing line do not.
+func TestHasStamp(t *testing.T) {
+	cases := []struct {
+		desc string
+		want bool
+	}{
+		{modules.StampDescription("whmcs-1"), true},
+		{"notes\npvebill-service: whmcs-1\n", true},
+		{"pvebill-service: whmcs-10", false},
+		{"pvebill-service: whmcs-", false},
+		{"# pvebill-service: whmcs-1 (copied)", false},
+		{"", false},
+	}
+	for _, c := range cases {
+		if got := modules.HasStamp(c.desc, "whmcs-1"); got != c.want {
+			t.Errorf("HasStamp(%q) = %v, want %v", c.desc, got, c.want)
+		}
+	}
+	if got := modules.StampTags("web;Prod"); got != "prod;pvebill;web" {
+		t.Errorf("StampTags = %q", got)
+	}
+}
+
+func TestRootDiskSize(t *testing.T) {
+	cases := map[[2]string]int64{
+		{"rootfs", "local-lvm:vm-100-disk-0,size=8G"}:                      8 << 30,
+		{"rootfs", "local-lvm:vm-100-disk-0"}:                              0,
+		{"scsi0", "local-lvm:vm-101-disk-0,iothread=1,size=10G"}:           10 << 30,
+		{"scsi0", "local-lvm:vm-101-disk-0,size=8704M,discard=on"}:         8704 << 20,
+		{"rootfs", "local-lvm:vm-100-disk-0,size=1048576"}:                 0, // bare multiple of 1024: not known (R24)
+		{"virtio0", "local-zfs:vm-102-disk-0,format=raw,size=34359738368"}: 0,
+	}
+	for in, want := range cases {
+		if got := modules.RootDiskSize(in[0], in[1]); got != want {
+			t.Errorf("RootDiskSize(%s, %s) = %d, want %d", in[0], in[1], got, want)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	r := modules.NewRegistry(lxc.New(), qemu.New())
+	if m, ok := r.Get(plans.Container); !ok || m.Kind() != plans.Container {
+		t.Fatal("no container module")
+	}
+	built := r.Built()
+	if len(built[plans.Container]) == 0 || len(built[plans.VM]) == 0 {
+		t.Fatalf("built %v", built)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a duplicate kind did not panic")
+		}
+	}()
+	modules.NewRegistry(lxc.New(), lxc.New())
+}
