@@ -1,9 +1,11 @@
 package reinstall_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"pvebill/models"
@@ -215,4 +217,76 @@ func assertNoSecret(t *testing.T, e *env, secret string) {
 	if strings.Contains(e.logs.String(), secret) {
 		t.Error("a log line holds the secret")
 	}
+}
+
+// R39: a guest at the vmid without the service's stamp is never previewed, let alone touched.
+func TestGuestNotOurs(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-stamp", 5001, "ct-8", true, map[string]string{"description": "hand-made"})
+	in, op, err := e.svc.Preview(context.Background(), client, "svc-stamp", reinstall.PreviewRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.wait(op)
+	if done.State != models.OpFailed || deref(done.ErrorCode) != "guest_not_ours" {
+		t.Fatalf("preview %s %s", done.State, deref(done.ErrorCode))
+	}
+	got, err := e.svc.Get(context.Background(), client, "svc-stamp", in.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != models.IntentFailed || deref(got.ErrorCode) != "guest_not_ours" {
+		t.Fatalf("intent %s %s", got.State, deref(got.ErrorCode))
+	}
+	if v := e.view(got); v.Error == nil || v.Error.Detail == "" {
+		t.Fatalf("view error %+v", v.Error)
+	}
+	if _, err := e.apply("svc-stamp", got); problemCode(err) != "preview_stale" {
+		t.Fatalf("apply of a failed preview: %v", err)
+	}
+	for _, r := range e.sim.Requests() {
+		if r.Method != "GET" {
+			t.Errorf("sent %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// R22, R29: concurrent applies of one intent start one reinstall; the others are
+// reinstall_in_progress. Another client cannot see or apply the intent.
+func TestConcurrentApplies(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-race", 5001, "ct-8", true, nil)
+	in := e.preview("svc-race")
+	e.hold("svc-race")
+	if _, _, err := e.svc.Apply(context.Background(), "other", "svc-race", reinstall.ApplyRequest{IntentID: in.ID,
+		Confirmations: e.view(in).Confirmations, RootPassword: testPassword}); problemCode(err) != "not_found" {
+		t.Fatalf("other client: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, errs[i] = e.apply("svc-race", in)
+		}(i)
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case problemCode(err) != "reinstall_in_progress":
+			t.Errorf("apply %d: %v", i, err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d applies accepted", won)
+	}
+	var n int64
+	if err := e.db.Gorm.Model(&models.Operation{}).Where("service_id = ? AND action = ?", "svc-race", reinstall.ActionApply).Count(&n).Error; err != nil || n != 1 {
+		t.Fatalf("%d apply operations (%v)", n, err)
+	}
+	e.release("svc-race")
 }

@@ -313,9 +313,11 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	if err := r.Stage(ctx, "destroy"); err != nil {
 		return err
 	}
-	// Neither purge (the guest keeps its backup and replication jobs) nor
-	// destroy-unreferenced-disks (it would erase volumes the preview never showed, R17).
-	if _, err := c.Delete(ctx, pve.LXCDeleteOptions{}); err != nil {
+	// Never destroy-unreferenced-disks: it would erase volumes the preview never showed (R17).
+	// No purge either, so that the vmid keeps its backup and replication jobs — except for an
+	// HA-managed guest, which Proxmox destroys only with purge=1.
+	opts := pve.LXCDeleteOptions{Purge: st.HA != nil && bool(st.HA.Managed)}
+	if _, err := c.Delete(ctx, opts); err != nil {
 		return fmt.Errorf("destroy container %d: %w", in.VMID, err)
 	}
 	if _, err := c.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
