@@ -39,6 +39,10 @@ func (s *Service) Readiness(ctx context.Context) map[string]any {
 		if err != nil {
 			detail["proxmox"] = "unreachable"
 			s.log.Warn("readiness: cluster unreachable", "cluster", name, "err", err)
+			if s.metrics != nil {
+				// Unknown is absent, not a value.
+				s.metrics.firewall.DeleteLabelValues(name)
+			}
 		} else {
 			detail["proxmox"] = "ok"
 			state = "disabled"
