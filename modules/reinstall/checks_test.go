@@ -260,3 +260,74 @@ func containsCode(list []string, c string) bool {
 	}
 	return false
 }
+
+// R25, third check, in combination: several blockers appearing after apply are all reported
+// by the run, and nothing is stopped or destroyed.
+func TestBlockersCombinedInExecutor(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-block", 5001, "ct-8", true, nil)
+	in := e.preview("svc-block")
+	e.hold("svc-block")
+	op, err := e.apply("svc-block", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bc := range blockerCases() {
+		switch bc.code {
+		case reinstall.GuestMissing, reinstall.RootfsSizeUnknown, reinstall.MountUnclassifiable:
+			continue // the last changes the confirmations; the first two exclude others
+		}
+		bc.set(e)
+	}
+	e.resetLog()
+	e.release("svc-block")
+	done := e.wait(op)
+	want := []string{"protection_enabled", "proxmox_lock", "backup_or_restore_running", "protected_backup_exists",
+		"rootfs_would_shrink", "reinstall_in_progress"}
+	for _, c := range want {
+		if !strings.Contains(deref(done.Result), `"code":"`+c+`"`) {
+			t.Errorf("result lacks %s: %s", c, deref(done.Result))
+		}
+	}
+	if done.State != models.OpFailed {
+		t.Fatalf("apply %s", done.State)
+	}
+	for _, r := range e.sim.Requests() {
+		if r.Method != "GET" {
+			t.Errorf("sent %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// R23 on the simulator: 8.5 GiB against a plan of 8 is refused showing "9 GiB"; 16 GiB too;
+// a bare KiB multiple is not read as bytes (8388608 would be 8 MiB and pass).
+func TestGrowOnlyOnSimulator(t *testing.T) {
+	for _, c := range []struct{ size, code, current string }{
+		{"8704M", "rootfs_would_shrink", "9 GiB"},
+		{"16G", "rootfs_would_shrink", "16 GiB"},
+		{"8388608", "rootfs_size_unknown", ""},
+		{"8G", "", ""},
+	} {
+		t.Run(c.size, func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			e.seed("svc-grow", 5001, "ct-8", false, map[string]string{"rootfs": "local-lvm:vm-5001-disk-0,size=" + c.size})
+			v := e.view(e.preview("svc-grow"))
+			if c.code == "" {
+				if len(v.Blockers) != 0 {
+					t.Fatalf("blocked: %+v", v.Blockers)
+				}
+				return
+			}
+			if len(v.Blockers) != 1 || string(v.Blockers[0].Code) != c.code {
+				t.Fatalf("blockers %+v", v.Blockers)
+			}
+			if c.current != "" && (v.Rootfs.CurrentDisplay != c.current ||
+				v.Blockers[0].Message != "The new root filesystem (8 GiB) would be smaller than the current one ("+c.current+").") {
+				t.Fatalf("rootfs %+v, message %q", v.Rootfs, v.Blockers[0].Message)
+			}
+			if c.current == "" && v.Rootfs.CurrentBytes != nil {
+				t.Fatalf("unknown size read as %d", *v.Rootfs.CurrentBytes)
+			}
+		})
+	}
+}
