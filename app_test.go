@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// buildApp wires a Proxmox client per configured cluster, the guest modules, the lifecycle
+// actions and the limits job: a signed create through the HTTP API ends with a running
+// container, the readiness details name the cluster and its datacenter firewall, and the
+// client's metrics are on the app's registry.
+func TestAppWiresTheLifecycle(t *testing.T) {
+	sim := simtest.Start(t, nil)
+	sim.SetClusterFirewall(true)
+	cfg := config.Defaults()
+	cfg.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "app.db")}
+	cfg.Clients = []config.Client{{ID: "whmcs", Secret: "app-test-secret-0123456789", Scopes: []string{"billing", "admin"}}}
+	cfg.Clusters = []config.Cluster{{Name: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
+	cfg.Executor.PollInterval = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.loadExamplePlans(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	base := "http://" + ln.Addr().String()
+	call := func(method, path string, body []byte) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+		ts := strconv.FormatInt(time.Now().Unix(), 10)
+		req.Header.Set(server.HeaderKey, "whmcs")
+		req.Header.Set(server.HeaderTimestamp, ts)
+		req.Header.Set(server.HeaderSignature, server.Sign([]byte("app-test-secret-0123456789"), ts, method, req.URL.RequestURI(), body))
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	status, m := call("POST", "/v1/services?wait=20", []byte(`{"service_id":"app-1","plan":"ct-2g","hostname":"app.example.com","os":"debian-12","root_password":"app-pass-1234"}`))
+	if status != 200 || m["operation"].(map[string]any)["state"] != "succeeded" {
+		t.Fatalf("create: %d %v", status, m)
+	}
+	status, m = call("GET", "/v1/services/app-1", nil)
+	if svc, _ := m["service"].(map[string]any); status != 200 || svc["power"] != "running" {
+		t.Fatalf("service: %d %v", status, m)
+	}
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"datacenter_firewall":"enabled"`) {
+		t.Fatalf("readyz %s", body)
+	}
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, name := range []string{"pvebill_datacenter_firewall_enabled{cluster=\"default\"} 1", "pvebill_proxmox_"} {
+		if !strings.Contains(string(body), name) {
+			t.Errorf("metrics lack %s", name)
+		}
+	}
+}
