@@ -1,0 +1,781 @@
+<?php
+// The module's behaviour behind WHMCS's pvebill_* functions: building requests from WHMCS's
+// $params, the Idempotency-Key of each attempt, waiting within PHP's time limit, and turning
+// pvebill's answers into WHMCS's "success" or an error text.
+
+declare(strict_types=1);
+
+namespace Pvebill;
+
+final class Module
+{
+    /** Product setting (configoption2): where the guest type comes from. */
+    public const GUEST_TYPE_PLAN = 'plan';
+    public const GUEST_TYPE_CONTAINER = 'container';
+    public const GUEST_TYPE_VM = 'vm';
+    public const GUEST_TYPE_OPTION = 'option';
+
+    /** Names of the configurable options and the custom field the module reads. */
+    public const OPTION_GUEST_TYPE = 'Guest Type';
+    public const OPTION_OS = 'Operating System';
+    public const FIELD_SSH_KEY = 'SSH Key';
+
+    /** The longest ?wait= the API accepts. */
+    public const MAX_WAIT = 60;
+
+    private const TERMINAL = ['succeeded', 'failed', 'needs_reconciliation'];
+
+    private static ?Module $instance = null;
+
+    /**
+     * @param int    $waitCap   the longest a call waits for an operation (seconds, at most 60)
+     * @param int    $margin    seconds kept free before PHP's max_execution_time
+     * @param string $transport "auto", "curl" or "stream"
+     */
+    public function __construct(
+        private readonly AttemptStore $attempts,
+        private readonly ?HostingStore $hosting = null,
+        private readonly int $waitCap = 50,
+        private readonly int $margin = 10,
+        private readonly string $transport = 'auto',
+    ) {
+    }
+
+    /** The module WHMCS uses: attempts and usage in WHMCS's database. */
+    public static function instance(): self
+    {
+        if (self::$instance === null) {
+            self::$instance = CapsuleAttemptStore::available()
+                ? new self(new CapsuleAttemptStore(), new CapsuleHostingStore())
+                : new self(new FileAttemptStore(sys_get_temp_dir() . '/pvebill-whmcs-attempts.json'));
+        }
+        return self::$instance;
+    }
+
+    /** Replaces the module the pvebill_* functions use (null: back to the default). */
+    public static function setInstance(?self $m): void
+    {
+        self::$instance = $m;
+    }
+
+    // ---- WHMCS metadata and product settings ------------------------------------------------
+
+    public static function metaData(): array
+    {
+        return [
+            'DisplayName' => 'pvebill (Proxmox VE)',
+            'APIVersion' => '1.1',
+            'RequiresServer' => true,
+            'DefaultNonSSLPort' => '8080',
+            'DefaultSSLPort' => '443',
+            'ServiceSingleSignOnLabel' => false,
+            'AdminSingleSignOnLabel' => false,
+        ];
+    }
+
+    /** The product's Module Settings: configoption1 plan, configoption2 guest type, configoption3 OS. */
+    public static function configOptions(): array
+    {
+        return [
+            'Plan' => [
+                'Type' => 'text',
+                'Size' => '25',
+                'Loader' => 'pvebill_PlanLoader',
+                'SimpleMode' => true,
+                'Description' => 'pvebill plan code (GET /v1/plans), e.g. ct-2g',
+            ],
+            'Guest type' => [
+                'Type' => 'dropdown',
+                'Options' => [
+                    self::GUEST_TYPE_PLAN => 'The plan\'s only type',
+                    self::GUEST_TYPE_CONTAINER => 'Container',
+                    self::GUEST_TYPE_VM => 'Virtual machine',
+                    self::GUEST_TYPE_OPTION => 'Customer\'s choice (configurable option "' . self::OPTION_GUEST_TYPE . '")',
+                ],
+                'Default' => self::GUEST_TYPE_PLAN,
+                'SimpleMode' => true,
+                'Description' => 'Fixed by the product, or chosen by the customer at order',
+            ],
+            'Operating system' => [
+                'Type' => 'text',
+                'Size' => '25',
+                'Default' => 'debian-12',
+                'SimpleMode' => true,
+                'Description' => 'Default OS from the plan\'s catalog; a configurable option "' . self::OPTION_OS . '" overrides it',
+            ],
+        ];
+    }
+
+    /** Plan codes for the product settings' dropdown (WHMCS "Loader"). @return array<string,string> */
+    public function planLoader(array $params): array
+    {
+        $r = $this->client($params)->request('GET', '/v1/plans', null, [], 20);
+        if ($r->isProblem()) {
+            throw new \RuntimeException(self::problemText($r));
+        }
+        $out = [];
+        foreach ($r->json['plans'] ?? [] as $plan) {
+            $out[$plan['code']] = $plan['name'] . ' (' . implode(', ', $plan['guest_types'] ?? []) . ')';
+        }
+        return $out;
+    }
+
+    // ---- lifecycle --------------------------------------------------------------------------
+
+    public function createAccount(array $params): string
+    {
+        try {
+            $body = $this->createBody($params);
+        } catch (\InvalidArgumentException $e) {
+            return 'pvebill: ' . $e->getMessage();
+        }
+        return $this->mutate($params, 'create', '/v1/services', $body);
+    }
+
+    public function suspendAccount(array $params): string
+    {
+        $reason = trim((string) ($params['suspendreason'] ?? ''));
+        $body = $reason === '' ? [] : ['reason' => mb_substr($reason, 0, 255)];
+        return $this->mutate($params, 'suspend', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/suspend', $body);
+    }
+
+    public function unsuspendAccount(array $params): string
+    {
+        return $this->mutate($params, 'unsuspend', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/unsuspend', []);
+    }
+
+    public function terminateAccount(array $params): string
+    {
+        return $this->mutate($params, 'terminate', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/terminate', []);
+    }
+
+    public function changePackage(array $params): string
+    {
+        $plan = trim((string) ($params['configoption1'] ?? ''));
+        if ($plan === '') {
+            return 'pvebill: the product has no plan code (Module Settings, "Plan")';
+        }
+        return $this->mutate($params, 'change_plan', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/change-plan', ['plan' => $plan]);
+    }
+
+    /** Checks the URL, the signature and the billing scope. @return array{success: bool, error: string} */
+    public function testConnection(array $params): array
+    {
+        try {
+            $c = $this->client($params);
+            $r = $c->request('GET', '/v1/plans', null, [], 20);
+            if (!$r->isProblem()) {
+                $now = gmdate('Y-m-d\TH:i:s\Z');
+                $r = $c->request('GET', '/v1/usage?from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', time() - 300)) . '&to=' . rawurlencode($now) . '&limit=1', null, [], 20);
+            }
+            if ($r->isProblem()) {
+                return ['success' => false, 'error' => self::problemText($r)];
+            }
+            return ['success' => true, 'error' => ''];
+        } catch (\Throwable $e) {
+            return ['success' => false, 'error' => self::unreachable($e)];
+        }
+    }
+
+    /**
+     * Daily: this month's bandwidth and the period's largest disk use, with their limits, in MB,
+     * into every hosting row of this server whose pvebill service belongs to this client.
+     */
+    public function usageUpdate(array $params): string
+    {
+        if ($this->hosting === null) {
+            return 'pvebill: usage cannot be written here (WHMCS database not available)';
+        }
+        $serverId = (int) ($params['serverid'] ?? 0);
+        $prefix = trim((string) ($params['serverusername'] ?? '')) . '-';
+        try {
+            $c = $this->client($params);
+            $from = gmdate('Y-m-01\T00:00:00\Z');
+            $to = gmdate('Y-m-d\TH:i:s\Z');
+            $plans = [];
+            $r = $c->request('GET', '/v1/plans', null, [], 30);
+            if ($r->isProblem()) {
+                return self::problemText($r);
+            }
+            foreach ($r->json['plans'] ?? [] as $plan) {
+                $plans[$plan['code']] = $plan;
+            }
+            $cursor = null;
+            $updated = 0;
+            do {
+                $q = '/v1/usage?from=' . rawurlencode($from) . '&to=' . rawurlencode($to) . '&limit=200';
+                if ($cursor !== null) {
+                    $q .= '&cursor=' . rawurlencode($cursor);
+                }
+                $r = $c->request('GET', $q, null, [], 60);
+                if ($r->isProblem()) {
+                    return self::problemText($r);
+                }
+                foreach ($r->json['services'] ?? [] as $u) {
+                    $sid = (string) $u['service_id'];
+                    if (!str_starts_with($sid, $prefix) || !ctype_digit(substr($sid, strlen($prefix)))) {
+                        continue;
+                    }
+                    $fields = $this->usageFields($c, $sid, $u, $plans);
+                    if ($this->hosting->updateUsage($serverId, (int) substr($sid, strlen($prefix)), $fields)) {
+                        $updated++;
+                    }
+                }
+                $cursor = $r->json['next_cursor'] ?? null;
+            } while ($cursor !== null && $cursor !== '');
+            self::log('UsageUpdate', ['server' => $serverId], ['updated' => $updated]);
+            return 'success';
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+    }
+
+    /** @return array<string,int|string> */
+    private function usageFields(Client $c, string $sid, array $u, array $plans): array
+    {
+        $fields = ['lastupdate' => date('Y-m-d H:i:s')];
+        if (($u['disk_max_bytes'] ?? null) !== null) {
+            $fields['diskusage'] = Text::megabytes($u['disk_max_bytes']);
+        }
+        if (($u['netin_bytes'] ?? null) !== null || ($u['netout_bytes'] ?? null) !== null) {
+            $fields['bwusage'] = Text::megabytes(($u['netin_bytes'] ?? 0) + ($u['netout_bytes'] ?? 0));
+        }
+        // WHMCS reads a limit of 0 as unlimited: null (no allowance) is exactly that.
+        $fields['bwlimit'] = ($u['bandwidth_limit_bytes'] ?? null) === null ? 0 : Text::megabytes($u['bandwidth_limit_bytes']);
+        $r = $c->request('GET', '/v1/services/' . rawurlencode($sid), null, [], 30);
+        if (!$r->isProblem()) {
+            $svc = $r->json['service'] ?? [];
+            $plan = $plans[$svc['plan'] ?? ''] ?? null;
+            if ($plan !== null && isset($plan['disk_gib'])) {
+                $fields['disklimit'] = (int) $plan['disk_gib'] * 1024;
+            } elseif (($svc['monitoring']['disk_max_bytes'] ?? null) !== null) {
+                $fields['disklimit'] = Text::megabytes($svc['monitoring']['disk_max_bytes']);
+            }
+        }
+        return $fields;
+    }
+
+    // ---- client area ------------------------------------------------------------------------
+
+    /** The service page: status and monitoring, "Not available" wherever pvebill has no figure. */
+    public function clientArea(array $params): array
+    {
+        $vars = ['error' => null, 'service' => null, 'monitoring' => []];
+        try {
+            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)), null, [], 20);
+            if ($r->isProblem()) {
+                $vars['error'] = self::problemText($r);
+            } else {
+                $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
+                $vars['error'] = null;
+            }
+        } catch (\Throwable $e) {
+            $vars['error'] = self::unreachable($e);
+        }
+        return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl', 'templateVariables' => $vars];
+    }
+
+    /** @return array{service: array<string,string>, monitoring: array<string,string>} */
+    public static function serviceVars(array $s): array
+    {
+        $m = $s['monitoring'] ?? [];
+        $get = static fn (string $k) => $m[$k] ?? null;
+        $ips = $s['ip_addresses'] ?? [];
+        return [
+            'service' => [
+                'Status' => (string) ($s['state'] ?? Text::NOT_AVAILABLE),
+                'Power' => ($s['power'] ?? 'unknown') === 'unknown' ? Text::NOT_AVAILABLE : (string) $s['power'],
+                'Hostname' => (string) ($s['hostname'] ?? ''),
+                'Guest type' => ($s['guest_type'] ?? '') === 'vm' ? 'Virtual machine' : 'Container',
+                'Plan' => (string) ($s['plan'] ?? ''),
+                'IP addresses' => $ips === [] ? Text::NOT_AVAILABLE : implode(', ', $ips),
+            ],
+            'monitoring' => [
+                'CPU' => Text::percent($get('cpu') === null ? null : (float) $get('cpu')),
+                'Memory' => Text::usedOf($get('memory_bytes'), $get('memory_max_bytes')),
+                'Disk' => Text::usedOf($get('disk_bytes'), $get('disk_max_bytes')),
+                'Swap' => Text::usedOf($get('swap_bytes'), $get('swap_max_bytes')),
+                'Network in' => Text::bytes($get('netin_bytes')),
+                'Network out' => Text::bytes($get('netout_bytes')),
+                'Uptime' => Text::duration($get('uptime_seconds')),
+                'Guest agent' => Text::yesNo($get('guest_agent')),
+            ],
+        ];
+    }
+
+    // ---- reinstall (two phases) -------------------------------------------------------------
+
+    /** Admin button: ask for a preview; its mounts show on the service's admin tab. */
+    public function adminReinstallPreview(array $params): string
+    {
+        $res = $this->preview($params, self::osOf($params));
+        if ($res['error'] !== null) {
+            return $res['error'];
+        }
+        if ($res['intent']['state'] === 'preview_pending') {
+            return self::inProgress('reinstall preview', null, 'preview_pending');
+        }
+        return 'success';
+    }
+
+    /** Admin button: apply the latest ready preview with the service's password. */
+    public function adminReinstallApply(array $params): string
+    {
+        try {
+            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall', null, [], 20);
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+        if ($r->isProblem()) {
+            return $r->status === 404 ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first' : self::problemText($r);
+        }
+        $intent = $r->json['intent'] ?? [];
+        return $this->apply($params, (string) ($intent['id'] ?? ''), (string) ($params['password'] ?? ''));
+    }
+
+    /** Admin service tab: the latest reinstall intent with every mount's fate. @return array<string,string> */
+    public function adminServicesTabFields(array $params): array
+    {
+        try {
+            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall', null, [], 20);
+        } catch (\Throwable $e) {
+            return ['pvebill reinstall' => htmlspecialchars(self::unreachable($e))];
+        }
+        if ($r->status === 404) {
+            return ['pvebill reinstall' => 'No reinstall preview yet.'];
+        }
+        if ($r->isProblem()) {
+            return ['pvebill reinstall' => htmlspecialchars(self::problemText($r))];
+        }
+        return ['pvebill reinstall' => self::intentHtml($r->json['intent'] ?? [])];
+    }
+
+    /**
+     * The client area's reinstall page. Without input it previews (with the chosen OS) and shows
+     * every mount's data label and fate and a confirmation form; with step=confirm, a ticked
+     * confirmation and a root password it applies exactly that preview.
+     */
+    public function clientReinstall(array $params, array $input): array
+    {
+        $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'blockers' => [], 'done' => false];
+        $step = (string) ($input['step'] ?? '');
+        if ($step === 'confirm') {
+            $password = (string) ($input['root_password'] ?? '');
+            $intentId = (string) ($input['intent_id'] ?? '');
+            if (($input['confirm'] ?? '') !== '1') {
+                $vars['error'] = 'Tick the box to confirm that the data marked "Erased" will be deleted.';
+            } elseif (strlen($password) < 8) {
+                $vars['error'] = 'Choose a root password of at least 8 characters.';
+            } else {
+                $res = $this->apply($params, $intentId, $password);
+                if ($res === 'success') {
+                    $vars['done'] = true;
+                    $vars['message'] = 'The reinstall has finished. Log in with the new root password.';
+                    self::storePassword($params, $password);
+                } else {
+                    $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+                }
+                return self::page($vars);
+            }
+        }
+        $os = trim((string) ($input['os'] ?? '')) ?: self::osOf($params);
+        $res = $this->preview($params, $os);
+        if ($res['error'] !== null) {
+            $vars['error'] = $res['error'];
+            return self::page($vars);
+        }
+        $intent = $res['intent'];
+        $vars['intent'] = ['id' => $intent['id'] ?? '', 'state' => $intent['state'] ?? '', 'os' => $os,
+            'rootfs_current' => $intent['rootfs']['current_display'] ?? Text::NOT_AVAILABLE,
+            'rootfs_planned' => $intent['rootfs']['planned_display'] ?? Text::NOT_AVAILABLE];
+        $vars['mounts'] = self::mountRows($intent);
+        foreach ($intent['blockers'] ?? [] as $b) {
+            $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
+        }
+        if (($intent['state'] ?? '') === 'preview_pending') {
+            $vars['message'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
+        }
+        return self::page($vars);
+    }
+
+    private static function page(array $vars): array
+    {
+        return ['pagetitle' => 'Reinstall', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Reinstall'],
+            'templatefile' => 'templates/reinstall', 'requirelogin' => true, 'vars' => $vars];
+    }
+
+    /** @return list<array<string,string>> one row per mount, labels spelled out */
+    public static function mountRows(array $intent): array
+    {
+        $rows = [];
+        foreach ($intent['mounts'] ?? [] as $mt) {
+            $data = (string) ($mt['data'] ?? '');
+            $after = (string) ($mt['mount_after'] ?? '');
+            $rows[] = [
+                'key' => (string) ($mt['key'] ?? ''),
+                'path' => (string) ($mt['path'] ?? ''),
+                'volume' => (string) ($mt['volume'] ?? ''),
+                'data' => $data,
+                'data_label' => Text::DATA_LABELS[$data] ?? $data,
+                'mount_after' => $after,
+                'mount_after_label' => Text::MOUNT_LABELS[$after] ?? $after,
+            ];
+        }
+        return $rows;
+    }
+
+    private static function intentHtml(array $intent): string
+    {
+        $h = static fn ($s) => htmlspecialchars((string) $s, ENT_QUOTES);
+        $out = 'State: <strong>' . $h($intent['state'] ?? '') . '</strong> (intent ' . $h($intent['id'] ?? '') . ')';
+        $out .= '<table class="table table-condensed"><tr><th>Mount</th><th>Path</th><th>Volume</th><th>Data</th><th>Afterwards</th></tr>';
+        foreach (self::mountRows($intent) as $r) {
+            $out .= '<tr><td>' . $h($r['key']) . '</td><td>' . $h($r['path']) . '</td><td>' . $h($r['volume']) . '</td><td>'
+                . $h($r['data_label']) . '</td><td>' . $h($r['mount_after_label']) . '</td></tr>';
+        }
+        $out .= '</table>';
+        foreach ($intent['blockers'] ?? [] as $b) {
+            $out .= '<div class="alert alert-warning">' . $h($b['message'] ?? $b['code'] ?? '') . '</div>';
+        }
+        return $out;
+    }
+
+    /** @return array{intent: ?array, error: ?string} */
+    private function preview(array $params, string $os): array
+    {
+        $sid = self::serviceId($params);
+        $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
+        $body = $os === '' ? [] : ['os' => $os];
+        $deadline = time() + $this->waitBudget();
+        try {
+            $c = $this->client($params);
+            $r = $this->post($c, $sid, 'reinstall_preview', $base . '/preview', $body, $deadline);
+            if ($r->isProblem() && ($r->json['code'] ?? '') !== 'idempotency_in_progress') {
+                $this->attempts->close($sid, 'reinstall_preview');
+            }
+            if ($r->isProblem()) {
+                return ['intent' => null, 'error' => self::problemText($r)];
+            }
+            // A preview is read-only: the next one is a new request, never a replay of this one.
+            $this->attempts->close($sid, 'reinstall_preview');
+            $intent = $r->json['intent'] ?? [];
+            while (($intent['state'] ?? '') === 'preview_pending' && time() < $deadline) {
+                usleep(500000);
+                $g = $c->request('GET', $base . '/' . rawurlencode((string) $intent['id']), null, [], 20);
+                if ($g->isProblem()) {
+                    return ['intent' => null, 'error' => self::problemText($g)];
+                }
+                $intent = $g->json['intent'] ?? $intent;
+            }
+            return ['intent' => $intent, 'error' => null];
+        } catch (\Throwable $e) {
+            return ['intent' => null, 'error' => self::unreachable($e)];
+        }
+    }
+
+    /** Phase 2: re-reads the intent for its confirmations and applies it. */
+    private function apply(array $params, string $intentId, string $password): string
+    {
+        if ($intentId === '') {
+            return 'pvebill: there is no reinstall preview to apply; preview first';
+        }
+        $sid = self::serviceId($params);
+        $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
+        try {
+            $c = $this->client($params);
+            $g = $c->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
+            if ($g->isProblem()) {
+                return self::problemText($g);
+            }
+            $intent = $g->json['intent'] ?? [];
+            $state = (string) ($intent['state'] ?? '');
+            if ($state === 'applying') {
+                return self::inProgress('reinstall', null, 'applying');
+            }
+            if ($state === 'completed') {
+                return 'success';
+            }
+            if ($state !== 'preview_ready') {
+                return 'pvebill: this reinstall preview is ' . $state . ' and cannot be applied; preview again';
+            }
+            $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [], 'root_password' => $password];
+            $keys = self::sshKeys($params);
+            if ($keys !== []) {
+                $body['ssh_keys'] = $keys;
+            }
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+        return $this->mutate($params, 'reinstall', $base, $body);
+    }
+
+    // ---- the shared request path ------------------------------------------------------------
+
+    /**
+     * POSTs a mutation with the attempt's Idempotency-Key, waits for its operation within the
+     * budget and maps the outcome. The attempt stays open while the outcome is unknown (no
+     * answer, still running, or the same key still in flight) so that a retry sends the same key
+     * and picks up the same operation; any definite answer closes it.
+     */
+    private function mutate(array $params, string $action, string $path, array $body): string
+    {
+        $sid = self::serviceId($params);
+        $deadline = time() + $this->waitBudget();
+        try {
+            $c = $this->client($params);
+            $r = $this->post($c, $sid, $action, $path, $body, $deadline);
+        } catch (\Throwable $e) {
+            self::log($action, ['service_id' => $sid], $e->getMessage());
+            return self::unreachable($e);
+        }
+        self::log($action, ['service_id' => $sid, 'path' => $path], $r->body);
+        if ($r->isProblem()) {
+            $code = (string) ($r->json['code'] ?? '');
+            if ($code === 'idempotency_in_progress') {
+                return self::inProgress(self::words($action), null, null);
+            }
+            if ($r->status < 500) {
+                $this->attempts->close($sid, $action);
+            }
+            return self::problemText($r);
+        }
+        $op = $r->json['operation'] ?? null;
+        if ($op === null) {
+            // The reinstall route may answer with the intent itself.
+            return $this->intentOutcome($sid, $action, $r->json['intent'] ?? []);
+        }
+        try {
+            $op = $this->follow($c, $op, $deadline);
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+        return $this->outcome($sid, $action, $op);
+    }
+
+    /** Sends the POST with ?wait= for the time left and the attempt's Idempotency-Key. */
+    private function post(Client $c, string $sid, string $action, string $path, array $body, int $deadline): Response
+    {
+        $raw = Client::encode($body);
+        $key = self::idempotencyKey($sid, $action, $this->attempts->open($sid, $action), $raw);
+        $wait = max(0, min(self::MAX_WAIT, $deadline - time()));
+        $url = $wait > 0 ? $path . (str_contains($path, '?') ? '&' : '?') . 'wait=' . $wait : $path;
+        return $c->request('POST', $url, $body, ['Idempotency-Key' => $key], $wait + 15);
+    }
+
+    /**
+     * The Idempotency-Key of an attempt: service, action, the stable attempt key and a hash of
+     * the body (a changed request is a new request, never a reuse of the old key).
+     */
+    public static function idempotencyKey(string $serviceId, string $action, string $attempt, string $rawBody): string
+    {
+        return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . substr(hash('sha256', $rawBody), 0, 16);
+    }
+
+    /** Long-polls the operation until it ends or the deadline passes (a replayed 202 lands here). */
+    private function follow(Client $c, array $op, int $deadline): array
+    {
+        while (!in_array($op['state'] ?? '', self::TERMINAL, true)) {
+            $left = min(self::MAX_WAIT, $deadline - time());
+            if ($left < 1) {
+                break;
+            }
+            $r = $c->request('GET', '/v1/operations/' . rawurlencode((string) $op['id']) . '?wait=' . $left, null, [], $left + 15);
+            if ($r->isProblem()) {
+                break;
+            }
+            $op = $r->json['operation'] ?? $op;
+        }
+        return $op;
+    }
+
+    private function outcome(string $sid, string $action, array $op): string
+    {
+        $state = (string) ($op['state'] ?? '');
+        if (!in_array($state, self::TERMINAL, true)) {
+            return self::inProgress(self::words($action), (string) ($op['id'] ?? ''), (string) ($op['stage'] ?? ''));
+        }
+        $this->attempts->close($sid, $action);
+        if ($state === 'succeeded') {
+            return 'success';
+        }
+        $err = $op['error'] ?? [];
+        $detail = trim((string) ($err['detail'] ?? '')) ?: 'no detail given';
+        $code = (string) ($err['code'] ?? '');
+        $what = $state === 'needs_reconciliation'
+            ? 'the ' . self::words($action) . ' stopped part-way and needs an administrator to reconcile it in pvebill: '
+            : 'the ' . self::words($action) . ' failed: ';
+        return 'pvebill: ' . $what . $detail . ($code !== '' ? ' [' . $code . ']' : '') . ' (operation ' . ($op['id'] ?? '') . ')';
+    }
+
+    private function intentOutcome(string $sid, string $action, array $intent): string
+    {
+        $state = (string) ($intent['state'] ?? '');
+        switch ($state) {
+            case 'completed':
+                $this->attempts->close($sid, $action);
+                return 'success';
+            case 'failed':
+            case 'needs_reconciliation':
+                $this->attempts->close($sid, $action);
+                return 'pvebill: the reinstall ended in state ' . $state . ' (intent ' . ($intent['id'] ?? '') . ')';
+            default:
+                return self::inProgress('reinstall', null, $state);
+        }
+    }
+
+    /** Seconds a call may wait: the cap, and never past PHP's time limit less the margin. */
+    public function waitBudget(): int
+    {
+        $budget = min($this->waitCap, self::MAX_WAIT);
+        $limit = (int) ini_get('max_execution_time');
+        if ($limit > 0) {
+            $started = (int) ($_SERVER['REQUEST_TIME'] ?? time());
+            $budget = min($budget, $limit - (time() - $started) - $this->margin);
+        }
+        return max(0, $budget);
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------
+
+    private function client(array $params): Client
+    {
+        return Client::fromParams($params, Text::language($params), $this->transport);
+    }
+
+    /** pvebill's service id of a WHMCS service: "<API client id>-<WHMCS service id>". */
+    public static function serviceId(array $params): string
+    {
+        return trim((string) ($params['serverusername'] ?? '')) . '-' . (int) ($params['serviceid'] ?? 0);
+    }
+
+    /** @return array<string,mixed> the create request (API.md Create) */
+    public function createBody(array $params): array
+    {
+        $plan = trim((string) ($params['configoption1'] ?? ''));
+        if ($plan === '') {
+            throw new \InvalidArgumentException('the product has no plan code (Module Settings, "Plan")');
+        }
+        $body = ['service_id' => self::serviceId($params), 'plan' => $plan];
+        $type = self::guestType($params);
+        if ($type !== null) {
+            $body['guest_type'] = $type;
+        }
+        $body['hostname'] = self::hostname($params);
+        $body['os'] = self::osOf($params);
+        if ($body['os'] === '') {
+            throw new \InvalidArgumentException('no operating system: set a default in the Module Settings or a configurable option "' . self::OPTION_OS . '"');
+        }
+        $password = (string) ($params['password'] ?? '');
+        if ($password !== '') {
+            $body['root_password'] = $password;
+        }
+        $keys = self::sshKeys($params);
+        if ($keys !== []) {
+            $body['ssh_keys'] = $keys;
+        }
+        return $body;
+    }
+
+    private static function guestType(array $params): ?string
+    {
+        $mode = trim((string) ($params['configoption2'] ?? self::GUEST_TYPE_PLAN));
+        if ($mode === self::GUEST_TYPE_CONTAINER || $mode === self::GUEST_TYPE_VM) {
+            return $mode;
+        }
+        if ($mode !== self::GUEST_TYPE_OPTION) {
+            return null;
+        }
+        $v = strtolower(trim((string) ($params['configoptions'][self::OPTION_GUEST_TYPE] ?? '')));
+        return match (true) {
+            $v === '' => null,
+            str_starts_with($v, 'vm'), str_starts_with($v, 'virtual'), str_starts_with($v, 'kvm'), str_starts_with($v, 'qemu') => self::GUEST_TYPE_VM,
+            str_starts_with($v, 'container'), str_starts_with($v, 'ct'), str_starts_with($v, 'lxc') => self::GUEST_TYPE_CONTAINER,
+            default => $v,
+        };
+    }
+
+    private static function osOf(array $params): string
+    {
+        $opt = trim((string) ($params['configoptions'][self::OPTION_OS] ?? ''));
+        return $opt !== '' ? $opt : trim((string) ($params['configoption3'] ?? ''));
+    }
+
+    private static function hostname(array $params): string
+    {
+        $h = strtolower(trim((string) ($params['domain'] ?? '')));
+        if ($h !== '' && preg_match('/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/', $h)) {
+            return $h;
+        }
+        return 'vps' . (int) ($params['serviceid'] ?? 0);
+    }
+
+    /** @return list<string> */
+    private static function sshKeys(array $params): array
+    {
+        $raw = (string) ($params['customfields'][self::FIELD_SSH_KEY] ?? '');
+        $out = [];
+        foreach (preg_split('/\r?\n/', $raw) ?: [] as $line) {
+            $line = trim($line);
+            if ($line !== '') {
+                $out[] = $line;
+            }
+        }
+        return $out;
+    }
+
+    private static function words(string $action): string
+    {
+        return str_replace('_', ' ', $action);
+    }
+
+    /** A refusal as text: pvebill's translated detail, field and blocker messages, the code. */
+    public static function problemText(Response $r): string
+    {
+        $j = $r->json ?? [];
+        $parts = [trim((string) ($j['detail'] ?? '')) ?: 'HTTP ' . $r->status . ' from pvebill'];
+        foreach ($j['errors'] ?? [] as $e) {
+            $parts[] = (string) ($e['message'] ?? (($e['field'] ?? '') . ': ' . ($e['code'] ?? '')));
+        }
+        foreach ($j['blockers'] ?? [] as $b) {
+            $parts[] = (string) ($b['message'] ?? $b['code'] ?? '');
+        }
+        $text = 'pvebill: ' . implode(' ', $parts);
+        if (($j['code'] ?? '') !== '') {
+            $text .= ' [' . $j['code'] . ']';
+        }
+        if (($j['permanence'] ?? '') === 'temporary' || $r->status >= 500) {
+            $text .= ' This is temporary: retry the action later.';
+        }
+        return $text;
+    }
+
+    private static function inProgress(string $what, ?string $opId, ?string $stage): string
+    {
+        $ref = $opId !== null && $opId !== '' ? ' (operation ' . $opId . ($stage ? ', stage ' . $stage : '') . ')'
+            : ($stage ? ' (' . $stage . ')' : '');
+        return 'In progress: pvebill is still working on this ' . $what . $ref
+            . '. Retry the action in a minute to pick up the result; retrying is safe and does not repeat the work.';
+    }
+
+    private static function unreachable(\Throwable $e): string
+    {
+        if ($e instanceof \InvalidArgumentException) {
+            return $e->getMessage();
+        }
+        return 'pvebill could not be reached (' . $e->getMessage() . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
+    }
+
+    private static function storePassword(array $params, string $password): void
+    {
+        if (function_exists('localAPI')) {
+            localAPI('UpdateClientProduct', ['serviceid' => (int) ($params['serviceid'] ?? 0), 'servicepassword' => $password]);
+        }
+    }
+
+    private static function log(string $action, array $request, mixed $response): void
+    {
+        if (function_exists('logModuleCall')) {
+            logModuleCall('pvebill', $action, $request, $response, null, []);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+<?php
+/**
+ * pvebill provisioning module for WHMCS.
+ *
+ * Install by copying the folder modules/servers/pvebill into WHMCS's own modules/servers/.
+ * Server (Setup → Servers): hostname of pvebill (or a full https://… URL), Secure and Port as
+ * served, Username = pvebill API client id (billing scope), Access Hash = its secret.
+ * Product (Module Settings): Plan code, Guest type (fixed or customer's choice) and default OS.
+ *
+ * Every function returns "success" only when pvebill's operation succeeded; otherwise an error
+ * text with pvebill's translated detail, or an "In progress" text when the operation is still
+ * running: WHMCS then keeps the action in its Module Queue and a retry picks the same operation
+ * up (the request carries the same Idempotency-Key).
+ */
+
+declare(strict_types=1);
+
+if (!defined('WHMCS') && PHP_SAPI !== 'cli') {
+    die('This file cannot be accessed directly');
+}
+
+require_once __DIR__ . '/lib/Client.php';
+require_once __DIR__ . '/lib/Stores.php';
+require_once __DIR__ . '/lib/Text.php';
+require_once __DIR__ . '/lib/Module.php';
+
+use Pvebill\Module;
+
+function pvebill_MetaData(): array
+{
+    return Module::metaData();
+}
+
+function pvebill_ConfigOptions(): array
+{
+    return Module::configOptions();
+}
+
+/** Loader of the "Plan" product setting: the plans pvebill offers. */
+function pvebill_PlanLoader(array $params): array
+{
+    return Module::instance()->planLoader($params);
+}
+
+function pvebill_CreateAccount(array $params): string
+{
+    return Module::instance()->createAccount($params);
+}
+
+function pvebill_SuspendAccount(array $params): string
+{
+    return Module::instance()->suspendAccount($params);
+}
+
+function pvebill_UnsuspendAccount(array $params): string
+{
+    return Module::instance()->unsuspendAccount($params);
+}
+
+function pvebill_TerminateAccount(array $params): string
+{
+    return Module::instance()->terminateAccount($params);
+}
+
+function pvebill_ChangePackage(array $params): string
+{
+    return Module::instance()->changePackage($params);
+}
+
+function pvebill_TestConnection(array $params): array
+{
+    return Module::instance()->testConnection($params);
+}
+
+function pvebill_UsageUpdate(array $params): string
+{
+    return Module::instance()->usageUpdate($params);
+}
+
+function pvebill_ClientArea(array $params): array
+{
+    return Module::instance()->clientArea($params);
+}
+
+function pvebill_AdminCustomButtonArray(): array
+{
+    return [
+        'Reinstall: preview' => 'AdminReinstallPreview',
+        'Reinstall: apply' => 'AdminReinstallApply',
+    ];
+}
+
+function pvebill_ClientAreaCustomButtonArray(): array
+{
+    return ['Reinstall' => 'Reinstall'];
+}
+
+function pvebill_AdminReinstallPreview(array $params): string
+{
+    return Module::instance()->adminReinstallPreview($params);
+}
+
+function pvebill_AdminReinstallApply(array $params): string
+{
+    return Module::instance()->adminReinstallApply($params);
+}
+
+function pvebill_AdminServicesTabFields(array $params): array
+{
+    return Module::instance()->adminServicesTabFields($params);
+}
+
+/** Client area: the two-phase reinstall page (preview, then confirm with a root password). */
+function pvebill_Reinstall(array $params): array
+{
+    $input = [];
+    foreach (['step', 'os', 'intent_id', 'root_password', 'confirm'] as $k) {
+        if (isset($_POST[$k]) && is_string($_POST[$k])) {
+            $input[$k] = $_POST[$k];
+        }
+    }
+    return Module::instance()->clientReinstall($params, $input);
+}

@@ -1,0 +1,220 @@
+<?php
+// The tiny assertion library and the fixtures the tests share: WHMCS-shaped $params, a hosting
+// table in memory, signed calls and the simulator's control API.
+
+declare(strict_types=1);
+
+use Pvebill\Client;
+use Pvebill\FileAttemptStore;
+use Pvebill\HostingStore;
+use Pvebill\Module;
+
+final class SkipTest extends Exception
+{
+}
+
+final class AssertionFailed extends Exception
+{
+}
+
+final class Harness
+{
+    /** @var list<array{string, callable}> */
+    public static array $tests = [];
+
+    public static function run(string $filter): bool
+    {
+        $passed = $failed = $skipped = 0;
+        foreach (self::$tests as [$name, $fn]) {
+            if ($filter !== '' && !str_contains($name, $filter)) {
+                continue;
+            }
+            $t0 = microtime(true);
+            try {
+                $fn();
+                $passed++;
+                printf("ok    %s (%.2fs)\n", $name, microtime(true) - $t0);
+            } catch (SkipTest $e) {
+                $skipped++;
+                printf("skip  %s: %s\n", $name, $e->getMessage());
+            } catch (Throwable $e) {
+                $failed++;
+                printf("FAIL  %s: %s\n", $name, $e->getMessage());
+                if (!$e instanceof AssertionFailed) {
+                    printf("      %s:%d\n", $e->getFile(), $e->getLine());
+                }
+            }
+        }
+        if ($skipped > 0) {
+            printf("(%d skipped)\n", $skipped);
+        }
+        printf("%d passed, %d failed\n", $passed, $failed);
+        return $failed === 0;
+    }
+}
+
+function test(string $name, callable $fn): void
+{
+    Harness::$tests[] = [$name, $fn];
+}
+
+function skip(string $reason): never
+{
+    throw new SkipTest($reason);
+}
+
+function check(bool $cond, string $msg): void
+{
+    if (!$cond) {
+        throw new AssertionFailed($msg);
+    }
+}
+
+function eq(mixed $want, mixed $got, string $what = 'value'): void
+{
+    if ($want !== $got) {
+        throw new AssertionFailed($what . ': want ' . var_export($want, true) . ', got ' . var_export($got, true));
+    }
+}
+
+function contains(string $haystack, string $needle, string $what = 'text'): void
+{
+    if (!str_contains($haystack, $needle)) {
+        throw new AssertionFailed($what . ' ' . var_export($haystack, true) . ' does not contain ' . var_export($needle, true));
+    }
+}
+
+/** The running server, or a skip when none was started. @return array{url: string, client: string, secret: string, sim: string} */
+function server(): array
+{
+    $url = getenv('PVEBILL_URL') ?: '';
+    if ($url === '') {
+        skip('no pvebill server (PVEBILL_URL); run scripts/whmcs-test.sh');
+    }
+    return ['url' => $url, 'client' => getenv('PVEBILL_CLIENT') ?: '', 'secret' => getenv('PVEBILL_SECRET') ?: '',
+        'sim' => getenv('PVEBILL_SIM_URL') ?: ''];
+}
+
+/** Skips unless the server serves a route (read from its /openapi.yaml). */
+function requireRoute(string $method, string $path): void
+{
+    static $spec = null;
+    $spec ??= (string) @file_get_contents(server()['url'] . '/openapi.yaml');
+    if (!preg_match('#^  ' . preg_quote($path, '#') . ':\n((?:    .*\n|\n)*)#m', $spec, $m) || !str_contains($m[1], '    ' . strtolower($method) . ':')) {
+        skip('the server does not serve ' . $method . ' ' . $path . ' yet');
+    }
+}
+
+/** WHMCS-shaped $params of a service on the test server (what WHMCS hands a server module). */
+function whmcsParams(int $serviceId, array $over = []): array
+{
+    $s = server();
+    $u = parse_url($s['url']);
+    $p = [
+        'accountid' => $serviceId,
+        'serviceid' => $serviceId,
+        'addonId' => 0,
+        'userid' => 7,
+        'domain' => 'web' . $serviceId . '.example.com',
+        'username' => '',
+        'password' => 'Root-pass-' . $serviceId,
+        'packageid' => 3,
+        'pid' => 3,
+        'serverid' => 1,
+        'status' => 'Pending',
+        'type' => 'server',
+        'producttype' => 'server',
+        'moduletype' => 'pvebill',
+        'configoption1' => 'ct-2g',
+        'configoption2' => 'plan',
+        'configoption3' => 'debian-12',
+        'customfields' => ['SSH Key' => ''],
+        'configoptions' => [],
+        'clientsdetails' => ['userid' => 7, 'id' => 7, 'firstname' => 'Ada', 'lastname' => 'Lovelace',
+            'email' => 'ada@example.com', 'country' => 'GB', 'language' => 'english'],
+        'server' => true,
+        'serverid' => 1,
+        'serverip' => $u['host'],
+        'serverhostname' => $u['host'],
+        'serverusername' => $s['client'],
+        'serverpassword' => '',
+        'serveraccesshash' => $s['secret'],
+        'serversecure' => ($u['scheme'] ?? 'http') === 'https',
+        'serverport' => (string) ($u['port'] ?? ''),
+        'serverhttpprefix' => $u['scheme'] ?? 'http',
+    ];
+    for ($i = 4; $i <= 24; $i++) {
+        $p['configoption' . $i] = '';
+    }
+    return array_replace_recursive($p, $over);
+}
+
+/** A module with its own attempt file (a WHMCS installation) and a budget in seconds. */
+function module(int $waitCap = 30, ?string $attemptFile = null, ?HostingStore $hosting = null): Module
+{
+    $attemptFile ??= tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+    return new Module(new FileAttemptStore($attemptFile), $hosting, $waitCap, 10, getenv('PVEBILL_TEST_TRANSPORT') ?: 'auto');
+}
+
+/** A signed request with the test client, decoded. */
+function api(string $method, string $path, ?array $body = null, string $lang = 'en'): Pvebill\Response
+{
+    $s = server();
+    return (new Client($s['url'], $s['client'], $s['secret'], $lang))->request($method, $path, $body, [], 70);
+}
+
+function service(string $sid): array
+{
+    $r = api('GET', '/v1/services/' . rawurlencode($sid));
+    eq(200, $r->status, 'GET service ' . $sid . ' ' . $r->body);
+    return $r->json['service'];
+}
+
+/** Calls the simulator's control API. */
+function sim(string $method, string $path, ?array $body = null): mixed
+{
+    $s = server();
+    if ($s['sim'] === '') {
+        skip('no simulator control URL (PVEBILL_SIM_URL)');
+    }
+    $ctx = stream_context_create(['http' => ['method' => $method, 'ignore_errors' => true, 'timeout' => 10,
+        'header' => "Content-Type: application/json\r\nConnection: close",
+        'content' => $body === null ? '' : json_encode($body)]]);
+    $raw = file_get_contents($s['sim'] . '/_sim' . $path, false, $ctx);
+    check($raw !== false, 'simulator control ' . $method . ' ' . $path . ' failed');
+    return json_decode($raw, true);
+}
+
+/** The simulator's request log entries matching method and a path regex. */
+function simRequests(string $method, string $pathRegex): array
+{
+    $out = [];
+    foreach (sim('GET', '/requests') ?? [] as $r) {
+        if ($r['method'] === $method && preg_match($pathRegex, $r['path'])) {
+            $out[] = $r;
+        }
+    }
+    return $out;
+}
+
+/** WHMCS's tblhosting rows in memory: (server, id) → columns. */
+final class MemoryHosting implements HostingStore
+{
+    /** @var array<string, array<string,int|string>> */
+    public array $rows = [];
+
+    public function add(int $serverId, int $id): void
+    {
+        $this->rows[$serverId . '/' . $id] = ['diskusage' => 0, 'disklimit' => 0, 'bwusage' => 0, 'bwlimit' => 0, 'lastupdate' => ''];
+    }
+
+    public function updateUsage(int $serverId, int $hostingId, array $fields): bool
+    {
+        $k = $serverId . '/' . $hostingId;
+        if (!isset($this->rows[$k])) {
+            return false;
+        }
+        $this->rows[$k] = array_replace($this->rows[$k], $fields);
+        return true;
+    }
+}

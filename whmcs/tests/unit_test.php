@@ -1,0 +1,149 @@
+<?php
+// Tests that need no server: signing, keys, request bodies from WHMCS's $params, formatting.
+
+declare(strict_types=1);
+
+use Pvebill\Client;
+use Pvebill\FileAttemptStore;
+use Pvebill\Module;
+use Pvebill\Response;
+use Pvebill\Text;
+
+test('signature equals the server\'s (vector from Go server.Sign)', function (): void {
+    eq('v1=f6f4fb89ad983fdd43172b33291928c46846a1c1e61c0ab16826ecf5ae1ea0f8',
+        Client::sign('secret-0123456789', '1700000000', 'POST', '/v1/services?wait=5', '{"service_id":"whmcs-1042"}'), 'signature');
+});
+
+test('empty body is the empty JSON object, slashes unescaped', function (): void {
+    eq('{}', Client::encode([]), 'empty');
+    eq('{"volume":"local:vztmpl/x"}', Client::encode(['volume' => 'local:vztmpl/x']), 'slashes');
+});
+
+test('base URL from WHMCS server fields', function (): void {
+    eq('https://pvebill.example.com:8443', Client::baseUrl(['serverhostname' => 'pvebill.example.com', 'serversecure' => 'on', 'serverport' => '8443']), 'secure');
+    eq('http://10.0.0.5', Client::baseUrl(['serverhostname' => '', 'serverip' => '10.0.0.5', 'serversecure' => false]), 'ip');
+    eq('https://billing.example.com/pvebill', Client::baseUrl(['serverhostname' => 'https://billing.example.com/pvebill/']), 'url');
+});
+
+test('Idempotency-Key: stable for a retry, new for another attempt or another body', function (): void {
+    $a = Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":1}');
+    eq($a, Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":1}'), 'same attempt');
+    check($a !== Module::idempotencyKey('whmcs-7', 'create', 'abd', '{"x":1}'), 'new attempt must change the key');
+    check($a !== Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":2}'), 'new body must change the key');
+    check($a !== Module::idempotencyKey('whmcs-7', 'suspend', 'abc', '{"x":1}'), 'other action must change the key');
+    check(strlen($a) <= 255, 'the API takes at most 255 characters');
+});
+
+test('attempt store: open returns the same key until closed', function (): void {
+    $f = tempnam(sys_get_temp_dir(), 'pvebill-t-');
+    $s = new FileAttemptStore($f);
+    $k = $s->open('whmcs-1', 'create');
+    eq($k, (new FileAttemptStore($f))->open('whmcs-1', 'create'), 'after a restart');
+    check($k !== $s->open('whmcs-1', 'suspend'), 'actions have their own attempts');
+    $s->close('whmcs-1', 'create');
+    check($k !== $s->open('whmcs-1', 'create'), 'a closed attempt must not come back');
+    unlink($f);
+});
+
+test('create body from a WHMCS product with a fixed plan', function (): void {
+    $m = module();
+    $p = ['serviceid' => 1042, 'serverusername' => 'whmcs', 'domain' => 'Web1.Example.com', 'password' => 'pw-123456',
+        'configoption1' => 'ct-2g', 'configoption2' => 'plan', 'configoption3' => 'debian-12',
+        'customfields' => ['SSH Key' => "ssh-ed25519 AAAA one\r\n\nssh-ed25519 AAAA two\n"], 'configoptions' => []];
+    eq(['service_id' => 'whmcs-1042', 'plan' => 'ct-2g', 'hostname' => 'web1.example.com', 'os' => 'debian-12',
+        'root_password' => 'pw-123456', 'ssh_keys' => ['ssh-ed25519 AAAA one', 'ssh-ed25519 AAAA two']], $m->createBody($p), 'body');
+});
+
+test('guest type and OS: fixed by the product or chosen by the customer', function (): void {
+    $m = module();
+    $base = ['serviceid' => 5, 'serverusername' => 'whmcs', 'domain' => '', 'password' => 'pw-123456', 'configoption1' => 'flex-2g',
+        'configoption3' => 'debian-12', 'customfields' => [], 'configoptions' => []];
+    eq('vm', $m->createBody($base + ['configoption2' => 'vm'])['guest_type'], 'fixed vm');
+    check(!isset($m->createBody($base + ['configoption2' => 'plan'])['guest_type']), 'plan: no guest_type sent');
+    $opt = $base;
+    $opt['configoption2'] = 'option';
+    $opt['configoptions'] = ['Guest Type' => 'Virtual machine', 'Operating System' => 'ubuntu-24.04'];
+    $b = $m->createBody($opt);
+    eq('vm', $b['guest_type'], 'configurable option');
+    eq('ubuntu-24.04', $b['os'], 'OS option overrides the default');
+    eq('vps5', $b['hostname'], 'hostname when the domain is empty');
+    $opt['configoptions'] = ['Guest Type' => 'container'];
+    eq('container', $m->createBody($opt)['guest_type'], 'container option');
+    try {
+        $m->createBody(['configoption1' => ''] + $base);
+        check(false, 'a product without plan must be refused');
+    } catch (InvalidArgumentException $e) {
+        contains($e->getMessage(), 'plan code');
+    }
+});
+
+test('monitoring: unknown is "Not available", never zero; known zero stays zero', function (): void {
+    $nulls = ['cpu' => null, 'memory_bytes' => null, 'memory_max_bytes' => null, 'disk_bytes' => null, 'disk_max_bytes' => null,
+        'swap_bytes' => null, 'swap_max_bytes' => null, 'netin_bytes' => null, 'netout_bytes' => null,
+        'uptime_seconds' => null, 'guest_agent' => null];
+    $v = Module::serviceVars(['state' => 'active', 'power' => 'unknown', 'guest_type' => 'container', 'ip_addresses' => [], 'monitoring' => $nulls]);
+    foreach ($v['monitoring'] as $label => $text) {
+        eq(Text::NOT_AVAILABLE, $text, $label);
+    }
+    eq(Text::NOT_AVAILABLE, $v['service']['Power'], 'power unknown');
+    eq(Text::NOT_AVAILABLE, $v['service']['IP addresses'], 'no addresses');
+    $known = ['cpu' => 0.25, 'memory_bytes' => 536870912, 'memory_max_bytes' => 2147483648, 'netin_bytes' => 0,
+        'uptime_seconds' => 90061, 'guest_agent' => true] + $nulls;
+    $v = Module::serviceVars(['state' => 'active', 'power' => 'running', 'guest_type' => 'vm', 'monitoring' => $known]);
+    eq('25.0 %', $v['monitoring']['CPU'], 'cpu');
+    eq('512 MiB of 2.0 GiB', $v['monitoring']['Memory'], 'memory');
+    eq('0 B', $v['monitoring']['Network in'], 'a known zero');
+    eq('1d 1h 1m', $v['monitoring']['Uptime'], 'uptime');
+    eq('Yes', $v['monitoring']['Guest agent'], 'agent');
+});
+
+test('language: WHMCS names map to pvebill\'s nine, others to English', function (): void {
+    eq('de', Text::language(['clientsdetails' => ['language' => 'German']]), 'german');
+    eq('pt', Text::language(['clientsdetails' => ['language' => 'portuguese-br']]), 'portuguese');
+    eq('en', Text::language(['clientsdetails' => ['language' => 'swedish']]), 'fallback');
+    eq('en', Text::language([]), 'none');
+});
+
+test('wait budget stays below PHP\'s time limit', function (): void {
+    $old = ini_get('max_execution_time');
+    try {
+        ini_set('max_execution_time', '0');
+        eq(50, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50))->waitBudget(), 'no limit: the cap');
+        eq(60, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 500))->waitBudget(), 'never above the API\'s 60');
+        ini_set('max_execution_time', '30');
+        $_SERVER['REQUEST_TIME'] = time() - 5;
+        $b = (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50, 10))->waitBudget();
+        check($b <= 15 && $b >= 14, "30 s limit, 5 s spent, 10 s margin: budget $b");
+        ini_set('max_execution_time', '8');
+        eq(0, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50, 10))->waitBudget(), 'no time left: no wait');
+    } finally {
+        ini_set('max_execution_time', (string) $old);
+        $_SERVER['REQUEST_TIME'] = time();
+    }
+});
+
+test('problem text: translated detail, field messages, blockers, code, temporary hint', function (): void {
+    $r = new Response(409, ['content-type' => 'application/problem+json'], '', ['code' => 'blocked', 'detail' => 'Der Dienst ist blockiert.',
+        'permanence' => 'temporary', 'blockers' => [['code' => 'protection_enabled', 'message' => 'Schutz ist aktiv.']]]);
+    eq('pvebill: Der Dienst ist blockiert. Schutz ist aktiv. [blocked] This is temporary: retry the action later.', Module::problemText($r), 'text');
+});
+
+test('MetaData, ConfigOptions and the button arrays', function (): void {
+    $meta = pvebill_MetaData();
+    eq(true, $meta['RequiresServer'], 'RequiresServer');
+    eq(['Plan', 'Guest type', 'Operating system'], array_keys(pvebill_ConfigOptions()), 'configoption1..3');
+    eq(['plan', 'container', 'vm', 'option'], array_keys(pvebill_ConfigOptions()['Guest type']['Options']), 'guest type choices');
+    foreach (pvebill_AdminCustomButtonArray() + pvebill_ClientAreaCustomButtonArray() as $label => $fn) {
+        check(function_exists('pvebill_' . $fn), "button $label calls pvebill_$fn, which must exist");
+    }
+});
+
+test('an unreachable server is a retry-safe error, not success', function (): void {
+    $p = ['serviceid' => 9, 'serverusername' => 'whmcs', 'serveraccesshash' => 'secret-0123456789', 'serverhostname' => '127.0.0.1',
+        'serverport' => '1', 'configoption1' => 'ct-2g', 'configoption3' => 'debian-12', 'password' => 'pw-123456'];
+    $out = module(2)->suspendAccount($p);
+    contains($out, 'could not be reached');
+    contains($out, 'Retrying is safe');
+    $t = module()->testConnection($p);
+    eq(false, $t['success'], 'TestConnection');
+});
