@@ -85,6 +85,10 @@ func (e *samplerEnv) guest(vmid int, typ, node string, running bool, serviceID s
 	if err := models.InsertService(context.Background(), e.db.Gorm, svc); err != nil {
 		e.t.Fatal(err)
 	}
+	// The service exists before the simulator's (frozen, past) clock.
+	if err := e.db.Gorm.Exec("UPDATE services SET created_at = ? WHERE service_id = ?", simStart.Add(-24*time.Hour), serviceID).Error; err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *samplerEnv) run(d time.Duration) time.Duration {
@@ -448,5 +452,44 @@ func TestSamplerStaggersNodes(t *testing.T) {
 	}
 	if _, ok := jobs.SpecInterval("*/5 * * * *"); ok {
 		t.Fatal("a cron expression has no fixed interval here")
+	}
+}
+
+// From the node's answers to the report: five rounds a minute apart fill one bucket, and the
+// report's swap avg/max, memory and traffic equal what the simulator reported at each round.
+func TestSamplerToReport(t *testing.T) {
+	e := newSamplerEnv(t, nil, []string{"pve1"}, jobs.SamplerConfig{})
+	e.guest(1001, "lxc", "pve1", true, "svc-1001")
+	var swaps, mems, netins []int64
+	for range 5 {
+		st, err := e.client.Node("pve1").LXC(1001).Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		swaps, mems, netins = append(swaps, int64(*st.Swap)), append(mems, int64(st.Mem)), append(netins, int64(st.NetIn))
+		e.run(10 * time.Second)
+		e.sim.Advance(time.Minute)
+	}
+	start := usage.BucketStart(simStart)
+	rep, err := usage.NewReporter(e.db, nil, e.sim.Now).Report(context.Background(),
+		usage.Query{From: start, To: start.Add(usage.BucketWidth), Buckets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Services) != 1 {
+		t.Fatalf("services: %+v", rep.Services)
+	}
+	u := rep.Services[0]
+	var swapSum, swapMax, memSum, memMax int64
+	for i := range swaps {
+		swapSum, memSum = swapSum+swaps[i], memSum+mems[i]
+		swapMax, memMax = max(swapMax, swaps[i]), max(memMax, mems[i])
+	}
+	if u.Samples != 5 || *u.SwapAvgBytes != swapSum/5 || *u.SwapMaxBytes != swapMax ||
+		*u.MemoryAvgBytes != memSum/5 || *u.MemoryMaxBytes != memMax || *u.NetInBytes != netins[4]-netins[0] {
+		t.Fatalf("report %+v\nwant swap avg %d max %d, mem avg %d max %d, netin %d", u, swapSum/5, swapMax, memSum/5, memMax, netins[4]-netins[0])
+	}
+	if len(u.Buckets) != 1 || u.Buckets[0].Partial || u.Buckets[0].Samples != 5 {
+		t.Fatalf("buckets: %+v", u.Buckets)
 	}
 }
