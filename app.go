@@ -168,7 +168,9 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 	}
 	s := jobs.NewSwapSampler(db, sc, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
 		jobs.SamplerConfig{Interval: interval})
-	if err := sched.Add(spec, s, interval); err != nil {
+	// The job's round ends before the next tick, so the scheduler never skips the whole job;
+	// a node whose round is still running is skipped by the sampler alone.
+	if err := sched.Add(spec, s, interval*9/10); err != nil {
 		return nil, err
 	}
 	if err := sched.Add("@every 1h", jobs.UsageRetention{DB: db, Log: log}, 10*time.Minute); err != nil {

@@ -217,7 +217,8 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 
 // runCluster lists the cluster's nodes and starts a round per node, adding each to wg.
 func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed map[int]models.SampledService, wg *sync.WaitGroup) error {
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline)
+	// The node list is one cheap call; it gets a third of a node's deadline.
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline/3)
 	nodes, err := cl.Client.Nodes(lctx)
 	cancel()
 	if err != nil {
