@@ -54,8 +54,12 @@ type Facts struct {
 	OwnBackupOrRestore bool
 	// ProtectedBackup is true when a backup of the guest on a backup storage is protected.
 	ProtectedBackup bool
-	// Mounts are the labelled mounts of the config (active and pending).
+	// Mounts are the labelled mounts of the config (active and pending): a container's rootfs,
+	// mpN and unusedN, or a VM's disks and unusedN.
 	Mounts []Mount
+	// RootKey names the mount whose size may only grow: "" for a container's rootfs, the boot
+	// disk's key for a VM.
+	RootKey string
 	// PlannedBytes is the root filesystem size of the plan.
 	PlannedBytes int64
 	// ReinstallInProgress is true while another reinstall of the service is applying.
@@ -74,9 +78,12 @@ type RootfsSizes struct {
 // Sizes reads the current root filesystem size from the labelled mounts (size= of the active
 // rootfs, read by pveconf.ParseConfigSize: a bare number is bytes, and one Proxmox would not have
 // written is not known, R24).
-func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes {
+func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes { return SizesOf(mounts, "rootfs", plannedBytes) }
+
+// SizesOf is Sizes for the mount named key (a VM's boot disk).
+func SizesOf(mounts []Mount, key string, plannedBytes int64) RootfsSizes {
 	out := RootfsSizes{PlannedBytes: plannedBytes, PlannedDisplay: pveconf.DisplayGiBUp(plannedBytes), CurrentDisplay: "unknown"}
-	if rf, ok := Rootfs(mounts); ok && rf.SizeBytes != nil {
+	if rf, ok := rootOf(mounts, key); ok && rf.SizeBytes != nil {
 		b := *rf.SizeBytes
 		out.CurrentBytes = &b
 		out.CurrentDisplay = pveconf.DisplayGiBUp(b)
@@ -111,7 +118,11 @@ func Check(f Facts) []Blocker {
 	if f.ProtectedBackup {
 		out = append(out, Blocker{Code: ProtectedBackupExists})
 	}
-	sz := Sizes(f.Mounts, f.PlannedBytes)
+	root := f.RootKey
+	if root == "" {
+		root = "rootfs"
+	}
+	sz := SizesOf(f.Mounts, root, f.PlannedBytes)
 	switch {
 	case sz.CurrentBytes == nil:
 		out = append(out, Blocker{Code: RootfsSizeUnknown})
@@ -124,8 +135,8 @@ func Check(f Facts) []Blocker {
 			out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": m.Key}})
 		}
 	}
-	if _, ok := Rootfs(f.Mounts); !ok {
-		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": "rootfs"}})
+	if _, ok := rootOf(f.Mounts, root); !ok {
+		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": root}})
 	}
 	if f.ReinstallInProgress {
 		out = append(out, Blocker{Code: ReinstallInProgress})

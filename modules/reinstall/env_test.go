@@ -22,6 +22,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/qemu"
 	"pvebill/modules/reinstall"
 )
 
@@ -78,7 +79,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	}
 	t.Cleanup(cl.Close)
 	e.client = cl
-	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second})
+	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
 	e.plans = ps
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}
@@ -87,6 +88,9 @@ func newEnv(t *testing.T, dialect string) *env {
 			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "ct-12", Name: "Container 12", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
 			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
+		{Code: "vm-10", Name: "VM 10", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
+			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
+			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
 	}, plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +149,50 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// seedVM puts the template 9000 and a stamped VM of service id at vmid into the simulator and
+// the service row into the database. extra overrides or adds config keys.
+func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string) {
+	e.t.Helper()
+	if _, ok := e.sim.Guest(9000); !ok {
+		if err := e.sim.SeedGuest(pvesim.Guest{VMID: 9000, Type: "qemu", Node: "pve1", Template: true, Config: map[string]string{
+			"name": "debian-12-cloud", "memory": "2048", "cores": "2", "sockets": "1", "ostype": "l26",
+			"scsihw": "virtio-scsi-single", "scsi0": "local-lvm:base-9000-disk-0,size=8G",
+			"ide2": "local-lvm:vm-9000-cloudinit,media=cdrom", "boot": "order=scsi0", "agent": "1",
+			"net0": "virtio=BC:24:11:00:90:00,bridge=vmbr0,firewall=1",
+		}}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	v := itoa(vmid)
+	cfg := map[string]string{
+		"name": "web1", "memory": "2048", "cores": "2", "ostype": "l26", "scsihw": "virtio-scsi-single",
+		"scsi0": "local-lvm:vm-" + v + "-disk-0,size=10G", "ide2": "local-lvm:vm-" + v + "-cloudinit,media=cdrom",
+		"net0": "virtio=BC:24:11:00:03:00,bridge=vmbr0,firewall=1", "boot": "order=scsi0", "agent": "1",
+		"description": modules.StampDescription(id), "tags": modules.StampTag, "onboot": "1", "ciuser": "root",
+	}
+	for k, val := range extra {
+		if val == "" {
+			delete(cfg, k)
+		} else {
+			cfg[k] = val
+		}
+	}
+	if err := e.sim.SeedGuest(pvesim.Guest{VMID: vmid, Type: "qemu", Node: "pve1", Running: running, Config: cfg}); err != nil {
+		e.t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := models.InsertService(ctx, e.db.Gorm, &models.Service{ServiceID: id, ClientID: client, Plan: "vm-10",
+		GuestType: "vm", Cluster: "default", Node: "pve1", VMID: &vmid, Hostname: "web1.example.com",
+		State: models.ServiceActive}); err != nil {
+		e.t.Fatal(err)
+	}
+	op := &models.Operation{ServiceID: id, ClientID: client, Action: "create", State: models.OpSucceeded,
+		Payload: `{"plan":"vm-10","guest_type":"vm","os":"debian-12","hostname":"web1.example.com"}`}
+	if err := models.InsertOperation(ctx, e.db.Gorm, op); err != nil {
+		e.t.Fatal(err)
+	}
+}
 
 // addPlan adds a container plan of gib GiB.
 func (e *env) addPlan(code string, gib int) {

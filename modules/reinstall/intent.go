@@ -11,10 +11,23 @@ import (
 // Preview is what phase 1 read and judged: the document stored on the preview operation's
 // result and on the intent, exactly what the customer is shown.
 type Preview struct {
-	Rootfs        RootfsSizes    `json:"rootfs"`
-	Mounts        []Mount        `json:"mounts"`
+	// Rootfs and Mounts are a container's (R19–R21).
+	Rootfs *RootfsSizes `json:"rootfs,omitempty"`
+	Mounts []Mount      `json:"mounts"`
+	// BootDisk, Disks and RootKey (the boot disk's key) are a VM's (R30); a VM has no rootfs.
+	BootDisk      *RootfsSizes   `json:"boot_disk,omitempty"`
+	Disks         []Mount        `json:"disks,omitempty"`
+	RootKey       string         `json:"root_key,omitempty"`
 	Confirmations []Confirmation `json:"confirmations"`
 	Blockers      []Blocker      `json:"blockers"`
+}
+
+// labelled returns what the preview labelled: a container's mounts or a VM's disks.
+func (p Preview) labelled() []Mount {
+	if p.Disks != nil {
+		return p.Disks
+	}
+	return p.Mounts
 }
 
 // Applied is what apply carried back, stored on the apply operation's payload and on the intent
@@ -22,6 +35,7 @@ type Preview struct {
 type Applied struct {
 	Confirmations []Confirmation `json:"confirmations"`
 	Mounts        []Mount        `json:"mounts"`
+	Disks         []Mount        `json:"disks,omitempty"`
 }
 
 // Reconciliation is what a reinstall that failed at or after destroy leaves for an operator
@@ -110,6 +124,8 @@ type View struct {
 	OperationID    string          `json:"operation_id"`
 	Rootfs         *RootfsSizes    `json:"rootfs,omitempty"`
 	Mounts         []Mount         `json:"mounts"`
+	BootDisk       *RootfsSizes    `json:"boot_disk,omitempty"`
+	Disks          []Mount         `json:"disks,omitempty"`
 	Confirmations  []Confirmation  `json:"confirmations"`
 	Blockers       []BlockerView   `json:"blockers"`
 	Applied        *Applied        `json:"applied,omitempty"`
@@ -140,7 +156,7 @@ func ViewOf(in *models.Intent, lang string) View {
 	if in.Preview != nil {
 		var p Preview
 		if json.Unmarshal([]byte(*in.Preview), &p) == nil {
-			v.Rootfs = &p.Rootfs
+			v.Rootfs, v.BootDisk, v.Disks = p.Rootfs, p.BootDisk, p.Disks
 			if p.Mounts != nil {
 				v.Mounts = p.Mounts
 			}

@@ -172,9 +172,12 @@ func keyOrder(key string) int {
 }
 
 // Rootfs returns the active rootfs mount of a labelled list, if there is one.
-func Rootfs(mounts []Mount) (Mount, bool) {
+func Rootfs(mounts []Mount) (Mount, bool) { return rootOf(mounts, "rootfs") }
+
+// rootOf returns the active mount named key.
+func rootOf(mounts []Mount, key string) (Mount, bool) {
 	for _, m := range mounts {
-		if m.Key == "rootfs" && !m.Pending {
+		if m.Key == key && !m.Pending {
 			return m, true
 		}
 	}

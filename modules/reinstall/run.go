@@ -150,14 +150,33 @@ func (s *Service) runPreview(ctx context.Context, r *executor.Run) error {
 		return err
 	}
 	planned := int64(plan.DiskGiB) * modules.GiB
-	obs, err := s.observe(ctx, cl, in.VMID, in.ServiceID, "", planned)
-	if err != nil {
-		return problemOf(err)
-	}
-	pv := Preview{Rootfs: Sizes(obs.facts.Mounts, planned), Mounts: obs.facts.Mounts,
-		Confirmations: Confirmations(obs.facts.Mounts), Blockers: Check(obs.facts)}
-	if pv.Mounts == nil {
-		pv.Mounts = []Mount{}
+	pv := Preview{Mounts: []Mount{}}
+	if plans.GuestType(in.GuestType) == plans.VM {
+		tmpl, err := plan.VMTemplate(in.OS)
+		if err != nil {
+			return err
+		}
+		obs, err := s.observeVM(ctx, cl, in.VMID, in.ServiceID, "", planned, tmpl)
+		if err != nil {
+			return problemOf(err)
+		}
+		sz := SizesOf(obs.facts.Mounts, obs.facts.RootKey, planned)
+		pv.BootDisk, pv.Disks, pv.RootKey = &sz, obs.facts.Mounts, obs.facts.RootKey
+		if pv.Disks == nil {
+			pv.Disks = []Mount{}
+		}
+		pv.Confirmations, pv.Blockers = Confirmations(obs.facts.Mounts), Check(obs.facts)
+	} else {
+		obs, err := s.observe(ctx, cl, in.VMID, in.ServiceID, "", planned)
+		if err != nil {
+			return problemOf(err)
+		}
+		sz := Sizes(obs.facts.Mounts, planned)
+		pv.Rootfs = &sz
+		if obs.facts.Mounts != nil {
+			pv.Mounts = obs.facts.Mounts
+		}
+		pv.Confirmations, pv.Blockers = Confirmations(obs.facts.Mounts), Check(obs.facts)
 	}
 	r.SetResult(pv)
 	return nil
@@ -186,12 +205,14 @@ func problemOf(err error) error {
 	return err
 }
 
-// runApply is phase 2 (R22, R26–R28): precheck (the third check, against the config the run
-// reads itself, and the confirmations compared pair for pair), stop, a last re-read, destroy
-// without destroy-unreferenced-disks (R17), create with the plan in allocation form and the
-// stamp (the container module's own create body), configure, start, verify. A failure before
-// destroy is failed and releases the lock; at or after it, needs_reconciliation with the vmid,
-// the stage and whether the guest still existed (the executor keeps the lock closed).
+// runApply is phase 2 (R22, R26–R28, R30): precheck (the third check, against the config the
+// run reads itself, and the confirmations compared pair for pair), stop, a last re-read,
+// destroy without destroy-unreferenced-disks (R17), create (a container with the plan in
+// allocation form and the stamp, from the container module's own create body; a VM cloned from
+// the template by the VM module, cloud-init and plan included), configure, start, verify. A
+// failure before destroy is failed and releases the lock; at or after it, needs_reconciliation
+// with the vmid, the stage and whether the guest still existed (the executor keeps the lock
+// closed).
 func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	var p applyPayload
 	if err := r.Payload(&p); err != nil {
@@ -240,7 +261,8 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	if err != nil {
 		return err
 	}
-	mod, ok := s.mods.Get(plans.Container)
+	kind := plans.GuestType(in.GuestType)
+	mod, ok := s.mods.Get(kind)
 	if !ok {
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
 	}
@@ -248,10 +270,22 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	if err != nil {
 		return err
 	}
+	tmpl := 0
+	if kind == plans.VM {
+		if tmpl, err = plan.VMTemplate(in.OS); err != nil {
+			return err
+		}
+	}
 	planned := int64(plan.DiskGiB) * modules.GiB
 	// The third check: the blockers and the confirmations against what this run reads itself.
 	check := func() (observation, error) {
-		obs, err := s.observe(ctx, cl, in.VMID, in.ServiceID, r.Op.ID, planned)
+		var obs observation
+		var err error
+		if kind == plans.VM {
+			obs, err = s.observeVM(ctx, cl, in.VMID, in.ServiceID, r.Op.ID, planned, tmpl)
+		} else {
+			obs, err = s.observe(ctx, cl, in.VMID, in.ServiceID, r.Op.ID, planned)
+		}
 		if err != nil {
 			return obs, err
 		}
@@ -270,40 +304,24 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	}
 	res.Node = obs.node
 	g := modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: obs.node, VMID: in.VMID, ServiceID: in.ServiceID}
-	c := cl.Client.Node(obs.node).LXC(in.VMID)
+	ops := guestOpsOf(cl, kind, obs.node, in.VMID)
 	probe = func() *bool {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		_, err := c.ConfigCurrent(pctx)
-		switch {
-		case err == nil:
-			t := true
-			return &t
-		case errors.Is(err, pve.ErrNotFound):
-			f := false
-			return &f
+		existed, err := ops.exists(pctx)
+		if err != nil {
+			s.log.Warn("could not tell whether the guest still exists", "service_id", in.ServiceID, "vmid", in.VMID, "err", err)
+			return nil
 		}
-		s.log.Warn("could not tell whether the guest still exists", "service_id", in.ServiceID, "vmid", in.VMID, "err", err)
-		return nil
+		return &existed
 	}
 
 	if err := r.Stage(ctx, "stop"); err != nil {
 		return err
 	}
-	st, err := c.Status(ctx)
+	ha, err := ops.stop(ctx)
 	if err != nil {
-		return fmt.Errorf("read container %d status: %w", in.VMID, err)
-	}
-	if st.Running() {
-		if _, err := c.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
-			return fmt.Errorf("stop container %d: %w", in.VMID, err)
-		}
-		if st, err = c.Status(ctx); err != nil {
-			return fmt.Errorf("read container %d status: %w", in.VMID, err)
-		}
-		if st.Running() {
-			return fmt.Errorf("container %d reads back running after stop", in.VMID)
-		}
+		return err
 	}
 	// Right before destroying, read again: anything attached meanwhile refuses here.
 	if _, err := check(); err != nil {
@@ -316,12 +334,8 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 	// Never destroy-unreferenced-disks: it would erase volumes the preview never showed (R17).
 	// No purge either, so that the vmid keeps its backup and replication jobs — except for an
 	// HA-managed guest, which Proxmox destroys only with purge=1.
-	opts := pve.LXCDeleteOptions{Purge: st.HA != nil && bool(st.HA.Managed)}
-	if _, err := c.Delete(ctx, opts); err != nil {
-		return fmt.Errorf("destroy container %d: %w", in.VMID, err)
-	}
-	if _, err := c.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("container %d still has a config after destroy (%v)", in.VMID, err)
+	if err := ops.destroy(ctx, ha); err != nil {
+		return err
 	}
 
 	if err := r.Stage(ctx, "create"); err != nil {
@@ -341,18 +355,44 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 		}
 		spec.Address = &a
 	}
-	req, err := lxc.CreateRequest(in.ServiceID, spec)
-	if err != nil {
-		return err
-	}
-	if _, err := c.Create(ctx, req); err != nil {
-		return fmt.Errorf("create container %d: %w", in.VMID, err)
+	if kind == plans.VM {
+		// Proxmox clones on the node that holds the template.
+		tnode, _, err := locate(ctx, cl, tmpl)
+		if err != nil {
+			return err
+		}
+		if tnode == "" {
+			return fmt.Errorf("template %d not found on cluster %s", tmpl, cl.Name)
+		}
+		g.Node = tnode
+		ops = guestOpsOf(cl, kind, tnode, in.VMID)
+		if err := mod.Create(ctx, g, spec, nil); err != nil {
+			return err
+		}
+	} else {
+		req, err := lxc.CreateRequest(in.ServiceID, spec)
+		if err != nil {
+			return err
+		}
+		if _, err := cl.Client.Node(g.Node).LXC(in.VMID).Create(ctx, req); err != nil {
+			return fmt.Errorf("create container %d: %w", in.VMID, err)
+		}
 	}
 
 	if err := r.Stage(ctx, "configure"); err != nil {
 		return err
 	}
-	if err := mod.Configure(ctx, g, spec, nil); err != nil {
+	if kind == plans.VM {
+		// The VM module configured the clone (cloud-init, plan, firewall) as part of its
+		// create; read back what a reinstall promises.
+		ins, err := mod.Inspect(ctx, g)
+		if err != nil {
+			return err
+		}
+		if !ins.Exists || !ins.Stamped || !ins.OnBoot || ins.DiskBytes < planned {
+			return fmt.Errorf("VM %d does not read back stamped, onboot, with a %d-byte boot disk", in.VMID, planned)
+		}
+	} else if err := mod.Configure(ctx, g, spec, nil); err != nil {
 		return err
 	}
 	if err := r.Stage(ctx, "start"); err != nil {
@@ -369,12 +409,102 @@ func (s *Service) runApply(ctx context.Context, r *executor.Run) (err error) {
 		return err
 	}
 	if !ins.Exists || !ins.Stamped || !ins.Running {
-		return fmt.Errorf("container %d does not read back running with its stamp", in.VMID)
+		return fmt.Errorf("guest %d does not read back running with its stamp", in.VMID)
 	}
-	if ins.DiskBytes != planned {
-		return fmt.Errorf("container %d rootfs reads back %d bytes, want %d", in.VMID, ins.DiskBytes, planned)
+	if ins.DiskBytes < planned || (kind == plans.Container && ins.DiskBytes != planned) {
+		return fmt.Errorf("guest %d root disk reads back %d bytes, want %d", in.VMID, ins.DiskBytes, planned)
 	}
-	return models.UpdateService(ctx, s.db.Gorm, in.ServiceID, map[string]any{"state": models.ServiceActive, "node": obs.node})
+	res.Node = g.Node
+	return models.UpdateService(ctx, s.db.Gorm, in.ServiceID, map[string]any{"state": models.ServiceActive, "node": g.Node})
+}
+
+// guestOps are the power and destroy calls of one guest kind, each reading its effect back.
+type guestOps struct {
+	// stop stops the guest if it runs and reports whether it is HA-managed.
+	stop func(ctx context.Context) (ha bool, err error)
+	// destroy destroys it (purge only when asked) and reads back that the config is gone.
+	destroy func(ctx context.Context, purge bool) error
+	// exists tells whether a config is at the vmid.
+	exists func(ctx context.Context) (bool, error)
+}
+
+func guestOpsOf(cl Cluster, kind plans.GuestType, node string, vmid int) guestOps {
+	if kind == plans.VM {
+		q := cl.Client.Node(node).QEMU(vmid)
+		return guestOps{
+			stop: func(ctx context.Context) (bool, error) {
+				st, err := q.Status(ctx)
+				if err != nil {
+					return false, fmt.Errorf("read VM %d status: %w", vmid, err)
+				}
+				if st.Running() {
+					if _, err := q.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
+						return false, fmt.Errorf("stop VM %d: %w", vmid, err)
+					}
+					if st, err = q.Status(ctx); err != nil {
+						return false, fmt.Errorf("read VM %d status: %w", vmid, err)
+					}
+					if st.Running() {
+						return false, fmt.Errorf("VM %d reads back running after stop", vmid)
+					}
+				}
+				return st.HA != nil && bool(st.HA.Managed), nil
+			},
+			destroy: func(ctx context.Context, purge bool) error {
+				if _, err := q.Delete(ctx, pve.QEMUDeleteOptions{Purge: purge}); err != nil {
+					return fmt.Errorf("destroy VM %d: %w", vmid, err)
+				}
+				if _, err := q.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
+					return fmt.Errorf("VM %d still has a config after destroy (%v)", vmid, err)
+				}
+				return nil
+			},
+			exists: func(ctx context.Context) (bool, error) {
+				_, err := q.ConfigCurrent(ctx)
+				if errors.Is(err, pve.ErrNotFound) {
+					return false, nil
+				}
+				return err == nil, err
+			},
+		}
+	}
+	c := cl.Client.Node(node).LXC(vmid)
+	return guestOps{
+		stop: func(ctx context.Context) (bool, error) {
+			st, err := c.Status(ctx)
+			if err != nil {
+				return false, fmt.Errorf("read container %d status: %w", vmid, err)
+			}
+			if st.Running() {
+				if _, err := c.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
+					return false, fmt.Errorf("stop container %d: %w", vmid, err)
+				}
+				if st, err = c.Status(ctx); err != nil {
+					return false, fmt.Errorf("read container %d status: %w", vmid, err)
+				}
+				if st.Running() {
+					return false, fmt.Errorf("container %d reads back running after stop", vmid)
+				}
+			}
+			return st.HA != nil && bool(st.HA.Managed), nil
+		},
+		destroy: func(ctx context.Context, purge bool) error {
+			if _, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: purge}); err != nil {
+				return fmt.Errorf("destroy container %d: %w", vmid, err)
+			}
+			if _, err := c.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
+				return fmt.Errorf("container %d still has a config after destroy (%v)", vmid, err)
+			}
+			return nil
+		},
+		exists: func(ctx context.Context) (bool, error) {
+			_, err := c.ConfigCurrent(ctx)
+			if errors.Is(err, pve.ErrNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		},
+	}
 }
 
 // setState records a service state after a run, outside the run's context (which may be

@@ -177,8 +177,8 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 	if err != nil {
 		return nil, nil, err
 	}
-	if plans.GuestType(svc.GuestType) != plans.Container {
-		// R30 (the VM re-clone) is not built yet.
+	kind := plans.GuestType(svc.GuestType)
+	if _, ok := s.mods.Get(kind); !ok {
 		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
 	}
 	plan, err := s.plans.Get(ctx, svc.Plan)
@@ -191,7 +191,12 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 			return nil, nil, err
 		}
 	}
-	if _, err := plan.ContainerTemplate(osName); err != nil {
+	if kind == plans.VM {
+		_, err = plan.VMTemplate(osName)
+	} else {
+		_, err = plan.ContainerTemplate(osName)
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	in := &models.Intent{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, State: models.IntentPreviewPending,
@@ -323,18 +328,18 @@ func (s *Service) Apply(ctx context.Context, clientID, serviceID string, req App
 	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
 	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
 	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
-	facts.Mounts, facts.PlannedBytes = pv.Mounts, int64(plan.DiskGiB)*modules.GiB
+	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*modules.GiB
 	if bs := Check(facts); len(bs) > 0 {
 		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
 			return nil, nil, inProgress()
 		}
 		return nil, nil, Blocked(bs)
 	}
-	applied := Applied{Confirmations: req.Confirmations, Mounts: pv.Mounts}
+	applied := Applied{Confirmations: req.Confirmations, Mounts: pv.Mounts, Disks: pv.Disks}
 	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied})
 	appliedRaw, _ := json.Marshal(applied)
 	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, Action: ActionApply, Payload: string(payload)}
-	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": applied.Mounts})
+	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": pv.labelled()})
 	d := string(detail)
 	ev := &models.AuditEvent{Actor: clientID, ServiceID: serviceID, Event: "reinstall_applied", Detail: &d}
 	// The secrets are in memory before the operation can be claimed; a refused apply drops them.
