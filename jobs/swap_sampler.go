@@ -222,6 +222,8 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed
 	nodes, err := cl.Client.Nodes(lctx)
 	cancel()
 	if err != nil {
+		// Nothing is known about the cluster's guests this round: their series go.
+		s.guests.RetainNodes(cl.Name, nil)
 		s.metrics.rounds.WithLabelValues(cl.Name, "", RoundFailed).Inc()
 		return fmt.Errorf("cluster %s: list nodes: %w", cl.Name, err)
 	}

@@ -433,6 +433,29 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	if n := testutil.CollectAndCount(e.reg, names...); n != 0 {
 		t.Fatalf("%d series left after the node failed", n)
 	}
+
+	// The node is back; then the cluster's node list fails: the job's round fails, no series stay.
+	e.sim.SetNodeOnline("pve1", true)
+	for range 2 {
+		e.sim.Advance(time.Minute)
+		e.run(10 * time.Second)
+	}
+	if n := testutil.CollectAndCount(e.reg, names...); n != 4 {
+		t.Fatalf("%d series after the node came back, want 4", n)
+	}
+	e.sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: "/nodes", Status: 500, Message: "cluster not ready - no quorum?"})
+	e.sim.Advance(time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.sampler.Run(ctx); err == nil {
+		t.Fatal("a round without the node list succeeded")
+	}
+	if n := testutil.CollectAndCount(e.reg, names...); n != 0 {
+		t.Fatalf("%d series left after the node list failed", n)
+	}
+	if e.rounds("", "failed") != 1 {
+		t.Fatal("cluster-level failure not counted")
+	}
 }
 
 // Node rounds start staggered across the stagger window, not all at once.
