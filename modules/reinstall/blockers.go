@@ -78,7 +78,9 @@ type RootfsSizes struct {
 // Sizes reads the current root filesystem size from the labelled mounts (size= of the active
 // rootfs, read by pveconf.ParseConfigSize: a bare number is bytes, and one Proxmox would not have
 // written is not known, R24).
-func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes { return SizesOf(mounts, "rootfs", plannedBytes) }
+func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes {
+	return SizesOf(mounts, "rootfs", plannedBytes)
+}
 
 // SizesOf is Sizes for the mount named key (a VM's boot disk).
 func SizesOf(mounts []Mount, key string, plannedBytes int64) RootfsSizes {
