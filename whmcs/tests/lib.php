@@ -185,14 +185,24 @@ function sim(string $method, string $path, ?array $body = null): mixed
     return json_decode($raw, true);
 }
 
-/** The simulator's request log entries matching method and a path regex. */
-function simRequests(string $method, string $pathRegex): array
+/**
+ * The simulator's request log entries matching method, a path regex and form values.
+ *
+ * @param array<string,string> $form
+ */
+function simRequests(string $method, string $pathRegex, array $form = []): array
 {
     $out = [];
     foreach (sim('GET', '/requests') ?? [] as $r) {
-        if ($r['method'] === $method && preg_match($pathRegex, $r['path'])) {
-            $out[] = $r;
+        if ($r['method'] !== $method || !preg_match($pathRegex, $r['path'])) {
+            continue;
         }
+        foreach ($form as $k => $v) {
+            if (!in_array($v, $r['form'][$k] ?? [], true)) {
+                continue 2;
+            }
+        }
+        $out[] = $r;
     }
     return $out;
 }

@@ -135,7 +135,7 @@ final class Module
     public function suspendAccount(array $params): string
     {
         $reason = trim((string) ($params['suspendreason'] ?? ''));
-        $body = $reason === '' ? [] : ['reason' => mb_substr($reason, 0, 255)];
+        $body = $reason === '' ? [] : ['reason' => preg_match('/^.{0,255}/us', $reason, $m) ? $m[0] : substr($reason, 0, 255)];
         return $this->mutate($params, 'suspend', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/suspend', $body);
     }
 
@@ -362,21 +362,25 @@ final class Module
         if ($step === 'confirm') {
             $password = (string) ($input['root_password'] ?? '');
             $intentId = (string) ($input['intent_id'] ?? '');
-            if (($input['confirm'] ?? '') !== '1') {
-                $vars['error'] = 'Tick the box to confirm that the data marked "Erased" will be deleted.';
-            } elseif (strlen($password) < 8) {
-                $vars['error'] = 'Choose a root password of at least 8 characters.';
-            } else {
-                $res = $this->apply($params, $intentId, $password);
-                if ($res === 'success') {
-                    $vars['done'] = true;
-                    $vars['message'] = 'The reinstall has finished. Log in with the new root password.';
-                    self::storePassword($params, $password);
-                } else {
-                    $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
-                }
-                return self::page($vars);
+            $invalid = match (true) {
+                ($input['confirm'] ?? '') !== '1' => 'Tick the box to confirm that the data marked "Erased" will be deleted.',
+                strlen($password) < 8 => 'Choose a root password of at least 8 characters.',
+                default => null,
+            };
+            if ($invalid !== null) {
+                // Show the same preview again: a new one would replace what the customer read.
+                $vars['error'] = $invalid;
+                return self::page($this->intentVars($params, $intentId, $vars));
             }
+            $res = $this->apply($params, $intentId, $password);
+            if ($res === 'success') {
+                $vars['done'] = true;
+                $vars['message'] = 'The reinstall has finished. Log in with the new root password.';
+                self::storePassword($params, $password);
+            } else {
+                $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            }
+            return self::page($vars);
         }
         $os = trim((string) ($input['os'] ?? '')) ?: self::osOf($params);
         $res = $this->preview($params, $os);
@@ -384,7 +388,27 @@ final class Module
             $vars['error'] = $res['error'];
             return self::page($vars);
         }
-        $intent = $res['intent'];
+        return self::page(self::withIntent($vars, $res['intent'], $os));
+    }
+
+    /** The page's variables for an intent read by id (an error when it cannot be read). */
+    private function intentVars(array $params, string $intentId, array $vars): array
+    {
+        try {
+            $g = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall/' . rawurlencode($intentId), null, [], 20);
+        } catch (\Throwable $e) {
+            $vars['error'] .= ' ' . self::unreachable($e);
+            return $vars;
+        }
+        if ($g->isProblem()) {
+            $vars['error'] .= ' ' . self::problemText($g);
+            return $vars;
+        }
+        return self::withIntent($vars, $g->json['intent'] ?? [], (string) ($g->json['intent']['os'] ?? self::osOf($params)));
+    }
+
+    private static function withIntent(array $vars, array $intent, string $os): array
+    {
         $vars['intent'] = ['id' => $intent['id'] ?? '', 'state' => $intent['state'] ?? '', 'os' => $os,
             'rootfs_current' => $intent['rootfs']['current_display'] ?? Text::NOT_AVAILABLE,
             'rootfs_planned' => $intent['rootfs']['planned_display'] ?? Text::NOT_AVAILABLE];
@@ -395,7 +419,7 @@ final class Module
         if (($intent['state'] ?? '') === 'preview_pending') {
             $vars['message'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
         }
-        return self::page($vars);
+        return $vars;
     }
 
     private static function page(array $vars): array

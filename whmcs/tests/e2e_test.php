@@ -1,0 +1,220 @@
+<?php
+// The module's functions called with WHMCS-shaped $params against a real `pvebill serve` on the
+// simulator (scripts/whmcs-test.sh starts it). Tests run in file order: the lifecycle tests
+// share service 1001.
+
+declare(strict_types=1);
+
+use Pvebill\Text;
+
+const LIFECYCLE = 1001;
+
+function sid(int $serviceId): string
+{
+    return server()['client'] . '-' . $serviceId;
+}
+
+test('TestConnection: signed, with the billing scope; a wrong secret is refused', function (): void {
+    eq(['success' => true, 'error' => ''], module()->testConnection(whmcsParams(0)), 'good credentials');
+    $bad = module()->testConnection(whmcsParams(0, ['serveraccesshash' => 'not-the-secret-123']));
+    eq(false, $bad['success'], 'wrong secret');
+    contains($bad['error'], '[signature_invalid]');
+});
+
+test('lifecycle: create ends with the guest running', function (): void {
+    eq('success', module()->createAccount(whmcsParams(LIFECYCLE)), 'CreateAccount');
+    $s = service(sid(LIFECYCLE));
+    eq(['active', 'running', 'container', 'web1001.example.com', 'ct-2g'],
+        [$s['state'], $s['power'], $s['guest_type'], $s['hostname'], $s['plan']], 'service');
+});
+
+test('lifecycle: a repeated create is success and makes no second guest', function (): void {
+    eq('success', module()->createAccount(whmcsParams(LIFECYCLE)), 'CreateAccount again');
+    eq(1, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['hostname' => 'web1001.example.com'])), 'container creates');
+});
+
+test('lifecycle: client area shows status and monitoring, "Not available" for nulls', function (): void {
+    $out = module()->clientArea(whmcsParams(LIFECYCLE));
+    eq('templates/clientarea.tpl', $out['tabOverviewReplacementTemplate'], 'template');
+    $v = $out['templateVariables'];
+    eq(null, $v['error'], 'error');
+    eq('active', $v['service']['Status'], 'status');
+    eq('running', $v['service']['Power'], 'power');
+    eq(Text::NOT_AVAILABLE, $v['monitoring']['Guest agent'], 'a container has no guest agent');
+    $raw = service(sid(LIFECYCLE))['monitoring'];
+    foreach (['CPU' => 'cpu', 'Memory' => 'memory_bytes', 'Disk' => 'disk_bytes', 'Swap' => 'swap_bytes'] as $label => $field) {
+        if ($raw[$field] === null) {
+            eq(Text::NOT_AVAILABLE, $v['monitoring'][$label], $label . ' unknown');
+        } else {
+            check($v['monitoring'][$label] !== Text::NOT_AVAILABLE, $label . ' is known and must be shown');
+        }
+    }
+});
+
+test('lifecycle: suspend, suspend again (no-op), unsuspend', function (): void {
+    $p = whmcsParams(LIFECYCLE, ['suspendreason' => 'Overdue on Invoice #12']);
+    eq('success', module()->suspendAccount($p), 'SuspendAccount');
+    $s = service(sid(LIFECYCLE));
+    eq(['suspended', 'stopped'], [$s['state'], $s['power']], 'suspended');
+    eq('success', module()->suspendAccount($p), 'SuspendAccount of a suspended service');
+    eq('success', module()->unsuspendAccount($p), 'UnsuspendAccount');
+    $s = service(sid(LIFECYCLE));
+    eq(['active', 'running'], [$s['state'], $s['power']], 'unsuspended');
+});
+
+test('lifecycle: change package to the new product\'s plan', function (): void {
+    eq('success', module()->changePackage(whmcsParams(LIFECYCLE, ['configoption1' => 'flex-2g'])), 'ChangePackage');
+    eq('flex-2g', service(sid(LIFECYCLE))['plan'], 'plan');
+});
+
+test('lifecycle: reinstall preview shows every mount\'s data label and fate', function (): void {
+    requireRoute('POST', '/v1/services/{service_id}/reinstall/preview');
+    $out = module()->clientReinstall(whmcsParams(LIFECYCLE), []);
+    eq('templates/reinstall', $out['templatefile'], 'template');
+    $v = $out['vars'];
+    eq(null, $v['error'], 'error');
+    eq('preview_ready', $v['intent']['state'], 'intent state');
+    check($v['mounts'] !== [], 'at least the root disk is listed');
+    $root = $v['mounts'][0];
+    eq('rootfs', $root['key'], 'first mount');
+    eq('erased', $root['data'], 'root data');
+    eq(Text::DATA_LABELS['erased'], $root['data_label'], 'root data label');
+    check($root['mount_after_label'] !== '', 'the mount fate is spelled out');
+});
+
+test('lifecycle: reinstall apply needs the confirmation, then succeeds', function (): void {
+    requireRoute('POST', '/v1/services/{service_id}/reinstall');
+    $p = whmcsParams(LIFECYCLE);
+    $preview = module()->clientReinstall($p, [])['vars']['intent'];
+    $v = module()->clientReinstall($p, ['step' => 'confirm', 'intent_id' => $preview['id'], 'root_password' => 'New-root-pass-1'])['vars'];
+    contains((string) $v['error'], 'Tick the box');
+    $v = module()->clientReinstall($p, ['step' => 'confirm', 'intent_id' => $preview['id'], 'root_password' => 'New-root-pass-1', 'confirm' => '1'])['vars'];
+    eq([null, true], [$v['error'], $v['done']], 'applied');
+    $s = service(sid(LIFECYCLE));
+    eq(['active', 'running'], [$s['state'], $s['power']], 'after the reinstall');
+});
+
+test('lifecycle: admin reinstall buttons (preview, tab with mounts, apply)', function (): void {
+    requireRoute('POST', '/v1/services/{service_id}/reinstall');
+    $p = whmcsParams(LIFECYCLE);
+    eq('success', module()->adminReinstallPreview($p), 'preview button');
+    $tab = module()->adminServicesTabFields($p)['pvebill reinstall'];
+    contains($tab, 'preview_ready');
+    contains($tab, Text::DATA_LABELS['erased']);
+    eq('success', module()->adminReinstallApply($p), 'apply button');
+});
+
+test('lifecycle: terminate, and terminate again', function (): void {
+    eq('success', module()->terminateAccount(whmcsParams(LIFECYCLE)), 'TerminateAccount');
+    eq('terminated', service(sid(LIFECYCLE))['state'], 'state');
+    eq('success', module()->terminateAccount(whmcsParams(LIFECYCLE)), 'TerminateAccount of a terminated service');
+});
+
+test('a create that outlives the wait says "In progress"; the retry picks it up (one guest)', function (): void {
+    sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '4s']);
+    try {
+        $attempts = tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+        $p = whmcsParams(1002);
+        $first = module(1, $attempts)->createAccount($p);
+        contains($first, 'In progress');
+        contains($first, 'Retry');
+        // WHMCS's Module Queue retries later, in another PHP process: same attempt store.
+        eq('success', module(30, $attempts)->createAccount($p), 'retry');
+        eq(1, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['hostname' => 'web1002.example.com'])), 'container creates');
+        eq('active', service(sid(1002))['state'], 'state');
+    } finally {
+        sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '0s']);
+    }
+});
+
+test('a suspend that outlives the wait: "In progress", then the retry finishes the same operation', function (): void {
+    $vmid = service(sid(1002))['vmid'];
+    foreach (['vzshutdown', 'vzstop'] as $t) {
+        sim('POST', '/task-duration', ['type' => $t, 'duration' => '3s']);
+    }
+    try {
+        $attempts = tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+        $p = whmcsParams(1002);
+        contains(module(1, $attempts)->suspendAccount($p), 'In progress');
+        eq('success', module(30, $attempts)->suspendAccount($p), 'retry');
+        eq('suspended', service(sid(1002))['state'], 'state');
+        eq(1, count(simRequests('POST', '#^/nodes/[^/]+/lxc/' . $vmid . '/status/(shutdown|stop)$#')), 'stop requests');
+    } finally {
+        foreach (['vzshutdown', 'vzstop'] as $t) {
+            sim('POST', '/task-duration', ['type' => $t, 'duration' => '0s']);
+        }
+    }
+});
+
+test('guest type chosen by a configurable option', function (): void {
+    $p = whmcsParams(1006, ['configoption1' => 'flex-2g', 'configoption2' => 'option',
+        'configoptions' => ['Guest Type' => 'Virtual machine', 'Operating System' => 'debian-12']]);
+    eq('success', module()->createAccount($p), 'CreateAccount');
+    eq('vm', service(sid(1006))['guest_type'], 'guest type');
+    $v = module()->clientArea($p)['templateVariables'];
+    eq('Virtual machine', $v['service']['Guest type'], 'client area');
+});
+
+test('UsageUpdate writes this month\'s usage and the limits in MB', function (): void {
+    $p = whmcsParams(1003);
+    eq('success', module()->createAccount($p), 'CreateAccount');
+    $report = static function (): array {
+        $to = gmdate('Y-m-d\TH:i:s\Z', time() + 1);
+        $r = api('GET', '/v1/usage?from=' . rawurlencode(gmdate('Y-m-01\T00:00:00\Z')) . '&to=' . rawurlencode($to) . '&service_id=' . rawurlencode(sid(1003)));
+        eq(200, $r->status, 'usage ' . $r->body);
+        return $r->json['services'][0] ?? [];
+    };
+    $deadline = time() + 20;
+    while (($before = $report())['disk_max_bytes'] === null || ($before['netin_bytes'] ?? null) === null) {
+        check(time() < $deadline, 'no usage sampled within 20 s: ' . json_encode($before));
+        usleep(300000);
+    }
+    $hosting = new MemoryHosting();
+    $hosting->add(1, 1003);
+    $hosting->add(2, 1003);      // the same id on another server: not ours
+    $hosting->add(1, 424242);    // a hosting row pvebill does not know
+    eq('success', module(30, null, $hosting)->usageUpdate(whmcsParams(0)), 'UsageUpdate');
+    $after = $report();
+    $row = $hosting->rows['1/1003'];
+    $mb = static fn ($b) => (int) round($b / 1048576);
+    check($row['diskusage'] >= $mb($before['disk_max_bytes']) && $row['diskusage'] <= $mb($after['disk_max_bytes']),
+        'diskusage ' . $row['diskusage'] . ' outside ' . $mb($before['disk_max_bytes']) . '..' . $mb($after['disk_max_bytes']));
+    $bw = static fn (array $u) => $mb(($u['netin_bytes'] ?? 0) + ($u['netout_bytes'] ?? 0));
+    check($row['bwusage'] >= $bw($before) && $row['bwusage'] <= $bw($after),
+        'bwusage ' . $row['bwusage'] . ' outside ' . $bw($before) . '..' . $bw($after));
+    eq(20 * 1024, $row['disklimit'], 'disklimit: the plan\'s 20 GiB');
+    eq(2000 * 1024, $row['bwlimit'], 'bwlimit: the plan\'s 2000 GiB');
+    check($row['lastupdate'] !== '', 'lastupdate is set');
+    eq(0, $hosting->rows['2/1003']['diskusage'], 'another server\'s row is untouched');
+    eq('', $hosting->rows['1/424242']['lastupdate'], 'an unknown row is untouched');
+});
+
+test('error texts: a refusal carries pvebill\'s translated detail and code', function (): void {
+    $p = whmcsParams(1004, ['configoption3' => 'windows-95', 'clientsdetails' => ['language' => 'german']]);
+    $body = module()->createBody($p);
+    $direct = api('POST', '/v1/services', $body, 'de');
+    eq(422, $direct->status, 'direct answer ' . $direct->body);
+    $out = module()->createAccount($p);
+    check($out !== 'success', 'a refused create is not success');
+    contains($out, $direct->json['detail'], 'error text');
+    contains($out, '[' . $direct->json['code'] . ']', 'error text');
+    check($direct->json['detail'] !== api('POST', '/v1/services', $body, 'en')->json['detail'], 'the German detail differs from the English one');
+
+    $out = module()->changePackage(whmcsParams(LIFECYCLE + 100, ['configoption1' => 'no-such-plan']));
+    contains($out, 'pvebill: ');
+    check($out !== 'success', 'an unknown service is not success');
+});
+
+test('error texts: a failed operation names the failure and the operation', function (): void {
+    sim('POST', '/faults', ['method' => 'POST', 'path_pattern' => '/nodes/{node}/lxc', 'task_fail' => 'unable to create CT - disk full']);
+    try {
+        $out = module()->createAccount(whmcsParams(1005));
+    } finally {
+        sim('DELETE', '/faults');
+    }
+    contains($out, 'pvebill: the create failed: ');
+    contains($out, '(operation ');
+    check(preg_match('/\[[a-z_]+\]/', $out) === 1, 'the error code is given: ' . $out);
+    // The next create is a new attempt: it runs again and succeeds.
+    eq('success', module()->createAccount(whmcsParams(1005)), 'CreateAccount after the fault');
+});
