@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/usage"
 )
 
@@ -35,7 +36,13 @@ func i64p(v int64) *int64 { return &v }
 // current bucket partial, pages by cursor, another client's service a 404, bad queries 422 —
 // and every answer conforms to openapi.yaml.
 func TestUsageReportOverHTTP(t *testing.T) {
-	h := newHarness(t, "sqlite")
+	for _, d := range dbtest.Dialects(t) {
+		t.Run(d, func(t *testing.T) { testUsageReportOverHTTP(t, d) })
+	}
+}
+
+func testUsageReportOverHTTP(t *testing.T, dialect string) {
+	h := newHarness(t, dialect)
 	ctx := context.Background()
 	if r := h.admin("PUT", "/v1/admin/plans/ct-2g", planBody(t, "container", map[string]any{"bandwidth_gib": 100})); r.Status != 201 {
 		t.Fatalf("plan: %d %s", r.Status, r.Body)
