@@ -89,7 +89,7 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		return nil, err
 	}
 	mods := modules.NewRegistry(lxc.New(), qemu.New())
-	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg), Built: mods.Built()})
+	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg), Built: builtCapabilities(mods)})
 	if cfg.PlansFile != "" {
 		loaded, err := planSvc.LoadFile(ctx, cfg.PlansFile)
 		if err != nil {
@@ -178,6 +178,18 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 	}
 	usagedb.NewReconciliationGauge(reg, db)
 	return s, nil
+}
+
+// builtCapabilities is what this build offers per guest kind: what the guest modules implement,
+// plus the reinstall flow wired below for both kinds (modules/reinstall drives the modules).
+func builtCapabilities(mods *modules.Registry) plans.Built {
+	built := mods.Built()
+	for _, k := range plans.GuestTypes {
+		if _, ok := mods.Get(k); ok {
+			built[k] = append(built[k], plans.CapReinstall)
+		}
+	}
+	return built
 }
 
 // pveClusters builds one Proxmox client per configured cluster, their metrics on the app's

@@ -80,6 +80,16 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 	if svc, _ := m["service"].(map[string]any); status != 200 || svc["power"] != "running" {
 		t.Fatalf("service: %d %v", status, m)
 	}
+	status, m = call("GET", "/v1/plans/ct-2g", nil)
+	caps, _ := m["plan"].(map[string]any)["capabilities"].(map[string]any)["container"].(map[string]any)
+	for _, c := range []string{"create", "suspend", "unsuspend", "terminate", "change_plan", "reinstall"} {
+		if st, _ := caps[c].(map[string]any); status != 200 || st["available"] != true {
+			t.Errorf("capability %s: %v", c, caps[c])
+		}
+	}
+	if st, _ := caps["pause"].(map[string]any); st["refusal"] != "permanent" {
+		t.Errorf("container pause: %v", caps["pause"])
+	}
 	resp, err := http.Get(base + "/readyz")
 	if err != nil {
 		t.Fatal(err)
