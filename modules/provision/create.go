@@ -156,8 +156,12 @@ func (s *Service) runCreate(ctx context.Context, r *executor.Run) (err error) {
 		res.Warnings = rep.Warnings
 		if err != nil {
 			res.fail(stage, err)
+			// A lost lease belongs to another worker now, and a shutdown gives the operation
+			// back to the queue: neither is the create's failure.
+			if !errors.Is(err, models.ErrLeaseLost) && ctx.Err() == nil {
+				s.setState(r.Op.ServiceID, models.ServiceFailed)
+			}
 			err = problemOf(err)
-			s.setState(r.Op.ServiceID, models.ServiceFailed)
 		}
 		r.SetResult(res)
 	}()
