@@ -124,6 +124,10 @@ func TestVMPauseSuspend(t *testing.T) {
 	if len(e.requests("POST", "/status/suspend")) != 1 || len(e.requests("POST", "/status/stop")) != 0 {
 		t.Fatal("pause mode must pause, not stop")
 	}
+	// A paused VM is what its suspend mode asked for: drift repair leaves it alone.
+	if r := e.enforce(); len(r.Enforced) != 0 {
+		t.Fatalf("drift repair acted on a paused VM: %+v", r)
+	}
 	e.mustSucceed(e.svc.Unsuspend(ctx, "whmcs", "svc-vmp"))
 	if g, _ := e.sim.Guest(vmid); g.Paused || g.Status != "running" {
 		t.Fatalf("not resumed: %+v", g)
