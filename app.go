@@ -167,13 +167,13 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 		interval = jobs.DefaultSamplingInterval
 	}
 	s := jobs.NewSwapSampler(db, sc, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
-		jobs.SamplerConfig{Interval: interval})
+		jobs.SamplerConfig{Interval: interval, Concurrency: cfg.Jobs.SwapSamplingConcurrency})
 	// The job's round ends before the next tick, so the scheduler never skips the whole job;
 	// a node whose round is still running is skipped by the sampler alone.
 	if err := sched.Add(spec, s, interval*9/10); err != nil {
 		return nil, err
 	}
-	if err := sched.Add("@every 1h", jobs.UsageRetention{DB: db, Log: log}, 10*time.Minute); err != nil {
+	if err := sched.Add("@every 1h", jobs.UsageRetention{DB: db, Log: log, Retention: cfg.Jobs.UsageRetention}, 10*time.Minute); err != nil {
 		return nil, err
 	}
 	usagedb.NewReconciliationGauge(reg, db)

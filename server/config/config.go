@@ -74,6 +74,11 @@ type IPPool struct {
 type Jobs struct {
 	SwapSampling string `yaml:"swap_sampling"`
 	Limits       string `yaml:"limits"`
+	// SwapSamplingConcurrency is the most sampler calls in flight per node (default 2: Proxmox
+	// serves them through pvedaemon's 3 workers, shared with provisioning).
+	SwapSamplingConcurrency int `yaml:"swap_sampling_concurrency"`
+	// UsageRetention is how long 5-minute usage buckets are kept (default 400 days).
+	UsageRetention time.Duration `yaml:"usage_retention"`
 }
 
 // Executor tunes the operation executor.
@@ -305,6 +310,12 @@ func (c *Config) Validate() error {
 		if cl.TokenSecret == "" {
 			return &Error{Key: key + ".token_secret", Reason: "must not be empty"}
 		}
+	}
+	if c.Jobs.SwapSamplingConcurrency < 0 || c.Jobs.SwapSamplingConcurrency > 16 {
+		return &Error{Key: "jobs.swap_sampling_concurrency", Reason: "must be between 1 and 16 (0 = default 2)"}
+	}
+	if c.Jobs.UsageRetention != 0 && c.Jobs.UsageRetention < 24*time.Hour {
+		return &Error{Key: "jobs.usage_retention", Reason: "must be at least 24h"}
 	}
 	if c.Executor.Workers < 1 || c.Executor.Workers > 256 {
 		return &Error{Key: "executor.workers", Reason: "must be between 1 and 256"}

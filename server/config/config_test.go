@@ -90,6 +90,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"env bad bool", good, []string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=maybe"}, "PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY"},
 		{"env bad duration", good, []string{"PVEBILL_EXECUTOR_LEASE=soon"}, "PVEBILL_EXECUTOR_LEASE"},
 		{"env workers", good, []string{"PVEBILL_EXECUTOR_WORKERS=0"}, "executor.workers"},
+		{"sampler concurrency", good, []string{"PVEBILL_JOBS_SWAP_SAMPLING_CONCURRENCY=99"}, "jobs.swap_sampling_concurrency"},
+		{"retention", good, []string{"PVEBILL_JOBS_USAGE_RETENTION=1h"}, "jobs.usage_retention"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
