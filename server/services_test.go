@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models/dbtest"
@@ -376,4 +379,40 @@ func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no single series of %s", name)
 	return 0
+}
+
+// The lifecycle routes' answers validate against openapi.yaml.
+func TestServiceResponsesConformToOpenAPI(t *testing.T) {
+	doc := loadSpec(t)
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newServicesHarness(t, "sqlite")
+	check := func(method, path string, r response) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Fatalf("%s %s: not in spec: %v", method, path, err)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
+			Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s (%d): %v\n%s", method, path, r.Status, err, r.Body)
+		}
+	}
+	r := h.billing("POST", "/v1/services?wait=20", createBody("spec-1", "ct-1g"))
+	check("POST", "/v1/services", r)
+	check("POST", "/v1/services", h.billing("POST", "/v1/services", createBody("spec-1", "ct-1g")))
+	check("POST", "/v1/services", h.billing("POST", "/v1/services", createBody("spec-1", "ct-2g")))
+	check("GET", "/v1/services/spec-1", h.billing("GET", "/v1/services/spec-1", nil))
+	check("GET", "/v1/services/nope", h.billing("GET", "/v1/services/nope", nil))
+	check("POST", "/v1/services/spec-1/suspend", h.billing("POST", "/v1/services/spec-1/suspend", []byte(`{"reason":"x"}`)))
+	check("POST", "/v1/services/spec-1/unsuspend", h.billing("POST", "/v1/services/spec-1/unsuspend?wait=20", nil))
+	check("POST", "/v1/services/spec-1/change-plan", h.billing("POST", "/v1/services/spec-1/change-plan", []byte(`{"plan":"vm-2g"}`)))
+	check("POST", "/v1/services/spec-1/terminate", h.billing("POST", "/v1/services/spec-1/terminate?wait=20", nil))
+	check("GET", "/v1/admin/guests", h.admin("GET", "/v1/admin/guests"))
 }
