@@ -139,12 +139,17 @@ func TestReinstallOverHTTP(t *testing.T) {
 			answers = append(answers, r.Body)
 
 			body, _ := json.Marshal(map[string]any{"intent_id": intentID, "root_password": reinstallPassword, "confirmations": confs})
-			r = h.billing("POST", "/v1/services/"+id+"/reinstall?wait=20", body)
+			r = h.billing("POST", "/v1/services/"+id+"/reinstall?wait=20", body, withHeader("Idempotency-Key", "apply-1"))
 			check("POST", "/v1/services/"+id+"/reinstall", r, 200)
 			answers = append(answers, r.Body)
 			op := succeeded(t, r)
 			if op["action"] != "reinstall" {
 				t.Fatalf("operation %v", op)
+			}
+			// A retry with the same key replays the answer and starts nothing.
+			replay := h.billing("POST", "/v1/services/"+id+"/reinstall?wait=20", body, withHeader("Idempotency-Key", "apply-1"))
+			if rop := operationOf(t, replay, 200); rop["id"] != op["id"] {
+				t.Fatalf("replay answered operation %v, want %v", rop["id"], op["id"])
 			}
 			r = h.billing("GET", "/v1/services/"+id+"/reinstall/"+intentID, nil)
 			check("GET", "/v1/services/"+id+"/reinstall/"+intentID, r, 200)
