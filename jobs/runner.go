@@ -29,11 +29,11 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_job_duration_seconds",
-			Help: "Duration of a cron job round.", Buckets: []float64{.01, .05, .1, .5, 1, 5, 10, 30, 60}}, []string{"job"}),
+			Help: "Duration of a cron job round.", Buckets: []float64{.01, .05, .1, .5, 1, 5, 10, 30, 60}}, []string{"job_name"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_job_last_success_timestamp_seconds",
-			Help: "Unix time of a cron job's last successful round."}, []string{"job"}),
+			Help: "Unix time of a cron job's last successful round."}, []string{"job_name"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_job_runs_total",
-			Help: "Cron job rounds by result (ok, failed, skipped, panic)."}, []string{"job", "result"}),
+			Help: "Cron job rounds by result (ok, failed, skipped, panic)."}, []string{"job_name", "result"}),
 	}
 	reg.MustRegister(m.duration, m.lastSuccess, m.runs)
 	return m
