@@ -88,6 +88,17 @@ func LatestIntent(ctx context.Context, tx *gorm.DB, serviceID string) (*Intent, 
 	return &in, err
 }
 
+// LatestIntentIn reads a service's most recent intent in one of states.
+func LatestIntentIn(ctx context.Context, tx *gorm.DB, serviceID string, states ...string) (*Intent, error) {
+	var in Intent
+	err := tx.WithContext(ctx).Where("service_id = ? AND state IN ?", serviceID, states).
+		Order("created_at DESC, id DESC").Take(&in).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &in, err
+}
+
 // CountIntents counts a service's intents in one of states.
 func CountIntents(ctx context.Context, tx *gorm.DB, serviceID string, states ...string) (int64, error) {
 	var n int64

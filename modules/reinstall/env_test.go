@@ -30,6 +30,7 @@ const (
 	testPassword = "Re1nstall-Secret-pw"
 	client       = "whmcs"
 	tmpl         = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
+	ubuntuTmpl   = "local:vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst"
 )
 
 type logBuf struct {
@@ -70,6 +71,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	sim := pvesim.New(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	sim.AddStorage("local-zfs", "zfspool", []string{"images", "rootdir"}, false)
 	sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", 126<<20, "vztmpl")
+	sim.AddVolume("local", "vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst", 141<<20, "vztmpl")
 	e.sim = simtest.Start(t, sim)
 	cl, err := pve.New(pve.Config{Cluster: "default", URL: e.sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
 		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
@@ -82,7 +84,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
 	e.plans = ps
-	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}
+	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
 	if _, err := ps.Import(context.Background(), []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
 			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},

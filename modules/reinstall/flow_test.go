@@ -290,3 +290,36 @@ func TestConcurrentApplies(t *testing.T) {
 	}
 	e.release("svc-race")
 }
+
+// A reinstall may change the OS within the plan's catalog; the next preview defaults to the OS
+// the guest now runs.
+func TestReinstallAnotherOS(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-os", 5001, "ct-8", false, nil)
+	ctx := context.Background()
+	if _, _, err := e.svc.Preview(ctx, client, "svc-os", reinstall.PreviewRequest{OS: "plan9"}); problemCode(err) != "os_not_offered" {
+		t.Fatalf("unknown os: %v", err)
+	}
+	in, op, err := e.svc.Preview(ctx, client, "svc-os", reinstall.PreviewRequest{OS: "ubuntu-24"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wait(op)
+	if in, err = e.svc.Get(ctx, client, "svc-os", in.ID); err != nil {
+		t.Fatal(err)
+	}
+	aop, err := e.apply("svc-os", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := e.wait(aop); done.State != models.OpSucceeded {
+		t.Fatalf("apply %s %s", done.State, deref(done.ErrorCode))
+	}
+	creates := e.requests("POST", "/nodes/pve1/lxc")
+	if len(creates) != 1 || creates[0].Form.Get("ostemplate") != ubuntuTmpl {
+		t.Fatalf("creates %+v", creates)
+	}
+	if got := e.preview("svc-os"); got.OS != "ubuntu-24" {
+		t.Fatalf("next preview os %q", got.OS)
+	}
+}

@@ -209,8 +209,22 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 	return in, op, nil
 }
 
-// createdOS is the OS of the service's create operation.
+// createdOS is the OS the guest runs: that of the last completed reinstall, else that of the
+// service's create operation.
 func (s *Service) createdOS(ctx context.Context, serviceID string) (string, error) {
+	// Only the latest intent can still be moving: bring it up to date first.
+	if latest, err := models.LatestIntent(ctx, s.db.Gorm, serviceID); err == nil {
+		if _, err := s.Advance(ctx, latest.ID); err != nil {
+			return "", err
+		}
+	} else if !errors.Is(err, models.ErrNotFound) {
+		return "", err
+	}
+	if in, err := models.LatestIntentIn(ctx, s.db.Gorm, serviceID, models.IntentCompleted); err == nil && in.OS != "" {
+		return in.OS, nil
+	} else if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return "", err
+	}
 	op, err := models.LatestOperation(ctx, s.db.Gorm, serviceID, "create")
 	if err != nil {
 		return "", i18n.Validation(i18n.FieldError{Field: "os", Code: i18n.FieldRequired})
