@@ -9,6 +9,7 @@ import (
 
 	"pvebill/modules"
 	"pvebill/modules/provision"
+	"pvebill/modules/pve/pvesim"
 )
 
 // staticAddresses hands out one fixed address per service (a stand-in for the IPv4 pools in
@@ -139,5 +140,20 @@ func TestVMPauseSuspend(t *testing.T) {
 	}
 	if len(addrs.released) != 1 || addrs.released[0] != "svc-vmp" {
 		t.Fatalf("released %v", addrs.released)
+	}
+}
+
+// R2 for VMs: a clone whose new id was taken meanwhile is retried on another id.
+func TestVMCloneIDTaken(t *testing.T) {
+	e := newEnvWithPlanPool(t, &staticAddresses{})
+	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/qemu/{vmid}/clone", Nth: 1, Status: 500,
+		Message: "VM 100 already exists on node 'pve2'"})
+	e.create(vmReq("svc-vm-taken", "vm-pool"))
+	clones := e.requests("POST", "/qemu/9000/clone")
+	if len(clones) != 2 || clones[0].Form.Get("newid") != "100" || clones[1].Form.Get("newid") != "101" {
+		t.Fatalf("clones %+v", clones)
+	}
+	if v := *e.service("svc-vm-taken").VMID; v != 101 {
+		t.Fatalf("vmid %d", v)
 	}
 }
