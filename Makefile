@@ -3,7 +3,7 @@ GO        ?= go
 PKGS      := ./...
 BENCHTIME ?= 1s
 
-.PHONY: run build test test-short lint check bench fuzz tidy-check promtool
+.PHONY: run build test test-php test-short lint check bench fuzz tidy-check promtool
 
 run:
 	$(GO) run . serve
@@ -13,6 +13,14 @@ build:
 
 test:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	@$(MAKE) --no-print-directory test-php
+
+# The WHMCS module's PHP tests against a real `pvebill serve` (scripts/whmcs-test.sh). Without
+# php they are skipped with a message, except in CI (CI set), where that is a failure.
+test-php:
+	@if command -v php >/dev/null 2>&1; then scripts/whmcs-test.sh; \
+	elif [ -n "$$CI" ]; then echo "test-php: php is missing and CI is set; install php-cli" >&2; exit 1; \
+	else echo "test-php: php is not installed; skipping the WHMCS module tests (apt-get install php-cli)"; fi
 
 test-short:
 	$(GO) test -count=1 -short $(PKGS)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the WHMCS module's PHP tests against a real `pvebill serve` on its embedded default
 # (SQLite and the built-in Proxmox simulator) listening on a free loopback port, then stops it.
+# With PHP's curl extension loaded the suite runs twice, once per HTTP transport of the module
+# (curl, then PHP's stream wrapper), each against a fresh server.
 # Usage: scripts/whmcs-test.sh   (PVEBILL_TEST_FILTER=text runs only matching tests)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,39 +10,49 @@ command -v php >/dev/null || { echo "php is not installed (Debian: apt-get insta
 
 tmp=$(mktemp -d)
 pid=""
-cleanup() {
+stop_server() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   fi
-  rm -rf "$tmp"
+  pid=""
 }
-trap cleanup EXIT
+trap 'stop_server; rm -rf "$tmp"' EXIT
 
 (cd "$root" && go build -o "$tmp/pvebill" .)
 
-# Port 0: the kernel picks a free port; the banner says which. Usage is sampled every second
-# so that UsageUpdate has figures within the test run.
-(cd "$tmp" && PVEBILL_LISTEN=127.0.0.1:0 PVEBILL_JOBS_SWAP_SAMPLING="@every 1s" \
-  exec ./pvebill serve >"$tmp/serve.out" 2>"$tmp/serve.log") &
-pid=$!
-
-api="" sim=""
-for _ in $(seq 1 100); do
-  api=$(sed -n 's/^  API  *\(http:[^ ]*\).*/\1/p' "$tmp/serve.out" 2>/dev/null | head -1)
-  sim=$(sed -n 's/.*simulator at \(http:[^ ]*\).*/\1/p' "$tmp/serve.out" 2>/dev/null | head -1)
-  [ -n "$api" ] && [ -n "$sim" ] && [ -s "$tmp/data/demo.yaml" ] && break
-  kill -0 "$pid" 2>/dev/null || { echo "pvebill serve exited:" >&2; cat "$tmp/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$api" ] || { echo "pvebill serve did not start:" >&2; cat "$tmp/serve.log" >&2; exit 1; }
-secret=$(sed -n 's/^ *secret: *//p' "$tmp/data/demo.yaml" | head -1)
-client=$(sed -n 's/^ *- id: *//p' "$tmp/data/demo.yaml" | head -1)
+# run_suite TRANSPORT: a fresh server in its own directory, the PHP tests, the server stopped.
+run_suite() {
+  local dir="$tmp/$1" api="" sim="" secret client status=0
+  mkdir -p "$dir"
+  # Port 0: the kernel picks a free port; the banner says which. Usage is sampled every second
+  # so that UsageUpdate has figures within the test run.
+  (cd "$dir" && PVEBILL_LISTEN=127.0.0.1:0 PVEBILL_JOBS_SWAP_SAMPLING="@every 1s" \
+    exec "$tmp/pvebill" serve >"$dir/serve.out" 2>"$dir/serve.log") &
+  pid=$!
+  for _ in $(seq 1 100); do
+    api=$(sed -n 's/^  API  *\(http:[^ ]*\).*/\1/p' "$dir/serve.out" 2>/dev/null | head -1)
+    sim=$(sed -n 's/.*simulator at \(http:[^ ]*\).*/\1/p' "$dir/serve.out" 2>/dev/null | head -1)
+    [ -n "$api" ] && [ -n "$sim" ] && [ -s "$dir/data/demo.yaml" ] && break
+    kill -0 "$pid" 2>/dev/null || { echo "pvebill serve exited:" >&2; cat "$dir/serve.log" >&2; return 1; }
+    sleep 0.1
+  done
+  [ -n "$api" ] || { echo "pvebill serve did not start:" >&2; cat "$dir/serve.log" >&2; return 1; }
+  secret=$(sed -n 's/^ *secret: *//p' "$dir/data/demo.yaml" | head -1)
+  client=$(sed -n 's/^ *- id: *//p' "$dir/data/demo.yaml" | head -1)
+  echo "== WHMCS module tests, $1 transport, pvebill at $api"
+  PVEBILL_URL="$api" PVEBILL_SIM_URL="$sim" PVEBILL_CLIENT="$client" PVEBILL_SECRET="$secret" \
+    PVEBILL_TEST_TRANSPORT="$1" php "$root/whmcs/tests/run.php" || status=$?
+  if [ "$status" != 0 ] && [ -n "${PVEBILL_TEST_SHOW_LOG:-}" ]; then
+    cat "$dir/serve.log" >&2
+  fi
+  stop_server
+  return "$status"
+}
 
 status=0
-PVEBILL_URL="$api" PVEBILL_SIM_URL="$sim" PVEBILL_CLIENT="$client" PVEBILL_SECRET="$secret" \
-  php "$root/whmcs/tests/run.php" || status=$?
-if [ "$status" != 0 ] && [ -n "${PVEBILL_TEST_SHOW_LOG:-}" ]; then
-  cat "$tmp/serve.log" >&2
+if php -r 'exit(extension_loaded("curl") ? 0 : 1);'; then
+  run_suite curl || status=1
 fi
+run_suite stream || status=1
 exit "$status"

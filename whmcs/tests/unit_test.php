@@ -147,3 +147,13 @@ test('an unreachable server is a retry-safe error, not success', function (): vo
     $t = module()->testConnection($p);
     eq(false, $t['success'], 'TestConnection');
 });
+
+test('usage fields: unknown figures leave their columns alone; no allowance is WHMCS\'s 0 (unlimited)', function (): void {
+    $f = Module::usageFields(['service_id' => 'whmcs-1', 'netin_bytes' => null, 'netout_bytes' => null, 'disk_max_bytes' => null,
+        'disk_limit_bytes' => null, 'bandwidth_limit_bytes' => null]);
+    eq(['lastupdate', 'bwlimit'], array_keys($f), 'columns written');
+    eq(0, $f['bwlimit'], 'bwlimit');
+    $f = Module::usageFields(['netin_bytes' => 3 * 1048576, 'netout_bytes' => null, 'disk_max_bytes' => 1572864,
+        'disk_limit_bytes' => 20 << 30, 'bandwidth_limit_bytes' => 2000 << 30]);
+    eq([3, 2, 20480, 2048000], [$f['bwusage'], $f['diskusage'], $f['disklimit'], $f['bwlimit']], 'MB, rounded');
+});

@@ -192,14 +192,6 @@ final class Module
             $c = $this->client($params);
             $from = gmdate('Y-m-01\T00:00:00\Z');
             $to = gmdate('Y-m-d\TH:i:s\Z');
-            $plans = [];
-            $r = $c->request('GET', '/v1/plans', null, [], 30);
-            if ($r->isProblem()) {
-                return self::problemText($r);
-            }
-            foreach ($r->json['plans'] ?? [] as $plan) {
-                $plans[$plan['code']] = $plan;
-            }
             $cursor = null;
             $updated = 0;
             do {
@@ -216,7 +208,7 @@ final class Module
                     if (!str_starts_with($sid, $prefix) || !ctype_digit(substr($sid, strlen($prefix)))) {
                         continue;
                     }
-                    $fields = $this->usageFields($c, $sid, $u, $plans);
+                    $fields = self::usageFields($u);
                     if ($this->hosting->updateUsage($serverId, (int) substr($sid, strlen($prefix)), $fields)) {
                         $updated++;
                     }
@@ -230,28 +222,26 @@ final class Module
         }
     }
 
-    /** @return array<string,int|string> */
-    private function usageFields(Client $c, string $sid, array $u, array $plans): array
+    /**
+     * The hosting columns of one service's usage (API.md Usage); a figure pvebill does not know
+     * leaves its column as it is.
+     *
+     * @return array<string,int|string>
+     */
+    public static function usageFields(array $u): array
     {
         $fields = ['lastupdate' => date('Y-m-d H:i:s')];
         if (($u['disk_max_bytes'] ?? null) !== null) {
             $fields['diskusage'] = Text::megabytes($u['disk_max_bytes']);
+        }
+        if (($u['disk_limit_bytes'] ?? null) !== null) {
+            $fields['disklimit'] = Text::megabytes($u['disk_limit_bytes']);
         }
         if (($u['netin_bytes'] ?? null) !== null || ($u['netout_bytes'] ?? null) !== null) {
             $fields['bwusage'] = Text::megabytes(($u['netin_bytes'] ?? 0) + ($u['netout_bytes'] ?? 0));
         }
         // WHMCS reads a limit of 0 as unlimited: null (no allowance) is exactly that.
         $fields['bwlimit'] = ($u['bandwidth_limit_bytes'] ?? null) === null ? 0 : Text::megabytes($u['bandwidth_limit_bytes']);
-        $r = $c->request('GET', '/v1/services/' . rawurlencode($sid), null, [], 30);
-        if (!$r->isProblem()) {
-            $svc = $r->json['service'] ?? [];
-            $plan = $plans[$svc['plan'] ?? ''] ?? null;
-            if ($plan !== null && isset($plan['disk_gib'])) {
-                $fields['disklimit'] = (int) $plan['disk_gib'] * 1024;
-            } elseif (($svc['monitoring']['disk_max_bytes'] ?? null) !== null) {
-                $fields['disklimit'] = Text::megabytes($svc['monitoring']['disk_max_bytes']);
-            }
-        }
         return $fields;
     }
 
