@@ -49,6 +49,7 @@ type schemaParam struct {
 	required   []string                // non-optional keys of props
 	defaultKey string                  // key of the property string that may be written without "key="
 	aliases    map[string]string       // property-string key aliases
+	keyAliases map[string]string       // keys whose name is the value of another key (QEMU net: virtio=MAC sets model=virtio)
 	requires   string
 	items      *schemaParam
 	oneOf      bool
@@ -349,6 +350,12 @@ func compileParamMap(name string, m map[string]any) (*schemaParam, error) {
 				}
 				p.aliases[k] = a
 			}
+			if ka := rawString(sub, "keyAlias"); ka != "" {
+				if p.keyAliases == nil {
+					p.keyAliases = map[string]string{}
+				}
+				p.keyAliases[k] = ka
+			}
 			p.props[k] = sp
 		}
 	}
@@ -581,6 +588,12 @@ func checkPropertyString(path string, p *schemaParam, v string) string {
 		if k, val, ok := strings.Cut(part, "="); ok && k != "" && val != "" {
 			if _, dup := got[k]; dup {
 				return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", k)
+			}
+			if ka, ok := p.keyAliases[k]; ok {
+				if _, dup := got[ka]; dup {
+					return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", ka)
+				}
+				got[ka] = k
 			}
 			if a, ok := p.aliases[k]; ok {
 				k = a

@@ -55,6 +55,8 @@ func TestSchemaRefusals(t *testing.T) {
 			"size", "value does not match the regex pattern"},
 		{"disk enum", "PUT", "/nodes/pve1/lxc/200/resize", vals("disk", "scsi0", "size", "+1G"), 400,
 			"disk", "does not have a value in the enumeration"},
+		{"keyAlias twice", "PUT", "/nodes/pve1/qemu/300/config", vals("net1", "virtio=BC:24:11:00:00:01,model=e1000"), 400,
+			"net1", "duplicate key in comma-separated list property: model"},
 		{"requires", "POST", "/nodes/pve1/lxc", vals("vmid", "5001", "ostemplate", debianTmpl, "unique", "1"), 400,
 			"restore", "missing property - 'unique' requires this property"},
 	}
@@ -87,6 +89,8 @@ func TestSchemaAcceptsValidForms(t *testing.T) {
 		"nameserver", "192.0.2.53", "searchdomain", "example.com", "onboot", "0"), "OK")
 	h.ok("PUT", "/nodes/pve1/qemu/300/config", vals("sshkeys", strings.ReplaceAll(url.QueryEscape("ssh-ed25519 AAAA x@y\n"), "+", "%20"),
 		"ipconfig0", "ip=192.0.2.20/24,gw=192.0.2.1", "ciuser", "admin", "cipassword", "hunter22"), nil)
+	// QEMU net's keyAlias form: "virtio=MAC" sets model=virtio and macaddr=MAC.
+	h.ok("PUT", "/nodes/pve1/qemu/300/config", vals("net1", "virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1"), nil)
 	h.noViolations()
 }
 
