@@ -177,6 +177,13 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 	if err != nil {
 		return nil, nil, err
 	}
+	// A reinstall applying holds the service lock, so a preview queued now would only run after
+	// it: say so at once instead.
+	if own, err := s.ownFacts(ctx, serviceID, ""); err != nil {
+		return nil, nil, err
+	} else if own.ReinstallInProgress {
+		return nil, nil, inProgress()
+	}
 	kind := plans.GuestType(svc.GuestType)
 	if _, ok := s.mods.Get(kind); !ok {
 		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
