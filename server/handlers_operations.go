@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -44,6 +45,14 @@ func operationView(op *models.Operation, lang string) OperationView {
 	}
 	if op.ErrorCode != nil {
 		v.Error = &OperationErr{Code: *op.ErrorCode, Detail: i18n.T(lang, "error."+*op.ErrorCode, nil)}
+	}
+	if op.Result != nil && *op.Result != "" {
+		// Results are what the action recorded (vmid, task warnings, a failed task's log tail);
+		// they never hold secrets. A result that is not a JSON object is not shown.
+		var res map[string]any
+		if json.Unmarshal([]byte(*op.Result), &res) == nil {
+			v.Result = res
+		}
 	}
 	return v
 }

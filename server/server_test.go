@@ -305,6 +305,9 @@ func TestWaitReturnsPromptlyWhenOperationEnds(t *testing.T) {
 		if got["state"] != "succeeded" || got["finished_at"] == nil {
 			t.Fatalf("operation %v", got)
 		}
+		if res, _ := got["result"].(map[string]any); res["ok"] != true {
+			t.Fatalf("the action's result is not shown: %v", got)
+		}
 		if elapsed > 2*time.Second {
 			t.Fatalf("wait took %v after the operation ended", elapsed)
 		}
