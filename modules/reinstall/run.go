@@ -19,9 +19,8 @@ import (
 
 // observation is what one read of the guest found.
 type observation struct {
-	node   string
-	exists bool
-	facts  Facts
+	node  string // "" when no guest is at the vmid (facts.Exists false)
+	facts Facts
 }
 
 func (s *Service) cluster(name string) (Cluster, error) {
@@ -71,7 +70,6 @@ func (s *Service) observe(ctx context.Context, cl Cluster, vmid int, serviceID, 
 		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", serviceID, "vmid", vmid)
 		return obs, notOurs(vmid)
 	}
-	obs.exists = true
 	obs.facts.Exists = true
 	obs.facts.Protected = bool(cfg.Protection)
 	obs.facts.Lock = cfg.Lock

@@ -231,7 +231,6 @@ func (s *Service) observeVM(ctx context.Context, cl Cluster, vmid int, serviceID
 	for k := range tcfg.Disks {
 		recreated[k] = true
 	}
-	obs.exists = true
 	obs.facts.Exists = true
 	obs.facts.Protected = bool(cur.Protection)
 	obs.facts.Lock = cur.Lock
