@@ -19,7 +19,7 @@ import (
 
 // observation is what one read of the guest found.
 type observation struct {
-	node  string // "" when no guest is at the vmid (facts.Exists false)
+	node  string // the node the cluster listing puts the guest on ("" when it lists none)
 	facts Facts
 }
 
