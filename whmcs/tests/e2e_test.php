@@ -113,7 +113,7 @@ test('lifecycle: terminate, and terminate again', function (): void {
 test('a create that outlives the wait says "In progress"; the retry picks it up (one guest)', function (): void {
     sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '4s']);
     try {
-        $attempts = tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+        $attempts = tempFile();
         $p = whmcsParams(1002);
         $first = module(1, $attempts)->createAccount($p);
         contains($first, 'In progress');
@@ -133,7 +133,7 @@ test('a suspend that outlives the wait: "In progress", then the retry finishes t
         sim('POST', '/task-duration', ['type' => $t, 'duration' => '3s']);
     }
     try {
-        $attempts = tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+        $attempts = tempFile();
         $p = whmcsParams(1002);
         contains(module(1, $attempts)->suspendAccount($p), 'In progress');
         eq('success', module(30, $attempts)->suspendAccount($p), 'retry');

@@ -149,10 +149,27 @@ function whmcsParams(int $serviceId, array $over = []): array
     return array_replace_recursive($p, $over);
 }
 
+/** A temporary file, removed when the run ends. */
+function tempFile(): string
+{
+    static $files = null;
+    if ($files === null) {
+        $files = new ArrayObject();
+        register_shutdown_function(static function () use ($files): void {
+            foreach ($files as $f) {
+                @unlink($f);
+            }
+        });
+    }
+    $f = tempnam(sys_get_temp_dir(), 'pvebill-test-');
+    $files[] = $f;
+    return $f;
+}
+
 /** A module with its own attempt file (a WHMCS installation) and a budget in seconds. */
 function module(int $waitCap = 30, ?string $attemptFile = null, ?HostingStore $hosting = null): Module
 {
-    $attemptFile ??= tempnam(sys_get_temp_dir(), 'pvebill-attempts-');
+    $attemptFile ??= tempFile();
     return new Module(new FileAttemptStore($attemptFile), $hosting, $waitCap, 10, getenv('PVEBILL_TEST_TRANSPORT') ?: 'auto');
 }
 

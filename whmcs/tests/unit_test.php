@@ -35,14 +35,13 @@ test('Idempotency-Key: stable for a retry, new for another attempt or another bo
 });
 
 test('attempt store: open returns the same key until closed', function (): void {
-    $f = tempnam(sys_get_temp_dir(), 'pvebill-t-');
+    $f = tempFile();
     $s = new FileAttemptStore($f);
     $k = $s->open('whmcs-1', 'create');
     eq($k, (new FileAttemptStore($f))->open('whmcs-1', 'create'), 'after a restart');
     check($k !== $s->open('whmcs-1', 'suspend'), 'actions have their own attempts');
     $s->close('whmcs-1', 'create');
     check($k !== $s->open('whmcs-1', 'create'), 'a closed attempt must not come back');
-    unlink($f);
 });
 
 test('create body from a WHMCS product with a fixed plan', function (): void {
@@ -108,14 +107,14 @@ test('wait budget stays below PHP\'s time limit', function (): void {
     $old = ini_get('max_execution_time');
     try {
         ini_set('max_execution_time', '0');
-        eq(50, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50))->waitBudget(), 'no limit: the cap');
-        eq(60, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 500))->waitBudget(), 'never above the API\'s 60');
+        eq(50, (new Module(new FileAttemptStore(tempFile()), null, 50))->waitBudget(), 'no limit: the cap');
+        eq(60, (new Module(new FileAttemptStore(tempFile()), null, 500))->waitBudget(), 'never above the API\'s 60');
         ini_set('max_execution_time', '30');
         $_SERVER['REQUEST_TIME'] = time() - 5;
-        $b = (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50, 10))->waitBudget();
+        $b = (new Module(new FileAttemptStore(tempFile()), null, 50, 10))->waitBudget();
         check($b <= 15 && $b >= 14, "30 s limit, 5 s spent, 10 s margin: budget $b");
         ini_set('max_execution_time', '8');
-        eq(0, (new Module(new FileAttemptStore(tempnam(sys_get_temp_dir(), 'p')), null, 50, 10))->waitBudget(), 'no time left: no wait');
+        eq(0, (new Module(new FileAttemptStore(tempFile()), null, 50, 10))->waitBudget(), 'no time left: no wait');
     } finally {
         ini_set('max_execution_time', (string) $old);
         $_SERVER['REQUEST_TIME'] = time();
