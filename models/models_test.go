@@ -212,6 +212,9 @@ func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
 		if svc.LockOperationID == nil || *svc.LockOperationID != c.Op.ID {
 			t.Fatalf("lock = %v, want %s", svc.LockOperationID, c.Op.ID)
 		}
+		if svc.State != models.ServiceNeedsReconciliation {
+			t.Fatalf("service state %s, want needs_reconciliation", svc.State)
+		}
 	})
 }
 

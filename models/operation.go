@@ -201,7 +201,8 @@ func (db *DB) SetStage(ctx context.Context, id, owner, stage string, index int) 
 }
 
 // Finish moves an operation owned by owner to a terminal state. The service lock is released
-// unless the state is needs_reconciliation, which keeps it closed (R28).
+// unless the state is needs_reconciliation, which keeps it closed and sets the service's state
+// to needs_reconciliation (R28).
 func (db *DB) Finish(ctx context.Context, id, owner, state string, result, errCode, errDetail *string) error {
 	if !IsTerminal(state) {
 		return fmt.Errorf("finish with non-terminal state %q", state)
@@ -226,7 +227,10 @@ func (db *DB) finishTx(ctx context.Context, id, owner, state string, result, err
 			return ErrLeaseLost
 		}
 		if state == OpNeedsReconciliation {
-			return nil
+			// R28: the lock stays closed and the service says why, in the same transaction, so
+			// no request sees an open service behind a closed lock.
+			return tx.Exec("UPDATE services SET state = ?, updated_at = ? WHERE service_id = ?",
+				ServiceNeedsReconciliation, now, op.ServiceID).Error
 		}
 		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
 	}, db.txOpts())

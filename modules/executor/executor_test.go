@@ -231,14 +231,15 @@ func TestOneRunningOperationPerService(t *testing.T) {
 func TestHeartbeatKeepsLease(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		p := &probe{gate: make(chan struct{})}
-		e, _ := start(t, db, p, "w1", 300*time.Millisecond)
+		// A lease of 1 s renewed every third of it; the run outlives it several times over.
+		e, _ := start(t, db, p, "w1", time.Second)
 		op := enqueue(t, db, "svc")
 		e.Kick()
-		time.Sleep(1200 * time.Millisecond)
+		time.Sleep(2500 * time.Millisecond)
 		// A second executor must not take it over while the first renews.
 		p2 := &probe{}
-		start(t, db, p2, "w2", 300*time.Millisecond)
-		time.Sleep(600 * time.Millisecond)
+		start(t, db, p2, "w2", time.Second)
+		time.Sleep(1500 * time.Millisecond)
 		if p2.runs.Load() != 0 {
 			t.Fatal("a live operation was taken over")
 		}
