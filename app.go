@@ -43,6 +43,8 @@ type app struct {
 	sampler *jobs.SwapSampler
 	// cbs delivers completion callbacks to the clients that configured a callback URL.
 	cbs *callbacks.Dispatcher
+	// shards holds this replica's node leases for sampling; released at shutdown.
+	shards *jobs.Shards
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -84,7 +86,16 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		PollInterval: cfg.Executor.PollInterval,
 	}, log, executor.NewMetrics(reg), extra...)
 	sched := jobs.NewScheduler(log, jobs.NewMetrics(reg))
-	if err := sched.Add("@every 1h", jobs.IdempotencyPurge{DB: db, Log: log}, 5*time.Minute); err != nil {
+	// Replicas share one schedule: each job's tick runs on one of them, and the sampled nodes
+	// are split between them by leases.
+	once := func(spec string, job jobs.Job, deadline time.Duration) error {
+		every, err := jobs.TickWidth(spec)
+		if err != nil {
+			return err
+		}
+		return sched.Add(spec, jobs.Once{Job: job, DB: db, Owner: exec.Owner(), Every: every, Hold: deadline, Log: log}, deadline)
+	}
+	if err := once("@every 1h", jobs.IdempotencyPurge{DB: db, Log: log}, 5*time.Minute); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -126,12 +137,13 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	for _, a := range rs.Actions() {
 		exec.Register(a)
 	}
-	sampler, err := scheduleUsage(cfg, db, clusters, sched, reg, log)
+	shards := &jobs.Shards{DB: db, Owner: exec.Owner(), Log: log}
+	sampler, err := scheduleUsage(cfg, db, clusters, sched, reg, log, shards, once)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := sched.Add(cfg.Jobs.Limits, jobs.Limits{Provision: prov, Log: log, Kick: exec.Kick}, 5*time.Minute); err != nil {
+	if err := once(cfg.Jobs.Limits, jobs.Limits{Provision: prov, Log: log, Kick: exec.Kick}, 5*time.Minute); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -147,13 +159,14 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(reg), Owner: exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc,
-		sampler: sampler, cbs: cbs}, nil
+		sampler: sampler, cbs: cbs, shards: shards}, nil
 }
 
 // scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
 // buckets, and registers the per-guest swap, sampler and needs-reconciliation metrics (R33).
 func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluster, sched *jobs.Scheduler,
-	reg *prometheus.Registry, log *slog.Logger) (*jobs.SwapSampler, error) {
+	reg *prometheus.Registry, log *slog.Logger, shards *jobs.Shards,
+	once func(string, jobs.Job, time.Duration) error) (*jobs.SwapSampler, error) {
 	sc := make([]jobs.SamplerCluster, 0, len(clusters))
 	for _, c := range clusters {
 		sc = append(sc, jobs.SamplerCluster{Name: c.Name, Client: c.Client})
@@ -166,14 +179,15 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 	if !ok {
 		interval = jobs.DefaultSamplingInterval
 	}
+	shards.TTL = interval
 	s := jobs.NewSwapSampler(db, sc, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
-		jobs.SamplerConfig{Interval: interval, Concurrency: cfg.Jobs.SwapSamplingConcurrency})
+		jobs.SamplerConfig{Interval: interval, Concurrency: cfg.Jobs.SwapSamplingConcurrency, Shard: shards})
 	// The job's round ends before the next tick, so the scheduler never skips the whole job;
 	// a node whose round is still running is skipped by the sampler alone.
 	if err := sched.Add(spec, s, interval*9/10); err != nil {
 		return nil, err
 	}
-	if err := sched.Add("@every 1h", jobs.UsageRetention{DB: db, Log: log, Retention: cfg.Jobs.UsageRetention}, 10*time.Minute); err != nil {
+	if err := once("@every 1h", jobs.UsageRetention{DB: db, Log: log, Retention: cfg.Jobs.UsageRetention}, 10*time.Minute); err != nil {
 		return nil, err
 	}
 	usagedb.NewReconciliationGauge(reg, db)
@@ -246,6 +260,7 @@ func (a *app) loadExamplePlans(ctx context.Context) error {
 // release claimed operations, close the database.
 func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.exec.Start(ctx)
+	a.shards.Start(ctx)
 	a.sched.Start()
 	a.cbs.Start(ctx)
 	errc := make(chan error, 1)
@@ -266,6 +281,10 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.sampler.Close()
 	a.exec.Stop(sctx)
 	a.cbs.Stop(sctx)
+	// Last, so the other replicas take this one's nodes and job ticks at once.
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	a.shards.Stop(rctx)
+	rcancel()
 	a.log.Info("pvebill stopped")
 	cerr := a.db.Close()
 	if serveErr != nil {

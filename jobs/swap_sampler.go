@@ -53,6 +53,9 @@ type SamplerConfig struct {
 	MaxBackoffRounds int
 	// Now is the clock of the samples (tests); default time.Now.
 	Now func() time.Time
+	// Shard, when set, names the nodes this replica samples (node leases shared by the
+	// replicas); nil samples every node.
+	Shard NodeShard
 }
 
 func (c *SamplerConfig) defaults() {
@@ -234,6 +237,21 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed
 		present[n.Node] = true
 	}
 	sort.Strings(names)
+	if s.cfg.Shard != nil {
+		owned, err := s.cfg.Shard.Own(ctx, cl.Name, names)
+		if err != nil {
+			return err
+		}
+		mine := names[:0]
+		for _, n := range names {
+			if owned[n] {
+				mine = append(mine, n)
+			} else {
+				delete(present, n) // another replica samples it and exports its series
+			}
+		}
+		names = mine
+	}
 	s.guests.RetainNodes(cl.Name, present)
 	for i, name := range names {
 		st := s.node(cl.Name, name)

@@ -1,0 +1,279 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pvebill/jobs"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+)
+
+type countJob struct {
+	name  string
+	runs  *sync.Map // tick -> *atomic.Int32
+	tick  func() int64
+	block chan struct{}
+}
+
+func (j countJob) Name() string { return j.name }
+func (j countJob) Run(ctx context.Context) error {
+	v, _ := j.runs.LoadOrStore(j.tick(), new(atomic.Int32))
+	v.(*atomic.Int32).Add(1)
+	if j.block != nil {
+		select {
+		case <-j.block:
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// replicas opens n handles on one fresh database (separate pools, as separate processes have).
+func replicas(t *testing.T, dialect string, n int) []*models.DB {
+	t.Helper()
+	dsn := dbtest.DSN(t, dialect)
+	out := make([]*models.DB, n)
+	for i := range out {
+		db, err := models.Open(dialect, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if i == 0 {
+			if _, err := db.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[i] = db
+	}
+	return out
+}
+
+// Each cron tick runs on exactly one of three replicas that all fire it at once.
+func TestOnceRunsEachTickOnceAcrossReplicas(t *testing.T) {
+	for _, d := range dbtest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			dbs := replicas(t, d, 3)
+			var now atomic.Int64
+			now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+			clock := func() time.Time { return time.Unix(0, now.Load()) }
+			every := time.Minute
+			runs := &sync.Map{}
+			job := countJob{name: "limits", runs: runs, tick: func() int64 { return now.Load() / int64(every) }}
+			const ticks = 15
+			for range ticks {
+				var wg sync.WaitGroup
+				for i, db := range dbs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						o := jobs.Once{Job: job, DB: db, Owner: fmt.Sprintf("r%d", i), Every: every, Hold: time.Minute, Now: clock}
+						for range 2 { // a replica firing twice in one tick still runs it once
+							if err := o.Run(context.Background()); err != nil {
+								t.Error(err)
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				now.Add(int64(every))
+			}
+			total := 0
+			runs.Range(func(k, v any) bool {
+				if n := v.(*atomic.Int32).Load(); n != 1 {
+					t.Errorf("tick %v ran %d times", k, n)
+				}
+				total++
+				return true
+			})
+			if total != ticks {
+				t.Fatalf("%d ticks ran, want %d", total, ticks)
+			}
+		})
+	}
+}
+
+// A replica does not start the next tick while another still runs the previous one; a run
+// whose replica died (no end recorded) holds the job only until its hold expires.
+func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
+	for _, d := range dbtest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			dbs := replicas(t, d, 2)
+			var now atomic.Int64
+			now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+			clock := func() time.Time { return time.Unix(0, now.Load()) }
+			every := time.Second
+			runs := &sync.Map{}
+			block := make(chan struct{})
+			slow := countJob{name: "drift", runs: runs, tick: func() int64 { return now.Load() / int64(every) }, block: block}
+			a := jobs.Once{Job: slow, DB: dbs[0], Owner: "a", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			fast := slow
+			fast.block = nil
+			b := jobs.Once{Job: fast, DB: dbs[1], Owner: "b", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			done := make(chan struct{})
+			go func() { defer close(done); _ = a.Run(context.Background()) }()
+			waitFor(t, func() bool { _, ok := runs.Load(now.Load() / int64(every)); return ok })
+			now.Add(int64(every))
+			if err := b.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if _, ran := runs.Load(now.Load() / int64(every)); ran {
+				t.Fatal("replica b started a tick while replica a still ran the previous one")
+			}
+			// a's hold expires although it still runs (as if it had died): the job is free.
+			time.Sleep(350 * time.Millisecond)
+			now.Add(int64(every))
+			if err := b.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if _, ran := runs.Load(now.Load() / int64(every)); !ran {
+				t.Fatal("the job stayed held after the dead run's hold expired")
+			}
+			close(block)
+			<-done
+		})
+	}
+}
+
+func waitFor(t *testing.T, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func nodeNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("pve%02d", i+1)
+	}
+	return out
+}
+
+// Three replicas share 20 nodes with leases: no node is ever sampled by two replicas in one
+// round, the split settles at 7/7/6, and the nodes of a replica that dies (stops renewing,
+// releases nothing) are all taken within two sampling intervals.
+func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
+	for _, d := range dbtest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			dbs := replicas(t, d, 3)
+			interval := 400 * time.Millisecond
+			nodes := nodeNames(20)
+			shards := make([]*jobs.Shards, 3)
+			for i := range shards {
+				shards[i] = &jobs.Shards{DB: dbs[i], Owner: fmt.Sprintf("replica-%d", i), TTL: interval}
+			}
+			// round runs one sampling round on the given replicas at once and checks that no
+			// node went to two of them.
+			round := func(live []int) [][]string {
+				t.Helper()
+				got := make([][]string, len(shards))
+				var wg sync.WaitGroup
+				for _, i := range live {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						owned, err := shards[i].Own(context.Background(), "default", nodes)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						for n := range owned {
+							got[i] = append(got[i], n)
+						}
+						sort.Strings(got[i])
+					}()
+				}
+				wg.Wait()
+				seen := map[string]int{}
+				for i, g := range got {
+					for _, n := range g {
+						if prev, dup := seen[n]; dup {
+							var rows []models.Lease
+							dbs[0].Gorm.Find(&rows)
+							for _, r := range rows {
+								t.Logf("%s %v %d %v", r.Name, deref(r.Owner), r.Epoch, r.LeaseUntil)
+							}
+							t.Fatalf("node %s sampled by replicas %d and %d in one round", n, prev, i)
+						}
+						seen[n] = i
+					}
+				}
+				return got
+			}
+			sizes := func(got [][]string, live []int) []int {
+				var out []int
+				for _, i := range live {
+					out = append(out, len(got[i]))
+				}
+				sort.Ints(out)
+				return out
+			}
+			all := []int{0, 1, 2}
+			var got [][]string
+			for r := 0; r < 10; r++ {
+				got = round(all)
+				if fmt.Sprint(sizes(got, all)) == "[6 7 7]" {
+					break
+				}
+			}
+			if s := sizes(got, all); fmt.Sprint(s) != "[6 7 7]" {
+				t.Fatalf("split after settling = %v, want [6 7 7]", s)
+			}
+			// The survivors-to-be renew in the background, as a serving replica does.
+			for _, i := range []int{0, 1} {
+				shards[i].Start(context.Background())
+			}
+			// Replica 2 dies right after its round: it neither renews nor releases.
+			died := time.Now()
+			survivors := []int{0, 1}
+			var coveredAt time.Duration
+			for r := 0; r < 3; r++ {
+				time.Sleep(interval)
+				got = round(survivors)
+				if len(got[0])+len(got[1]) == len(nodes) {
+					coveredAt = time.Since(died)
+					break
+				}
+			}
+			if coveredAt == 0 || coveredAt > 2*interval+interval/4 {
+				t.Fatalf("dead replica's nodes not all taken within two intervals (%v): %v", coveredAt, sizes(got, survivors))
+			}
+			if s := sizes(got, survivors); fmt.Sprint(s) != "[10 10]" {
+				t.Fatalf("split after takeover = %v, want [10 10]", s)
+			}
+			// A graceful stop releases at once: the survivor takes everything next round.
+			shards[1].Stop(context.Background())
+			got = round([]int{0})
+			if len(got[0]) != len(nodes) {
+				t.Fatalf("after a graceful stop the last replica holds %d nodes, want %d", len(got[0]), len(nodes))
+			}
+			held, err := dbs[0].LeaseHolders(context.Background(), models.LeaseNodePrefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, owner := range held {
+				if owner != "replica-0" {
+					t.Fatalf("lease %s still held by %s", name, owner)
+				}
+			}
+		})
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
