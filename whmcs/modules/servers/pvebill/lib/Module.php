@@ -460,7 +460,7 @@ final class Module
         $sid = self::serviceId($params);
         $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
         $body = $os === '' ? [] : ['os' => $os];
-        $deadline = time() + $this->waitBudget();
+        $deadline = microtime(true) + $this->waitBudget();
         try {
             $c = $this->client($params);
             $r = $this->post($c, $sid, 'reinstall_preview', $base . '/preview', $body, $deadline);
@@ -473,7 +473,7 @@ final class Module
             // A preview is read-only: the next one is a new request, never a replay of this one.
             $this->attempts->close($sid, 'reinstall_preview');
             $intent = $r->json['intent'] ?? [];
-            while (($intent['state'] ?? '') === 'preview_pending' && time() < $deadline) {
+            while (($intent['state'] ?? '') === 'preview_pending' && microtime(true) < $deadline) {
                 usleep(500000);
                 $g = $c->request('GET', $base . '/' . rawurlencode((string) $intent['id']), null, [], 20);
                 if ($g->isProblem()) {
@@ -534,7 +534,7 @@ final class Module
     private function mutate(array $params, string $action, string $path, array $body): string
     {
         $sid = self::serviceId($params);
-        $deadline = time() + $this->waitBudget();
+        $deadline = microtime(true) + $this->waitBudget();
         try {
             $c = $this->client($params);
             $r = $this->post($c, $sid, $action, $path, $body, $deadline);
@@ -567,11 +567,11 @@ final class Module
     }
 
     /** Sends the POST with ?wait= for the time left and the attempt's Idempotency-Key. */
-    private function post(Client $c, string $sid, string $action, string $path, array $body, int $deadline): Response
+    private function post(Client $c, string $sid, string $action, string $path, array $body, float $deadline): Response
     {
         $raw = Client::encode($body);
         $key = self::idempotencyKey($sid, $action, $this->attempts->open($sid, $action), $raw);
-        $wait = max(0, min(self::MAX_WAIT, $deadline - time()));
+        $wait = self::secondsLeft($deadline);
         $url = $wait > 0 ? $path . (str_contains($path, '?') ? '&' : '?') . 'wait=' . $wait : $path;
         return $c->request('POST', $url, $body, ['Idempotency-Key' => $key], $wait + 15);
     }
@@ -585,11 +585,17 @@ final class Module
         return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . substr(hash('sha256', $rawBody), 0, 16);
     }
 
+    /** Whole seconds until the deadline, for ?wait= (0 to 60). */
+    private static function secondsLeft(float $deadline): int
+    {
+        return max(0, min(self::MAX_WAIT, (int) round($deadline - microtime(true))));
+    }
+
     /** Long-polls the operation until it ends or the deadline passes (a replayed 202 lands here). */
-    private function follow(Client $c, array $op, int $deadline): array
+    private function follow(Client $c, array $op, float $deadline): array
     {
         while (!in_array($op['state'] ?? '', self::TERMINAL, true)) {
-            $left = min(self::MAX_WAIT, $deadline - time());
+            $left = self::secondsLeft($deadline);
             if ($left < 1) {
                 break;
             }
