@@ -36,7 +36,7 @@ test('lifecycle: a repeated create is success and makes no second guest', functi
 test('lifecycle: client area shows status and monitoring, "Not available" for nulls', function (): void {
     $out = module()->clientArea(whmcsParams(LIFECYCLE));
     eq('templates/clientarea.tpl', $out['tabOverviewReplacementTemplate'], 'template');
-    $v = $out['templateVariables'];
+    $v = $out['templateVariables']['pvebill'];
     eq(null, $v['error'], 'error');
     eq('active', $v['service']['Status'], 'status');
     eq('running', $v['service']['Power'], 'power');
@@ -151,7 +151,7 @@ test('guest type chosen by a configurable option', function (): void {
         'configoptions' => ['Guest Type' => 'Virtual machine', 'Operating System' => 'debian-12']]);
     eq('success', module()->createAccount($p), 'CreateAccount');
     eq('vm', service(sid(1006))['guest_type'], 'guest type');
-    $v = module()->clientArea($p)['templateVariables'];
+    $v = module()->clientArea($p)['templateVariables']['pvebill'];
     eq('Virtual machine', $v['service']['Guest type'], 'client area');
 });
 

@@ -191,7 +191,7 @@ final class Module
         try {
             $c = $this->client($params);
             $from = gmdate('Y-m-01\T00:00:00\Z');
-            $to = gmdate('Y-m-d\TH:i:s\Z');
+            $to = gmdate('Y-m-d\TH:i:s\Z', time() + 1);
             $cursor = null;
             $updated = 0;
             do {
@@ -262,7 +262,8 @@ final class Module
         } catch (\Throwable $e) {
             $vars['error'] = self::unreachable($e);
         }
-        return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl', 'templateVariables' => $vars];
+        // One namespaced variable: the product details page has variables of its own.
+        return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl', 'templateVariables' => ['pvebill' => $vars]];
     }
 
     /** @return array{service: array<string,string>, monitoring: array<string,string>} */

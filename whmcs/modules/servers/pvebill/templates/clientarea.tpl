@@ -1,16 +1,16 @@
 {* pvebill service overview: status and live monitoring; "Not available" where pvebill has no figure. *}
-{if $error}
-    <div class="alert alert-danger">{$error|escape}</div>
+{if $pvebill.error}
+    <div class="alert alert-danger">{$pvebill.error|escape}</div>
 {else}
     <h3>Service</h3>
     <table class="table table-striped">
-        {foreach from=$service key=label item=value}
+        {foreach from=$pvebill.service key=label item=value}
             <tr><th>{$label|escape}</th><td>{$value|escape}</td></tr>
         {/foreach}
     </table>
     <h3>Monitoring</h3>
     <table class="table table-striped">
-        {foreach from=$monitoring key=label item=value}
+        {foreach from=$pvebill.monitoring key=label item=value}
             <tr><th>{$label|escape}</th><td>{$value|escape}</td></tr>
         {/foreach}
     </table>
