@@ -2,8 +2,9 @@
 GO        ?= go
 PKGS      := ./...
 BENCHTIME ?= 1s
+BENCHCOUNT ?= 1
 
-.PHONY: run build test test-php test-short lint check bench fuzz tidy-check promtool
+.PHONY: run build test test-php test-short lint check bench bench-smoke bench-micro fuzz tidy-check promtool
 
 run:
 	$(GO) run . serve
@@ -39,8 +40,19 @@ promtool:
 
 check: lint tidy-check promtool
 
+# The six performance scenarios of scripts/bench at full scale (about 10 minutes on 2 cores):
+# prints the table, writes scripts/bench/results.json, fails on a missed target. Set
+# PVEBILL_TEST_MYSQL_DSN to run the database scenarios on MariaDB (else SQLite).
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
+	$(GO) test -count=1 -timeout 15m -run '^TestBench$$' -v ./scripts/bench -args -bench.full -bench.out=results.json
+
+# The same scenarios scaled down to seconds (make test runs them too, through ./...).
+bench-smoke:
+	$(GO) test -race -count=1 -run '^TestBench$$' -v ./scripts/bench
+
+# Go micro-benchmarks (parsers, signature check); compare runs with benchstat.
+bench-micro:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) $(PKGS)
 
 # FUZZTIME per target; each parser's fuzz target runs in turn.
 FUZZTIME ?= 60s

@@ -1,0 +1,254 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim"
+)
+
+// provSim is a simulated cluster ready for container creates, served behind handler h (the
+// simulator itself or its busy front).
+func provSim(t *testing.T, nodes int, task time.Duration) *pvesim.Sim {
+	t.Helper()
+	var names []string
+	for i := range nodes {
+		names = append(names, fmt.Sprintf("node%02d", i+1))
+	}
+	sim := pvesim.New(pvesim.Options{Nodes: names, TokenID: tokenID, TokenSecret: tokenSecret, Seed: 3, TaskDuration: task})
+	sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", 126<<20, "vztmpl")
+	return sim
+}
+
+func isPoll(path string) bool {
+	return strings.Contains(path, "/tasks/") && strings.HasSuffix(path, "/status")
+}
+
+// provisionBound is the least time the served requests allow: no sooner than the tasks each
+// create waits for (tasks × T), than all the work spread over every worker of every node, or
+// than the cluster-wide work on the entry node's workers. Task-status polls count once per
+// task (the one read that must see it stopped); further polls are the client's cost.
+func provisionBound(log []pvesim.Served, nodes, workers, tasksPerCreate int, task time.Duration, entry string) (time.Duration, map[string]int) {
+	var total, entryWork time.Duration
+	polls := map[string]time.Duration{}
+	calls := map[string]int{}
+	for _, r := range log {
+		calls[r.Node]++
+		if isPoll(r.Path) {
+			if d, ok := polls[r.Path]; !ok || r.Service() < d {
+				polls[r.Path] = r.Service()
+			}
+			continue
+		}
+		total += r.Service()
+		if !strings.HasPrefix(r.Path, "/nodes/") {
+			entryWork += r.Service()
+		}
+	}
+	for _, d := range polls {
+		total += d
+	}
+	bound := max(time.Duration(tasksPerCreate)*task, total/time.Duration(nodes*workers), entryWork/time.Duration(workers))
+	return bound, calls
+}
+
+func provisioning(t *testing.T, rep *Report) {
+	const sc = "3 provisioning"
+	nodes, creates, conc := scale(4, 2), scale(1000, 20), 32
+	task := scale(2*time.Second, 100*time.Millisecond)
+	model := pvesim.ServiceModel{Workers: 3, Seed: 2}
+	if !*full {
+		model.Median = func(m, p string, n int) time.Duration { return pvesim.DefaultMedian(m, p, n) / 20 }
+	}
+	sim := provSim(t, nodes, task)
+	busy := sim.Busy(model)
+	hs := httptest.NewServer(busy)
+	t.Cleanup(hs.Close)
+	pc, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pc.Close)
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	st := newStack(t, openDB(t, dialect(t)), pc, scale(256, 8), logger)
+	st.exec.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st.exec.Stop(ctx)
+	})
+	api := httptest.NewServer(st.srv)
+	t.Cleanup(api.Close)
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+	start := time.Now()
+	_, _ = load(t, client, creates, conc, http.StatusAccepted, func(i int) *http.Request {
+		id := fmt.Sprintf("prov-%05d", i)
+		req := signedRequest(http.MethodPost, api.URL+"/v1/services", createBody(id))
+		req.Header.Set("Idempotency-Key", "create-"+id)
+		return req
+	})
+	submitted := time.Since(start)
+	ctx, cancel := context.WithTimeout(context.Background(), scale(10*time.Minute, time.Minute))
+	defer cancel()
+	var done int64
+	for {
+		if err := st.db.Gorm.WithContext(ctx).Model(&models.Operation{}).
+			Where("state IN ?", []string{models.OpSucceeded, models.OpFailed, models.OpNeedsReconciliation}).Count(&done).Error; err != nil {
+			t.Fatal(err)
+		}
+		if done >= int64(creates) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of %d creates ended before the deadline", done, creates)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	elapsed := time.Since(start)
+	served := busy.Served()
+	bound, perNode := provisionBound(served, nodes, model.Workers, 2, task, "node01")
+
+	var succeeded, lost int64
+	st.db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", "create", models.OpSucceeded).Count(&succeeded)
+	lost = int64(creates) - succeeded
+	var dupVMIDs int64
+	if err := st.db.Gorm.Raw(`SELECT COUNT(*) FROM (SELECT cluster, vmid FROM services WHERE vmid IS NOT NULL
+		GROUP BY cluster, vmid HAVING COUNT(*) > 1) d`).Scan(&dupVMIDs).Error; err != nil {
+		t.Fatal(err)
+	}
+	// Duplicate guests: more than one container in the simulator carrying one service's stamp.
+	stamps := map[string]int{}
+	guests := 0
+	for _, r := range sim.Requests() {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/lxc") && r.Status == http.StatusOK {
+			guests++
+		}
+	}
+	var svcs []models.Service
+	st.db.Gorm.Find(&svcs)
+	for _, s := range svcs {
+		if s.VMID == nil {
+			continue
+		}
+		g, ok := sim.Guest(*s.VMID)
+		if !ok {
+			continue
+		}
+		for _, sv := range svcs {
+			if modules.HasStamp(g.Config["description"], sv.ServiceID) {
+				stamps[sv.ServiceID]++
+			}
+		}
+	}
+	dupGuests := 0
+	for _, n := range stamps {
+		if n > 1 {
+			dupGuests++
+		}
+	}
+	var spread []string
+	for _, n := range sortedNodes(perNode) {
+		spread = append(spread, fmt.Sprintf("%s %d", n, perNode[n]))
+	}
+	rep.info(sc, "creates", float64(creates), "", fmt.Sprintf("%d nodes x %d workers, task time %v, submitted in %.1f s",
+		nodes, model.Workers, task, submitted.Seconds()))
+	rep.info(sc, "completion time", elapsed.Seconds(), "s", fmt.Sprintf("lower bound %.1f s", bound.Seconds()))
+	rep.target(sc, "completion time / ideal bound", elapsed.Seconds()/bound.Seconds(), "x", "<=", 1.25, false, "")
+	rep.info(sc, "Proxmox calls per create", float64(len(served))/float64(creates), "", "requests per node: "+strings.Join(spread, ", "))
+	rep.target(sc, "duplicate VMIDs", float64(dupVMIDs), "", "==", 0, true, "")
+	rep.target(sc, "duplicate guests", float64(dupGuests), "", "==", 0, true, fmt.Sprintf("%d containers created", guests))
+	rep.target(sc, "operations lost", float64(lost), "", "==", 0, true, "creates not succeeded")
+}
+
+func sortedNodes(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// taskWait runs single creates one after another against the simulator without a service-time
+// model, the create and start tasks each taking T, and measures the signed create with ?wait=60
+// end to end minus the task time, and the task-status polls per task.
+func taskWait(t *testing.T, rep *Report) {
+	const sc = "4 task wait"
+	task, runs := scale(10*time.Second, 200*time.Millisecond), scale(3, 1)
+	sim := provSim(t, 2, task)
+	hs := httptest.NewServer(sim)
+	t.Cleanup(hs.Close)
+	pc, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pc.Close)
+	st := newStack(t, openDB(t, dialect(t)), pc, 4, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	st.exec.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st.exec.Stop(ctx)
+	})
+	api := httptest.NewServer(st.srv)
+	t.Cleanup(api.Close)
+	var overheads []float64
+	var polls atomic.Int64
+	var mu sync.Mutex
+	maxPolls := 0
+	for i := range runs {
+		sim.ResetLog()
+		id := fmt.Sprintf("wait-%02d", i)
+		req := signedRequest(http.MethodPost, api.URL+"/v1/services?wait=60", createBody(id))
+		t0 := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Operation struct {
+				State string `json:"state"`
+			} `json:"operation"`
+		}
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		e2e := time.Since(t0)
+		if resp.StatusCode != http.StatusOK || body.Operation.State != models.OpSucceeded {
+			t.Fatalf("create %s: %d %s", id, resp.StatusCode, body.Operation.State)
+		}
+		perTask := map[string]int{}
+		for _, r := range sim.Requests() {
+			if isPoll(r.Path) {
+				perTask[r.Path]++
+			}
+		}
+		mu.Lock()
+		for _, n := range perTask {
+			polls.Add(int64(n))
+			maxPolls = max(maxPolls, n)
+		}
+		mu.Unlock()
+		overheads = append(overheads, (e2e-2*task).Seconds()*1000)
+	}
+	rep.info(sc, "single create, create and start tasks of T each", task.Seconds(), "s T", fmt.Sprintf("%d runs", runs))
+	rep.target(sc, "end to end minus 2T, median", median(overheads), "ms", "<=", 300, false,
+		fmt.Sprintf("max %.0f ms", maxOf(overheads)))
+	rep.target(sc, "task-status polls per task of T", float64(maxPolls), "", "<=", 10, *full,
+		fmt.Sprintf("%.1f on average", float64(polls.Load())/float64(2*runs)))
+}
