@@ -218,3 +218,41 @@ test('error texts: a failed operation names the failure and the operation', func
     // The next create is a new attempt: it runs again and succeeds.
     eq('success', module()->createAccount(whmcsParams(1005)), 'CreateAccount after the fault');
 });
+
+test('completion callbacks: every operation end reaches the module\'s receiver, verified, once', function (): void {
+    $dir = getenv('PVEBILL_CALLBACK_DIR') ?: '';
+    if ($dir === '') {
+        skip('no callback receiver (PVEBILL_CALLBACK_DIR); run scripts/whmcs-test.sh');
+    }
+    $want = ['create', 'suspend', 'unsuspend', 'change_plan', 'terminate'];
+    $deadline = microtime(true) + 15;
+    do {
+        $lines = array_map(static fn ($l) => json_decode($l, true), @file($dir . '/events.jsonl', FILE_IGNORE_NEW_LINES) ?: []);
+        $actions = [];
+        $failed = [];
+        foreach ($lines as $l) {
+            $op = $l['event']['operation'] ?? [];
+            if (($op['service_id'] ?? '') === sid(LIFECYCLE) && $op['state'] === 'succeeded') {
+                $actions[$op['action']] = true;
+            }
+            if (($op['service_id'] ?? '') === sid(1005) && $op['state'] === 'failed') {
+                $failed[] = $op;
+            }
+        }
+        if (array_diff($want, array_keys($actions)) === [] && $failed !== []) {
+            break;
+        }
+        usleep(200000);
+    } while (microtime(true) < $deadline);
+    eq([], array_values(array_diff($want, array_keys($actions))), 'lifecycle events not received');
+    $ids = [];
+    foreach ($lines as $l) {
+        eq(204, $l['status'], 'receiver answer (' . ($l['error'] ?? '') . ')');
+        eq(server()['client'], $l['key'], 'X-Pvebill-Key');
+        check(!$l['duplicate'], 'event ' . $l['event']['id'] . ' arrived twice');
+        $ids[] = $l['event']['id'];
+    }
+    eq(count($ids), count(array_unique($ids)), 'distinct event ids');
+    check($failed !== [], 'the failed create of the fault test is announced too');
+    check(($failed[0]['error']['code'] ?? '') !== '' && ($failed[0]['error']['detail'] ?? '') !== '', 'a failure carries its code and detail');
+});

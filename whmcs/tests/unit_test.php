@@ -156,3 +156,29 @@ test('usage fields: unknown figures leave their columns alone; no allowance is W
         'disk_limit_bytes' => 20 << 30, 'bandwidth_limit_bytes' => 2000 << 30]);
     eq([3, 2, 20480, 2048000], [$f['bwusage'], $f['diskusage'], $f['disklimit'], $f['bwlimit']], 'MB, rounded');
 });
+
+test('callback receiver: signature, timestamp window, event id, repeats', function (): void {
+    $seen = [];
+    $r = new Pvebill\CallbackReceiver(
+        static fn (string $client): ?string => $client === 'whmcs' ? 'callback-secret-0123456789' : null,
+        static function (string $id) use (&$seen): bool {
+            $first = !isset($seen[$id]);
+            $seen[$id] = true;
+            return $first;
+        },
+    );
+    $body = '{"id":"e1","type":"operation.finished","operation":{"id":"o1","service_id":"whmcs-7","action":"create","state":"failed","error":{"code":"proxmox_task_failed","detail":"The task failed."}},"service":{"service_id":"whmcs-7"}}';
+    $now = 1_700_000_000;
+    $h = static fn (string $secret, int $ts, string $uri = '/cb.php?x=1') => ['x-pvebill-key' => 'whmcs', 'x-pvebill-timestamp' => (string) $ts,
+        'x-pvebill-signature' => Client::sign($secret, (string) $ts, 'POST', $uri, $body), 'x-pvebill-event-id' => 'e1'];
+    $ok = $r->handle('POST', '/cb.php?x=1', $h('callback-secret-0123456789', $now), $body, $now);
+    eq([204, false], [$ok['status'], $ok['duplicate']], 'first delivery');
+    eq('pvebill: create of whmcs-7 failed (operation o1): The task failed. [proxmox_task_failed]', Pvebill\CallbackReceiver::describe($ok['event']), 'log line');
+    eq([204, true], array_values(array_intersect_key($r->handle('POST', '/cb.php?x=1', $h('callback-secret-0123456789', $now), $body, $now), ['status' => 1, 'duplicate' => 1])), 'repeat');
+    eq(401, $r->handle('POST', '/cb.php?x=1', $h('wrong-secret-0123456789', $now), $body, $now)['status'], 'wrong secret');
+    eq(401, $r->handle('POST', '/cb.php?x=2', $h('callback-secret-0123456789', $now), $body, $now)['status'], 'other URI');
+    eq(401, $r->handle('POST', '/cb.php?x=1', $h('callback-secret-0123456789', $now), $body . ' ', $now)['status'], 'changed body');
+    eq('signature_expired', $r->handle('POST', '/cb.php?x=1', $h('callback-secret-0123456789', $now - 301), $body, $now)['error'], 'old timestamp');
+    eq(401, $r->handle('POST', '/cb.php?x=1', ['x-pvebill-key' => 'shop'] + $h('callback-secret-0123456789', $now), $body, $now)['status'], 'unknown client');
+    eq(405, $r->handle('GET', '/cb.php?x=1', [], '', $now)['status'], 'GET');
+});

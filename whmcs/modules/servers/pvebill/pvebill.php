@@ -20,6 +20,7 @@ if (!defined('WHMCS') && PHP_SAPI !== 'cli') {
 }
 
 require_once __DIR__ . '/lib/Client.php';
+require_once __DIR__ . '/lib/Callback.php';
 require_once __DIR__ . '/lib/Stores.php';
 require_once __DIR__ . '/lib/Text.php';
 require_once __DIR__ . '/lib/Module.php';
