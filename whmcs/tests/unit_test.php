@@ -182,3 +182,10 @@ test('callback receiver: signature, timestamp window, event id, repeats', functi
     eq(401, $r->handle('POST', '/cb.php?x=1', ['x-pvebill-key' => 'shop'] + $h('callback-secret-0123456789', $now), $body, $now)['status'], 'unknown client');
     eq(405, $r->handle('GET', '/cb.php?x=1', [], '', $now)['status'], 'GET');
 });
+
+test('a request that cannot be encoded is a module error, not "unreachable"', function (): void {
+    $p = ['serviceid' => 9, 'serverusername' => 'whmcs', 'serveraccesshash' => 'secret-0123456789', 'serverhostname' => '127.0.0.1',
+        'serverport' => '1', 'suspendreason' => "bad \xC3\x28 bytes"];
+    $out = module(2)->suspendAccount($p);
+    contains($out, 'pvebill module error: ');
+});

@@ -783,6 +783,9 @@ final class Module
         if ($e instanceof \InvalidArgumentException) {
             return $e->getMessage();
         }
+        if (!$e instanceof TransportError) {
+            return 'pvebill module error: ' . $e->getMessage();
+        }
         return 'pvebill could not be reached (' . $e->getMessage() . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
     }
 
