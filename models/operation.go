@@ -123,7 +123,10 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 	// Services locked by another operation are filtered here without locking them; the
 	// conditional UPDATE below is what actually decides.
 	q := tx.Model(&Operation{}).
-		Where("(state = ? OR (state = ? AND lease_until < ?))", OpQueued, OpRunning, now).
+		// A queued row may be pinned to the replica that holds its secrets (executor
+		// Secrets.Pin) until its lease_until.
+		Where("((state = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)) OR (state = ? AND lease_until < ?))",
+			OpQueued, owner, now, OpRunning, now).
 		Where("service_id NOT IN (SELECT s.service_id FROM services s WHERE s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
 	if db.Dialect == MySQL {

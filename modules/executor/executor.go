@@ -88,6 +88,7 @@ func New(db *models.DB, cfg Config, log *slog.Logger, m *Metrics, actions ...Act
 	}
 	e := &Executor{db: db, cfg: cfg, actions: map[string]Action{}, log: log, metrics: m,
 		broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
+	e.secrets.owner, e.secrets.pin = cfg.Owner, cfg.Lease
 	for _, a := range actions {
 		e.Register(a)
 	}

@@ -1,12 +1,33 @@
 package executor
 
-import "sync"
+import (
+	"sync"
+	"time"
+
+	"pvebill/models"
+)
 
 // Secrets holds transient secrets (root passwords) for queued operations in memory only: never
 // in the database, a payload or a log line (R26). They are dropped when the operation ends.
 type Secrets struct {
 	mu sync.Mutex
 	m  map[string]map[string]string
+	// owner and pin are the executor's lease owner and lease: see Pin.
+	owner string
+	pin   time.Duration
+}
+
+// Pin reserves a queued operation whose secrets this process holds for this process's
+// workers: the row is written with this replica as lease owner until the pin expires. Other
+// replicas, which cannot see the secrets, leave it alone meanwhile; if this replica dies, the
+// pin expires and another one claims it (and fails it as interrupted, for the billing system
+// to retry). Call it before the row is inserted.
+func (s *Secrets) Pin(op *models.Operation) {
+	if s.owner == "" || s.pin <= 0 {
+		return
+	}
+	owner, until := s.owner, models.Now().Add(s.pin)
+	op.LeaseOwner, op.LeaseUntil = &owner, &until
 }
 
 // NewSecrets returns an empty store.

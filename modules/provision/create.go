@@ -106,6 +106,7 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 	// The secrets are in place before the operation row exists: a worker may claim it at once.
 	op = &models.Operation{ID: models.NewID(), ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
 	s.secrets.Put(op.ID, secrets)
+	s.secrets.Pin(op)
 	err = s.db.CreateServiceOperation(ctx, svc, op)
 	if err == nil {
 		return op, true, nil
@@ -134,6 +135,7 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 	}
 	op = &models.Operation{ID: models.NewID(), ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
 	s.secrets.Put(op.ID, secrets)
+	s.secrets.Pin(op)
 	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
 		s.secrets.Drop(op.ID)
 		return nil, false, fmt.Errorf("write create operation: %w", err)

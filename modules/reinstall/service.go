@@ -372,6 +372,7 @@ func (s *Service) Apply(ctx context.Context, clientID, serviceID string, req App
 		secrets[secretSSHKeys] = strings.Join(req.SSHKeys, "\n")
 	}
 	s.secrets.Put(op.ID, secrets)
+	s.secrets.Pin(op)
 	if err := s.db.ApplyIntent(ctx, in.ID, in.Generation, op, string(appliedRaw), ev); err != nil {
 		s.secrets.Drop(op.ID)
 		if errors.Is(err, models.ErrIntentChanged) {
