@@ -45,6 +45,8 @@ type app struct {
 	cbs *callbacks.Dispatcher
 	// shards holds this replica's node leases for sampling; released at shutdown.
 	shards *jobs.Shards
+	// limits is the limit enforcement job, run once per tick across the replicas.
+	limits jobs.Job
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -143,7 +145,8 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		db.Close()
 		return nil, err
 	}
-	if err := once(cfg.Jobs.Limits, jobs.Limits{Provision: prov, Log: log, Kick: exec.Kick}, 5*time.Minute); err != nil {
+	limits := jobs.Limits{Provision: prov, Log: log, Kick: exec.Kick}
+	if err := once(cfg.Jobs.Limits, limits, 5*time.Minute); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -159,7 +162,7 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(reg), Owner: exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: reg, exec: exec, sched: sched, srv: srv, plans: planSvc,
-		sampler: sampler, cbs: cbs, shards: shards}, nil
+		sampler: sampler, cbs: cbs, shards: shards, limits: limits}, nil
 }
 
 // scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
