@@ -435,3 +435,36 @@ func TestSignMatchesServer(t *testing.T) {
 		t.Fatalf("%s != %s", a, b)
 	}
 }
+
+// Delivered and expired rows older than the retention go, with their attempts; pending rows stay
+// whatever their age.
+func TestPurgeKeepsPending(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		rcv := newReceiver(t, 0)
+		finishedOp(t, db, clientID, "whmcs-p1", "create", models.OpSucceeded)
+		d := newDispatcher(db, rcv.url(), nil, "a", nil)
+		if _, err := d.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.DeliverDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		pending := finishedOp(t, db, clientID, "whmcs-p2", "create", models.OpSucceeded)
+		if _, err := d.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n, err := db.PurgeCallbackDeliveries(ctx, models.Now().Add(time.Hour))
+		if err != nil || n != 1 {
+			t.Fatalf("purged %d, %v; want the delivered one", n, err)
+		}
+		left := deliveries(t, db, models.CallbackFilter{})
+		if len(left) != 1 || left[0].OperationID != pending.ID || left[0].State != models.CallbackPending {
+			t.Fatalf("left %+v", left)
+		}
+		var attempts int64
+		if err := db.Gorm.Model(&models.CallbackAttempt{}).Count(&attempts).Error; err != nil || attempts != 0 {
+			t.Fatalf("%d attempts left, %v", attempts, err)
+		}
+	})
+}
