@@ -103,6 +103,9 @@ func retryDeadlock(ctx context.Context, f func() error) error {
 	return err
 }
 
+// RetryDeadlock is retryDeadlock for transactions written outside this package.
+func RetryDeadlock(ctx context.Context, f func() error) error { return retryDeadlock(ctx, f) }
+
 func isRetryableTxError(err error) bool {
 	var me *mysqldrv.MySQLError
 	if errors.As(err, &me) {

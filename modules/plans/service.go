@@ -113,13 +113,17 @@ func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan,
 		}
 		plans = append(plans, p)
 	}
-	err := s.db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, p := range plans {
-			if _, err := save(ctx, tx, p, src); err != nil {
-				return err
+	// Replicas starting together import the same plans_file at once: MariaDB may pick one
+	// of their transactions as a deadlock victim, which is retried.
+	err := models.RetryDeadlock(ctx, func() error {
+		return s.db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			for _, p := range plans {
+				if _, err := save(ctx, tx, p, src); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
