@@ -26,11 +26,15 @@ test('base URL from WHMCS server fields', function (): void {
 });
 
 test('Idempotency-Key: stable for a retry, new for another attempt or another body', function (): void {
-    $a = Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":1}');
-    eq($a, Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":1}'), 'same attempt');
-    check($a !== Module::idempotencyKey('whmcs-7', 'create', 'abd', '{"x":1}'), 'new attempt must change the key');
-    check($a !== Module::idempotencyKey('whmcs-7', 'create', 'abc', '{"x":2}'), 'new body must change the key');
-    check($a !== Module::idempotencyKey('whmcs-7', 'suspend', 'abc', '{"x":1}'), 'other action must change the key');
+    $k = static fn (string $action, string $attempt, string $body, string $secret = 's3cret-0123456789') =>
+        Module::idempotencyKey('whmcs-7', $action, $attempt, $body, $secret);
+    $a = $k('create', 'abc', '{"root_password":"hunter2"}');
+    eq($a, $k('create', 'abc', '{"root_password":"hunter2"}'), 'same attempt');
+    check($a !== $k('create', 'abd', '{"root_password":"hunter2"}'), 'new attempt must change the key');
+    check($a !== $k('create', 'abc', '{"root_password":"hunter3"}'), 'new body must change the key');
+    check($a !== $k('suspend', 'abc', '{"root_password":"hunter2"}'), 'other action must change the key');
+    check($a !== $k('create', 'abc', '{"root_password":"hunter2"}', 'other-secret-0123'), 'the digest is keyed');
+    check(!str_contains($a, substr(hash('sha256', '{"root_password":"hunter2"}'), 0, 16)), 'no plain digest of the body');
     check(strlen($a) <= 255, 'the API takes at most 255 characters');
 });
 

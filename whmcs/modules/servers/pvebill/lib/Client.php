@@ -90,6 +90,12 @@ final class Client
         return $url;
     }
 
+    /** The client's secret (to key digests that must not be guessable from pvebill's side). */
+    public function secret(): string
+    {
+        return $this->secret;
+    }
+
     /** The v1 signature of a request (API.md Conventions). */
     public static function sign(string $secret, string $timestamp, string $method, string $requestUri, string $body): string
     {

@@ -571,19 +571,20 @@ final class Module
     private function post(Client $c, string $sid, string $action, string $path, array $body, float $deadline): Response
     {
         $raw = Client::encode($body);
-        $key = self::idempotencyKey($sid, $action, $this->attempts->open($sid, $action), $raw);
+        $key = self::idempotencyKey($sid, $action, $this->attempts->open($sid, $action), $raw, $c->secret());
         $wait = self::secondsLeft($deadline);
         $url = $wait > 0 ? $path . (str_contains($path, '?') ? '&' : '?') . 'wait=' . $wait : $path;
         return $c->request('POST', $url, $body, ['Idempotency-Key' => $key], $wait + 15);
     }
 
     /**
-     * The Idempotency-Key of an attempt: service, action, the stable attempt key and a hash of
-     * the body (a changed request is a new request, never a reuse of the old key).
+     * The Idempotency-Key of an attempt: service, action, the stable attempt key and a digest of
+     * the body (a changed request is a new request, never a reuse of the old key). The digest is
+     * keyed with the client's secret: the body may hold a root password, and pvebill stores keys.
      */
-    public static function idempotencyKey(string $serviceId, string $action, string $attempt, string $rawBody): string
+    public static function idempotencyKey(string $serviceId, string $action, string $attempt, string $rawBody, string $secret): string
     {
-        return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . substr(hash('sha256', $rawBody), 0, 16);
+        return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . substr(hash_hmac('sha256', $rawBody, $secret), 0, 16);
     }
 
     /** Whole seconds until the deadline, for ?wait= (0 to 60). */
