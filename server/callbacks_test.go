@@ -3,9 +3,11 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -24,7 +26,15 @@ func TestAdminCallbacks(t *testing.T) {
 		failID := r.json(t)["operation"].(map[string]any)["id"].(string)
 
 		fails := 1 // the first POST is refused, then every one is accepted
+		var (
+			mu     sync.Mutex
+			bodies [][]byte
+		)
 		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			b, _ := io.ReadAll(req.Body)
+			mu.Lock()
+			defer mu.Unlock()
+			bodies = append(bodies, b)
 			if fails > 0 {
 				fails--
 				w.WriteHeader(http.StatusServiceUnavailable)
@@ -42,6 +52,23 @@ func TestAdminCallbacks(t *testing.T) {
 		for i := 0; i < 2; i++ {
 			if _, err := d.DeliverDue(ctx); err != nil {
 				t.Fatal(err)
+			}
+		}
+
+		// Every event sent is a CallbackEvent of openapi.yaml.
+		schema := loadSpec(t).Components.Schemas["CallbackEvent"].Value
+		mu.Lock()
+		defer mu.Unlock()
+		if len(bodies) != 3 {
+			t.Fatalf("%d callback requests, want 3", len(bodies))
+		}
+		for _, b := range bodies {
+			var v any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.VisitJSON(v); err != nil {
+				t.Errorf("event %s does not match CallbackEvent: %v", b, err)
 			}
 		}
 
