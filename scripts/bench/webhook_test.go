@@ -26,6 +26,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"gorm.io/gorm"
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
@@ -233,13 +234,42 @@ func webhook(t *testing.T, rep *Report) {
 			})
 		}
 	}
-	rt, bt, rp, bp := pair(t, rounds, create(realSrv.URL, "real"), create(baseSrv.URL, "base"))
+	// Count the real server's SQL statements (the baseline's are fixed: 5 per create, 1 per GET).
+	var stmts atomic.Int64
+	countStmt := func(*gorm.DB) { stmts.Add(1) }
+	cb := st.db.Gorm.Callback()
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register("bench:count", countStmt),
+		cb.Query().After("gorm:query").Register("bench:count", countStmt),
+		cb.Update().After("gorm:update").Register("bench:count", countStmt),
+		cb.Delete().After("gorm:delete").Register("bench:count", countStmt),
+		cb.Row().After("gorm:row").Register("bench:count", countStmt),
+		cb.Raw().After("gorm:raw").Register("bench:count", countStmt),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	perReq := func(f func(int) (float64, []time.Duration)) (func(int) (float64, []time.Duration), *float64) {
+		out := new(float64)
+		return func(round int) (float64, []time.Duration) {
+			before := stmts.Load()
+			tp, l := f(round)
+			*out = float64(stmts.Load()-before) / float64(n)
+			return tp, l
+		}, out
+	}
+	realCreate, createStmts := perReq(create(realSrv.URL, "real"))
+	rt, bt, rp, bp := pair(t, rounds, realCreate, create(baseSrv.URL, "base"))
+	rep.info(sc, "SQL statements per create, pvebill", *createStmts, "", "baseline 5 (and one transaction)")
 	rep.info(sc, "signed create, pvebill", rt, "req/s", fmt.Sprintf("p99 %.1f ms, %s, %d clients", ms(rp), d, conc))
 	rep.info(sc, "signed create, baseline", bt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(bp)))
 	rep.target(sc, "create throughput / baseline", rt/bt, "x", ">=", 0.75, false, "")
 	rep.target(sc, "create p99 / baseline", ms(rp)/ms(bp), "x", "<=", 1.3, false, "")
 
-	rt, bt, rp, bp = pair(t, rounds, get(realSrv.URL, "real"), get(baseSrv.URL, "base"))
+	realGet, getStmts := perReq(get(realSrv.URL, "real"))
+	rt, bt, rp, bp = pair(t, rounds, realGet, get(baseSrv.URL, "base"))
+	rep.info(sc, "SQL statements per GET, pvebill", *getStmts, "", "baseline 1")
 	rep.info(sc, "signed GET service, pvebill", rt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(rp)))
 	rep.info(sc, "signed GET service, baseline", bt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(bp)))
 	rep.target(sc, "GET throughput / baseline", rt/bt, "x", ">=", 0.75, false, "")
