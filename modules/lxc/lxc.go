@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -243,7 +241,7 @@ func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.Suspen
 		return fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := setHAState(ctx, g, "stopped"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(true, g.VMID), "stopped"); err != nil {
 			return err
 		}
 	}
@@ -283,21 +281,11 @@ func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Rep
 		return fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := setHAState(ctx, g, "started"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(true, g.VMID), "started"); err != nil {
 			return err
 		}
 	}
 	return m.Start(ctx, g, rep)
-}
-
-// setHAState changes an HA-managed guest's requested state, so that HA neither restarts a
-// suspended guest nor keeps an unsuspended one down.
-func setHAState(ctx context.Context, g modules.Guest, state string) error {
-	sid := "ct:" + strconv.Itoa(g.VMID)
-	if err := g.Client.DoRequest(ctx, http.MethodPut, "/cluster/ha/resources/"+sid, url.Values{"state": {state}}, nil); err != nil {
-		return fmt.Errorf("set HA state of %s to %s: %w", sid, state, err)
-	}
-	return nil
 }
 
 // ChangePlan applies cores, memory and swap online and grows the root filesystem to the plan

@@ -1,0 +1,12 @@
+package pve
+
+import "testing"
+
+func TestHAResourceID(t *testing.T) {
+	if HAResourceID(true, 5001) != "ct:5001" || HAResourceID(false, 300) != "vm:300" {
+		t.Fatal(HAResourceID(true, 5001), HAResourceID(false, 300))
+	}
+	if ep, _ := endpointTemplate("/cluster/ha/resources/ct:5001"); ep != "/cluster/ha/resources/{param}" {
+		t.Fatalf("endpoint label %q carries the guest id", ep)
+	}
+}
