@@ -133,27 +133,27 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 	var v fieldErrors
 	switch {
 	case spec.Name == "":
-		v.add("name", i18n.FieldRequired, "")
+		v.Add("name", i18n.FieldRequired, "")
 	case !NameOK(spec.Name):
-		v.add("name", i18n.FieldPattern, "")
+		v.Add("name", i18n.FieldPattern, "")
 	}
 	switch {
 	case spec.Cluster == "":
-		v.add("cluster", i18n.FieldRequired, "")
+		v.Add("cluster", i18n.FieldRequired, "")
 	case len(spec.Cluster) > maxClusterLen:
-		v.add("cluster", i18n.FieldTooLong, strconv.Itoa(maxClusterLen))
+		v.Add("cluster", i18n.FieldTooLong, strconv.Itoa(maxClusterLen))
 	case len(clusters) > 0 && !slices.Contains(clusters, spec.Cluster):
 		sorted := slices.Clone(clusters)
 		sort.Strings(sorted)
-		v.add("cluster", i18n.FieldOneOf, strings.Join(sorted, ", "))
+		v.Add("cluster", i18n.FieldOneOf, strings.Join(sorted, ", "))
 	}
 	switch {
 	case spec.Bridge == "":
-		v.add("bridge", i18n.FieldRequired, "")
+		v.Add("bridge", i18n.FieldRequired, "")
 	case len(spec.Bridge) > 15:
-		v.add("bridge", i18n.FieldTooLong, "15")
+		v.Add("bridge", i18n.FieldTooLong, "15")
 	case !bridgePattern.MatchString(spec.Bridge):
-		v.add("bridge", i18n.FieldPattern, "")
+		v.Add("bridge", i18n.FieldPattern, "")
 	}
 
 	prefix, prefixOK := parsePrefix(&v, spec.CIDR)
@@ -166,16 +166,16 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 		lastOK = lastOK && v.inNetwork("last", last, prefix)
 	}
 	if firstOK && lastOK && toUint(last) < toUint(first) {
-		v.add("last", i18n.FieldTooSmall, first.String())
+		v.Add("last", i18n.FieldTooSmall, first.String())
 		lastOK = false
 	}
 	if gwOK && firstOK && lastOK && toUint(gw) >= toUint(first) && toUint(gw) <= toUint(last) {
-		v.add("gateway", i18n.FieldInsideRange, first.String()+"–"+last.String())
+		v.Add("gateway", i18n.FieldInsideRange, first.String()+"–"+last.String())
 	}
 
 	nameservers := make([]string, 0, len(spec.Nameservers))
 	if len(spec.Nameservers) > MaxNameservers {
-		v.add("nameservers", i18n.FieldTooLong, strconv.Itoa(MaxNameservers))
+		v.Add("nameservers", i18n.FieldTooLong, strconv.Itoa(MaxNameservers))
 	} else {
 		seen := map[netip.Addr]bool{}
 		for i, s := range spec.Nameservers {
@@ -183,22 +183,21 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 			a, err := netip.ParseAddr(s)
 			switch {
 			case s == "":
-				v.add(field, i18n.FieldRequired, "")
+				v.Add(field, i18n.FieldRequired, "")
 			case err != nil || a.Zone() != "":
-				v.add(field, i18n.FieldPattern, "")
+				v.Add(field, i18n.FieldPattern, "")
 			case a.String() != s:
-				v.add(field, i18n.FieldNotCanonical, a.String())
+				v.Add(field, i18n.FieldNotCanonical, a.String())
 			case seen[a]:
-				v.add(field, i18n.FieldDuplicate, "")
+				v.Add(field, i18n.FieldDuplicate, "")
 			default:
 				seen[a] = true
 				nameservers = append(nameservers, a.String())
 			}
 		}
 	}
-	if len(v.list) > 0 {
-		sort.SliceStable(v.list, func(i, j int) bool { return v.list[i].Field < v.list[j].Field })
-		return Pool{}, i18n.Validation(v.list...)
+	if p := v.Problem(); p != nil {
+		return Pool{}, p
 	}
 	return Pool{Name: spec.Name, Cluster: spec.Cluster, Bridge: spec.Bridge, Prefix: prefix, Gateway: gw,
 		First: first, Last: last, Nameservers: nameservers}, nil
@@ -207,17 +206,17 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 // parsePrefix reads the cidr field: an IPv4 network written canonically.
 func parsePrefix(v *fieldErrors, s string) (netip.Prefix, bool) {
 	if s == "" {
-		v.add("cidr", i18n.FieldRequired, "")
+		v.Add("cidr", i18n.FieldRequired, "")
 		return netip.Prefix{}, false
 	}
 	p, err := netip.ParsePrefix(s)
 	switch {
 	case err != nil:
-		v.add("cidr", i18n.FieldPattern, "")
+		v.Add("cidr", i18n.FieldPattern, "")
 	case !p.Addr().Is4():
-		v.add("cidr", i18n.FieldNotIPv4, "")
+		v.Add("cidr", i18n.FieldNotIPv4, "")
 	case p.Masked() != p:
-		v.add("cidr", i18n.FieldNotCanonical, p.Masked().String())
+		v.Add("cidr", i18n.FieldNotCanonical, p.Masked().String())
 	default:
 		return p, true
 	}
@@ -227,17 +226,17 @@ func parsePrefix(v *fieldErrors, s string) (netip.Prefix, bool) {
 // parseAddr reads an IPv4 address field written canonically (no IPv4-mapped IPv6 form).
 func parseAddr(v *fieldErrors, field, s string) (netip.Addr, bool) {
 	if s == "" {
-		v.add(field, i18n.FieldRequired, "")
+		v.Add(field, i18n.FieldRequired, "")
 		return netip.Addr{}, false
 	}
 	a, err := netip.ParseAddr(s)
 	switch {
 	case err != nil:
-		v.add(field, i18n.FieldPattern, "")
+		v.Add(field, i18n.FieldPattern, "")
 	case !a.Is4():
-		v.add(field, i18n.FieldNotIPv4, "")
+		v.Add(field, i18n.FieldNotIPv4, "")
 	case a.String() != s:
-		v.add(field, i18n.FieldNotCanonical, a.String())
+		v.Add(field, i18n.FieldNotCanonical, a.String())
 	default:
 		return a, true
 	}
@@ -248,14 +247,14 @@ func parseAddr(v *fieldErrors, field, s string) (netip.Addr, bool) {
 // broadcast address (a /31 or /32 has neither, RFC 3021).
 func (v *fieldErrors) inNetwork(field string, a netip.Addr, p netip.Prefix) bool {
 	if !p.Contains(a) {
-		v.add(field, i18n.FieldOutsideNetwork, p.String())
+		v.Add(field, i18n.FieldOutsideNetwork, p.String())
 		return false
 	}
 	if p.Bits() <= 30 {
 		network := toUint(p.Addr())
 		broadcast := network | (1<<(32-p.Bits()) - 1)
 		if x := toUint(a); x == network || x == broadcast {
-			v.add(field, i18n.FieldReservedAddress, p.String())
+			v.Add(field, i18n.FieldReservedAddress, p.String())
 			return false
 		}
 	}
@@ -263,18 +262,4 @@ func (v *fieldErrors) inNetwork(field string, a netip.Addr, p netip.Prefix) bool
 }
 
 // fieldErrors collects field failures, at most one per field.
-type fieldErrors struct {
-	list []i18n.FieldError
-	seen map[string]bool
-}
-
-func (v *fieldErrors) add(field string, code i18n.FieldCode, param string) {
-	if v.seen == nil {
-		v.seen = map[string]bool{}
-	}
-	if v.seen[field] {
-		return
-	}
-	v.seen[field] = true
-	v.list = append(v.list, i18n.FieldError{Field: field, Code: code, Param: param})
-}
+type fieldErrors struct{ i18n.FieldErrors }

@@ -54,9 +54,8 @@ func Validate(spec Spec, clusters Clusters) (Plan, error) {
 	v := &fieldErrors{}
 	v.tags(spec)
 	v.domain(spec, clusters)
-	if len(v.list) > 0 {
-		sort.SliceStable(v.list, func(i, j int) bool { return v.list[i].Field < v.list[j].Field })
-		return Plan{}, i18n.Validation(v.list...)
+	if p := v.Problem(); p != nil {
+		return Plan{}, p
 	}
 	if len(spec.GuestTypes) == 1 && spec.GuestTypes[0] == Container && spec.VMSuspendMode != "" && spec.VMSuspendMode != SuspendStop {
 		p := i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeNotPossibleContainer).Perm(i18n.Permanent)
@@ -115,23 +114,8 @@ func normalize(s Spec) Plan {
 }
 
 // fieldErrors collects field failures, at most one per field.
-type fieldErrors struct {
-	list []i18n.FieldError
-	seen map[string]bool
-}
+type fieldErrors struct{ i18n.FieldErrors }
 
-func (v *fieldErrors) add(field string, code i18n.FieldCode, param string) {
-	if v.seen == nil {
-		v.seen = map[string]bool{}
-	}
-	if v.seen[field] {
-		return
-	}
-	v.seen[field] = true
-	v.list = append(v.list, i18n.FieldError{Field: field, Code: code, Param: param})
-}
-
-func (v *fieldErrors) has(field string) bool { return v.seen[field] }
 
 // tags runs the validator over the struct tags.
 func (v *fieldErrors) tags(spec Spec) {
@@ -146,7 +130,7 @@ func (v *fieldErrors) tags(spec Spec) {
 			field = field[dot+1:]
 		}
 		code, param := tagCode(fe)
-		v.add(field, code, param)
+		v.Add(field, code, param)
 	}
 }
 
@@ -189,36 +173,36 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 
 	switch {
 	case s.Code == "":
-		v.add("code", i18n.FieldRequired, "")
-	case !v.has("code") && !CodeOK(s.Code):
-		v.add("code", i18n.FieldPattern, "")
+		v.Add("code", i18n.FieldRequired, "")
+	case !v.Has("code") && !CodeOK(s.Code):
+		v.Add("code", i18n.FieldPattern, "")
 	}
-	if s.Storage != "" && !v.has("storage") && !pveconf.ValidStorageID(s.Storage) {
-		v.add("storage", i18n.FieldPattern, "")
+	if s.Storage != "" && !v.Has("storage") && !pveconf.ValidStorageID(s.Storage) {
+		v.Add("storage", i18n.FieldPattern, "")
 	}
-	if s.Bridge != "" && !v.has("bridge") && !bridgePattern.MatchString(s.Bridge) {
-		v.add("bridge", i18n.FieldPattern, "")
+	if s.Bridge != "" && !v.Has("bridge") && !bridgePattern.MatchString(s.Bridge) {
+		v.Add("bridge", i18n.FieldPattern, "")
 	}
 	var allowedNodes []string
-	if s.Cluster != "" && !v.has("cluster") && clusters != nil {
+	if s.Cluster != "" && !v.Has("cluster") && clusters != nil {
 		nodes, ok := clusters[s.Cluster]
 		if !ok {
-			v.add("cluster", i18n.FieldOneOf, strings.Join(sortedKeys(clusters), ", "))
+			v.Add("cluster", i18n.FieldOneOf, strings.Join(sortedKeys(clusters), ", "))
 		}
 		allowedNodes = nodes
 	}
-	if s.IPPool != nil && !v.has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
-		v.add("ip_pool", i18n.FieldPattern, "")
+	if s.IPPool != nil && !v.Has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
+		v.Add("ip_pool", i18n.FieldPattern, "")
 	}
-	if !v.has("nodes") {
+	if !v.Has("nodes") {
 		for i, n := range s.Nodes {
 			field := "nodes[" + strconv.Itoa(i) + "]"
 			switch {
-			case v.has(field):
+			case v.Has(field):
 			case !nodePattern.MatchString(n):
-				v.add(field, i18n.FieldPattern, "")
+				v.Add(field, i18n.FieldPattern, "")
 			case len(allowedNodes) > 0 && !slices.Contains(allowedNodes, n):
-				v.add(field, i18n.FieldOneOf, strings.Join(allowedNodes, ", "))
+				v.Add(field, i18n.FieldOneOf, strings.Join(allowedNodes, ", "))
 			}
 		}
 	}
@@ -230,44 +214,44 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 	// The OS catalog: required and well-formed for each offered type, absent for the others.
 	if offers(Container) {
 		if len(s.OS.Container) == 0 {
-			v.add("os.container", i18n.FieldRequired, "")
+			v.Add("os.container", i18n.FieldRequired, "")
 		}
 		for _, name := range sortedKeys(s.OS.Container) {
 			field := "os.container[" + name + "]"
-			if v.has(field) {
+			if v.Has(field) {
 				continue
 			}
 			if !osNamePattern.MatchString(name) {
-				v.add(field, i18n.FieldPattern, "")
+				v.Add(field, i18n.FieldPattern, "")
 				continue
 			}
 			if !isTemplateVolume(s.OS.Container[name]) {
-				v.add(field, i18n.FieldPattern, "")
+				v.Add(field, i18n.FieldPattern, "")
 			}
 		}
 	} else if len(s.OS.Container) > 0 {
-		v.add("os.container", i18n.FieldNotApplicable, offeredList)
+		v.Add("os.container", i18n.FieldNotApplicable, offeredList)
 	}
 	if offers(VM) {
 		if len(s.OS.VM) == 0 {
-			v.add("os.vm", i18n.FieldRequired, "")
+			v.Add("os.vm", i18n.FieldRequired, "")
 		}
 		for _, name := range sortedKeys(s.OS.VM) {
 			field := "os.vm[" + name + "]"
-			if !v.has(field) && !osNamePattern.MatchString(name) {
-				v.add(field, i18n.FieldPattern, "")
+			if !v.Has(field) && !osNamePattern.MatchString(name) {
+				v.Add(field, i18n.FieldPattern, "")
 			}
 		}
 	} else if len(s.OS.VM) > 0 {
-		v.add("os.vm", i18n.FieldNotApplicable, offeredList)
+		v.Add("os.vm", i18n.FieldNotApplicable, offeredList)
 	}
 	// A VM has no swap setting: a swap the customer would see but never get is refused (R5).
-	if !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.has("swap_mib") {
-		v.add("swap_mib", i18n.FieldNotApplicable, offeredList)
+	if !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.Has("swap_mib") {
+		v.Add("swap_mib", i18n.FieldNotApplicable, offeredList)
 	}
 	// Containers are created from a template archive, never cloned.
 	if !offers(VM) && s.VMClone == CloneLinked {
-		v.add("vm_clone", i18n.FieldNotApplicable, offeredList)
+		v.Add("vm_clone", i18n.FieldNotApplicable, offeredList)
 	}
 }
 
