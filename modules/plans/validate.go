@@ -116,7 +116,6 @@ func normalize(s Spec) Plan {
 // fieldErrors collects field failures, at most one per field.
 type fieldErrors struct{ i18n.FieldErrors }
 
-
 // tags runs the validator over the struct tags.
 func (v *fieldErrors) tags(spec Spec) {
 	err := validate.Struct(spec)
