@@ -31,12 +31,19 @@ type IdempotencyKey struct {
 // TableName pins the table.
 func (IdempotencyKey) TableName() string { return "idempotency_keys" }
 
+// IdempotencyPendingTTL bounds how long a pending reservation holds its key: longer than any
+// request runs (a long-poll waits at most a minute), short enough that a billing system's
+// retry is served again soon after the replica that reserved the key died mid-request (R36,
+// R38). A completed record keeps the full TTL.
+const IdempotencyPendingTTL = 2 * time.Minute
+
 // ReserveIdempotencyKey inserts a pending record. It returns (nil, nil) when this caller reserved
-// the key, or the existing record when another request holds it. An expired record is replaced.
+// the key, or the existing record when another request holds it. An expired record is replaced;
+// a pending record expires after IdempotencyPendingTTL (or ttl, if shorter).
 func (db *DB) ReserveIdempotencyKey(ctx context.Context, clientID, key, hash string, ttl time.Duration) (*IdempotencyKey, error) {
 	now := Now()
 	rec := &IdempotencyKey{ClientID: clientID, IdemKey: key, RequestHash: hash, State: IdemPending,
-		CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		CreatedAt: now, ExpiresAt: now.Add(min(ttl, IdempotencyPendingTTL))}
 	for attempt := 0; attempt < 2; attempt++ {
 		err := db.WithContext(ctx).Create(rec).Error
 		if err == nil {
@@ -73,12 +80,13 @@ func (db *DB) GetIdempotencyKey(ctx context.Context, clientID, key string) (*Ide
 	return &rec, err
 }
 
-// CompleteIdempotencyKey stores the response of the request that reserved the key.
-func (db *DB) CompleteIdempotencyKey(ctx context.Context, clientID, key string, status int, contentType, location string, body []byte) error {
+// CompleteIdempotencyKey stores the response of the request that reserved the key, replayed
+// for ttl from now.
+func (db *DB) CompleteIdempotencyKey(ctx context.Context, clientID, key string, status int, contentType, location string, body []byte, ttl time.Duration) error {
 	b := string(body)
 	return db.WithContext(ctx).Model(&IdempotencyKey{}).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
 		Updates(map[string]any{"state": IdemDone, "status_code": status, "content_type": contentType,
-			"location": location, "response_body": &b}).Error
+			"location": location, "response_body": &b, "expires_at": Now().Add(ttl)}).Error
 }
 
 // ReleaseIdempotencyKey drops a pending reservation (the request failed in a way a retry may fix).

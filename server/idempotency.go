@@ -101,7 +101,7 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 			return
 		}
 		if err := s.db.CompleteIdempotencyKey(bg, cl.ID, key, status, cw.Header().Get("Content-Type"),
-			cw.Header().Get("Location"), cw.buf.Bytes()); err != nil {
+			cw.Header().Get("Location"), cw.buf.Bytes(), IdempotencyTTL); err != nil {
 			s.log.Error("store idempotency answer", "request_id", requestID(c), "err", err)
 		}
 	}

@@ -1,0 +1,48 @@
+package models_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+)
+
+// R36 and R38 together: a replica killed between reserving an Idempotency-Key and storing its
+// answer leaves a pending record. It holds the key only for IdempotencyPendingTTL, not for the
+// 24 h a completed answer is replayed, so the billing system's retry is served again.
+func TestPendingIdempotencyKeyOfADeadReplicaExpires(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		if rec, err := db.ReserveIdempotencyKey(ctx, "c", "crashed", "h", 24*time.Hour); err != nil || rec != nil {
+			t.Fatalf("reserve: %v %v", rec, err)
+		}
+		rec, err := db.GetIdempotencyKey(ctx, "c", "crashed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := time.Now().Add(models.IdempotencyPendingTTL + time.Second); rec.ExpiresAt.After(limit) {
+			t.Fatalf("a pending reservation holds its key until %v, past the pending TTL", rec.ExpiresAt)
+		}
+		// A short pending window, as if the pending TTL had passed since the crash.
+		if rec, err := db.ReserveIdempotencyKey(ctx, "c", "short", "h", 50*time.Millisecond); err != nil || rec != nil {
+			t.Fatalf("reserve: %v %v", rec, err)
+		}
+		time.Sleep(80 * time.Millisecond)
+		if rec, err := db.ReserveIdempotencyKey(ctx, "c", "short", "h", 24*time.Hour); err != nil || rec != nil {
+			t.Fatalf("the retry after the pending window did not get the key: %+v %v", rec, err)
+		}
+		// A completed answer is kept for the full TTL.
+		if err := db.CompleteIdempotencyKey(ctx, "c", "short", 202, "application/json", "", []byte(`{}`), 24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		rec, err = db.GetIdempotencyKey(ctx, "c", "short")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.State != models.IdemDone || rec.ExpiresAt.Before(time.Now().Add(23*time.Hour)) {
+			t.Fatalf("completed record %s expires %v", rec.State, rec.ExpiresAt)
+		}
+	})
+}
