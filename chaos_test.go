@@ -1,0 +1,1025 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/server"
+)
+
+// The chaos suite: three `pvebill serve` processes on one MariaDB and one `pvebill sim`
+// process, a stream of mixed webhooks with duplicates and retries, replicas killed with
+// SIGKILL and restarted at seeded random moments, and simulator faults; then the invariants
+// are checked from the database, the simulator's guests and its request log.
+//
+// The short variant runs in `make test` (MariaDB required; skipped with -short). The long one:
+//
+//	PVEBILL_CHAOS=long make chaos
+//
+// PVEBILL_CHAOS_SEED picks the seed (default 1).
+
+type chaosScale struct {
+	name     string
+	services int // service ids, each with a script of operations
+	minOps   int // accepted operations at least
+	minKills int
+	workers  int
+	killGap  [2]time.Duration // between kills
+}
+
+var (
+	chaosShort = chaosScale{name: "short", services: 45, minOps: 200, minKills: 5, workers: 12,
+		killGap: [2]time.Duration{3 * time.Second, 6 * time.Second}}
+	chaosLong = chaosScale{name: "long", services: 1100, minOps: 5000, minKills: 50, workers: 12,
+		killGap: [2]time.Duration{2 * time.Second, 5 * time.Second}}
+)
+
+const (
+	chaosClient = "whmcs"
+	chaosSecret = "chaos-client-secret-0123456789"
+	chaosToken  = "pvebill@pve!provision"
+	chaosTokSec = "00000000-0000-0000-0000-000000000000"
+)
+
+func TestChaosReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos suite skipped with -short")
+	}
+	if os.Getenv("PVEBILL_TEST_MYSQL_DSN") == "" {
+		if os.Getenv("PVEBILL_TEST_REQUIRE_MYSQL") == "1" {
+			t.Fatal("PVEBILL_TEST_REQUIRE_MYSQL=1 but PVEBILL_TEST_MYSQL_DSN is not set")
+		}
+		t.Skip("the chaos suite needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
+	}
+	scale := chaosShort
+	if os.Getenv("PVEBILL_CHAOS") == "long" {
+		scale = chaosLong
+	}
+	seed := int64(1)
+	if s := os.Getenv("PVEBILL_CHAOS_SEED"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed = v
+	}
+	c := newChaos(t, scale, seed)
+	c.run()
+}
+
+type chaos struct {
+	t     *testing.T
+	scale chaosScale
+	seed  int64
+	dir   string
+	bin   string
+	sim   string // http://host:port
+	db    *models.DB
+
+	replicas []*replica
+
+	mu        sync.Mutex
+	rng       *rand.Rand
+	passwords []string
+	accepted  map[string]string // operation id -> action
+
+	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
+	waitTimeouts, waitNanos                                          atomic.Int64
+	done                                                             atomic.Bool
+}
+
+type replica struct {
+	idx  int
+	cfg  string
+	addr string
+	log  string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has been waited for
+	up     bool
+}
+
+func newChaos(t *testing.T, scale chaosScale, seed int64) *chaos {
+	dir := t.TempDir()
+	c := &chaos{t: t, scale: scale, seed: seed, dir: dir, bin: filepath.Join(dir, "pvebill"),
+		rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), accepted: map[string]string{}}
+	build := exec.Command("go", "build", "-o", c.bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return c
+}
+
+func (c *chaos) intn(n int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rng.IntN(n)
+}
+
+func (c *chaos) between(r [2]time.Duration) time.Duration {
+	return r[0] + time.Duration(c.intn(int(r[1]-r[0])+1))
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func (c *chaos) run() {
+	t := c.t
+	c.startSim()
+	dsn := dbtest.DSN(t, models.MySQL)
+	db, err := models.Open(models.MySQL, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c.db = db
+	plans, err := os.ReadFile("modules/plans/examples.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		r := &replica{idx: i, addr: freeAddr(t), cfg: filepath.Join(c.dir, fmt.Sprintf("replica%d.yaml", i)),
+			log: filepath.Join(c.dir, fmt.Sprintf("replica%d.log", i))}
+		c.writeConfig(r, dsn)
+		c.replicas = append(c.replicas, r)
+	}
+	if out, err := exec.Command(c.bin, "migrate", "--config", c.replicas[0].cfg).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	for _, r := range c.replicas {
+		c.start(r)
+	}
+	t.Cleanup(func() {
+		for _, r := range c.replicas {
+			c.kill(r)
+		}
+	})
+	for _, r := range c.replicas {
+		c.waitUp(r, 30*time.Second)
+	}
+	// Creates take a little time on the simulator, so kills land inside tasks.
+	c.simCtl("POST", "/_sim/task-duration", map[string]any{"type": "", "duration": "60ms"})
+
+	began := time.Now()
+	var bg sync.WaitGroup
+	stopBG := make(chan struct{})
+	bg.Add(2)
+	go func() { defer bg.Done(); c.killer(stopBG) }()
+	go func() { defer bg.Done(); c.faulter(stopBG) }()
+
+	ids := make(chan int)
+	var wg sync.WaitGroup
+	for range c.scale.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ids {
+				c.script(fmt.Sprintf("chaos-%04d", i))
+			}
+		}()
+	}
+	for i := 0; i < c.scale.services || c.acceptedCount() < c.scale.minOps; i++ {
+		ids <- i
+	}
+	close(ids)
+	wg.Wait()
+	workload := time.Since(began)
+	// Keep killing until the minimum is reached.
+	for c.kills.Load() < int64(c.scale.minKills) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	close(stopBG)
+	bg.Wait()
+	c.simCtl("DELETE", "/_sim/faults", nil)
+	for _, r := range c.replicas {
+		if !r.running() {
+			c.start(r)
+		}
+	}
+	for _, r := range c.replicas {
+		c.waitUp(r, 30*time.Second)
+	}
+	settleStart := time.Now()
+	settled := c.waitSettled(90 * time.Second)
+	t.Logf("workload %s, settling %s, %d operation waits timed out, %s waited in all",
+		workload.Round(time.Second), time.Since(settleStart).Round(time.Second), c.waitTimeouts.Load(),
+		time.Duration(c.waitNanos.Load()).Round(time.Second))
+	// Stop the replicas gracefully before reading their logs.
+	for _, r := range c.replicas {
+		c.term(r)
+	}
+	violations := c.check(settled)
+	t.Logf("chaos %s seed=%d: %d operations accepted (%d requests, %d duplicate deliveries, %d retries, %d refusals), "+
+		"%d kills, %d restarts, %d faults injected, %d invariant violations, %s",
+		c.scale.name, c.seed, c.acceptedCount(), c.requests.Load(), c.duplicates.Load(), c.retries.Load(), c.refusals.Load(),
+		c.kills.Load(), c.restarts.Load(), c.faults.Load(), violations, time.Since(began).Round(time.Second))
+	if c.acceptedCount() < c.scale.minOps {
+		t.Errorf("only %d operations accepted, want at least %d", c.acceptedCount(), c.scale.minOps)
+	}
+	if c.kills.Load() < int64(c.scale.minKills) {
+		t.Errorf("only %d kills, want at least %d", c.kills.Load(), c.scale.minKills)
+	}
+}
+
+func (c *chaos) acceptedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.accepted)
+}
+
+var simAddrRE = regexp.MustCompile(`http://([0-9.:]+)/api2/json`)
+
+func (c *chaos) startSim() {
+	t := c.t
+	cmd := exec.Command(c.bin, "sim", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(c.seed, 10))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("sim banner: %v", err)
+	}
+	m := simAddrRE.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("sim banner %q", line)
+	}
+	c.sim = "http://" + m[1]
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+}
+
+func (c *chaos) writeConfig(r *replica, dsn string) {
+	cfg := fmt.Sprintf(`listen: %q
+log_format: json
+log_level: info
+database:
+  driver: mysql
+  dsn: %q
+clients:
+  - id: %s
+    secret: %q
+    scopes: [billing, storefront, admin]
+clusters:
+  - name: default
+    url: %q
+    token_id: %q
+    token_secret: %q
+plans_file: plans.yaml
+ip_pools:
+  - name: chaos
+    cluster: default
+    bridge: vmbr0
+    cidr: 10.77.0.0/16
+    gateway: 10.77.0.1
+    first: 10.77.0.10
+    last: 10.77.250.250
+jobs:
+  swap_sampling: "@every 2s"
+  limits: "@every 2s"
+executor:
+  workers: 4
+  lease: 2s
+  poll_interval: 50ms
+  drain_timeout: 3s
+`, r.addr, dsn, chaosClient, chaosSecret, c.sim, chaosToken, chaosTokSec)
+	if err := os.WriteFile(r.cfg, []byte(cfg), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (r *replica) running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.up
+}
+
+func (c *chaos) start(r *replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.up {
+		return
+	}
+	f, err := os.OpenFile(r.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(c.bin, "serve", "--config", r.cfg)
+	cmd.Dir = c.dir
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		c.t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(exited) }()
+	r.cmd, r.exited, r.up = cmd, exited, true
+}
+
+// kill sends SIGKILL: no drain, no release, nothing written.
+func (c *chaos) kill(r *replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.up {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.exited
+	r.up = false
+}
+
+// term sends SIGTERM and waits for the graceful exit.
+func (c *chaos) term(r *replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.up {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(15 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+	r.up = false
+}
+
+func (c *chaos) waitUp(r *replica, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + r.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	raw, _ := os.ReadFile(r.log)
+	c.t.Fatalf("replica %d did not come up:\n%s", r.idx, tail(raw, 3000))
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// killer SIGKILLs a random replica at seeded random moments and restarts it shortly after,
+// never leaving fewer than one replica up.
+func (c *chaos) killer(stop chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(c.between(c.scale.killGap)):
+		}
+		r := c.replicas[c.intn(len(c.replicas))]
+		if !r.running() {
+			continue
+		}
+		c.kill(r)
+		c.kills.Add(1)
+		go func() {
+			time.Sleep(c.between([2]time.Duration{200 * time.Millisecond, 1200 * time.Millisecond}))
+			c.start(r)
+			c.restarts.Add(1)
+		}()
+	}
+}
+
+// faulter injects one simulator fault at a time at seeded random moments.
+func (c *chaos) faulter(stop chan struct{}) {
+	kinds := []func() []map[string]any{
+		func() []map[string]any { // an HTTP 500 on a container create
+			return []map[string]any{{"method": "POST", "path_pattern": "/nodes/{node}/lxc", "nth": 1 + c.intn(3), "status": 500, "message": "chaos: internal error"}}
+		},
+		func() []map[string]any { // a dropped connection on a status read
+			return []map[string]any{{"method": "GET", "path_pattern": "/nodes/{node}/lxc/{vmid}/status/current", "nth": 1 + c.intn(3), "drop_conn": true}}
+		},
+		func() []map[string]any { // a start task that fails
+			return []map[string]any{{"method": "POST", "path_pattern": "/nodes/{node}/lxc/{vmid}/status/start", "nth": 1 + c.intn(2), "task_fail": "chaos: startup for container failed"}}
+		},
+		func() []map[string]any { // a latency spike
+			return []map[string]any{{"method": "", "path_pattern": "/nodes/{node}/lxc/{vmid}/config", "nth": 1 + c.intn(3), "delay": "1500ms"}}
+		},
+		func() []map[string]any { // work done, then the answer is lost
+			return []map[string]any{{"method": "POST", "path_pattern": "/nodes/{node}/lxc/{vmid}/status/stop", "nth": 1, "status": 500, "after": true}}
+		},
+		func() []map[string]any { // a destroy that succeeds followed by a create that fails
+			return []map[string]any{
+				{"method": "DELETE", "path_pattern": "/nodes/{node}/lxc/{vmid}", "nth": 1, "delay": "10ms"},
+				{"method": "POST", "path_pattern": "/nodes/{node}/lxc", "nth": 1, "task_fail": "chaos: storage full"},
+			}
+		},
+		func() []map[string]any { // a VM clone that fails
+			return []map[string]any{{"method": "POST", "path_pattern": "/nodes/{node}/qemu/{vmid}/clone", "nth": 1, "status": 500, "message": "chaos: clone failed"}}
+		},
+	}
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Duration(200+c.intn(400)) * time.Millisecond):
+		}
+		for _, f := range kinds[c.intn(len(kinds))]() {
+			f["times"] = 1
+			c.simCtl("POST", "/_sim/faults", f)
+			c.faults.Add(1)
+		}
+	}
+}
+
+func (c *chaos) simCtl(method, path string, body any) []byte {
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, _ := http.NewRequest(method, c.sim+path, rd)
+	if strings.HasPrefix(path, "/api2/") {
+		req.Header.Set("Authorization", "PVEAPIToken="+chaosToken+"="+chaosTokSec)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Errorf("sim %s %s: %v", method, path, err)
+		return nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return raw
+}
+
+// send delivers one webhook with an Idempotency-Key to a random replica, retrying the same key
+// on another replica after a connection error or a 5xx (the billing system's retry), and now
+// and then delivering it twice at once to two replicas. It returns the final answer.
+func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
+	key := models.NewID()
+	dup := c.intn(5) == 0
+	if dup {
+		c.duplicates.Add(1)
+		r := c.replicas[c.intn(len(c.replicas))]
+		go c.deliver(r, method, path, key, body)
+	}
+	for attempt := 0; attempt < 40; attempt++ {
+		r := c.replicas[c.intn(len(c.replicas))]
+		status, m, err := c.deliver(r, method, path, key, body)
+		if err == nil && status < 500 {
+			return status, m
+		}
+		c.retries.Add(1)
+		time.Sleep(time.Duration(50+c.intn(200)) * time.Millisecond)
+	}
+	return 0, nil
+}
+
+func (c *chaos) deliver(r *replica, method, path, key string, body []byte) (int, map[string]any, error) {
+	c.requests.Add(1)
+	req, _ := http.NewRequest(method, "http://"+r.addr+path, bytes.NewReader(body))
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req.Header.Set(server.HeaderKey, chaosClient)
+	req.Header.Set(server.HeaderTimestamp, ts)
+	req.Header.Set(server.HeaderSignature, server.Sign([]byte(chaosSecret), ts, method, req.URL.RequestURI(), body))
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	cl := http.Client{Timeout: 10 * time.Second}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	if op, ok := m["operation"].(map[string]any); ok && resp.StatusCode < 300 {
+		if id, _ := op["id"].(string); id != "" {
+			act, _ := op["action"].(string)
+			c.mu.Lock()
+			c.accepted[id] = act
+			c.mu.Unlock()
+		}
+	}
+	return resp.StatusCode, m, nil
+}
+
+// waitOp waits until an operation is terminal (from the database) and returns its state.
+func (c *chaos) waitOp(id string, d time.Duration) string {
+	start := time.Now()
+	defer func() { c.waitNanos.Add(int64(time.Since(start))) }()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		op, err := models.GetOperation(context.Background(), c.db.Gorm, id)
+		if err == nil && models.IsTerminal(op.State) {
+			return op.State
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.waitTimeouts.Add(1)
+	return ""
+}
+
+func opID(m map[string]any) string {
+	op, _ := m["operation"].(map[string]any)
+	id, _ := op["id"].(string)
+	return id
+}
+
+// script runs one service's life: create (retried while it fails), then a random sequence of
+// suspend, unsuspend, change-plan and reinstall, and sometimes terminate.
+func (c *chaos) script(id string) {
+	password := "Chaos-" + models.NewID()[:18]
+	c.mu.Lock()
+	c.passwords = append(c.passwords, password)
+	c.mu.Unlock()
+	plan := "ct-2g"
+	if c.intn(4) == 0 {
+		plan = "vm-4g"
+	}
+	create, _ := json.Marshal(map[string]any{"service_id": id, "plan": plan, "hostname": id + ".example.com",
+		"os": "debian-12", "root_password": password})
+	created := false
+	for try := 0; try < 3 && !created; try++ {
+		status, m := c.send("POST", "/v1/services", create)
+		if oid := opID(m); oid != "" {
+			created = c.waitOp(oid, 60*time.Second) == models.OpSucceeded
+		} else if status >= 400 {
+			c.refusals.Add(1)
+		}
+	}
+	if !created {
+		return
+	}
+	steps := 2 + c.intn(4)
+	for range steps {
+		var path string
+		var body []byte
+		switch c.intn(5) {
+		case 0:
+			path, body = "/v1/services/"+id+"/suspend", []byte(`{}`)
+		case 1:
+			path, body = "/v1/services/"+id+"/unsuspend", []byte(`{}`)
+		case 2:
+			to := "flex-2g"
+			if plan == "vm-4g" {
+				to = "vm-4g"
+			}
+			path, body = "/v1/services/"+id+"/change-plan", []byte(`{"plan":"`+to+`"}`)
+		case 3, 4:
+			status, m := c.send("POST", "/v1/services/"+id+"/reinstall/preview?wait=10", []byte(`{}`))
+			in, _ := m["intent"].(map[string]any)
+			if status != 200 || in == nil || in["state"] != "preview_ready" {
+				c.refusals.Add(1)
+				continue
+			}
+			path = "/v1/services/" + id + "/reinstall"
+			body, _ = json.Marshal(map[string]any{"intent_id": in["id"], "confirmations": in["confirmations"],
+				"root_password": password})
+		}
+		status, m := c.send("POST", path, body)
+		if oid := opID(m); oid != "" {
+			c.waitOp(oid, 60*time.Second)
+		} else if status >= 400 {
+			c.refusals.Add(1)
+		}
+	}
+	if c.intn(3) == 0 {
+		status, m := c.send("POST", "/v1/services/"+id+"/terminate", []byte(`{}`))
+		if oid := opID(m); oid != "" {
+			c.waitOp(oid, 60*time.Second)
+		} else if status >= 400 {
+			c.refusals.Add(1)
+		}
+	}
+}
+
+// waitSettled waits until no operation is queued or running.
+func (c *chaos) waitSettled(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		var open int64
+		if err := c.db.Gorm.Model(&models.Operation{}).Where("state IN ?", []string{models.OpQueued, models.OpRunning}).
+			Count(&open).Error; err == nil && open == 0 {
+			return true
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return false
+}
+
+var stampRE = regexp.MustCompile(`pvebill-service: ([A-Za-z0-9._-]+)`)
+
+// check verifies the invariants and returns how many were violated.
+func (c *chaos) check(settled bool) int {
+	t := c.t
+	ctx := context.Background()
+	violations := 0
+	fail := func(format string, args ...any) {
+		violations++
+		t.Errorf(format, args...)
+	}
+	// 1. Every accepted operation is terminal (or needs_reconciliation).
+	var ops []models.Operation
+	if err := c.db.Gorm.Find(&ops).Error; err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]models.Operation{}
+	states := map[string]int{}
+	perService := map[string]map[string]int{}
+	for _, op := range ops {
+		byID[op.ID] = op
+		states[op.State]++
+		if perService[op.ServiceID] == nil {
+			perService[op.ServiceID] = map[string]int{}
+		}
+		perService[op.ServiceID][op.Action]++
+	}
+	c.mu.Lock()
+	for id := range c.accepted {
+		op, ok := byID[id]
+		switch {
+		case !ok:
+			fail("accepted operation %s has no row", id)
+		case !models.IsTerminal(op.State):
+			fail("accepted operation %s (%s) ended %s at stage %q", id, op.Action, op.State, op.Stage)
+		}
+	}
+	c.mu.Unlock()
+	if !settled {
+		fail("operations still queued or running after the replicas settled: %v", states)
+	}
+	t.Logf("operations by state: %v", states)
+
+	// 2. No operation ran twice: per service, the guests created (a container create or a VM
+	// clone that Proxmox accepted) are at most its create and reinstall operations, and the
+	// guests destroyed at most its terminate and reinstall operations. 3. No destroy reached a
+	// guest we had not created.
+	var log []struct {
+		Method string              `json:"method"`
+		Path   string              `json:"path"`
+		Form   map[string][]string `json:"form"`
+		Status int                 `json:"status"`
+	}
+	if err := json.Unmarshal(c.simCtl("GET", "/_sim/requests", nil), &log); err != nil {
+		t.Fatalf("request log: %v", err)
+	}
+	createdBy := map[int]string{} // vmid -> service of the last guest created there
+	creates, destroys := map[string]int{}, map[string]int{}
+	for _, r := range log {
+		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if r.Status != 200 {
+			continue
+		}
+		switch {
+		case r.Method == "POST" && len(parts) == 3 && parts[0] == "nodes" && parts[2] == "lxc",
+			r.Method == "POST" && len(parts) == 5 && parts[2] == "qemu" && parts[4] == "clone":
+			key := "vmid"
+			if parts[2] == "qemu" {
+				key = "newid"
+			}
+			vmid, _ := strconv.Atoi(first(r.Form[key]))
+			m := stampRE.FindStringSubmatch(first(r.Form["description"]))
+			if m == nil {
+				fail("guest %d created without our stamp: %v", vmid, r.Path)
+				continue
+			}
+			createdBy[vmid] = m[1]
+			creates[m[1]]++
+		case r.Method == "DELETE" && len(parts) == 4 && parts[0] == "nodes" && (parts[2] == "lxc" || parts[2] == "qemu"):
+			vmid, _ := strconv.Atoi(parts[3])
+			svc, ok := createdBy[vmid]
+			if !ok {
+				fail("destroy sent to guest %d, which pvebill never created (no stamp of ours)", vmid)
+				continue
+			}
+			destroys[svc]++
+			delete(createdBy, vmid)
+		}
+	}
+	for svc, n := range creates {
+		if allowed := perService[svc]["create"] + perService[svc]["reinstall"]; n > allowed {
+			fail("service %s: %d guests created by %d create/reinstall operations", svc, n, allowed)
+		}
+	}
+	for svc, n := range destroys {
+		if allowed := perService[svc]["terminate"] + perService[svc]["reinstall"]; n > allowed {
+			fail("service %s: %d guests destroyed by %d terminate/reinstall operations", svc, n, allowed)
+		}
+	}
+	for _, foreign := range []int{200, 300, 9000} {
+		if raw := c.simCtl("GET", fmt.Sprintf("/_sim/guests/%d", foreign), nil); !bytes.Contains(raw, []byte(`"vmid"`)) {
+			fail("the simulator's own guest %d is gone: %s", foreign, raw)
+		}
+	}
+
+	// 4. No two live services share a vmid or an address.
+	var svcs []models.Service
+	if err := c.db.Gorm.Find(&svcs).Error; err != nil {
+		t.Fatal(err)
+	}
+	svcByID := map[string]models.Service{}
+	vmids := map[int]string{}
+	for _, s := range svcs {
+		svcByID[s.ServiceID] = s
+		if s.VMID == nil || s.State == models.ServiceTerminated {
+			continue
+		}
+		if other, dup := vmids[*s.VMID]; dup {
+			fail("services %s and %s share vmid %d", other, s.ServiceID, *s.VMID)
+		}
+		vmids[*s.VMID] = s.ServiceID
+	}
+	var allocs []models.IPAllocation
+	if err := c.db.Gorm.Find(&allocs).Error; err != nil {
+		t.Fatal(err)
+	}
+	addrs := map[string]string{}
+	for _, a := range allocs {
+		k := fmt.Sprintf("%s/%d", a.Pool, a.IP)
+		if other, dup := addrs[k]; dup {
+			fail("services %s and %s share address %s", other, a.ServiceID, k)
+		}
+		addrs[k] = a.ServiceID
+	}
+
+	// 5. Every stamped guest belongs to exactly one live service, at that service's vmid.
+	var res struct {
+		Data []struct {
+			VMID int    `json:"vmid"`
+			Type string `json:"type"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(c.simCtl("GET", "/api2/json/cluster/resources?type=vm", nil), &res); err != nil {
+		t.Fatalf("cluster resources: %v", err)
+	}
+	stampedBy := map[string]int{}
+	for _, g := range res.Data {
+		var snap struct {
+			Config map[string]string `json:"config"`
+		}
+		_ = json.Unmarshal(c.simCtl("GET", fmt.Sprintf("/_sim/guests/%d", g.VMID), nil), &snap)
+		m := stampRE.FindStringSubmatch(snap.Config["description"])
+		if m == nil {
+			continue
+		}
+		svc, ok := svcByID[m[1]]
+		switch {
+		case !ok:
+			fail("guest %d carries the stamp of unknown service %s", g.VMID, m[1])
+		case svc.State == models.ServiceTerminated:
+			fail("guest %d carries the stamp of terminated service %s", g.VMID, m[1])
+		case svc.VMID == nil || *svc.VMID != g.VMID:
+			fail("guest %d carries the stamp of service %s, whose vmid is %v", g.VMID, m[1], derefInt(svc.VMID))
+		}
+		if prev, dup := stampedBy[m[1]]; dup {
+			fail("service %s stamped on guests %d and %d", m[1], prev, g.VMID)
+		}
+		stampedBy[m[1]] = g.VMID
+	}
+	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox", len(res.Data), len(stampedBy),
+		sum(creates), sum(destroys))
+
+	// 6. No secret in any table or log.
+	c.mu.Lock()
+	passwords := append([]string(nil), c.passwords...)
+	c.mu.Unlock()
+	var tables []string
+	if err := c.db.Gorm.Raw("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&tables).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range tables {
+		rows, err := c.db.Gorm.WithContext(ctx).Raw("SELECT * FROM `" + tbl + "`").Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		var dump strings.Builder
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vals {
+				if b, ok := v.([]byte); ok {
+					dump.Write(b)
+					dump.WriteByte('\n')
+				}
+			}
+		}
+		rows.Close()
+		for _, p := range passwords {
+			if strings.Contains(dump.String(), p) {
+				fail("a root password is stored in table %s", tbl)
+				break
+			}
+		}
+	}
+	for _, r := range c.replicas {
+		raw, _ := os.ReadFile(r.log)
+		for _, p := range passwords {
+			if bytes.Contains(raw, []byte(p)) {
+				fail("a root password is in replica %d's log", r.idx)
+				break
+			}
+		}
+	}
+	return violations
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+func derefInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// SIGTERM drains: the listener closes at once (no new requests, so no new operations from
+// this replica), a stage that is running finishes within executor.drain_timeout and its
+// operation ends normally, and the replica's leases (its heartbeat and its sampled nodes) are
+// released before the process exits 0.
+func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("process test skipped with -short")
+	}
+	if os.Getenv("PVEBILL_TEST_MYSQL_DSN") == "" {
+		t.Skip("needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
+	}
+	c := newChaos(t, chaosScale{name: "sigterm"}, 1)
+	c.startSim()
+	dsn := dbtest.DSN(t, models.MySQL)
+	db, err := models.Open(models.MySQL, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c.db = db
+	plans, err := os.ReadFile("modules/plans/examples.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{addr: freeAddr(t), cfg: filepath.Join(c.dir, "replica.yaml"), log: filepath.Join(c.dir, "replica.log")}
+	c.writeConfig(r, dsn)
+	c.replicas = []*replica{r}
+	if out, err := exec.Command(c.bin, "migrate", "--config", r.cfg).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	c.start(r)
+	t.Cleanup(func() { c.kill(r) })
+	c.waitUp(r, 30*time.Second)
+	// The replica holds its heartbeat and the sampled nodes after its first round.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		held, err := db.LeaseHolders(context.Background(), models.LeaseNodePrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(held) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replica took no node lease")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.simCtl("POST", "/_sim/task-duration", map[string]any{"type": "vzcreate", "duration": "1500ms"})
+	body, _ := json.Marshal(map[string]any{"service_id": "drain-1", "plan": "ct-2g", "hostname": "drain.example.com",
+		"os": "debian-12", "root_password": "Drain-pass-12345"})
+	status, m, err := c.deliver(r, "POST", "/v1/services", models.NewID(), body)
+	if err != nil || status != 202 {
+		t.Fatalf("create: %d %v %v", status, m, err)
+	}
+	id := opID(m)
+	// Wait until the create task is running, then ask the replica to stop.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		var n int64
+		db.Gorm.Model(&models.Operation{}).Where("id = ? AND state = ? AND stage_index >= 0", id, models.OpRunning).Count(&n)
+		if n == 1 && c.sawCreateTask() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the create did not reach its create task")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	sent := time.Now()
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	// The listener closes quickly: new requests do not reach this replica.
+	closed := false
+	for time.Since(sent) < 2*time.Second {
+		if _, err := http.Get("http://" + r.addr + "/healthz"); err != nil {
+			closed = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !closed {
+		t.Fatal("the replica still answered HTTP 2 s after SIGTERM")
+	}
+	select {
+	case <-r.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the replica did not exit within 15 s of SIGTERM")
+	}
+	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
+		raw, _ := os.ReadFile(r.log)
+		t.Fatalf("exit code %d after SIGTERM:\n%s", code, tail(raw, 2000))
+	}
+	r.mu.Lock()
+	r.up = false
+	r.mu.Unlock()
+	op, err := models.GetOperation(context.Background(), db.Gorm, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.State != models.OpSucceeded {
+		t.Fatalf("the running create ended %s at stage %q; its stage should have finished within the drain timeout", op.State, op.Stage)
+	}
+	var leases []models.Lease
+	if err := db.Gorm.Where("owner IS NOT NULL").Find(&leases).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases {
+		if strings.HasPrefix(l.Name, models.LeaseNodePrefix) || strings.HasPrefix(l.Name, models.LeaseReplicaPrefix) {
+			t.Errorf("lease %s still held by %s after a graceful stop", l.Name, *l.Owner)
+		}
+	}
+	raw, _ := os.ReadFile(r.log)
+	if !bytes.Contains(raw, []byte("pvebill stopped")) {
+		t.Fatalf("no orderly stop in the log:\n%s", tail(raw, 2000))
+	}
+	t.Logf("SIGTERM to exit: %s; the running create finished and every lease was released", time.Since(sent).Round(time.Millisecond))
+}
+
+// sawCreateTask reports whether the simulator has been asked to create a container.
+func (c *chaos) sawCreateTask() bool {
+	var log []struct {
+		Method string `json:"method"`
+		Path   string `json:"path"`
+	}
+	_ = json.Unmarshal(c.simCtl("GET", "/_sim/requests", nil), &log)
+	for _, r := range log {
+		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if r.Method == "POST" && len(parts) == 3 && parts[0] == "nodes" && parts[2] == "lxc" {
+			return true
+		}
+	}
+	return false
+}
