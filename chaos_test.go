@@ -44,17 +44,16 @@ type chaosScale struct {
 	minOps   int // accepted operations at least
 	minKills int
 	workers  int
-	killGap  [2]time.Duration // between kills
+	killGap  [2]int // accepted operations between two kills
 }
 
 var (
-	chaosShort = chaosScale{name: "short", services: 45, minOps: 200, minKills: 5, workers: 12,
-		killGap: [2]time.Duration{3 * time.Second, 6 * time.Second}}
-	chaosLong = chaosScale{name: "long", services: 1100, minOps: 5000, minKills: 50, workers: 12,
-		killGap: [2]time.Duration{2 * time.Second, 5 * time.Second}}
+	chaosShort = chaosScale{name: "short", services: 45, minOps: 200, minKills: 5, workers: 12, killGap: [2]int{15, 35}}
+	chaosLong  = chaosScale{name: "long", services: 1100, minOps: 5000, minKills: 50, workers: 32, killGap: [2]int{40, 90}}
 )
 
 const (
+	chaosMaxLog = 2_000_000
 	chaosClient = "whmcs"
 	chaosSecret = "chaos-client-secret-0123456789"
 	chaosToken  = "pvebill@pve!provision"
@@ -104,7 +103,7 @@ type chaos struct {
 	accepted  map[string]string // operation id -> action
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
-	waitTimeouts, waitNanos                                          atomic.Int64
+	waitTimeouts, waitNanos, sendNanos, inProgress                   atomic.Int64
 	done                                                             atomic.Bool
 }
 
@@ -135,10 +134,6 @@ func (c *chaos) intn(n int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rng.IntN(n)
-}
-
-func (c *chaos) between(r [2]time.Duration) time.Duration {
-	return r[0] + time.Duration(c.intn(int(r[1]-r[0])+1))
 }
 
 func freeAddr(t *testing.T) string {
@@ -214,6 +209,7 @@ func (c *chaos) run() {
 	close(ids)
 	wg.Wait()
 	workload := time.Since(began)
+	c.done.Store(true)
 	// Keep killing until the minimum is reached.
 	for c.kills.Load() < int64(c.scale.minKills) {
 		time.Sleep(200 * time.Millisecond)
@@ -231,9 +227,9 @@ func (c *chaos) run() {
 	}
 	settleStart := time.Now()
 	settled := c.waitSettled(90 * time.Second)
-	t.Logf("workload %s, settling %s, %d operation waits timed out, %s waited in all",
+	t.Logf("workload %s, settling %s, %d operation waits timed out, %s waiting for operations and %s sending in all, %d answers idempotency_in_progress",
 		workload.Round(time.Second), time.Since(settleStart).Round(time.Second), c.waitTimeouts.Load(),
-		time.Duration(c.waitNanos.Load()).Round(time.Second))
+		time.Duration(c.waitNanos.Load()).Round(time.Second), time.Duration(c.sendNanos.Load()).Round(time.Second), c.inProgress.Load())
 	// Stop the replicas gracefully before reading their logs.
 	for _, r := range c.replicas {
 		c.term(r)
@@ -261,7 +257,8 @@ var simAddrRE = regexp.MustCompile(`http://([0-9.:]+)/api2/json`)
 
 func (c *chaos) startSim() {
 	t := c.t
-	cmd := exec.Command(c.bin, "sim", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(c.seed, 10))
+	// The whole run's requests are kept: the invariants read every create and destroy.
+	cmd := exec.Command(c.bin, "sim", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(c.seed, 10), "--max-log", strconv.Itoa(chaosMaxLog))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -402,14 +399,22 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// killer SIGKILLs a random replica at seeded random moments and restarts it shortly after,
-// never leaving fewer than one replica up.
+// killer SIGKILLs a random replica each time a seeded random number of further operations
+// has been accepted (or, once the workload is done, every second until the minimum is met),
+// and restarts it shortly after.
 func (c *chaos) killer(stop chan struct{}) {
+	next := c.acceptedCount() + c.scale.killGap[0] + c.intn(c.scale.killGap[1]-c.scale.killGap[0]+1)
 	for {
 		select {
 		case <-stop:
 			return
-		case <-time.After(c.between(c.scale.killGap)):
+		case <-time.After(50 * time.Millisecond):
+		}
+		if c.acceptedCount() < next && !c.done.Load() {
+			continue
+		}
+		if c.done.Load() {
+			time.Sleep(time.Second)
 		}
 		r := c.replicas[c.intn(len(c.replicas))]
 		if !r.running() {
@@ -417,8 +422,9 @@ func (c *chaos) killer(stop chan struct{}) {
 		}
 		c.kill(r)
 		c.kills.Add(1)
+		next = c.acceptedCount() + c.scale.killGap[0] + c.intn(c.scale.killGap[1]-c.scale.killGap[0]+1)
 		go func() {
-			time.Sleep(c.between([2]time.Duration{200 * time.Millisecond, 1200 * time.Millisecond}))
+			time.Sleep(time.Duration(200+c.intn(1000)) * time.Millisecond)
 			c.start(r)
 			c.restarts.Add(1)
 		}()
@@ -491,6 +497,8 @@ func (c *chaos) simCtl(method, path string, body any) []byte {
 // on another replica after a connection error or a 5xx (the billing system's retry), and now
 // and then delivering it twice at once to two replicas. It returns the final answer.
 func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
+	start := time.Now()
+	defer func() { c.sendNanos.Add(int64(time.Since(start))) }()
 	key := models.NewID()
 	dup := c.intn(5) == 0
 	if dup {
@@ -501,6 +509,9 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	for attempt := 0; attempt < 40; attempt++ {
 		r := c.replicas[c.intn(len(c.replicas))]
 		status, m, err := c.deliver(r, method, path, key, body)
+		if p, _ := m["code"].(string); p == "idempotency_in_progress" {
+			c.inProgress.Add(1)
+		}
 		if err == nil && status < 500 {
 			return status, m
 		}
@@ -697,6 +708,9 @@ func (c *chaos) check(settled bool) int {
 	}
 	if err := json.Unmarshal(c.simCtl("GET", "/_sim/requests", nil), &log); err != nil {
 		t.Fatalf("request log: %v", err)
+	}
+	if len(log) >= chaosMaxLog {
+		t.Fatalf("the simulator's request log reached its cap (%d entries): raise chaosMaxLog", chaosMaxLog)
 	}
 	createdBy := map[int]string{} // vmid -> service of the last guest created there
 	creates, destroys := map[string]int{}, map[string]int{}

@@ -201,10 +201,11 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	empty := fs.Bool("empty", false, "start with an empty cluster instead of the seeded demo")
 	seed := fs.Int64("seed", 1, "seed for the simulated usage figures")
 	major := fs.Int("pve-major", 9, "Proxmox VE major version to imitate (8 or 9)")
+	maxLog := fs.Int("max-log", simMaxLog, "request log entries kept (oldest dropped first)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog}
+	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: *maxLog}
 	sim := pvesim.Demo(opts)
 	if *empty {
 		sim = pvesim.New(opts)
