@@ -30,7 +30,7 @@ test-short:
 # SIGKILLs. make test runs the short variant. CHAOS_SEED picks the seed.
 CHAOS_SEED ?= 1
 chaos:
-	PVEBILL_CHAOS=long PVEBILL_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 90m -run '^TestChaosReplicas$$' -v .
+	PVEBILL_TEST_CHAOS=long PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 90m -run '^TestChaosReplicas$$' -v .
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -34,9 +34,9 @@ import (
 //
 // The short variant runs in `make test` (MariaDB required; skipped with -short). The long one:
 //
-//	PVEBILL_CHAOS=long make chaos
+//	make chaos   (PVEBILL_TEST_CHAOS=long go test -run TestChaosReplicas .)
 //
-// PVEBILL_CHAOS_SEED picks the seed (default 1).
+// PVEBILL_TEST_CHAOS_SEED picks the seed (default 1).
 
 type chaosScale struct {
 	name     string
@@ -71,11 +71,11 @@ func TestChaosReplicas(t *testing.T) {
 		t.Skip("the chaos suite needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
 	}
 	scale := chaosShort
-	if os.Getenv("PVEBILL_CHAOS") == "long" {
+	if os.Getenv("PVEBILL_TEST_CHAOS") == "long" {
 		scale = chaosLong
 	}
 	seed := int64(1)
-	if s := os.Getenv("PVEBILL_CHAOS_SEED"); s != "" {
+	if s := os.Getenv("PVEBILL_TEST_CHAOS_SEED"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			t.Fatal(err)
