@@ -280,3 +280,63 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// shardSwitch owns the nodes in its set.
+type shardSwitch struct {
+	mu    sync.Mutex
+	owned map[string]bool
+}
+
+func (s *shardSwitch) set(nodes ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.owned = map[string]bool{}
+	for _, n := range nodes {
+		s.owned[n] = true
+	}
+}
+
+func (s *shardSwitch) Own(_ context.Context, _ string, nodes []string) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]bool{}
+	for _, n := range nodes {
+		if s.owned[n] {
+			out[n] = true
+		}
+	}
+	return out, nil
+}
+
+// A sharded sampler reads only its own nodes, and when another replica takes a node over it
+// forgets that node's services, so that if the node comes back their usage buckets are
+// resumed from the database (where the other replica wrote) rather than overwritten.
+func TestShardedSamplerReadsOwnNodesAndForgetsLostOnes(t *testing.T) {
+	shard := &shardSwitch{}
+	shard.set("pve1", "pve2")
+	e := newSamplerEnv(t, nil, []string{"pve1", "pve2"}, jobs.SamplerConfig{Shard: shard})
+	e.guest(1001, "lxc", "pve1", true, "svc-1001")
+	e.guest(2001, "lxc", "pve2", true, "svc-2001")
+	e.sim.ResetLog()
+	e.run(10 * time.Second)
+	e.sampler.Wait()
+	for _, id := range []string{"svc-1001", "svc-2001"} {
+		if _, ok := e.folder.SwapWindow(id); !ok {
+			t.Fatalf("%s not sampled while its node was owned", id)
+		}
+	}
+	shard.set("pve1")
+	e.sim.Advance(time.Minute)
+	e.sim.ResetLog()
+	e.run(10 * time.Second)
+	e.sampler.Wait()
+	if got := e.calls(); got["GET /nodes/pve2/lxc"] != 0 || got["GET /nodes/pve1/lxc"] != 1 {
+		t.Fatalf("calls after losing pve2: %v", got)
+	}
+	if _, ok := e.folder.SwapWindow("svc-2001"); ok {
+		t.Fatal("the folder kept the state of a service whose node another replica samples now")
+	}
+	if _, ok := e.folder.SwapWindow("svc-1001"); !ok {
+		t.Fatal("the folder forgot a service of a node it still owns")
+	}
+}

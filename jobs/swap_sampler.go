@@ -138,6 +138,12 @@ type SwapSampler struct {
 
 	mu    sync.Mutex
 	nodes map[string]*nodeState // by cluster + "/" + node
+	// onNode lists the services last sampled on each node (by cluster + "/" + node), and
+	// managed the services of the current round: when another replica takes a node over, the
+	// folder forgets its services, so that if the node comes back their buckets are resumed
+	// from the database instead of overwritten with this replica's stale copy.
+	onNode  map[string][]string
+	managed map[string]bool
 	wg    sync.WaitGroup        // node rounds in flight
 	// base is what node rounds derive from: they outlive the job's round (each keeps its own
 	// deadline) but end at Close.
@@ -154,7 +160,7 @@ func NewSwapSampler(db *models.DB, clusters []SamplerCluster, folder *usage.Fold
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &SwapSampler{db: db, clusters: clusters, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
-		nodes: map[string]*nodeState{}, base: base, close: cancel}
+		nodes: map[string]*nodeState{}, onNode: map[string][]string{}, base: base, close: cancel}
 }
 
 // Name implements Job.
@@ -193,6 +199,9 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 		m[sv.VMID] = sv
 	}
 	s.folder.Retain(managed)
+	s.mu.Lock()
+	s.managed = managed
+	s.mu.Unlock()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -243,12 +252,27 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed
 			return err
 		}
 		mine := names[:0]
+		var lost []string
+		s.mu.Lock()
 		for _, n := range names {
 			if owned[n] {
 				mine = append(mine, n)
-			} else {
-				delete(present, n) // another replica samples it and exports its series
+				continue
 			}
+			delete(present, n) // another replica samples it and exports its series
+			lost = append(lost, s.onNode[cl.Name+"/"+n]...)
+			delete(s.onNode, cl.Name+"/"+n)
+		}
+		keep := make(map[string]bool, len(s.managed))
+		for id := range s.managed {
+			keep[id] = true
+		}
+		s.mu.Unlock()
+		if len(lost) > 0 {
+			for _, id := range lost {
+				delete(keep, id)
+			}
+			s.folder.Retain(keep)
 		}
 		names = mine
 	}
@@ -411,6 +435,9 @@ func (s *SwapSampler) sampleNode(ctx context.Context, cl SamplerCluster, node st
 	for i, smp := range samples {
 		ids[i] = smp.ServiceID
 	}
+	s.mu.Lock()
+	s.onNode[cl.Name+"/"+node] = ids
+	s.mu.Unlock()
 	if err := s.folder.Resume(ctx, ids, now); err != nil {
 		s.log.Warn("swap sampling: resume stored buckets", "cluster", cl.Name, "node", node, "err", err)
 	}
