@@ -144,7 +144,7 @@ type SwapSampler struct {
 	// from the database instead of overwritten with this replica's stale copy.
 	onNode  map[string][]string
 	managed map[string]bool
-	wg    sync.WaitGroup        // node rounds in flight
+	wg      sync.WaitGroup // node rounds in flight
 	// base is what node rounds derive from: they outlive the job's round (each keeps its own
 	// deadline) but end at Close.
 	base  context.Context
