@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -24,14 +25,22 @@ func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operat
 // a NULL vmid is written, never skipped).
 func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[string]any) error {
 	cols["updated_at"] = Now()
-	res := tx.WithContext(ctx).Model(&Service{}).Where("service_id = ?", serviceID).Updates(cols)
-	if res.Error != nil {
-		return res.Error
+	update := func() error {
+		res := tx.WithContext(ctx).Model(&Service{}).Where("service_id = ?", serviceID).Updates(cols)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		return nil
 	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
+	if _, inTx := tx.Statement.ConnPool.(*sql.Tx); inTx {
+		return update() // the caller's transaction is the unit to retry
 	}
-	return nil
+	// On its own the statement locks the service_id index entry, then the row: MariaDB may
+	// pick it as a deadlock victim against a claim or a finish, and it is simply run again.
+	return retryDeadlock(ctx, update)
 }
 
 // ReserveVMID records vmid on the service in cluster. The unique key (cluster, vmid) makes the

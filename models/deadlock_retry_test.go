@@ -1,0 +1,65 @@
+package models_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+)
+
+// R37 on MariaDB with several replicas: a single-statement service update that InnoDB picks as
+// a deadlock victim (it locks the service_id index entry, then the row, while a claim or a
+// finish holds them in the other order) is retried, not turned into a failed operation with
+// an internal error.
+func TestUpdateServiceRetriesADeadlock(t *testing.T) {
+	if len(dbtest.Dialects(t)) < 2 {
+		t.Skip("a deadlock needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
+	}
+	db := dbtest.Open(t, models.MySQL)
+	ctx := context.Background()
+	svc := &models.Service{ServiceID: "dl-1", ClientID: "c", Plan: "p", GuestType: "container", Cluster: "default",
+		State: models.ServiceActive}
+	if err := models.InsertService(ctx, db.Gorm, svc); err != nil {
+		t.Fatal(err)
+	}
+	row, err := models.GetService(ctx, db.Gorm, "dl-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := db.Gorm.Begin()
+	defer tx.Rollback()
+	// The other transaction holds the row (by primary key)...
+	if err := tx.Exec("UPDATE services SET hostname = 'other' WHERE id = ?", row.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- models.UpdateService(ctx, db.Gorm, "dl-1", map[string]any{"plan": "p2"}) }()
+	// ...the update takes the index entry and waits for the row...
+	time.Sleep(300 * time.Millisecond)
+	// ...and the other transaction now wants the index entry: a deadlock, and the update,
+	// which changed nothing yet, is its victim.
+	var ids []int64
+	if err := tx.Raw("SELECT id FROM services WHERE service_id = ? FOR UPDATE", "dl-1").Scan(&ids).Error; err != nil {
+		t.Fatalf("the other transaction lost the deadlock instead: %v", err)
+	}
+	if err := tx.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("update after a deadlock: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update did not finish")
+	}
+	got, err := models.GetService(ctx, db.Gorm, "dl-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Plan != "p2" || got.Hostname != "other" {
+		t.Fatalf("service after both: plan %s hostname %s", got.Plan, got.Hostname)
+	}
+}
