@@ -90,48 +90,70 @@ func (s *Service) templateNode(ctx context.Context, cl Cluster, tmpl int) (strin
 	return at.Node, nil
 }
 
-// allocateVMID reserves a free vmid for the service (R2): the candidate starts at Proxmox's
-// nextid, skips ids our database holds (unique (cluster, vmid)), is confirmed free with
-// /cluster/nextid?vmid=, and is refused when a storage of the node still holds volumes named for
-// it (a new guest would inherit them). Each refused candidate counts against the bound.
+// maxReserveRaces bounds how often a create may lose the database race for a candidate vmid to
+// concurrent creates before it gives up (each loss costs one insert, no Proxmox call).
+const maxReserveRaces = 4096
+
+// allocateVMID reserves a free vmid for the service (R2). Concurrent creates race for a candidate
+// in our database first (unique (cluster, vmid)): the loser moves to the next id at the cost of
+// one statement, so a thousand creates at once do not all collide at Proxmox. The winner then
+// confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
+// holds volumes named for it (a new guest would inherit them); a refused id is released and
+// skipped, and each refusal counts against the bound.
 func (s *Service) allocateVMID(ctx context.Context, cl Cluster, serviceID, node string, skip map[int]bool) (int, error) {
-	for attempt := 0; attempt < s.attempts; attempt++ {
-		base, err := cl.Client.Cluster().NextID(ctx, nil)
-		if err != nil {
-			return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
-		}
+	base, err := cl.Client.Cluster().NextID(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
+	}
+	refusals := 0
+	for races := 0; races < maxReserveRaces && refusals < s.attempts; {
 		cand, err := s.firstUnreserved(ctx, cl.Name, base, skip)
 		if err != nil {
 			return 0, err
 		}
-		if _, err := cl.Client.Cluster().NextID(ctx, &cand); err != nil {
-			if errors.Is(err, pve.ErrAlreadyExists) {
-				skip[cand] = true
-				continue
-			}
-			return 0, fmt.Errorf("confirm vmid %d on %s: %w", cand, cl.Name, err)
-		}
-		left, err := s.leftoverVolumes(ctx, cl, node, cand)
-		if err != nil {
-			return 0, err
-		}
-		if len(left) > 0 {
-			s.log.Warn("vmid has leftover volumes; not used", "cluster", cl.Name, "vmid", cand, "volumes", strings.Join(left, ","))
-			skip[cand] = true
-			continue
-		}
+		skip[cand] = true
 		err = models.ReserveVMID(ctx, s.db.Gorm, serviceID, cl.Name, cand)
 		if errors.Is(err, models.ErrDuplicate) {
-			skip[cand] = true
+			races++
 			continue
 		}
 		if err != nil {
 			return 0, fmt.Errorf("reserve vmid %d: %w", cand, err)
 		}
-		return cand, nil
+		free, err := s.vmidFreeAt(ctx, cl, node, cand)
+		if err == nil && free {
+			return cand, nil
+		}
+		if rerr := models.ReleaseVMID(ctx, s.db.Gorm, serviceID); rerr != nil {
+			return 0, fmt.Errorf("release vmid %d: %w", cand, rerr)
+		}
+		if err != nil {
+			return 0, err
+		}
+		refusals++
 	}
 	return 0, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
-		Wrap(fmt.Errorf("no free vmid on %s after %d candidates", cl.Name, s.attempts))
+		Wrap(fmt.Errorf("no free vmid on %s after %d refused candidates", cl.Name, refusals))
+}
+
+// vmidFreeAt asks Proxmox whether vmid is unused cluster-wide and checks the node's storages for
+// volumes named for it.
+func (s *Service) vmidFreeAt(ctx context.Context, cl Cluster, node string, vmid int) (bool, error) {
+	if _, err := cl.Client.Cluster().NextID(ctx, &vmid); err != nil {
+		if errors.Is(err, pve.ErrAlreadyExists) {
+			return false, nil
+		}
+		return false, fmt.Errorf("confirm vmid %d on %s: %w", vmid, cl.Name, err)
+	}
+	left, err := s.leftoverVolumes(ctx, cl, node, vmid)
+	if err != nil {
+		return false, err
+	}
+	if len(left) > 0 {
+		s.log.Warn("vmid has leftover volumes; not used", "cluster", cl.Name, "vmid", vmid, "volumes", strings.Join(left, ","))
+		return false, nil
+	}
+	return true, nil
 }
 
 // firstUnreserved returns the first id from from on that no service holds and skip lacks.
