@@ -11,6 +11,17 @@ import (
 
 // loadGuest finds a guest of a type on the request's node, failing like load_config.
 // Callers hold s.mu.
+// readGuest answers a read-only request about one guest of typ under the read lock.
+func (s *Sim) readGuest(c *reqCtx, typ string, f func(g *guest) any) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, err := s.loadGuest(c, typ)
+	if err != nil {
+		return nil, err
+	}
+	return f(g), nil
+}
+
 func (s *Sim) loadGuest(c *reqCtx, typ string) (*guest, error) {
 	vmid := c.integer("vmid")
 	g := s.guests[vmid]

@@ -594,23 +594,11 @@ func (s *Sim) hLXCGuestIndex(c *reqCtx) (any, error) {
 }
 
 func (s *Sim) hLXCConfigGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
-	}
-	return s.configOutput(g, c.boolean("current")), nil
+	return s.readGuest(c, "lxc", func(g *guest) any { return s.configOutput(g, c.boolean("current")) })
 }
 
 func (s *Sim) hLXCPending(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
-	}
-	return s.pendingOutput(g), nil
+	return s.readGuest(c, "lxc", func(g *guest) any { return s.pendingOutput(g) })
 }
 
 func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {

@@ -159,23 +159,11 @@ func (s *Sim) hQemuGuestIndex(c *reqCtx) (any, error) {
 }
 
 func (s *Sim) hQemuConfigGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
-	return s.configOutput(g, c.boolean("current")), nil
+	return s.readGuest(c, "qemu", func(g *guest) any { return s.configOutput(g, c.boolean("current")) })
 }
 
 func (s *Sim) hQemuPending(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
-	return s.pendingOutput(g), nil
+	return s.readGuest(c, "qemu", func(g *guest) any { return s.pendingOutput(g) })
 }
 
 var reQemuNewDisk = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):(\d+(?:\.\d+)?|cloudinit)$`)
