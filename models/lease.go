@@ -115,13 +115,17 @@ func (db *DB) RenewLeases(ctx context.Context, owner string, ttl time.Duration) 
 // ReleaseLeases gives up every lease owner holds and removes its heartbeat (graceful shutdown):
 // the other replicas take its shards at their next round instead of after the TTL.
 func (db *DB) ReleaseLeases(ctx context.Context, owner string) error {
-	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("name = ?", LeaseReplicaPrefix+owner).Delete(&Lease{}).Error; err != nil {
-			return err
-		}
-		return tx.Model(&Lease{}).Where("owner = ?", owner).
-			Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": Now()}).Error
-	}, db.txOpts())
+	// Retried when MariaDB picks it as a deadlock victim against another replica's renewal: a
+	// release that silently failed would leave the nodes unsampled until the leases expire.
+	return retryDeadlock(ctx, func() error {
+		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Where("name = ?", LeaseReplicaPrefix+owner).Delete(&Lease{}).Error; err != nil {
+				return err
+			}
+			return tx.Model(&Lease{}).Where("owner = ?", owner).
+				Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": Now()}).Error
+		}, db.txOpts())
+	})
 }
 
 // ShardLeases balances the named shards (node leases) between the live replicas and returns
