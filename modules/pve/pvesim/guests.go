@@ -325,3 +325,36 @@ func checkSkiplock(c *reqCtx) error {
 	}
 	return nil
 }
+
+// haTask submits an HA request instead of acting, for HA-managed guests (container or VM): the
+// task ends when the request is queued and the guest's state follows. Callers hold the write
+// lock. It reports false when the guest is not HA-managed.
+func (s *Sim) haTask(c *reqCtx, container bool, vmid int, start bool) (string, bool) {
+	prefix, noun := "vm:", "VM"
+	if container {
+		prefix, noun = "ct:", "CT"
+	}
+	r := s.ha[prefix+strconv.Itoa(vmid)]
+	if r == nil {
+		return "", false
+	}
+	typ, state, word := "hastop", "stopped", "stop"
+	if start {
+		typ, state, word = "hastart", "started", "start"
+	}
+	node := c.node
+	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
+	t.logf("Requesting HA %s for %s %d", word, noun, vmid)
+	t.finish = func(*task) error {
+		r.State = state
+		if g := s.guests[vmid]; g != nil && g.node == node {
+			if start && !g.running {
+				s.startGuest(g)
+			} else if !start && g.running {
+				g.running, g.paused, g.pid = false, false, 0
+			}
+		}
+		return nil
+	}
+	return t.upid, true
+}

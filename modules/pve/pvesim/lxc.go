@@ -805,34 +805,6 @@ func (s *Sim) lxcWorkerGuest(node string, vmid int, tolerate ...string) (*guest,
 	return g, nil
 }
 
-// lxcHATask submits an HA request instead of acting, for HA-managed containers. Callers
-// hold the write lock.
-func (s *Sim) lxcHATask(c *reqCtx, vmid int, start bool) (string, bool) {
-	r := s.ha["ct:"+strconv.Itoa(vmid)]
-	if r == nil {
-		return "", false
-	}
-	typ, state, word := "hastop", "stopped", "stop"
-	if start {
-		typ, state, word = "hastart", "started", "start"
-	}
-	node := c.node
-	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
-	t.logf("Requesting HA %s for CT %d", word, vmid)
-	t.finish = func(*task) error {
-		r.State = state
-		if g := s.guests[vmid]; g != nil && g.node == node {
-			if start && !g.running {
-				s.startGuest(g)
-			} else if !start && g.running {
-				g.running, g.pid = false, 0
-			}
-		}
-		return nil
-	}
-	return t.upid, true
-}
-
 func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -843,7 +815,7 @@ func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 	if s.lxcRunning(node, vmid) {
 		return nil, fail500("CT %d already running", vmid)
 	}
-	if upid, ok := s.lxcHATask(c, vmid, true); ok {
+	if upid, ok := s.haTask(c, true, vmid, true); ok {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "vzstart", strconv.Itoa(vmid))
@@ -880,7 +852,7 @@ func (s *Sim) lxcStopTask(c *reqCtx, typ string, tolerate ...string) (any, error
 	if !s.lxcRunning(node, vmid) {
 		return nil, fail500("CT %d not running", vmid)
 	}
-	if upid, ok := s.lxcHATask(c, vmid, false); ok {
+	if upid, ok := s.haTask(c, true, vmid, false); ok {
 		return upid, nil
 	}
 	t := s.newTask(c, node, typ, strconv.Itoa(vmid))

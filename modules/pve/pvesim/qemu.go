@@ -560,34 +560,6 @@ func (s *Sim) qemuRunning(node string, vmid int) (*guest, bool) {
 	return g, g.running
 }
 
-// qemuHATask submits an HA request instead of acting, for HA-managed VMs. Callers hold
-// the write lock.
-func (s *Sim) qemuHATask(c *reqCtx, vmid int, start bool) (string, bool) {
-	r := s.ha["vm:"+strconv.Itoa(vmid)]
-	if r == nil {
-		return "", false
-	}
-	typ, state, word := "hastop", "stopped", "stop"
-	if start {
-		typ, state, word = "hastart", "started", "start"
-	}
-	node := c.node
-	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
-	t.logf("Requesting HA %s for VM %d", word, vmid)
-	t.finish = func(*task) error {
-		r.State = state
-		if g := s.guests[vmid]; g != nil && g.node == node {
-			if start && !g.running {
-				s.startGuest(g)
-			} else if !start && g.running {
-				g.running, g.paused, g.pid = false, false, 0
-			}
-		}
-		return nil
-	}
-	return t.upid, true
-}
-
 func (s *Sim) hQemuStart(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -595,7 +567,7 @@ func (s *Sim) hQemuStart(c *reqCtx) (any, error) {
 		return nil, err
 	}
 	vmid, node := c.integer("vmid"), c.node
-	if upid, ok := s.qemuHATask(c, vmid, true); ok {
+	if upid, ok := s.haTask(c, false, vmid, true); ok {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "qmstart", strconv.Itoa(vmid))
@@ -630,7 +602,7 @@ func (s *Sim) hQemuStop(c *reqCtx) (any, error) {
 		return nil, paramErr(map[string]string{"keepActive": "Only root may use this option."})
 	}
 	vmid, node := c.integer("vmid"), c.node
-	if upid, ok := s.qemuHATask(c, vmid, false); ok {
+	if upid, ok := s.haTask(c, false, vmid, false); ok {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "qmstop", strconv.Itoa(vmid))
@@ -662,7 +634,7 @@ func (s *Sim) hQemuShutdown(c *reqCtx) (any, error) {
 		}
 		forced = true
 	}
-	if upid, ok := s.qemuHATask(c, vmid, false); ok {
+	if upid, ok := s.haTask(c, false, vmid, false); ok {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "qmshutdown", strconv.Itoa(vmid))
