@@ -199,6 +199,7 @@ func usedNames(t *testing.T) map[string][]string {
 // Every metric name the Grafana dashboard and the alert rules use is one the server exports
 // (histogram series by their family name), on a real scrape that never calls Proxmox. The
 // scrape also passes `promtool check metrics`.
+// R33: the dashboard and the alert rules use exactly the names pvebill exports.
 func TestDashboardsAndAlertsUseExportedNames(t *testing.T) {
 	body := scrapeApp(t)
 	exported := exportedNames(t, body)

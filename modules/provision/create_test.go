@@ -14,6 +14,7 @@ import (
 // The container create body is the short one (R5–R7): swap sent even when 0, rootfs in
 // allocation form, unprivileged=1, no arch or features; the password reaches Proxmox and is in
 // no table and no log line.
+// R5–R7 and R12: the container create body is exactly the short list, in container words only.
 func TestContainerCreateBody(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {

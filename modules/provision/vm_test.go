@@ -157,3 +157,28 @@ func TestVMCloneIDTaken(t *testing.T) {
 		t.Fatalf("vmid %d", v)
 	}
 }
+
+// R12: container and VM vocabularies stay apart. Every request a VM create sends under /qemu/
+// is free of the container words (TestContainerCreateBody pins the container body's exact keys,
+// so it carries none of the VM's).
+func TestVMCreateSpeaksOnlyTheVMVocabulary(t *testing.T) {
+	e := newEnvWithPlanPool(t, &staticAddresses{})
+	e.create(vmReq("svc-vm-r12", "vm-pool"))
+	containerWords := map[string]bool{"ostemplate": true, "rootfs": true, "swap": true, "unprivileged": true,
+		"ssh-public-keys": true, "password": true, "hostname": true}
+	n := 0
+	for _, r := range e.sim.Requests() {
+		if !strings.Contains(r.Path, "/qemu/") {
+			continue
+		}
+		n++
+		for k := range r.Form {
+			if containerWords[k] || (strings.HasPrefix(k, "mp") && len(k) > 2 && k[2] >= '0' && k[2] <= '9') {
+				t.Errorf("%s %s sends the container key %q", r.Method, r.Path, k)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no VM request was sent")
+	}
+}

@@ -43,6 +43,7 @@ func bucketsOf(t *testing.T, db *models.DB, id string) []models.UsageBucket {
 
 // Known sample sequences give exact bucket averages, maxima and counts; a bucket with fewer
 // samples says so; counter deltas survive a reset; the first reading has no delta (unknown).
+// R32: samples fold into 5-minute buckets with average, maximum and count.
 func TestFoldKnownSequences(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -117,6 +118,7 @@ func TestFoldUnknownStaysUnknown(t *testing.T) {
 
 // Writing the same buckets again changes nothing; a restarted folder resumes the open bucket
 // and the counters from storage instead of starting from nothing.
+// R32: re-writing a bucket changes nothing, and a restart resumes the open bucket.
 func TestFoldIdempotentAndResume(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()

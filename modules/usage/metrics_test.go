@@ -17,6 +17,7 @@ var guestNames = []string{"pvebill_guest_swap_bytes", "pvebill_guest_swap_limit_
 
 // A value that is not known is an absent series, never 0; a guest that moves loses its old
 // series; RetainNode drops the guests it was not told to keep.
+// R33 (and R14): per-guest swap series in base units, absent rather than zero, removed when the guest goes away.
 func TestGuestMetricsAbsentNotZero(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := usage.NewGuestMetrics(reg)

@@ -25,6 +25,7 @@ func (m planMap) Get(_ context.Context, code string) (plans.Plan, error) {
 
 // The report's numbers equal the known inputs; a bucket belongs to the period its start falls
 // in; unknown values are null; the current bucket is partial; pages chain by cursor.
+// R34: the usage report's figures come from the buckets, with null where a value is not known.
 func TestReportFromKnownBuckets(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
