@@ -54,22 +54,23 @@ func (b *Broker) Publish(id string) {
 // row). It wakes on the broker when this process finishes the operation, and re-reads every
 // recheck for operations finished by another replica.
 func WaitTerminal(ctx context.Context, db *models.DB, b *Broker, id string, recheck time.Duration) (*models.Operation, error) {
-	ch, cancel := b.Subscribe(id)
-	defer cancel()
 	t := time.NewTicker(recheck)
 	defer t.Stop()
 	for {
+		// Subscribe before reading, so a finish between the read and the wait is not missed.
+		ch, cancel := b.Subscribe(id)
 		op, err := models.GetOperation(context.WithoutCancel(ctx), db.Gorm, id)
 		if err != nil || models.IsTerminal(op.State) {
+			cancel()
 			return op, err
 		}
 		select {
 		case <-ctx.Done():
+			cancel()
 			return op, nil
 		case <-ch:
-			ch, cancel = b.Subscribe(id)
-			defer cancel()
 		case <-t.C:
 		}
+		cancel()
 	}
 }
