@@ -41,6 +41,7 @@ type Client struct {
 	pollInterval time.Duration
 	pollMax      time.Duration
 	pollFactor   float64
+	durations    taskDurations
 }
 
 // New validates cfg and returns a client. m may be nil (no metrics).

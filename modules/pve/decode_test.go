@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestLenientNumbers(t *testing.T) {
@@ -343,32 +342,5 @@ func TestConfigString(t *testing.T) {
 	}
 	if s := cfg.LogValue().String(); strings.Contains(s, testSecret) {
 		t.Errorf("secret in log value: %s", s)
-	}
-}
-
-// TestDefaultPollSchedule: with the production defaults a task that takes
-// 10 s is seen finished within 10 status polls, and a quick one within
-// 100 ms.
-func TestDefaultPollSchedule(t *testing.T) {
-	c := newTestClient(t, Config{URL: "https://pve:8006", TokenID: testTokenID, TokenSecret: testSecret}, nil)
-	pollsUntil := func(d time.Duration) (int, time.Duration) {
-		at, interval, polls := time.Duration(0), c.pollInterval, 0
-		for {
-			at += interval
-			polls++
-			if at >= d {
-				return polls, at
-			}
-			interval = c.nextPollInterval(interval)
-		}
-	}
-	if n, at := pollsUntil(10 * time.Second); n > 10 || at > 12*time.Second {
-		t.Errorf("10 s task: %d polls, seen at %v", n, at)
-	}
-	if n, at := pollsUntil(50 * time.Millisecond); n != 1 || at != 100*time.Millisecond {
-		t.Errorf("quick task: %d polls, seen at %v", n, at)
-	}
-	if got := c.nextPollInterval(10 * time.Second); got != DefaultTaskPollMaxInterval {
-		t.Errorf("interval not capped: %v", got)
 	}
 }

@@ -103,10 +103,14 @@ func (c *Client) logTail(ctx context.Context, upid string, n int) ([]string, err
 
 var warningsRE = regexp.MustCompile(`^WARNINGS: (\d+)$`)
 
-// Wait polls the task until it stops, starting after TaskPollInterval and
-// backing off by TaskPollFactor up to TaskPollMaxInterval. A task that ends
-// "OK" or "WARNINGS: n" is a success (with its log tail when it warned);
-// any other exit status is returned as a [*TaskError] carrying the log tail.
+// Wait polls the task until it stops. It assumes the task was started just
+// before (as every start call of this client does). The first poll comes after
+// TaskPollInterval; without history for the task's type, each following
+// interval is TaskPollFactor times longer, up to TaskPollMaxInterval. Once
+// tasks of the type have been seen ending, Wait polls densely around the span
+// they ended in and sparsely before it (pollSchedule). A task that ends "OK"
+// or "WARNINGS: n" is a success (with its log tail when it warned); any other
+// exit status is returned as a [*TaskError] carrying the log tail.
 func (c *Client) Wait(ctx context.Context, upid string) (TaskResult, error) {
 	res := TaskResult{UPID: upid, Type: upidType(upid)}
 	node, err := parseUPIDNode(upid)
@@ -115,30 +119,35 @@ func (c *Client) Wait(ctx context.Context, upid string) (TaskResult, error) {
 	}
 	res.Node = node
 
-	interval := c.pollInterval
-	timer := time.NewTimer(interval)
+	begin := time.Now()
+	sched := pollSchedule{interval: c.pollInterval, ceiling: c.pollMax, factor: c.pollFactor}
+	sched.win, sched.learned = c.durations.window(res.Type)
+	at := sched.next(0)
+	timer := time.NewTimer(at)
 	defer timer.Stop()
+	running := time.Duration(0) // when a poll last found the task running
 	for {
 		select {
 		case <-ctx.Done():
 			return res, fmt.Errorf("pve: wait for task %s: %w", upid, ctx.Err())
 		case <-timer.C:
 		}
+		sent := time.Since(begin)
 		st, err := c.TaskStatus(ctx, upid)
 		if err != nil {
 			return res, fmt.Errorf("pve: wait for task %s: %w", upid, err)
 		}
 		if !st.Running() {
-			return c.finish(ctx, res, st)
+			res, err := c.finish(ctx, res, st)
+			if res.OK {
+				c.durations.observe(res.Type, running, time.Since(begin))
+			}
+			return res, err
 		}
-		interval = c.nextPollInterval(interval)
-		timer.Reset(interval)
+		running = sent
+		at = max(sched.next(sent), time.Since(begin))
+		timer.Reset(at - time.Since(begin))
 	}
-}
-
-// nextPollInterval grows a poll interval by the factor, up to the maximum.
-func (c *Client) nextPollInterval(cur time.Duration) time.Duration {
-	return min(time.Duration(float64(cur)*c.pollFactor), c.pollMax)
 }
 
 func (c *Client) finish(ctx context.Context, res TaskResult, st TaskStatus) (TaskResult, error) {
