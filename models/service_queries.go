@@ -154,3 +154,20 @@ func HasOpenOperation(ctx context.Context, tx *gorm.DB, serviceID string) (bool,
 		[]string{OpQueued, OpRunning}).Count(&n).Error
 	return n > 0, err
 }
+
+// CreatesInFlight counts, per node of cluster, the services still provisioning that have been
+// placed there (their create has not ended), leaving out the service except.
+func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster, except string) (map[string]int, error) {
+	var rows []struct {
+		Node  string
+		Count int
+	}
+	err := tx.WithContext(ctx).Model(&Service{}).Select("node, COUNT(*) AS count").
+		Where("cluster = ? AND state = ? AND node <> '' AND service_id <> ?", cluster, ServiceProvisioning, except).
+		Group("node").Scan(&rows).Error
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Node] = r.Count
+	}
+	return out, err
+}

@@ -209,7 +209,7 @@ func (s *Service) runCreate(ctx context.Context, r *executor.Run) (err error) {
 		if err != nil {
 			return err
 		}
-	} else if node, err = s.placeNode(ctx, cl, plan); err != nil {
+	} else if node, err = s.placeNode(ctx, cl, plan, svc.ServiceID); err != nil {
 		return err
 	}
 	if plan.IPPool != nil {

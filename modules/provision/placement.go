@@ -14,15 +14,25 @@ import (
 	"pvebill/modules/pve"
 )
 
-// placeNode picks the node for a new container: among the online nodes the plan allows (and
-// the cluster's configured nodes), the one with the most free memory; ties go to the first
-// name. A VM is cloned on the node holding its template instead (templateNode).
-func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan) (string, error) {
+// placeNode picks the node for a new container and records it on the service. Among the online
+// nodes the plan allows (and the cluster's configured nodes) that have the plan's memory free,
+// it takes the one with the fewest creates in flight, then the most free memory, then the first
+// name; when no node has the memory free, the one with the most free memory. Counting creates in
+// flight spreads a burst of creates over the nodes: Proxmox's memory figures do not move until
+// the guests run, so by memory alone every create of a burst lands on one node, and a node's
+// API workers then set the pace for all of them. The count is read and the choice recorded under
+// one lock per process (another replica's choices are seen once recorded). A VM is cloned on the
+// node holding its template instead (templateNode).
+func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan, serviceID string) (string, error) {
 	rows, err := cl.Client.Cluster().Resources(ctx, "node")
 	if err != nil {
 		return "", fmt.Errorf("list nodes of %s: %w", cl.Name, err)
 	}
-	best, bestFree := "", int64(-1)
+	type candidate struct {
+		name string
+		free int64
+	}
+	var nodes []candidate
 	for _, r := range rows {
 		if r.Type != "node" || r.Status != "online" {
 			continue
@@ -33,16 +43,41 @@ func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan) (stri
 		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Node) {
 			continue
 		}
-		free := int64(r.MaxMem) - int64(r.Mem)
-		if free > bestFree || (free == bestFree && r.Node < best) {
-			best, bestFree = r.Node, free
-		}
+		nodes = append(nodes, candidate{r.Node, int64(r.MaxMem) - int64(r.Mem)})
 	}
-	if best == "" {
+	if len(nodes) == 0 {
 		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
 			Wrap(fmt.Errorf("no online node of cluster %s is allowed for plan %s", cl.Name, p.Code))
 	}
-	return best, nil
+
+	s.placeMu.Lock()
+	defer s.placeMu.Unlock()
+	inFlight, err := models.CreatesInFlight(ctx, s.db.Gorm, cl.Name, serviceID)
+	if err != nil {
+		return "", fmt.Errorf("creates in flight on %s: %w", cl.Name, err)
+	}
+	need := int64(p.MemoryMiB) << 20
+	better := func(a, b candidate) bool {
+		if roomA, roomB := a.free >= need, b.free >= need; roomA != roomB {
+			return roomA
+		} else if roomA && inFlight[a.name] != inFlight[b.name] {
+			return inFlight[a.name] < inFlight[b.name]
+		}
+		if a.free != b.free {
+			return a.free > b.free
+		}
+		return a.name < b.name
+	}
+	best := nodes[0]
+	for _, n := range nodes[1:] {
+		if better(n, best) {
+			best = n
+		}
+	}
+	if err := models.UpdateService(ctx, s.db.Gorm, serviceID, map[string]any{"node": best.name}); err != nil {
+		return "", err
+	}
+	return best.name, nil
 }
 
 // located is where a vmid lives in a cluster, read from /cluster/resources?type=vm, whose rows

@@ -2,16 +2,22 @@ package provision_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 )
 
-// Placement takes the allowed online node with the most free memory: a plan's node list is
-// respected and an offline node is never chosen.
+// Placement takes the allowed online node with the most free memory when no create is in
+// flight: a plan's node list is respected and an offline node is never chosen.
 func TestPlacement(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: []string{"pve1", "pve2", "pve3"}})
 	e := newEnv(t, "sqlite", sim, nil)
@@ -54,5 +60,93 @@ func TestPlacement(t *testing.T) {
 	got := e.wait(op)
 	if got.State != models.OpFailed || deref(got.ErrorCode) != string(i18n.CodeProxmoxUnavailable) {
 		t.Fatalf("create with the only allowed node offline: %s %s", got.State, deref(got.ErrorCode))
+	}
+}
+
+// burst submits the creates at once and waits for them all to succeed, returning the node each
+// service was placed on.
+func (e *env) burst(reqs []provision.CreateRequest) map[string]int {
+	e.t.Helper()
+	ops := make([]*models.Operation, len(reqs))
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+			if err != nil {
+				e.t.Error(err)
+				return
+			}
+			ops[i] = op
+		}()
+	}
+	wg.Wait()
+	perNode := map[string]int{}
+	for i, op := range ops {
+		e.mustSucceed(op, nil)
+		s := e.service(reqs[i].ServiceID)
+		g, ok := e.sim.Guest(*s.VMID)
+		if !ok || g.Node != s.Node {
+			e.t.Fatalf("%s: recorded on %s, guest found %v on %s", s.ServiceID, s.Node, ok, g.Node)
+		}
+		perNode[s.Node]++
+	}
+	return perNode
+}
+
+// A burst of creates is spread over the nodes by the creates in flight on each, not piled on
+// the node with the most free memory (whose figure does not move until the guests run); and a
+// node without the plan's memory free is passed over however idle it is.
+func TestPlacementSpreadsABurst(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			nodes := []string{"pve1", "pve2", "pve3"}
+			sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: nodes,
+				TaskDuration: 150 * time.Millisecond})
+			e := newEnv(t, dialect, sim, nil)
+			var reqs []provision.CreateRequest
+			for i := range 12 {
+				reqs = append(reqs, ctReq(fmt.Sprintf("svc-burst-%02d", i)))
+			}
+			perNode := e.burst(reqs)
+			for _, n := range nodes {
+				// 4 executor workers over 3 nodes: each node holds one or two creates at a time.
+				if perNode[n] < 2 || perNode[n] > 6 {
+					t.Errorf("burst of 12 placed %v", perNode)
+					break
+				}
+			}
+
+			// A plan whose memory only the roomiest node has free.
+			rows, err := e.client.Cluster().Resources(context.Background(), "node")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frees []int64
+			roomiest, most := "", int64(0)
+			for _, r := range rows {
+				free := int64(r.MaxMem) - int64(r.Mem)
+				frees = append(frees, free)
+				if free > most {
+					roomiest, most = r.Node, free
+				}
+			}
+			slices.Sort(frees)
+			spec := testPlans()[0]
+			spec.Code, spec.MemoryMiB = "ct-big", ptr(int((frees[len(frees)-2]+frees[len(frees)-1])/2>>20))
+			if _, _, err := e.plans.Put(context.Background(), spec.Code, spec); err != nil {
+				t.Fatal(err)
+			}
+			reqs = reqs[:0]
+			for i := range 4 {
+				req := ctReq(fmt.Sprintf("svc-big-%d", i))
+				req.Plan = "ct-big"
+				reqs = append(reqs, req)
+			}
+			if perNode := e.burst(reqs); perNode[roomiest] != 4 {
+				t.Errorf("plan fitting only %s placed %v", roomiest, perNode)
+			}
+		})
 	}
 }

@@ -89,6 +89,8 @@ type Service struct {
 	now      func() time.Time
 	fwMu     sync.Mutex
 	fwState  map[string]string
+	// placeMu makes a placement's read of the creates in flight and its record one step.
+	placeMu sync.Mutex
 }
 
 // New builds the service.
