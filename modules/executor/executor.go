@@ -124,14 +124,15 @@ func (e *Executor) Start(ctx context.Context) {
 	}
 }
 
-// Kick wakes idle workers (called after an operation is queued).
+// Kick wakes one idle worker (called after an operation is queued). A worker that claims an
+// operation wakes the next before running it, so a burst of queued operations is taken up by as
+// many workers as it needs, while each queued operation costs one claim, not one claim per idle
+// worker (a thousand creates at once would otherwise make every idle worker run a claim
+// transaction for each of them).
 func (e *Executor) Kick() {
-	for i := 0; i < cap(e.kick); i++ {
-		select {
-		case e.kick <- struct{}{}:
-		default:
-			return
-		}
+	select {
+	case e.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -169,6 +170,7 @@ func (e *Executor) worker() {
 			e.log.Error("claim operation", "err", err)
 		}
 		if claim != nil {
+			e.Kick()
 			e.execute(claim)
 			continue
 		}

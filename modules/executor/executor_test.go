@@ -3,13 +3,16 @@ package executor_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"gorm.io/gorm"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -340,5 +343,74 @@ func TestDestructiveIsDerivedFromPosition(t *testing.T) {
 	}
 	if (executor.Action{Stages: []string{"a"}}).Destructive(0) {
 		t.Error("an action without an irreversible stage is never destructive")
+	}
+}
+
+// countClaims counts the claim queries (the runnable-operations select) run on db.
+func countClaims(t *testing.T, db *models.DB) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	err := db.Gorm.Callback().Query().After("gorm:query").Register("test:claims", func(tx *gorm.DB) {
+		if strings.Contains(tx.Statement.SQL.String(), "ORDER BY created_at, id") {
+			n.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &n
+}
+
+// A queued operation wakes one idle worker, not all of them: each Kick costs about one claim
+// however many workers are idle, and a burst queued behind a single Kick is still taken up by
+// as many workers as it needs (each worker that claims wakes the next).
+func TestKickWakesOneWorkerAndClaimsChain(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			db := dbtest.Open(t, dialect)
+			claims := countClaims(t, db) // registered before any worker runs a query
+			p := &probe{gate: make(chan struct{})}
+			e := executor.New(db, executor.Config{Owner: "a", Workers: 32, Lease: 10 * time.Second, PollInterval: time.Hour},
+				quiet, executor.NewMetrics(prometheus.NewRegistry()), p.action())
+			e.Start(context.Background())
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				e.Stop(ctx)
+			})
+			// The workers' first claims at start find nothing; let them settle.
+			time.Sleep(200 * time.Millisecond)
+
+			// A burst of 12 behind one Kick: all 12 end up running at once (the gate holds them).
+			var ops []*models.Operation
+			for i := range 12 {
+				ops = append(ops, enqueue(t, db, fmt.Sprintf("burst-%02d", i)))
+			}
+			e.Kick()
+			deadline := time.Now().Add(5 * time.Second)
+			for p.runs.Load() < 12 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := p.runs.Load(); got != 12 {
+				t.Fatalf("%d of 12 queued operations started after one Kick", got)
+			}
+			close(p.gate)
+			for _, op := range ops {
+				waitState(t, db, e, op.ID)
+			}
+
+			// Operations queued one at a time, each with its Kick, while 32 workers idle.
+			before := claims.Load()
+			for i := range 10 {
+				op := enqueue(t, db, fmt.Sprintf("single-%02d", i))
+				e.Kick()
+				waitState(t, db, e, op.ID)
+			}
+			// Each costs its own claim, the one the claiming worker's wake-up causes, and the one its
+			// worker makes after finishing it; not one per idle worker.
+			if got := claims.Load() - before; got > 30 {
+				t.Errorf("%d claim queries for 10 operations queued one at a time with 32 idle workers", got)
+			}
+		})
 	}
 }
