@@ -25,7 +25,7 @@ import (
 
 // modelText states the simulator's service-time model the scenarios run behind.
 const modelText = "pvesim.Busy: 3 workers per node, a request holds one for a log-normal service time " +
-	"(sigma 0.35, p99 about 2.3x the median) plus the simulator's own handling; medians (pvesim.DefaultMedian): " +
+	"(sigma 0.35, p99 about 2.3x the median), the simulator's handling inside it (the answer is held until the drawn time has passed); medians (pvesim.DefaultMedian): " +
 	"container index GET /nodes/{node}/lxc 20 ms + 2 ms per container on the node, status/current 40 ms, " +
 	"task status 10 ms, POST/PUT/DELETE 60 ms, other GETs 25 ms; cluster-wide paths use the entry node's workers"
 

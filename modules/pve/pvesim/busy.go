@@ -19,8 +19,11 @@ import (
 //
 // A service time is drawn from a log-normal distribution around the median Median returns
 // for the call, with Sigma the standard deviation of its logarithm (0.35 gives a p99 about
-// 2.3 times the median). The simulator's own handling of the request runs inside the same
-// worker slot, on top of the drawn time.
+// 2.3 times the median). The drawn time is the whole service time: the simulator handles the
+// request as soon as a worker takes it, and the answer is released when the drawn time has
+// passed (or when the handling ends, if that is later). The simulator's own work is not added
+// on top: on a benchmark machine that also runs pvebill and its database, that work slows with
+// the machine's load, and adding it would count the machine's load as Proxmox's.
 type ServiceModel struct {
 	// Workers per node (default 3).
 	Workers int
@@ -115,8 +118,8 @@ func (s *Sim) Busy(m ServiceModel) *Busy {
 	return b
 }
 
-// ServeHTTP queues the request for a worker of its node, holds the worker for the drawn
-// service time and the simulator's handling, and logs it.
+// ServeHTTP queues the request for a worker of its node, has the simulator handle it, holds the
+// answer and the worker until the drawn service time has passed, and logs it.
 func (b *Busy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, apiPrefix) {
 		b.sim.ServeHTTP(w, r)
@@ -175,26 +178,49 @@ func (b *Busy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { <-sem }()
 	e.Started = time.Now()
 	t := time.NewTimer(d)
-	select {
-	case <-t.C:
-	case <-r.Context().Done():
-		t.Stop()
+	defer t.Stop()
+	hw := &heldWriter{ResponseWriter: w, finish: finish, hold: func() {
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+	}}
+	b.sim.ServeHTTP(hw, r)
+	if !hw.released {
+		hw.release(0)
 	}
-	b.sim.ServeHTTP(&statusWriter{ResponseWriter: w, finish: finish}, r)
 }
 
-type statusWriter struct {
+// heldWriter holds the answer until the drawn service time has passed, then logs it.
+type heldWriter struct {
 	http.ResponseWriter
-	finish func(status int)
+	finish   func(status int)
+	hold     func()
+	released bool
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+func (w *heldWriter) release(code int) {
+	w.released = true
+	w.hold()
 	w.finish(code)
+}
+
+func (w *heldWriter) WriteHeader(code int) {
+	if !w.released {
+		w.release(code)
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
+func (w *heldWriter) Write(p []byte) (int, error) {
+	if !w.released {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
 // Hijack lets the simulator's dropped-connection faults work behind the front.
-func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *heldWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,5 +128,58 @@ func TestBusyIndexTimeFollowsContainers(t *testing.T) {
 	log := b.Served()
 	if len(log) != 2 || log[0].Service() < 40*time.Millisecond || log[1].Service() >= 40*time.Millisecond {
 		t.Fatalf("index service times %v (n1, 40 containers) and %v (n2, none)", log[0].Service(), log[1].Service())
+	}
+}
+
+// TestBusyHandlesAtOnceAndHoldsTheAnswer: the drawn time is the whole service time. The
+// simulator handles a request as soon as a worker takes it (the change is visible at once), and
+// the answer is held until the drawn time has passed, so the simulator's own work is not added
+// on top of the draw.
+func TestBusyHandlesAtOnceAndHoldsTheAnswer(t *testing.T) {
+	s := New(Options{Nodes: []string{"n1"}})
+	if err := s.SeedGuest(Guest{VMID: 101, Type: "lxc", Node: "n1", Config: map[string]string{"hostname": "a", "memory": "512"}}); err != nil {
+		t.Fatal(err)
+	}
+	const draw = 300 * time.Millisecond
+	b := s.Busy(ServiceModel{Workers: 1, Sigma: 1e-9, Median: func(method, path string, n int) time.Duration { return draw }})
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+apiPrefix+"/nodes/n1/lxc/101/config", strings.NewReader("memory=1024"))
+	req.Header.Set("Authorization", "PVEAPIToken="+defaultTokenID+"="+defaultTokenSecret)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	answered := make(chan time.Time, 1)
+	start := time.Now()
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+		} else {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status %d", resp.StatusCode)
+			}
+		}
+		answered <- time.Now()
+	}()
+	deadline := start.Add(draw / 2)
+	for {
+		if g, _ := s.Guest(101); g.Config["memory"] == "1024" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the change was not applied within half the drawn time")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	select {
+	case at := <-answered:
+		t.Fatalf("answered after %v, before the drawn %v", at.Sub(start), draw)
+	default:
+	}
+	if at := <-answered; at.Sub(start) < draw {
+		t.Fatalf("answered after %v", at.Sub(start))
+	}
+	if l := b.Served(); len(l) != 1 || l[0].Service() < draw || l[0].Status != http.StatusOK {
+		t.Fatalf("log %+v", l)
 	}
 }
