@@ -68,10 +68,11 @@ func (d *taskDurations) observe(typ string, lo, hi time.Duration) {
 }
 
 // pollSchedule says when to poll a task next. Without a learned window it backs off from the
-// first interval by the factor up to the ceiling. With one, it polls once after the first
-// interval (quick failures), then at 1/8, 1/4, 1/2 and 3/4 of the window's start (a task that
-// ends before its type's window is seen within a quarter of the expected time), then up to
-// windowPolls times evenly across the window (once, at its end, when it is narrower than minWindowStep), and past the window falls back to the ceiling.
+// first interval by the factor up to the ceiling. With one, it polls before the window no more
+// often than every quarter of the window's start or the ceiling, whichever is longer (a task
+// that ends early, a quick failure too, is seen that late at most), then up to windowPolls times
+// evenly across the window (once, at its end, when the window is narrower than minWindowStep),
+// and past the window falls back to the ceiling.
 type pollSchedule struct {
 	interval, ceiling time.Duration
 	factor            float64
@@ -84,15 +85,14 @@ type pollSchedule struct {
 // (at is 0 before the first poll).
 func (p *pollSchedule) next(at time.Duration) time.Duration {
 	p.polls++
-	if p.polls == 1 && (!p.learned || p.win.Lo >= p.interval) {
-		return p.interval
-	}
 	if !p.learned || at >= p.win.Hi {
-		if p.learned {
+		switch {
+		case p.polls == 1:
+		case p.learned:
 			// The window passed with the task still running: it runs longer than its type
 			// used to; poll at the ceiling from here.
 			p.interval = p.ceiling
-		} else {
+		default:
 			p.interval = min(time.Duration(float64(p.interval)*p.factor), p.ceiling)
 		}
 		return at + p.interval
@@ -100,13 +100,12 @@ func (p *pollSchedule) next(at time.Duration) time.Duration {
 	fine := min(minWindowStep, p.ceiling/4)
 	step := max(fine, (p.win.Hi-p.win.Lo)/windowPolls)
 	if at < p.win.Lo {
-		for _, t := range []time.Duration{p.win.Lo / 8, p.win.Lo / 4, p.win.Lo / 2, p.win.Lo * 3 / 4} {
-			if t > at && t-at >= p.interval {
-				return t
-			}
-		}
 		// The window's first poll: a step into it, or its end when it is narrower than a step.
-		return max(min(p.win.Lo+step, p.win.Hi), at+fine)
+		first := max(min(p.win.Lo+step, p.win.Hi), at+fine)
+		if gap := max(p.ceiling, p.win.Lo/4); first-at > gap {
+			return at + gap
+		}
+		return first
 	}
 	return at + step
 }

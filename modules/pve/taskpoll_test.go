@@ -68,11 +68,19 @@ func TestPollScheduleLearnsTaskEnds(t *testing.T) {
 	if _, seen := virtualWait(c, "vzstart", 2500*time.Millisecond); seen-2500*time.Millisecond < 500*time.Millisecond {
 		t.Errorf("vzstart used what vzcreate learned: seen %v", seen)
 	}
+	// A learned task shorter than the ceiling needs no poll before its window: two polls at most.
+	for range 4 {
+		virtualWait(c, "vzstart", 2500*time.Millisecond)
+	}
+	if polls, seen := virtualWait(c, "vzstart", 2500*time.Millisecond); polls > 2 || seen-2500*time.Millisecond > minWindowStep {
+		t.Errorf("learned 2.5 s task: %d polls, seen %v late", polls, seen-2500*time.Millisecond)
+	}
 }
 
 // TestPollScheduleAdapts: a task that runs longer than its type's window is seen stopped within
 // the ceiling interval of its end; one that ends before the window within a quarter of the
-// window's start; a type whose durations spread widely keeps a bounded number of polls.
+// window's start (or the ceiling, if longer); a type whose durations spread widely keeps a
+// bounded number of polls.
 func TestPollScheduleAdapts(t *testing.T) {
 	c := defaultClient(t)
 	for range 4 {
