@@ -40,26 +40,48 @@ func isPoll(path string) bool {
 
 // work sums the service time of served requests, task-status polls counted once per task (the
 // one read that must see it stopped; further polls are the client's cost), and separately the
-// part the entry node serves (cluster-wide paths).
-func work(log []pvesim.Served) (total, entry time.Duration, calls int) {
+// part the entry node serves (cluster-wide paths). With mean set, each request counts its
+// shape's mean service time instead of its own.
+func work(log []pvesim.Served, mean map[string]time.Duration) (total, entry time.Duration, calls int) {
+	service := func(r pvesim.Served) time.Duration {
+		if d, ok := mean[shape(r.Method, r.Path)]; ok {
+			return d
+		}
+		return r.Service()
+	}
 	polls := map[string]time.Duration{}
 	for _, r := range log {
 		if isPoll(r.Path) {
-			if d, ok := polls[r.Path]; !ok || r.Service() < d {
-				polls[r.Path] = r.Service()
+			if d, ok := polls[r.Path]; !ok || service(r) < d {
+				polls[r.Path] = service(r)
 			}
 			continue
 		}
 		calls++
-		total += r.Service()
+		total += service(r)
 		if !strings.HasPrefix(r.Path, "/nodes/") {
-			entry += r.Service()
+			entry += service(r)
 		}
 	}
 	for _, d := range polls {
 		total += d
 	}
 	return total, entry, calls + len(polls)
+}
+
+// meanService is the mean service time of each request shape in a log.
+func meanService(log []pvesim.Served) map[string]time.Duration {
+	sum, n := map[string]time.Duration{}, map[string]int{}
+	for _, r := range log {
+		k := shape(r.Method, r.Path)
+		sum[k] += r.Service()
+		n[k]++
+	}
+	out := make(map[string]time.Duration, len(sum))
+	for k, d := range sum {
+		out[k] = d / time.Duration(n[k])
+	}
+	return out
 }
 
 func provisioning(t *testing.T, rep *Report) {
@@ -100,14 +122,16 @@ func provisioning(t *testing.T, rep *Report) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("single create: %d", resp.StatusCode)
 	}
-	w1, e1, calls1 := work(busy.Served())
+	alone := busy.Served()
 	busy.ResetLog()
 	// The ideal: every create needs the single create's work; no schedule ends before one
 	// create's chain (its calls in sequence and its two tasks), before that work for all creates
 	// is spread over every worker of every node, or before the cluster-wide part is done by the
 	// entry node's workers.
-	bound := max(w1+2*task, w1*time.Duration(creates)/time.Duration(nodes*model.Workers),
-		e1*time.Duration(creates)/time.Duration(model.Workers))
+	idealBound := func(w1, e1 time.Duration) time.Duration {
+		return max(w1+2*task, w1*time.Duration(creates)/time.Duration(nodes*model.Workers),
+			e1*time.Duration(creates)/time.Duration(model.Workers))
+	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 	start := time.Now()
@@ -134,6 +158,14 @@ func provisioning(t *testing.T, rep *Report) {
 	}
 	elapsed := time.Since(start)
 	served := busy.Served()
+	// The single create's calls, each at its shape's mean service time over the whole run
+	// (thousands of draws), so that the bound does not hang on the single create's 18 draws;
+	// calls the creates made beyond the single create's, and polls beyond one a task, are not
+	// in it.
+	w1, e1, calls1 := work(alone, meanService(served))
+	bound := idealBound(w1, e1)
+	drawn1, drawnE1, _ := work(alone, nil)
+	drawnBound := idealBound(drawn1, drawnE1)
 	perNode := map[string]int{}
 	for i := range nodes {
 		perNode[fmt.Sprintf("node%02d", i+1)] = 0
@@ -141,7 +173,7 @@ func provisioning(t *testing.T, rep *Report) {
 	for _, r := range served {
 		perNode[r.Node]++
 	}
-	wAll, _, _ := work(served)
+	wAll, _, _ := work(served, nil)
 
 	var succeeded, failed int64
 	st.db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", "create", models.OpSucceeded).Count(&succeeded)
@@ -207,8 +239,9 @@ func provisioning(t *testing.T, rep *Report) {
 		busiest = max(busiest, n)
 		created += n
 	}
-	// The bound again, with every create placed as pvebill placed the guests it made (most free
-	// memory first): the busiest node's share of the node-side work on its workers.
+	// The bound again, with every create placed as pvebill placed the guests it made (fewest
+	// creates in flight, then most free memory): the busiest node's share of the node-side work
+	// on its workers.
 	placedBound := bound
 	if created > 0 {
 		placedBound = max(bound, (w1-e1)*time.Duration(creates)*time.Duration(busiest)/time.Duration(created*model.Workers))
@@ -225,20 +258,125 @@ func provisioning(t *testing.T, rep *Report) {
 	}
 	rep.info(sc, "creates", float64(creates), "", fmt.Sprintf("%d nodes x %d workers, task time %v, submitted in %.1f s",
 		nodes, model.Workers, task, submitted.Seconds()))
-	rep.info(sc, "completion time", elapsed.Seconds(), "s", fmt.Sprintf("ideal bound %.1f s from a single create's %d calls, %.0f ms of service",
+	rep.info(sc, "completion time", elapsed.Seconds(), "s", fmt.Sprintf("ideal bound %.1f s from a single create's %d calls at the run's mean service time of each (%.0f ms in all)",
 		bound.Seconds(), calls1, ms(w1)))
 	rep.target(sc, "completion time / ideal bound", elapsed.Seconds()/bound.Seconds(), "x", "<=", 1.25, false, "")
+	rep.info(sc, "completion time / the bound from the single create's own draws", elapsed.Seconds()/drawnBound.Seconds(), "x",
+		fmt.Sprintf("%.0f ms of service drawn for its calls", ms(drawn1)))
 	rep.info(sc, "completion time / bound with pvebill's placement", elapsed.Seconds()/placedBound.Seconds(), "x",
 		fmt.Sprintf("%.1f s: the busiest node's share of the node-side work on its %d workers", placedBound.Seconds(), model.Workers))
 	rep.info(sc, "Proxmox calls per create, all at once", float64(len(served))/float64(creates), "",
 		fmt.Sprintf("%d alone; %.0f ms of service per create (one poll a task); requests per node: %s",
 			calls1, ms(wAll)/float64(creates), strings.Join(spread, ", ")))
+	pollsAlone, pollsAll := 0, 0
+	for _, r := range alone {
+		if isPoll(r.Path) {
+			pollsAlone++
+		}
+	}
+	busyPer := map[string]time.Duration{}
+	for _, r := range served {
+		busyPer[r.Node] += r.Service()
+		if isPoll(r.Path) {
+			pollsAll++
+		}
+	}
+	rep.info(sc, "calls per create beyond a lone create's, polls left out",
+		float64(len(served)-pollsAll)/float64(creates)-float64(len(alone)-pollsAlone), "", extraCalls(alone, served, creates))
+	rep.info(sc, "task-status polls per create", float64(pollsAll)/float64(creates), "", fmt.Sprintf("%d alone", pollsAlone))
+	var util []string
+	for _, n := range sortedNodes(perNode) {
+		util = append(util, fmt.Sprintf("%s %.0f%%", n, 100*busyPer[n].Seconds()/(elapsed.Seconds()*float64(model.Workers))))
+	}
+	var busyAll time.Duration
+	for _, d := range busyPer {
+		busyAll += d
+	}
+	rep.info(sc, "node workers busy over the run", 100*busyAll.Seconds()/(elapsed.Seconds()*float64(nodes*model.Workers)), "%",
+		strings.Join(util, ", ")+"; per 10 s of the run: "+timeline(served, start, elapsed, nodes*model.Workers))
 	rep.target(sc, "duplicate VMIDs", float64(dupVMIDs), "", "==", 0, true, "")
 	rep.target(sc, "duplicate guests", float64(dupGuests), "", "==", 0, true,
 		fmt.Sprintf("%d containers created: %s", guests, strings.Join(where, ", ")))
 	rep.target(sc, "creates failed", float64(failed), "", "==", 0, true, strings.Join(why, ", "))
 	rep.target(sc, "operations lost", float64(lost), "", "==", 0, true, "accepted creates without an operation row")
 	rep.target(sc, "creates not ended by the deadline", float64(unfinished), "", "==", 0, true, "")
+}
+
+// shape is a request's method and path with node names, vmids and UPIDs replaced by their
+// parameter names.
+func shape(method, path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i, p := range parts {
+		switch {
+		case i == 1 && parts[0] == "nodes":
+			parts[i] = "{node}"
+		case strings.HasPrefix(p, "UPID:"):
+			parts[i] = "{upid}"
+		case p != "" && strings.Trim(p, "0123456789") == "":
+			parts[i] = "{vmid}"
+		}
+	}
+	return method + " /" + strings.Join(parts, "/")
+}
+
+// extraCalls names the request shapes (task-status polls left out) a create made more often
+// when all creates ran at once than when one ran alone, with the calls per create they added,
+// most first.
+func extraCalls(alone, all []pvesim.Served, creates int) string {
+	one, many := map[string]int{}, map[string]int{}
+	for _, r := range alone {
+		if !isPoll(r.Path) {
+			one[shape(r.Method, r.Path)]++
+		}
+	}
+	for _, r := range all {
+		if !isPoll(r.Path) {
+			many[shape(r.Method, r.Path)]++
+		}
+	}
+	type extra struct {
+		shape string
+		per   float64
+	}
+	var out []extra
+	for k, n := range many {
+		if per := float64(n)/float64(creates) - float64(one[k]); per >= 0.05 {
+			out = append(out, extra{k, per})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].per > out[j].per })
+	var b []string
+	for _, e := range out {
+		b = append(b, fmt.Sprintf("%s +%.2f", e.shape, e.per))
+	}
+	if len(b) == 0 {
+		return "none"
+	}
+	return strings.Join(b, ", ")
+}
+
+// timeline is the share of all node workers busy in each 10 s of the run.
+func timeline(served []pvesim.Served, start time.Time, elapsed time.Duration, workers int) string {
+	const slot = 10 * time.Second
+	busy := make([]time.Duration, int(elapsed/slot)+1)
+	for _, r := range served {
+		for t := r.Started; t.Before(r.Ended); {
+			k := int(t.Sub(start) / slot)
+			end := start.Add(time.Duration(k+1) * slot)
+			if end.After(r.Ended) {
+				end = r.Ended
+			}
+			if k >= 0 && k < len(busy) {
+				busy[k] += end.Sub(t)
+			}
+			t = end
+		}
+	}
+	out := make([]string, len(busy))
+	for k, d := range busy {
+		out[k] = fmt.Sprintf("%.0f%%", 100*d.Seconds()/(slot.Seconds()*float64(workers)))
+	}
+	return strings.Join(out, " ")
 }
 
 func sortedNodes(m map[string]int) []string {
@@ -252,10 +390,12 @@ func sortedNodes(m map[string]int) []string {
 
 // taskWait runs single creates one after another against the simulator without a service-time
 // model, the create and start tasks each taking T, and measures the signed create with ?wait=60
-// end to end minus the task time, and the task-status polls per task.
+// end to end minus the task time, and the task-status polls per task. The first create of the
+// process is reported on its own: the client has not yet seen a task of either type end, so it
+// polls with its plain back-off; the target is held to the creates after it.
 func taskWait(t *testing.T, rep *Report) {
 	const sc = "4 task wait"
-	task, runs := scale(10*time.Second, 200*time.Millisecond), scale(3, 1)
+	task, runs := scale(10*time.Second, 200*time.Millisecond), scale(4, 2)
 	sim := provSim(t, 2, task)
 	hs := httptest.NewServer(sim)
 	t.Cleanup(hs.Close)
@@ -331,8 +471,11 @@ func taskWait(t *testing.T, rep *Report) {
 		overheads = append(overheads, (e2e-2*task).Seconds()*1000)
 	}
 	rep.info(sc, "task time T", task.Seconds(), "s", fmt.Sprintf("single creates, the create and the start task T each, %d runs", runs))
-	rep.target(sc, "end to end minus 2T, median", median(overheads), "ms", "<=", 300, false,
-		fmt.Sprintf("max %.0f ms; of it %.0f ms (median) polling past the tasks' ends", maxOf(overheads), median(pasts)))
+	rep.info(sc, "end to end minus 2T, first create of the process", overheads[0], "ms",
+		fmt.Sprintf("%.0f ms of it polling past the tasks' ends, before any task of the type was seen ending", pasts[0]))
+	rep.target(sc, "end to end minus 2T, median", median(overheads[1:]), "ms", "<=", 300, false,
+		fmt.Sprintf("the %d creates after the first; max %.0f ms; of it %.0f ms (median) polling past the tasks' ends",
+			runs-1, maxOf(overheads[1:]), median(pasts[1:])))
 	rep.target(sc, "task-status polls per task of T", float64(maxPolls), "", "<=", 10, *full,
 		fmt.Sprintf("%.1f on average", float64(polls.Load())/float64(2*runs)))
 }
