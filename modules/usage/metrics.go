@@ -2,6 +2,7 @@ package usage
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -29,11 +30,27 @@ func (l GuestLabels) values() []string {
 //	pvebill_guest_swap_limit_bytes{…}
 //	pvebill_guest_swap_5m_avg_bytes{…}
 //	pvebill_guest_swap_5m_max_bytes{…}
+//
+// It is one collector that emits the series in the order the Prometheus registry sorts them
+// into (by label value, labels by name): the registry's sort then runs over sorted input in
+// linear time, so a scrape's cost grows with the number of guests, not faster (R34). The order
+// is kept between scrapes and rebuilt only when guests come, go or move.
 type GuestMetrics struct {
-	swap, limit, avg, max *prometheus.GaugeVec
+	descs [guestFamilies]*prometheus.Desc
 
 	mu     sync.Mutex
-	series map[string]GuestLabels // by service_id
+	series map[string]*guestSeries // by service_id
+	order  []*guestSeries          // sorted as the registry sorts; nil when it must be rebuilt
+}
+
+const guestFamilies = 4 // swap, limit, 5m avg, 5m max
+
+type guestSeries struct {
+	labels GuestLabels
+	values [guestFamilies]float64
+	known  [guestFamilies]bool
+	key    [5]string // label values in the order of the label names sorted
+	vals   []string  // label values in GuestLabelNames order
 }
 
 // GuestLabelNames are the labels of every per-guest series.
@@ -41,22 +58,50 @@ var GuestLabelNames = []string{"cluster", "node", "vmid", "service_id", "guest_t
 
 // NewGuestMetrics creates the per-guest series and registers them on reg.
 func NewGuestMetrics(reg prometheus.Registerer) *GuestMetrics {
-	g := func(name, help string) *prometheus.GaugeVec {
-		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, GuestLabelNames)
-	}
+	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, GuestLabelNames, nil) }
 	m := &GuestMetrics{
-		swap:   g("pvebill_guest_swap_bytes", "Swap used by the guest at its latest sample."),
-		limit:  g("pvebill_guest_swap_limit_bytes", "Swap the guest may use (its configured swap)."),
-		avg:    g("pvebill_guest_swap_5m_avg_bytes", "Average swap used over the last five minutes of samples."),
-		max:    g("pvebill_guest_swap_5m_max_bytes", "Maximum swap used over the last five minutes of samples."),
-		series: map[string]GuestLabels{},
+		descs: [guestFamilies]*prometheus.Desc{
+			d("pvebill_guest_swap_bytes", "Swap used by the guest at its latest sample."),
+			d("pvebill_guest_swap_limit_bytes", "Swap the guest may use (its configured swap)."),
+			d("pvebill_guest_swap_5m_avg_bytes", "Average swap used over the last five minutes of samples."),
+			d("pvebill_guest_swap_5m_max_bytes", "Maximum swap used over the last five minutes of samples."),
+		},
+		series: map[string]*guestSeries{},
 	}
-	reg.MustRegister(m.swap, m.limit, m.avg, m.max)
+	reg.MustRegister(m)
 	return m
 }
 
-func (m *GuestMetrics) vecs() []*prometheus.GaugeVec {
-	return []*prometheus.GaugeVec{m.swap, m.limit, m.avg, m.max}
+// Describe sends the four families' descriptions.
+func (m *GuestMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range m.descs {
+		ch <- d
+	}
+}
+
+// Collect sends every known value, family by family, each family in the registry's order.
+func (m *GuestMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	if m.order == nil {
+		m.order = make([]*guestSeries, 0, len(m.series))
+		for _, g := range m.series {
+			m.order = append(m.order, g)
+		}
+		slices.SortFunc(m.order, func(a, b *guestSeries) int { return slices.Compare(a.key[:], b.key[:]) })
+	}
+	var out []prometheus.Metric
+	for f, d := range m.descs {
+		for _, g := range m.order {
+			if g.known[f] {
+				out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, g.values[f], g.vals...))
+			}
+		}
+	}
+	m.mu.Unlock()
+	// Sent outside the lock: the registry reads the channel as it goes.
+	for _, x := range out {
+		ch <- x
+	}
 }
 
 // Set publishes a guest's latest sample. A nil value removes that series rather than showing 0.
@@ -64,34 +109,34 @@ func (m *GuestMetrics) vecs() []*prometheus.GaugeVec {
 func (m *GuestMetrics) Set(l GuestLabels, swap, limit *int64, w *Window) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old, ok := m.series[l.ServiceID]; ok && old != l {
-		m.deleteLocked(old)
+	g, ok := m.series[l.ServiceID]
+	if !ok || g.labels != l {
+		vals := l.values()
+		// Label names sorted: cluster, guest_type, node, service_id, vmid.
+		g = &guestSeries{labels: l, vals: vals, key: [5]string{vals[0], vals[4], vals[1], vals[3], vals[2]}}
+		m.series[l.ServiceID] = g
+		m.order = nil
 	}
-	m.series[l.ServiceID] = l
-	vals := l.values()
-	set := func(v *prometheus.GaugeVec, x *int64) {
-		if x == nil {
-			v.DeleteLabelValues(vals...)
-			return
+	set := func(f int, x *int64) {
+		g.known[f] = x != nil
+		if x != nil {
+			g.values[f] = float64(*x)
 		}
-		v.WithLabelValues(vals...).Set(float64(*x))
 	}
-	set(m.swap, swap)
-	set(m.limit, limit)
+	set(0, swap)
+	set(1, limit)
 	if w != nil {
-		set(m.avg, &w.Avg)
-		set(m.max, &w.Max)
+		set(2, &w.Avg)
+		set(3, &w.Max)
 	} else {
-		set(m.avg, nil)
-		set(m.max, nil)
+		set(2, nil)
+		set(3, nil)
 	}
 }
 
-func (m *GuestMetrics) deleteLocked(l GuestLabels) {
-	for _, v := range m.vecs() {
-		v.DeleteLabelValues(l.values()...)
-	}
-	delete(m.series, l.ServiceID)
+func (m *GuestMetrics) deleteLocked(serviceID string) {
+	delete(m.series, serviceID)
+	m.order = nil
 }
 
 // RetainNode removes the series of the node's guests whose service is not in keep (stopped,
@@ -100,9 +145,9 @@ func (m *GuestMetrics) RetainNode(cluster, node string, keep map[string]bool) []
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var gone []string
-	for id, l := range m.series {
-		if l.Cluster == cluster && l.Node == node && !keep[id] {
-			m.deleteLocked(l)
+	for id, g := range m.series {
+		if g.labels.Cluster == cluster && g.labels.Node == node && !keep[id] {
+			m.deleteLocked(id)
 			gone = append(gone, id)
 		}
 	}
@@ -114,9 +159,9 @@ func (m *GuestMetrics) RetainNode(cluster, node string, keep map[string]bool) []
 func (m *GuestMetrics) RetainNodes(cluster string, nodes map[string]bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, l := range m.series {
-		if l.Cluster == cluster && !nodes[l.Node] {
-			m.deleteLocked(l)
+	for id, g := range m.series {
+		if g.labels.Cluster == cluster && !nodes[g.labels.Node] {
+			m.deleteLocked(id)
 		}
 	}
 }

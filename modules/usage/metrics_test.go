@@ -3,11 +3,14 @@ package usage_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"pvebill/modules/usage"
 )
@@ -75,5 +78,56 @@ func TestReconciliationGauge(t *testing.T) {
 	usage.NewReconciliationGauge(reg, stateCount{err: errors.New("down")})
 	if n := testutil.CollectAndCount(reg, "pvebill_services_needs_reconciliation"); n != 0 {
 		t.Fatalf("%d series while the database is down, want none", n)
+	}
+}
+
+// R34: the per-guest series are emitted in the order the registry sorts them into (label
+// values, labels by name), family by family, so the registry's sort of a scrape runs over
+// sorted input and a scrape's cost grows linearly with the guests. Guests added, moved and
+// removed between scrapes keep the order.
+func TestGuestMetricsEmittedInRegistryOrder(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := usage.NewGuestMetrics(reg)
+	set := func(i int, node string) {
+		m.Set(usage.GuestLabels{Cluster: "c1", Node: node, VMID: 100 + i*37%1000, ServiceID: fmt.Sprintf("svc-%d", i*7919%1000),
+			GuestType: []string{"container", "vm"}[i%2]}, i64(int64(i)), i64(1<<30), &usage.Window{Avg: 1, Max: 2})
+	}
+	check := func(when string) {
+		t.Helper()
+		ch := make(chan prometheus.Metric, 8192)
+		m.Collect(ch)
+		close(ch)
+		var prev *dto.Metric
+		prevDesc := ""
+		for x := range ch {
+			var d dto.Metric
+			if err := x.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			if desc := x.Desc().String(); desc != prevDesc {
+				prev, prevDesc = nil, desc
+			}
+			if prev != nil && slices.CompareFunc(prev.Label, d.Label, func(a, b *dto.LabelPair) int {
+				return strings.Compare(a.GetValue(), b.GetValue())
+			}) >= 0 {
+				t.Fatalf("%s: %v emitted after %v", when, d.Label, prev.Label)
+			}
+			prev = &d
+		}
+	}
+	for i := range 500 {
+		set(i, fmt.Sprintf("pve%d", i%7))
+	}
+	check("first scrape")
+	for i := range 50 {
+		set(i*3, "pve9") // moved
+	}
+	m.RetainNode("c1", "pve3", nil)
+	for i := 500; i < 600; i++ {
+		set(i, "pve1")
+	}
+	check("after moves, removals and additions")
+	if n := testutil.CollectAndCount(reg, guestNames...); n != 4*m.Len() {
+		t.Fatalf("%d series for %d guests", n, m.Len())
 	}
 }
