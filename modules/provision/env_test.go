@@ -92,6 +92,10 @@ func newEnv(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addre
 	return newEnvPlans(t, dialect, sim, addrs, false)
 }
 
+// sharedReadTTL is how long the test environments' creates share node lists and next-id reads:
+// short, so that a test that changes the cluster sees the change after a short wait.
+var sharedReadTTL = 50 * time.Millisecond
+
 func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses, pool bool) *env {
 	t.Helper()
 	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
@@ -122,7 +126,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 		log, executor.NewMetrics(e.reg))
 	e.svc = provision.New(provision.Options{DB: e.db, Plans: ps, Modules: reg,
 		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: e.exec.Secrets(),
-		Log: log, Metrics: provision.NewMetrics(e.reg)})
+		Log: log, Metrics: provision.NewMetrics(e.reg), SharedReadTTL: sharedReadTTL})
 	for _, a := range e.svc.Actions() {
 		e.exec.Register(a)
 	}

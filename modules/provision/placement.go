@@ -21,29 +21,43 @@ import (
 // flight spreads a burst of creates over the nodes: Proxmox's memory figures do not move until
 // the guests run, so by memory alone every create of a burst lands on one node, and a node's
 // API workers then set the pace for all of them. The count is read and the choice recorded under
-// one lock per process (another replica's choices are seen once recorded). A VM is cloned on the
+// one lock per process (another replica's choices are seen once recorded). The node figures are
+// a shared read (sharedRead): a node that went offline less than SharedReadTTL ago may still be
+// chosen, and that create fails as proxmox_unavailable, to be retried. A VM is cloned on the
 // node holding its template instead (templateNode).
 func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan, serviceID string) (string, error) {
-	rows, err := cl.Client.Cluster().Resources(ctx, "node")
+	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
+		rows, err := cl.Client.Cluster().Resources(ctx, "node")
+		if err != nil {
+			return nil, fmt.Errorf("list nodes of %s: %w", cl.Name, err)
+		}
+		var out []nodeFigures
+		for _, r := range rows {
+			if r.Type == "node" {
+				out = append(out, nodeFigures{Name: r.Node, Online: r.Status == "online", Free: int64(r.MaxMem) - int64(r.Mem)})
+			}
+		}
+		return out, nil
+	})
 	if err != nil {
-		return "", fmt.Errorf("list nodes of %s: %w", cl.Name, err)
+		return "", err
 	}
 	type candidate struct {
 		name string
 		free int64
 	}
 	var nodes []candidate
-	for _, r := range rows {
-		if r.Type != "node" || r.Status != "online" {
+	for _, r := range figures {
+		if !r.Online {
 			continue
 		}
-		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Node) {
+		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Name) {
 			continue
 		}
-		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Node) {
+		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Name) {
 			continue
 		}
-		nodes = append(nodes, candidate{r.Node, int64(r.MaxMem) - int64(r.Mem)})
+		nodes = append(nodes, candidate{r.Name, r.Free})
 	}
 	if len(nodes) == 0 {
 		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
@@ -129,16 +143,24 @@ func (s *Service) templateNode(ctx context.Context, cl Cluster, tmpl int) (strin
 // concurrent creates before it gives up (each loss costs one insert, no Proxmox call).
 const maxReserveRaces = 4096
 
-// allocateVMID reserves a free vmid for the service (R2). Concurrent creates race for a candidate
+// allocateVMID reserves a free vmid for the service (R2). The search starts at Proxmox's next
+// free id, a shared read (sharedRead) since each candidate is reserved and confirmed on its own.
+// Concurrent creates race for a candidate
 // in our database first (unique (cluster, vmid)): the loser moves to the next id at the cost of
 // one statement, so a thousand creates at once do not all collide at Proxmox. The winner then
 // confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
 // holds volumes named for it (a new guest would inherit them); a refused id is released and
 // skipped, and each refusal counts against the bound.
 func (s *Service) allocateVMID(ctx context.Context, cl Cluster, serviceID, node string, skip map[int]bool) (int, error) {
-	base, err := cl.Client.Cluster().NextID(ctx, nil)
+	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
+		id, err := cl.Client.Cluster().NextID(ctx, nil)
+		if err != nil {
+			return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
+		}
+		return id, nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
+		return 0, err
 	}
 	refusals := 0
 	for races := 0; races < maxReserveRaces && refusals < s.attempts; {

@@ -52,6 +52,7 @@ func TestPlacement(t *testing.T) {
 	}
 
 	e.sim.SetNodeOnline("pve3", false)
+	time.Sleep(2 * sharedReadTTL) // the node list creates share is read again
 	req.ServiceID = "svc-p3-off"
 	op, _, err := e.svc.Create(ctx, "whmcs", req)
 	if err != nil {
@@ -96,20 +97,41 @@ func (e *env) burst(reqs []provision.CreateRequest) map[string]int {
 }
 
 // A burst of creates is spread over the nodes by the creates in flight on each, not piled on
-// the node with the most free memory (whose figure does not move until the guests run); and a
-// node without the plan's memory free is passed over however idle it is.
+// the node with the most free memory (whose figure does not move until the guests run); the
+// burst shares its reads of the node list and of the next free vmid; and a node without the
+// plan's memory free is passed over however idle it is.
 func TestPlacementSpreadsABurst(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			nodes := []string{"pve1", "pve2", "pve3"}
 			sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: nodes,
 				TaskDuration: 150 * time.Millisecond})
+			ttl := sharedReadTTL
+			sharedReadTTL = time.Minute
 			e := newEnv(t, dialect, sim, nil)
+			sharedReadTTL = ttl
+			e.sim.ResetLog()
 			var reqs []provision.CreateRequest
 			for i := range 12 {
 				reqs = append(reqs, ctReq(fmt.Sprintf("svc-burst-%02d", i)))
 			}
 			perNode := e.burst(reqs)
+			// The creates share one read of the node list and of the next free vmid; each
+			// candidate vmid is still confirmed on its own.
+			lists, bases, confirms := 0, 0, 0
+			for _, r := range e.sim.Requests() {
+				switch {
+				case r.Path == "/cluster/resources" && r.Form.Get("type") == "node":
+					lists++
+				case r.Path == "/cluster/nextid" && r.Form.Get("vmid") == "":
+					bases++
+				case r.Path == "/cluster/nextid":
+					confirms++
+				}
+			}
+			if lists != 1 || bases != 1 || confirms < 12 {
+				t.Errorf("12 creates read the node list %d times, the next id %d times, confirmed %d ids", lists, bases, confirms)
+			}
 			for _, n := range nodes {
 				// 4 executor workers over 3 nodes: each node holds one or two creates at a time.
 				if perNode[n] < 2 || perNode[n] > 6 {

@@ -71,6 +71,9 @@ type Options struct {
 	VMIDAttempts int
 	// Now is the clock (tests).
 	Now func() time.Time
+	// SharedReadTTL is how long creates share the node list and the next free vmid they read
+	// from a cluster (zero: DefaultSharedReadTTL; negative: not shared).
+	SharedReadTTL time.Duration
 }
 
 // Service is the provisioning layer between the HTTP handlers and the guest modules: it
@@ -91,6 +94,9 @@ type Service struct {
 	fwState  map[string]string
 	// placeMu makes a placement's read of the creates in flight and its record one step.
 	placeMu sync.Mutex
+	readTTL time.Duration
+	readsMu sync.Mutex
+	shared  map[string]*clusterReads
 }
 
 // New builds the service.
@@ -104,7 +110,10 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: map[string]Cluster{}, addrs: o.Addresses,
+	if o.SharedReadTTL == 0 {
+		o.SharedReadTTL = DefaultSharedReadTTL
+	}
+	s := &Service{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans, mods: o.Modules, clusters: map[string]Cluster{}, addrs: o.Addresses,
 		secrets: o.Secrets, log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now, fwState: map[string]string{}}
 	for _, c := range o.Clusters {
 		s.clusters[c.Name] = c
