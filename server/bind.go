@@ -30,13 +30,61 @@ func newValidator() *validator.Validate {
 		return name
 	})
 	_ = v.RegisterValidation("serviceid", func(fl validator.FieldLevel) bool {
-		return ServiceIDPattern.MatchString(fl.Field().String())
+		return validServiceID(fl.Field().String())
+	})
+	// The validator's own hostname_rfc1123 runs a regular expression; this is the same
+	// language checked byte by byte (see hostnameRFC1123).
+	_ = v.RegisterValidation("hostname_rfc1123", func(fl validator.FieldLevel) bool {
+		return hostnameRFC1123(fl.Field().String())
 	})
 	return v
 }
 
-// ServiceIDPattern is the shape of a service id (API.md Create).
+// ServiceIDPattern is the shape of a service id (API.md Create). validServiceID checks the
+// same shape without a regular expression.
 var ServiceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// validServiceID reports whether s matches ServiceIDPattern.
+func validServiceID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; !isAlnum(b) && b != '.' && b != '_' && b != ':' && b != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(b byte) bool {
+	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+}
+
+// hostnameRFC1123 reports whether s is an RFC 1123 host name as the validator's
+// hostname_rfc1123 defines it (^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$):
+// dot-separated labels of 1 to 63 letters, digits and hyphens that neither start nor end
+// with a hyphen.
+func hostnameRFC1123(s string) bool {
+	if len(s) == 0 {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if b := s[i]; !isAlnum(b) && b != '-' {
+				return false
+			}
+			continue
+		}
+		label := s[start:i]
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
 
 // bindJSON decodes the raw request body strictly (unknown fields refused, one JSON value only)
 // into v and validates it. Every failure is a typed Problem.
