@@ -150,7 +150,7 @@ func (s *Server) authMiddleware() gin.HandlerFunc {
 			writeError(c, s.log, err)
 			return
 		}
-		c.Set(ctxClient, cl)
+		state(c).client = cl
 		c.Next()
 	}
 }
@@ -169,9 +169,4 @@ func requireScope(scopes ...string) gin.HandlerFunc {
 	}
 }
 
-func client(c *gin.Context) *Client {
-	if v, ok := c.Get(ctxClient); ok {
-		return v.(*Client)
-	}
-	return nil
-}
+func client(c *gin.Context) *Client { return state(c).client }

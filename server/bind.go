@@ -90,7 +90,7 @@ func hostnameRFC1123(s string) bool {
 // into v and validates it. Every failure is a typed Problem.
 func bindJSON(c *gin.Context, v any) error {
 	ct := c.GetHeader("Content-Type")
-	if ct != "" {
+	if ct != "" && ct != "application/json" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return i18n.NewProblem(415, i18n.CodeUnsupportedMediaType)

@@ -57,8 +57,6 @@ func operationView(op *models.Operation, lang string) OperationView {
 	return v
 }
 
-const ctxWait = "pvebill.wait"
-
 // waitMiddleware validates ?wait=N before a handler runs, so a bad value changes nothing.
 func waitMiddleware(c *gin.Context) {
 	d, err := parseWait(c)
@@ -66,18 +64,17 @@ func waitMiddleware(c *gin.Context) {
 		writeProblem(c, err.(*i18n.Problem))
 		return
 	}
-	c.Set(ctxWait, d)
+	state(c).wait = d
 	c.Next()
 }
 
-func waitOf(c *gin.Context) time.Duration {
-	d, _ := c.Get(ctxWait)
-	w, _ := d.(time.Duration)
-	return w
-}
+func waitOf(c *gin.Context) time.Duration { return state(c).wait }
 
 // parseWait reads ?wait=N (whole seconds, 0–60).
 func parseWait(c *gin.Context) (time.Duration, error) {
+	if c.Request.URL.RawQuery == "" {
+		return 0, nil // no query to parse
+	}
 	raw, ok := c.GetQuery("wait")
 	if !ok {
 		return 0, nil

@@ -39,12 +39,11 @@ const problemTypeBase = "https://pvebill.dev/problems/"
 
 // lang returns the negotiated language of the request.
 func lang(c *gin.Context) string {
-	if v, ok := c.Get(ctxLang); ok {
-		return v.(string)
+	st := state(c)
+	if !st.hasLang {
+		st.lang, st.hasLang = i18n.Negotiate(c.GetHeader("Accept-Language")), true
 	}
-	l := i18n.Negotiate(c.GetHeader("Accept-Language"))
-	c.Set(ctxLang, l)
-	return l
+	return st.lang
 }
 
 // writeError is the one place any error becomes an HTTP answer. Problems map to their status;
