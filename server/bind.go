@@ -100,6 +100,9 @@ func bindJSON(c *gin.Context, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return i18n.NewProblem(400, i18n.CodeMalformedJSON)
 	}
+	if decodePlain(body, v) {
+		return validateStruct(v)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
