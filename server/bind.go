@@ -135,6 +135,9 @@ func decodeProblem(err error) error {
 
 // validateStruct runs the validator and maps its errors to field errors.
 func validateStruct(v any) error {
+	if quickValid(v) {
+		return nil
+	}
 	err := validate.Struct(v)
 	if err == nil {
 		return nil
