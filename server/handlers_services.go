@@ -39,7 +39,7 @@ func (s *Server) createService(c *gin.Context) {
 	}
 	if !created && models.IsTerminal(op.State) {
 		c.Header("Location", "/v1/operations/"+op.ID)
-		writeJSON(c, http.StatusOK, gin.H{"operation": operationView(op, lang(c))})
+		writeJSON(c, http.StatusOK, operationBody{operationView(op, lang(c))})
 		return
 	}
 	s.AcceptOperation(c, op)
@@ -56,7 +56,12 @@ func (s *Server) getService(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	writeJSON(c, http.StatusOK, gin.H{"service": v})
+	writeJSON(c, http.StatusOK, serviceBody{v})
+}
+
+// serviceBody is the {"service": …} answer.
+type serviceBody struct {
+	Service provision.ServiceView `json:"service"`
 }
 
 // bindOptional binds a body that may be absent (an empty body is an empty object).
