@@ -69,6 +69,9 @@ func Open(driver, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := g.Use(newStmtPool(sqlDB)); err != nil {
+		return nil, err
+	}
 	if driver == SQLite {
 		sqlDB.SetMaxOpenConns(1)
 	} else {
@@ -137,6 +140,9 @@ func (db *DB) Close() error {
 	sqlDB, err := db.Gorm.DB()
 	if err != nil {
 		return err
+	}
+	if p, ok := db.Gorm.Config.Plugins[stmtPoolName].(*stmtPool); ok {
+		p.close()
 	}
 	return sqlDB.Close()
 }

@@ -2,3 +2,23 @@ package models
 
 // SplitSQLForTest exposes splitSQL to the external tests.
 var SplitSQLForTest = splitSQL
+
+// PooledStatementsForTest counts the statements the pool has prepared and the queries it has
+// seen.
+func PooledStatementsForTest(db *DB) (prepared, seen int) {
+	p := db.Gorm.Config.Plugins[stmtPoolName].(*stmtPool)
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, st := range p.stmts {
+		if st != nil {
+			prepared++
+		}
+	}
+	return prepared, len(p.stmts)
+}
+
+// PooledForTest exposes pooled and inTransaction.
+var (
+	PooledForTest        = pooled
+	InTransactionForTest = inTransaction
+)

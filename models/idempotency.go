@@ -45,7 +45,7 @@ func (db *DB) ReserveIdempotencyKey(ctx context.Context, clientID, key, hash str
 	rec := &IdempotencyKey{ClientID: clientID, IdemKey: key, RequestHash: hash, State: IdemPending,
 		CreatedAt: now, ExpiresAt: now.Add(min(ttl, IdempotencyPendingTTL))}
 	for attempt := 0; attempt < 2; attempt++ {
-		err := db.WithContext(ctx).Create(rec).Error
+		err := pooled(ctx, db.Gorm).Create(rec).Error
 		if err == nil {
 			return nil, nil
 		}
@@ -73,7 +73,7 @@ func (db *DB) ReserveIdempotencyKey(ctx context.Context, clientID, key, hash str
 // GetIdempotencyKey reads a record.
 func (db *DB) GetIdempotencyKey(ctx context.Context, clientID, key string) (*IdempotencyKey, error) {
 	var rec IdempotencyKey
-	err := db.WithContext(ctx).Where("client_id = ? AND idem_key = ?", clientID, key).Take(&rec).Error
+	err := pooled(ctx, db.Gorm).Where("client_id = ? AND idem_key = ?", clientID, key).Take(&rec).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -84,14 +84,14 @@ func (db *DB) GetIdempotencyKey(ctx context.Context, clientID, key string) (*Ide
 // for ttl from now.
 func (db *DB) CompleteIdempotencyKey(ctx context.Context, clientID, key string, status int, contentType, location string, body []byte, ttl time.Duration) error {
 	b := string(body)
-	return db.WithContext(ctx).Model(&IdempotencyKey{}).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
+	return pooled(ctx, db.Gorm).Model(&IdempotencyKey{}).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
 		Updates(map[string]any{"state": IdemDone, "status_code": status, "content_type": contentType,
 			"location": location, "response_body": &b, "expires_at": Now().Add(ttl)}).Error
 }
 
 // ReleaseIdempotencyKey drops a pending reservation (the request failed in a way a retry may fix).
 func (db *DB) ReleaseIdempotencyKey(ctx context.Context, clientID, key string) error {
-	return db.WithContext(ctx).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
+	return pooled(ctx, db.Gorm).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
 		Delete(&IdempotencyKey{}).Error
 }
 

@@ -80,7 +80,7 @@ func InsertOperation(ctx context.Context, tx *gorm.DB, op *Operation) error {
 // GetOperation reads one operation.
 func GetOperation(ctx context.Context, tx *gorm.DB, id string) (*Operation, error) {
 	var op Operation
-	err := tx.WithContext(ctx).Where("id = ?", id).Take(&op).Error
+	err := pooled(ctx, tx).Where("id = ?", id).Take(&op).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}

@@ -45,7 +45,7 @@ func SavePlan(ctx context.Context, tx *gorm.DB, code, source, body string) (crea
 // GetPlan reads one plan; ErrNotFound when there is none.
 func GetPlan(ctx context.Context, tx *gorm.DB, code string) (*Plan, error) {
 	var p Plan
-	err := tx.WithContext(ctx).Where("code = ?", code).Take(&p).Error
+	err := pooled(ctx, tx).Where("code = ?", code).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}

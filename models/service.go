@@ -52,7 +52,7 @@ func InsertService(ctx context.Context, tx *gorm.DB, s *Service) error {
 // GetService finds a service by its id.
 func GetService(ctx context.Context, tx *gorm.DB, serviceID string) (*Service, error) {
 	var s Service
-	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Take(&s).Error
+	err := pooled(ctx, tx).Where("service_id = ?", serviceID).Take(&s).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -13,7 +12,7 @@ import (
 // CreateServiceOperation inserts a new service and its first operation in one transaction. A
 // service_id that exists already returns ErrDuplicate and writes nothing.
 func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operation) error {
-	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return pooled(ctx, db.Gorm).Transaction(func(tx *gorm.DB) error {
 		if err := InsertService(ctx, tx, s); err != nil {
 			return err
 		}
@@ -35,7 +34,7 @@ func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[
 		}
 		return nil
 	}
-	if _, inTx := tx.Statement.ConnPool.(*sql.Tx); inTx {
+	if inTransaction(tx) {
 		return update() // the caller's transaction is the unit to retry
 	}
 	// On its own the statement locks the service_id index entry, then the row: MariaDB may
