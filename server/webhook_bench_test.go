@@ -1,0 +1,137 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models/dbtest"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/qemu"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// webhookServer is the server of the webhook path as the bench wires it: every route and
+// middleware, a JSON logger, the executor built but not started (a create stays queued).
+func webhookServer(b *testing.B) *server.Server {
+	b.Helper()
+	ds := dbtest.Dialects(b)
+	db := dbtest.Open(b, ds[len(ds)-1])
+	sim := simtest.Start(b, nil)
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	reg := prometheus.NewRegistry()
+	exec := executor.New(db, executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second},
+		log, executor.NewMetrics(reg))
+	client, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(client.Close)
+	mods := modules.NewRegistry(lxc.New(), qemu.New())
+	ps := plans.NewService(db, plans.Options{Built: mods.Built()})
+	if _, err := ps.Import(context.Background(), lifecyclePlans(), plans.SourceFile); err != nil {
+		b.Fatal(err)
+	}
+	prov := provision.New(provision.Options{DB: db, Plans: ps, Modules: mods,
+		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Secrets: exec.Secrets(), Log: log,
+		Metrics: provision.NewMetrics(reg)})
+	cfg := config.Defaults()
+	cfg.Clients = []config.Client{{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}}}
+	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, Plans: ps, Provision: prov})
+	srv.V1("billing").POST("/_bench/validate", func(c *gin.Context) {
+		var req provision.CreateRequest
+		if err := server.BindJSON(c, &req); err != nil {
+			srv.WriteError(c, err)
+			return
+		}
+		c.Status(http.StatusNoContent)
+	})
+	return srv
+}
+
+func benchCreateBody(id string) []byte {
+	b, _ := json.Marshal(provision.CreateRequest{ServiceID: id, Plan: "ct-1g", Hostname: "web-" + id + ".example.com",
+		OS: "debian-12", RootPassword: "Sup3r-Secret-Root-pw",
+		SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a bench@example"}})
+	return b
+}
+
+func benchSigned(method, path string, body []byte) *http.Request {
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req.Header.Set(server.HeaderKey, "whmcs")
+	req.Header.Set(server.HeaderTimestamp, ts)
+	req.Header.Set(server.HeaderSignature, server.Sign([]byte(billingSecret), ts, method, req.URL.RequestURI(), body))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req
+}
+
+func serve(b *testing.B, srv *server.Server, req *http.Request, want int) {
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	if w.Code != want {
+		b.Fatalf("%s %s: %d %s", req.Method, req.URL.Path, w.Code, w.Body)
+	}
+}
+
+// BenchmarkWebhook is the server side of the bench's webhook scenario without the network: a
+// signed create with an Idempotency-Key, a signed service read, and the signature check plus
+// validation alone (requests are built before the timer starts).
+func BenchmarkWebhook(b *testing.B) {
+	srv := webhookServer(b)
+	run := func(b *testing.B, want int, mk func(i int) *http.Request) {
+		reqs := make([]*http.Request, b.N)
+		for i := range reqs {
+			reqs[i] = mk(i)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for _, req := range reqs {
+			serve(b, srv, req, want)
+		}
+	}
+	b.Run("validate", func(b *testing.B) {
+		body := benchCreateBody("validate-only")
+		run(b, http.StatusNoContent, func(int) *http.Request {
+			return benchSigned(http.MethodPost, "/v1/_bench/validate", body)
+		})
+	})
+	n := 0
+	b.Run("create", func(b *testing.B) {
+		run(b, http.StatusAccepted, func(int) *http.Request {
+			id := fmt.Sprintf("bench-%07d", n)
+			n++
+			req := benchSigned(http.MethodPost, "/v1/services", benchCreateBody(id))
+			req.Header.Set("Idempotency-Key", "create-"+id)
+			return req
+		})
+	})
+	if n == 0 {
+		return
+	}
+	b.Run("get", func(b *testing.B) {
+		run(b, http.StatusOK, func(i int) *http.Request {
+			return benchSigned(http.MethodGet, fmt.Sprintf("/v1/services/bench-%07d", i%n), nil)
+		})
+	})
+}
