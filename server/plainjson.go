@@ -16,6 +16,9 @@ import (
 // numbers, case-insensitive names, unknown or repeated members, trailing data) keeps
 // encoding/json's behaviour. FuzzDecodePlain checks the two agree.
 
+// maxPlainFields bounds the fields of a type decodePlain takes.
+const maxPlainFields = 16
+
 // plainField is a field decodePlain can fill.
 type plainField struct {
 	name  string
@@ -36,7 +39,8 @@ var (
 )
 
 // plainTypeOf returns the plan of t: eligible when every exported field is a string or a
-// []string (of no type with its own unmarshalling) with a distinct plain name, at most 64.
+// []string (of no type with its own unmarshalling) with a distinct plain name, at most
+// maxPlainFields (request bodies have a handful; the values are gathered on the stack).
 func plainTypeOf(t reflect.Type) *plainType {
 	if v, ok := plainTypes.Load(t); ok {
 		return v.(*plainType)
@@ -91,7 +95,7 @@ func plainFields(t reflect.Type) ([]plainField, bool) {
 		}
 		fields = append(fields, pf)
 	}
-	if len(fields) == 0 || len(fields) > 64 {
+	if len(fields) == 0 || len(fields) > maxPlainFields {
 		return nil, false
 	}
 	return fields, true
@@ -129,8 +133,8 @@ func decodePlain(data []byte, v any) bool {
 	if pt.fields == nil {
 		return false
 	}
-	var vals [64]plainValue
-	var present uint64
+	var vals [maxPlainFields]plainValue
+	var present uint32
 	p := plainParser{data: data}
 	p.ws()
 	if !p.byte('{') {
