@@ -21,6 +21,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -35,7 +36,9 @@ import (
 
 const reinstallPassword = "N3w-R00t-Reinstall-Secret"
 
-// newReinstallHarness is the harness with provisioning and reinstall wired to a simulator.
+// newReinstallHarness is the harness with provisioning and reinstall wired to a simulator: every
+// plan of lifecyclePlans (the VM plans vm-2g and vm-4g clone template 9000 and take addresses
+// from pool-a), and pool-a given to provisioning and to the reinstall as app.go does.
 func newReinstallHarness(t *testing.T, dialect string) *svcHarness {
 	t.Helper()
 	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
@@ -63,13 +66,19 @@ func newReinstallHarness(t *testing.T, dialect string) *svcHarness {
 	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
 	ctx := context.Background()
-	if _, err := ps.Import(ctx, lifecyclePlans()[:2], plans.SourceFile); err != nil {
+	if _, err := ps.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
+	pools := ippool.NewService(h.db)
+	if _, _, err := pools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
+		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
+		t.Fatal(err)
+	}
+	addrs := provision.IPPools(pools)
 	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Secrets: h.exec.Secrets(), Log: log})
+		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
 	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Secrets: h.exec.Secrets(), Log: log})
+		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
 	for _, a := range append(prov.Actions(), rs.Actions()...) {
 		h.exec.Register(a)
 	}
@@ -78,7 +87,7 @@ func newReinstallHarness(t *testing.T, dialect string) *svcHarness {
 		t.Fatal(err)
 	}
 	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
-		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, Provision: prov, Reinstall: rs})
+		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov, Reinstall: rs})
 	h.exec.Start(ctx)
 	h.http = httptest.NewServer(h.srv)
 	t.Cleanup(func() {

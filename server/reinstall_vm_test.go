@@ -5,97 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules"
-	"pvebill/modules/executor"
-	"pvebill/modules/ippool"
-	"pvebill/modules/lxc"
-	"pvebill/modules/plans"
-	"pvebill/modules/provision"
-	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
-	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/qemu"
-	"pvebill/modules/reinstall"
-	"pvebill/server"
-	"pvebill/server/config"
 )
-
-// newVMReinstallHarness is newReinstallHarness with the VM plans (vm-2g, vm-4g: template 9000,
-// ip_pool pool-a) imported beside the container plans, and pool-a given to provisioning and to
-// the reinstall as app.go does, so that a VM can be created and re-cloned with its address.
-func newVMReinstallHarness(t *testing.T, dialect string) *svcHarness {
-	t.Helper()
-	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
-	close(h.gate)
-	h.db = dbtest.Open(t, dialect)
-	sim := simtest.Start(t, nil)
-	sim.AddVolume("local-lvm", "vm-6002-disk-1", 1<<30, "images")
-	cfg := config.Defaults()
-	cfg.Clients = []config.Client{
-		{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}},
-		{ID: "other", Secret: otherSecret, Scopes: []string{"billing"}},
-		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
-	}
-	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	reg := prometheus.NewRegistry()
-	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 2, Lease: 5 * time.Second,
-		PollInterval: 20 * time.Millisecond}, log, executor.NewMetrics(reg))
-	client, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
-		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
-		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
-	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
-	ctx := context.Background()
-	if _, err := ps.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	pools := ippool.NewService(h.db)
-	if _, _, err := pools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
-		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
-		t.Fatal(err)
-	}
-	addrs := provision.IPPools(pools)
-	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
-	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
-	for _, a := range append(prov.Actions(), rs.Actions()...) {
-		h.exec.Register(a)
-	}
-	spec, err := os.ReadFile("../openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
-		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov, Reinstall: rs})
-	h.exec.Start(ctx)
-	h.http = httptest.NewServer(h.srv)
-	t.Cleanup(func() {
-		h.http.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		h.exec.Stop(sctx)
-	})
-	return &svcHarness{harness: h, sim: sim, reg: reg}
-}
 
 // R30 through HTTP on both databases: a VM reinstall is a re-clone. A VM of plan vm-2g, with
 // another guest's disk attached by hand, is previewed (its disks labelled, nothing changed) and
@@ -110,7 +28,7 @@ func newVMReinstallHarness(t *testing.T, dialect string) *svcHarness {
 func TestVMReinstallOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			h := newVMReinstallHarness(t, dialect)
+			h := newReinstallHarness(t, dialect)
 			check := openAPIChecker(t)
 			id := "whmcs-vm-reinstall"
 			base := "/v1/services/" + id
