@@ -96,7 +96,13 @@ func bindJSON(c *gin.Context, v any) error {
 			return i18n.NewProblem(415, i18n.CodeUnsupportedMediaType)
 		}
 	}
-	body := rawBody(c)
+	return DecodeBody(rawBody(c), v)
+}
+
+// DecodeBody decodes a JSON request body strictly (unknown fields refused, one JSON value only)
+// into v and validates it: what every handler's binding does once the media type is accepted.
+// Every failure is a typed Problem.
+func DecodeBody(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return i18n.NewProblem(400, i18n.CodeMalformedJSON)
 	}
