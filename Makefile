@@ -46,7 +46,7 @@ promtool:
 
 check: lint tidy-check promtool
 
-# The six performance scenarios of scripts/bench at full scale (about 10 minutes on 2 cores):
+# The six performance scenarios of scripts/bench at full scale (about 7 minutes on 2 cores):
 # prints the table, writes scripts/bench/results.json, fails on a missed target. Set
 # PVEBILL_TEST_MYSQL_DSN to run the database scenarios on MariaDB (else SQLite).
 bench:

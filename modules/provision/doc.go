@@ -3,8 +3,8 @@
 // executor actions through the guest modules (modules/lxc, modules/qemu).
 //
 // Create applies the checkout rule (R4), is idempotent per service_id (R36), places a
-// container on the allowed online node with the most free memory (a VM on its template's
-// node), reserves a vmid in the database under the unique (cluster, vmid) key, confirms it with
+// container on the allowed online node with the fewest creates in flight among those with the
+// plan's memory free, then the most free memory (a VM on its template's node), reserves a vmid in the database under the unique (cluster, vmid) key, confirms it with
 // /cluster/nextid, refuses ids that still have volumes named for them, and retries on "already
 // exists" a bounded number of times (R2). Every guest it creates carries the service's stamp;
 // every later stop, destroy or change first checks it (R39). A retried create adopts the guest

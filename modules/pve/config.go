@@ -61,9 +61,11 @@ type Config struct {
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
 	// TaskPollInterval, TaskPollMaxInterval and TaskPollFactor shape how Wait
-	// polls a task: the first poll after TaskPollInterval, each following
-	// interval TaskPollFactor times longer, up to TaskPollMaxInterval
-	// (defaults 100 ms, 2 s, ×2).
+	// polls a task of a type it has not yet seen end: the first poll after
+	// TaskPollInterval, each following interval TaskPollFactor times longer,
+	// up to TaskPollMaxInterval (defaults 100 ms, 2 s, ×2). Once tasks of the
+	// type have been seen ending, Wait polls around that span instead
+	// (taskpoll.go); TaskPollMaxInterval still bounds the gaps before it.
 	TaskPollInterval    time.Duration
 	TaskPollMaxInterval time.Duration
 	TaskPollFactor      float64
