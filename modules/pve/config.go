@@ -64,8 +64,9 @@ type Config struct {
 	// polls a task of a type it has not yet seen end: the first poll after
 	// TaskPollInterval, each following interval TaskPollFactor times longer,
 	// up to TaskPollMaxInterval (defaults 100 ms, 2 s, ×2). Once tasks of the
-	// type have been seen ending, Wait polls around that span instead
-	// (taskpoll.go); TaskPollMaxInterval still bounds the gaps before it.
+	// type have been seen ending, Wait polls densely in that span and, before
+	// it, every quarter of the expected time or every TaskPollMaxInterval,
+	// whichever is longer (taskpoll.go).
 	TaskPollInterval    time.Duration
 	TaskPollMaxInterval time.Duration
 	TaskPollFactor      float64
