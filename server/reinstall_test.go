@@ -186,24 +186,31 @@ func TestReinstallOverHTTP(t *testing.T) {
 			if !sent {
 				t.Error("the new password never reached Proxmox")
 			}
-			for _, a := range answers {
-				if bytes.Contains(a, []byte(reinstallPassword)) {
-					t.Errorf("an answer holds the password: %s", a)
-				}
-			}
-			if strings.Contains(h.logs.String(), reinstallPassword) {
-				t.Error("the password is in the log")
-			}
-			for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events", "reinstall_intents"} {
-				var rows []map[string]any
-				if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(fmt.Sprint(rows), reinstallPassword) {
-					t.Errorf("the password is in table %s", table)
-				}
-			}
+			assertPasswordNowhere(t, h, answers)
 		})
+	}
+}
+
+// assertPasswordNowhere checks R26 for the reinstall password: in no answer, log line or table
+// row.
+func assertPasswordNowhere(t *testing.T, h *svcHarness, answers [][]byte) {
+	t.Helper()
+	for _, a := range answers {
+		if bytes.Contains(a, []byte(reinstallPassword)) {
+			t.Errorf("an answer holds the password: %s", a)
+		}
+	}
+	if strings.Contains(h.logs.String(), reinstallPassword) {
+		t.Error("the password is in the log")
+	}
+	for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events", "reinstall_intents"} {
+		var rows []map[string]any
+		if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(fmt.Sprint(rows), reinstallPassword) {
+			t.Errorf("the password is in table %s", table)
+		}
 	}
 }
 
