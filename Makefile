@@ -47,10 +47,13 @@ promtool:
 check: lint tidy-check promtool
 
 # The six performance scenarios of scripts/bench at full scale (about 7 minutes on 2 cores):
-# prints the table, writes scripts/bench/results.json, fails on a missed target. Set
-# PVEBILL_TEST_MYSQL_DSN to run the database scenarios on MariaDB (else SQLite).
+# prints the table, writes scripts/bench/results.json, fails on a missed target. The targets are
+# for the production database: the database scenarios run on MariaDB, at PVEBILL_TEST_MYSQL_DSN
+# or else root without a password on 127.0.0.1:3306. BENCH_DSN= runs them on SQLite instead,
+# whose figures are not what the targets are for (see README, Performance).
+BENCH_DSN ?= $(or $(PVEBILL_TEST_MYSQL_DSN),root:@tcp(127.0.0.1:3306)/)
 bench:
-	$(GO) test -count=1 -timeout 15m -run '^TestBench$$' -v ./scripts/bench -args -bench.full -bench.out=results.json
+	PVEBILL_TEST_MYSQL_DSN='$(BENCH_DSN)' $(GO) test -count=1 -timeout 15m -run '^TestBench$$' -v ./scripts/bench -args -bench.full -bench.out=results.json
 
 # The same scenarios scaled down to seconds (make test runs them too, through ./...).
 bench-smoke:
