@@ -76,13 +76,7 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	reg := prometheus.NewRegistry()
 	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second,
 		PollInterval: 20 * time.Millisecond}, log, executor.NewMetrics(reg))
-	client, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
-		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
-		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, pve.NewMetrics(reg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
+	client := sim.Client(t, pve.NewMetrics(reg))
 	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
 	ctx := context.Background()

@@ -101,13 +101,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
 	e.db = dbtest.Open(t, dialect)
 	e.sim = simtest.Start(t, sim)
-	client, err := pve.New(pve.Config{Cluster: "default", URL: e.sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
-		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
-		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
+	client := e.sim.Client(t, nil)
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
 	e.plans, e.client = ps, client

@@ -73,13 +73,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", 126<<20, "vztmpl")
 	sim.AddVolume("local", "vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst", 141<<20, "vztmpl")
 	e.sim = simtest.Start(t, sim)
-	cl, err := pve.New(pve.Config{Cluster: "default", URL: e.sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
-		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
-		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	cl := e.sim.Client(t, nil)
 	e.client = cl
 	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
 	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})

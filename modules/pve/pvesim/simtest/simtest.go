@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
+	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 )
 
@@ -84,4 +86,19 @@ func R13Breaches(sim *pvesim.Sim) []string {
 		}
 	}
 	return out
+}
+
+// Client returns a Proxmox client for the server with timings scaled for tests (5 s per call,
+// retries 1-4 ms apart, task polls from 1 ms up to 10 ms), closed when the test ends. m may be
+// nil.
+func (s *Server) Client(t testing.TB, m *pve.Metrics) *pve.Client {
+	t.Helper()
+	c, err := pve.New(pve.Config{Cluster: "default", URL: s.URL, TokenID: TokenID, TokenSecret: TokenSecret,
+		Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 4 * time.Millisecond,
+		TaskPollInterval: time.Millisecond, TaskPollMaxInterval: 10 * time.Millisecond}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
