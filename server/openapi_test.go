@@ -171,3 +171,31 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 	conform("GET", "/v1/admin/ip-pools", h.billing("GET", "/v1/admin/ip-pools", nil), 403)
 	_ = routers.Route{}
 }
+
+// openAPIChecker validates answers against openapi.yaml.
+func openAPIChecker(t *testing.T) func(method, path string, r response, status int) {
+	doc := loadSpec(t)
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(method, path string, resp response, status int) {
+		t.Helper()
+		if resp.Status != status {
+			t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.Status, status, resp.Body)
+		}
+		req, _ := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Fatalf("%s %s: not in spec: %v", method, path, err)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
+			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
+			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
+		}
+	}
+}

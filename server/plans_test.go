@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
@@ -456,31 +454,8 @@ func TestPlansFileServed(t *testing.T) {
 
 // Real plan responses validate against openapi.yaml.
 func TestPlanResponsesConformToOpenAPI(t *testing.T) {
-	doc := loadSpec(t)
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	h := newHarness(t, "sqlite")
-	check := func(method, path string, resp response, status int) {
-		t.Helper()
-		if resp.Status != status {
-			t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.Status, status, resp.Body)
-		}
-		req, _ := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
-		route, params, err := router.FindRoute(req)
-		if err != nil {
-			t.Fatalf("%s %s: not in spec: %v", method, path, err)
-		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
-			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
-			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
-		}
-	}
+	check := openAPIChecker(t)
 	full := planBody(t, "both", map[string]any{"swap_mib": 256, "rate_mbps": 12.5, "ip_pool": "pool-a",
 		"nodes": []string{"pve1"}, "vm_clone": "linked", "vm_suspend_mode": "pause"})
 	check("PUT", "/v1/admin/plans/full", h.admin("PUT", "/v1/admin/plans/full", full), 201)

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models/dbtest"
@@ -244,33 +241,5 @@ func TestReconcileOverHTTP(t *testing.T) {
 	check("POST", "/v1/admin/services/"+id+"/reconcile", r, 409)
 	if got := h.billing("GET", "/v1/services/"+id+"/reinstall", nil).json(t)["intent"].(map[string]any); got["state"] != "resolved" {
 		t.Fatalf("intent %v", got["state"])
-	}
-}
-
-// openAPIChecker validates answers against openapi.yaml.
-func openAPIChecker(t *testing.T) func(method, path string, r response, status int) {
-	doc := loadSpec(t)
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(method, path string, resp response, status int) {
-		t.Helper()
-		if resp.Status != status {
-			t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.Status, status, resp.Body)
-		}
-		req, _ := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
-		route, params, err := router.FindRoute(req)
-		if err != nil {
-			t.Fatalf("%s %s: not in spec: %v", method, path, err)
-		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
-			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
-			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
-		}
 	}
 }
