@@ -145,7 +145,9 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func (c *chaos) run() {
+// setUp starts the simulator, opens a fresh MariaDB database for the replicas and writes their
+// plans file; it returns the database's DSN.
+func (c *chaos) setUp() string {
 	t := c.t
 	c.startSim()
 	dsn := dbtest.DSN(t, models.MySQL)
@@ -162,6 +164,12 @@ func (c *chaos) run() {
 	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return dsn
+}
+
+func (c *chaos) run() {
+	t := c.t
+	dsn := c.setUp()
 	for i := range 3 {
 		r := &replica{idx: i, addr: freeAddr(t), cfg: filepath.Join(c.dir, fmt.Sprintf("replica%d.yaml", i)),
 			log: filepath.Join(c.dir, fmt.Sprintf("replica%d.log", i))}
@@ -913,21 +921,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 		t.Skip("needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
 	}
 	c := newChaos(t, chaosScale{name: "sigterm"}, 1)
-	c.startSim()
-	dsn := dbtest.DSN(t, models.MySQL)
-	db, err := models.Open(models.MySQL, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	c.db = db
-	plans, err := os.ReadFile("modules/plans/examples.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dsn := c.setUp()
 	r := &replica{addr: freeAddr(t), cfg: filepath.Join(c.dir, "replica.yaml"), log: filepath.Join(c.dir, "replica.log")}
 	c.writeConfig(r, dsn)
 	c.replicas = []*replica{r}
@@ -940,7 +934,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	// The replica holds its heartbeat and the sampled nodes after its first round.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		held, err := db.LeaseHolders(context.Background(), models.LeaseNodePrefix)
+		held, err := c.db.LeaseHolders(context.Background(), models.LeaseNodePrefix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -964,7 +958,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	deadline = time.Now().Add(10 * time.Second)
 	for {
 		var n int64
-		db.Gorm.Model(&models.Operation{}).Where("id = ? AND state = ? AND stage_index >= 0", id, models.OpRunning).Count(&n)
+		c.db.Gorm.Model(&models.Operation{}).Where("id = ? AND state = ? AND stage_index >= 0", id, models.OpRunning).Count(&n)
 		if n == 1 && c.sawCreateTask() {
 			break
 		}
@@ -999,7 +993,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	r.mu.Lock()
 	r.up = false
 	r.mu.Unlock()
-	op, err := models.GetOperation(context.Background(), db.Gorm, id)
+	op, err := models.GetOperation(context.Background(), c.db.Gorm, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1007,7 +1001,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 		t.Fatalf("the running create ended %s at stage %q; its stage should have finished within the drain timeout", op.State, op.Stage)
 	}
 	var leases []models.Lease
-	if err := db.Gorm.Where("owner IS NOT NULL").Find(&leases).Error; err != nil {
+	if err := c.db.Gorm.Where("owner IS NOT NULL").Find(&leases).Error; err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range leases {
