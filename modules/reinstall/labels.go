@@ -105,6 +105,14 @@ func Classify(vmid int, e Entry) Mount {
 	if err != nil {
 		return m
 	}
+	labelVolume(&m, vol, vmid)
+	return m
+}
+
+// labelVolume sets what happens to a parsed volume's data when guest vmid is destroyed: a bind
+// mount or device is untouched, a storage volume named for vmid is erased, any other one (another
+// guest's, or nobody's) is excluded; its owner is recorded when the name carries one.
+func labelVolume(m *Mount, vol pveconf.Volume, vmid int) {
 	switch vol.Kind {
 	case pveconf.VolumeBind, pveconf.VolumeDevice:
 		m.Data = Untouched
@@ -119,7 +127,6 @@ func Classify(vmid int, e Entry) Mount {
 			m.Data = Excluded
 		}
 	}
-	return m
 }
 
 // volumePart is the first comma-separated part of a value (what a confirmation names for a

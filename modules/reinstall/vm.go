@@ -73,20 +73,7 @@ func ClassifyDisk(vmid int, e Entry, recreated map[string]bool) (m Mount, ok boo
 	if err != nil {
 		return m, true
 	}
-	switch pv.Kind {
-	case pveconf.VolumeBind, pveconf.VolumeDevice:
-		m.Data = Untouched
-	case pveconf.VolumeStorage:
-		if pv.HasOwner {
-			owner := pv.Owner
-			m.OwnerVMID = &owner
-		}
-		if pv.HasOwner && pv.Owner == vmid {
-			m.Data = Erased
-		} else {
-			m.Data = Excluded
-		}
-	}
+	labelVolume(&m, pv, vmid)
 	return m, true
 }
 
