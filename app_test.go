@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/server"
 	"pvebill/server/config"
 )
 
@@ -28,7 +24,7 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 	sim.SetClusterFirewall(true)
 	cfg := config.Defaults()
 	cfg.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "app.db")}
-	cfg.Clients = []config.Client{{ID: "whmcs", Secret: "app-test-secret-0123456789", Scopes: []string{"billing", "admin"}}}
+	cfg.Clients = []config.Client{{ID: "whmcs", Secret: replicaSecret, Scopes: []string{"billing", "admin"}}}
 	cfg.Clusters = []config.Cluster{{Name: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
 	cfg.Executor.PollInterval = 20 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,22 +51,7 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 	base := "http://" + ln.Addr().String()
 	call := func(method, path string, body []byte) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
-		ts := strconv.FormatInt(time.Now().Unix(), 10)
-		req.Header.Set(server.HeaderKey, "whmcs")
-		req.Header.Set(server.HeaderTimestamp, ts)
-		req.Header.Set(server.HeaderSignature, server.Sign([]byte("app-test-secret-0123456789"), ts, method, req.URL.RequestURI(), body))
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m
+		return signedCall(t, base, method, path, body)
 	}
 	status, m := call("POST", "/v1/services?wait=20", []byte(`{"service_id":"app-1","plan":"ct-2g","hostname":"app.example.com","os":"debian-12","root_password":"app-pass-1234"}`))
 	if status != 200 || m["operation"].(map[string]any)["state"] != "succeeded" {

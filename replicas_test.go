@@ -24,6 +24,7 @@ import (
 	"pvebill/server/config"
 )
 
+// replicaSecret is the billing client's secret of the in-process apps these tests start.
 const replicaSecret = "replica-test-secret-0123456789"
 
 // inProcessReplicas builds n whole apps (each its own DB pool, executor owner and scheduler)
