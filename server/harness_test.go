@@ -238,20 +238,26 @@ type reqOpt func(*http.Request)
 
 func withHeader(k, v string) reqOpt { return func(r *http.Request) { r.Header.Set(k, v) } }
 
+// sign sets the signature headers of req (whose body is body) for client id with secret at
+// time at, and the JSON content type when there is a body.
+func sign(req *http.Request, id, secret string, at time.Time, body []byte) {
+	ts := strconv.FormatInt(at.Unix(), 10)
+	req.Header.Set(server.HeaderKey, id)
+	req.Header.Set(server.HeaderTimestamp, ts)
+	req.Header.Set(server.HeaderSignature, server.Sign([]byte(secret), ts, req.Method, req.URL.RequestURI(), body))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+}
+
 // signed sends a request signed for client id with secret at the harness clock.
 func (h *harness) signed(method, path, id, secret string, body []byte, opts ...reqOpt) response {
 	h.t.Helper()
-	ts := strconv.FormatInt(h.clock().Unix(), 10)
 	req, err := http.NewRequest(method, h.http.URL+path, bytes.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	req.Header.Set(server.HeaderKey, id)
-	req.Header.Set(server.HeaderTimestamp, ts)
-	req.Header.Set(server.HeaderSignature, server.Sign([]byte(secret), ts, method, req.URL.RequestURI(), body))
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	sign(req, id, secret, h.clock(), body)
 	for _, o := range opts {
 		o(req)
 	}

@@ -3,13 +3,11 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"testing"
 	"time"
 
@@ -67,22 +65,9 @@ func webhookServer(b *testing.B) *server.Server {
 	return srv
 }
 
-func benchCreateBody(id string) []byte {
-	b, _ := json.Marshal(provision.CreateRequest{ServiceID: id, Plan: "ct-1g", Hostname: "web-" + id + ".example.com",
-		OS: "debian-12", RootPassword: "Sup3r-Secret-Root-pw",
-		SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a bench@example"}})
-	return b
-}
-
 func benchSigned(method, path string, body []byte) *http.Request {
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
-	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	req.Header.Set(server.HeaderKey, "whmcs")
-	req.Header.Set(server.HeaderTimestamp, ts)
-	req.Header.Set(server.HeaderSignature, server.Sign([]byte(billingSecret), ts, method, req.URL.RequestURI(), body))
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	sign(req, "whmcs", billingSecret, time.Now(), body)
 	return req
 }
 
@@ -111,7 +96,7 @@ func BenchmarkWebhook(b *testing.B) {
 		}
 	}
 	b.Run("validate", func(b *testing.B) {
-		body := benchCreateBody("validate-only")
+		body := createBody("validate-only", "ct-1g")
 		run(b, http.StatusNoContent, func(int) *http.Request {
 			return benchSigned(http.MethodPost, "/v1/_bench/validate", body)
 		})
@@ -121,7 +106,7 @@ func BenchmarkWebhook(b *testing.B) {
 		run(b, http.StatusAccepted, func(int) *http.Request {
 			id := fmt.Sprintf("bench-%07d", n)
 			n++
-			req := benchSigned(http.MethodPost, "/v1/services", benchCreateBody(id))
+			req := benchSigned(http.MethodPost, "/v1/services", createBody(id, "ct-1g"))
 			req.Header.Set("Idempotency-Key", "create-"+id)
 			return req
 		})
