@@ -96,7 +96,7 @@ func (e *env) burst(reqs []provision.CreateRequest) map[string]int {
 	return perNode
 }
 
-// A burst of creates is spread over the nodes by the creates in flight on each, not piled on
+// R2 and placement: a burst of creates is spread over the nodes by the creates in flight on each, not piled on
 // the node with the most free memory (whose figure does not move until the guests run); the
 // burst shares its reads of the node list and of the next free vmid; and a node without the
 // plan's memory free is passed over however idle it is.
@@ -117,7 +117,7 @@ func TestPlacementSpreadsABurst(t *testing.T) {
 			}
 			perNode := e.burst(reqs)
 			// The creates share one read of the node list and of the next free vmid; each
-			// candidate vmid is still confirmed on its own.
+			// candidate vmid is still reserved and confirmed on its own (R2).
 			lists, bases, confirms := 0, 0, 0
 			for _, r := range e.sim.Requests() {
 				switch {

@@ -45,7 +45,8 @@ func TestDefaultPollSchedule(t *testing.T) {
 	}
 }
 
-// TestPollScheduleLearnsTaskEnds: tasks of one type with a steady duration are seen stopped
+// TestPollScheduleLearnsTaskEnds (R11: every task is waited for until it stops; this is how
+// often it is asked): tasks of one type with a steady duration are seen stopped
 // within minWindowStep of their end from the fourth wait on, never with more than 10 polls for
 // a 10 s task (while learning too), and each type learns on its own.
 func TestPollScheduleLearnsTaskEnds(t *testing.T) {

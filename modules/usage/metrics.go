@@ -33,7 +33,7 @@ func (l GuestLabels) values() []string {
 //
 // It is one collector that emits the series in the order the Prometheus registry sorts them
 // into (by label value, labels by name): the registry's sort then runs over sorted input in
-// linear time, so a scrape's cost grows with the number of guests, not faster (R34). The order
+// linear time, so a scrape's cost grows with the number of guests, not faster (R33). The order
 // is kept between scrapes and rebuilt only when guests come, go or move.
 type GuestMetrics struct {
 	descs [guestFamilies]*prometheus.Desc

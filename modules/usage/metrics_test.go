@@ -81,7 +81,7 @@ func TestReconciliationGauge(t *testing.T) {
 	}
 }
 
-// R34: the per-guest series are emitted in the order the registry sorts them into (label
+// R33: the per-guest series are emitted in the order the registry sorts them into (label
 // values, labels by name), family by family, so the registry's sort of a scrape runs over
 // sorted input and a scrape's cost grows linearly with the guests. Guests added, moved and
 // removed between scrapes keep the order.
