@@ -34,6 +34,29 @@ func provSim(t *testing.T, nodes int, task time.Duration) *pvesim.Sim {
 	return sim
 }
 
+// serveStack serves Proxmox through h, runs pvebill's stack against it with an executor of
+// workers, and serves pvebill's API, all until the test ends.
+func serveStack(t *testing.T, h http.Handler, workers int) (*stack, *httptest.Server) {
+	t.Helper()
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	pc, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pc.Close)
+	st := newStack(t, openDB(t, dialect(t)), pc, workers, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	st.exec.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st.exec.Stop(ctx)
+	})
+	api := httptest.NewServer(st.srv)
+	t.Cleanup(api.Close)
+	return st, api
+}
+
 func isPoll(path string) bool {
 	return strings.Contains(path, "/tasks/") && strings.HasSuffix(path, "/status")
 }
@@ -94,23 +117,7 @@ func provisioning(t *testing.T, rep *Report) {
 	}
 	sim := provSim(t, nodes, task)
 	busy := sim.Busy(model)
-	hs := httptest.NewServer(busy)
-	t.Cleanup(hs.Close)
-	pc, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pc.Close)
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	st := newStack(t, openDB(t, dialect(t)), pc, scale(256, 8), logger)
-	st.exec.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		st.exec.Stop(ctx)
-	})
-	api := httptest.NewServer(st.srv)
-	t.Cleanup(api.Close)
+	st, api := serveStack(t, busy, scale(256, 8))
 
 	// One create alone first: the calls a create needs and their service times, uncontended.
 	single := signedRequest(http.MethodPost, api.URL+"/v1/services?wait=60", createBody("prov-single"))
@@ -397,22 +404,7 @@ func taskWait(t *testing.T, rep *Report) {
 	const sc = "4 task wait"
 	task, runs := scale(10*time.Second, 200*time.Millisecond), scale(4, 2)
 	sim := provSim(t, 2, task)
-	hs := httptest.NewServer(sim)
-	t.Cleanup(hs.Close)
-	pc, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pc.Close)
-	st := newStack(t, openDB(t, dialect(t)), pc, 4, slog.New(slog.NewJSONHandler(io.Discard, nil)))
-	st.exec.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		st.exec.Stop(ctx)
-	})
-	api := httptest.NewServer(st.srv)
-	t.Cleanup(api.Close)
+	_, api := serveStack(t, sim, 4)
 	var overheads, pasts []float64
 	var polls atomic.Int64
 	var mu sync.Mutex
