@@ -2,92 +2,16 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models/dbtest"
-	"pvebill/modules"
-	"pvebill/modules/executor"
-	"pvebill/modules/ippool"
-	"pvebill/modules/lxc"
-	"pvebill/modules/plans"
-	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
-	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/qemu"
-	"pvebill/modules/reinstall"
-	"pvebill/server"
-	"pvebill/server/config"
 )
 
 const reinstallPassword = "N3w-R00t-Reinstall-Secret"
-
-// newReinstallHarness is the harness with provisioning and reinstall wired to a simulator: every
-// plan of lifecyclePlans (the VM plans vm-2g and vm-4g clone template 9000 and take addresses
-// from pool-a), and pool-a given to provisioning and to the reinstall as app.go does.
-func newReinstallHarness(t *testing.T, dialect string) *svcHarness {
-	t.Helper()
-	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
-	close(h.gate)
-	h.db = dbtest.Open(t, dialect)
-	sim := simtest.Start(t, nil)
-	sim.AddVolume("local-lvm", "vm-6002-disk-1", 1<<30, "images")
-	cfg := config.Defaults()
-	cfg.Clients = []config.Client{
-		{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}},
-		{ID: "other", Secret: otherSecret, Scopes: []string{"billing"}},
-		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
-	}
-	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	reg := prometheus.NewRegistry()
-	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 2, Lease: 5 * time.Second,
-		PollInterval: 20 * time.Millisecond}, log, executor.NewMetrics(reg))
-	client := sim.Client(t, nil)
-	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
-	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
-	ctx := context.Background()
-	if _, err := ps.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	pools := ippool.NewService(h.db)
-	if _, _, err := pools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
-		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
-		t.Fatal(err)
-	}
-	addrs := provision.IPPools(pools)
-	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
-	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
-	for _, a := range append(prov.Actions(), rs.Actions()...) {
-		h.exec.Register(a)
-	}
-	spec, err := os.ReadFile("../openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
-		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov, Reinstall: rs})
-	h.exec.Start(ctx)
-	h.http = httptest.NewServer(h.srv)
-	t.Cleanup(func() {
-		h.http.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		h.exec.Stop(sctx)
-	})
-	return &svcHarness{harness: h, sim: sim, reg: reg}
-}
 
 // The whole reinstall through HTTP on both databases: a container with a bind mount and
 // another guest's volume; preview (200, labels, confirmations), a mismatched apply (409
@@ -96,7 +20,7 @@ func newReinstallHarness(t *testing.T, dialect string) *svcHarness {
 func TestReinstallOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			h := newReinstallHarness(t, dialect)
+			h := newServicesHarness(t, dialect)
 			check := openAPIChecker(t)
 			id := "whmcs-reinstall"
 			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, "ct-1g")))
@@ -207,7 +131,7 @@ func assertPasswordNowhere(t *testing.T, h *svcHarness, answers [][]byte) {
 // R28 through HTTP: a create that fails after destroy leaves the service awaiting
 // reconciliation — further reinstalls are refused — until an admin reconciles it.
 func TestReconcileOverHTTP(t *testing.T) {
-	h := newReinstallHarness(t, "sqlite")
+	h := newServicesHarness(t, "sqlite")
 	check := openAPIChecker(t)
 	id := "whmcs-recon"
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, "ct-1g")))

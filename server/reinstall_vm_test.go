@@ -27,7 +27,7 @@ import (
 func TestVMReinstallOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			h := newReinstallHarness(t, dialect)
+			h := newServicesHarness(t, dialect)
 			check := openAPIChecker(t)
 			id := "whmcs-vm-reinstall"
 			base := "/v1/services/" + id

@@ -29,6 +29,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
+	"pvebill/modules/reinstall"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -59,13 +60,17 @@ func lifecyclePlans() []plans.Spec {
 	}
 }
 
-// newServicesHarness is the harness with the provisioning layer wired to a simulator.
+// newServicesHarness is the harness with provisioning and reinstall wired to a simulator: every
+// plan of lifecyclePlans (the VM plans vm-2g and vm-4g clone template 9000 and take addresses
+// from pool-a), pool-a given to provisioning and to the reinstall as app.go does, and another
+// guest's volume (vm-6002-disk-1) for the reinstall tests to attach.
 func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	t.Helper()
 	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
 	close(h.gate)
 	h.db = dbtest.Open(t, dialect)
 	sim := simtest.Start(t, nil)
+	sim.AddVolume("local-lvm", "vm-6002-disk-1", 1<<30, "images")
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{
 		{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}},
@@ -88,10 +93,13 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
 		t.Fatal(err)
 	}
+	addrs := provision.IPPools(pools)
 	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: provision.IPPools(pools),
+		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs,
 		Secrets: h.exec.Secrets(), Log: log, Metrics: provision.NewMetrics(reg)})
-	for _, a := range prov.Actions() {
+	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
+		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
+	for _, a := range append(prov.Actions(), rs.Actions()...) {
 		h.exec.Register(a)
 	}
 	spec, err := os.ReadFile("../openapi.yaml")
@@ -99,7 +107,7 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 		t.Fatal(err)
 	}
 	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
-		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov})
+		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov, Reinstall: rs})
 	h.exec.Start(ctx)
 	h.http = httptest.NewServer(h.srv)
 	t.Cleanup(func() {
