@@ -51,10 +51,10 @@ var (
 	upward = regexp.MustCompile(`(?:^|[^.\w/])((?:\.\./)+)`)
 	// docCite is a cited docs/*.md file, not as part of a longer path.
 	docCite = regexp.MustCompile(`(?:^|[^\w/.-])docs/([\w.-]+?)\.md\b`)
-	// sectionsAfter are the "§N" that follow a cited file: "docs/proxmox.md §5.6 and §6.1".
-	sectionAfter = regexp.MustCompile(`^[\s,;:(]*(?:(?:and|or)\s+)?§\s*([0-9]+(?:\.[0-9]+)*)`)
+	// sectionAfter is one of the "§N" that follow a cited file: "docs/proxmox.md §5.6 and §6.1".
+	sectionAfter = regexp.MustCompile(`^[\s,;:("'` + "`" + `]*(?:(?:and|or)\s+)?§\s*([0-9]+(?:\.[0-9]+)*)`)
 	// sectionsBefore are "§2.5 and §9.1 of docs/proxmox.md".
-	sectionsBefore = regexp.MustCompile(`((?:§\s*[0-9]+(?:\.[0-9]+)*[\s,]*(?:(?:and|or)\s+)?)+)\s*(?:of|in)\s+docs/([\w.-]+?)\.md\b`)
+	sectionsBefore = regexp.MustCompile(`((?:§\s*[0-9]+(?:\.[0-9]+)*[\s,]*(?:(?:and|or)\s+)?)+)\s*(?:of|in)\s+` + "`?" + `docs/([\w.-]+?)\.md\b`)
 	sectionNumber  = regexp.MustCompile(`§\s*([0-9]+(?:\.[0-9]+)*)`)
 )
 
