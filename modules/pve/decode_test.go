@@ -59,13 +59,11 @@ func TestLenientNumbers(t *testing.T) {
 	}
 }
 
-// fixture reads a captured Proxmox answer and returns its data member.
+// fixture reads a captured Proxmox answer (the simulator's testdata, docs/proxmox.md §13) and
+// returns its data member.
 func fixture(t *testing.T, name string) json.RawMessage {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "pve", name))
-	if os.IsNotExist(err) {
-		b, err = os.ReadFile(filepath.Join("/work/shared/fixtures/pve", name))
-	}
+	b, err := os.ReadFile(filepath.Join("pvesim", "testdata", "fixtures", name))
 	if err != nil {
 		t.Fatalf("fixture %s: %v", name, err)
 	}
