@@ -18,6 +18,7 @@ type Finding struct {
 	Reason string
 }
 
+// String is the finding as doccheck prints it: "file:line: reason".
 func (f Finding) String() string { return fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Reason) }
 
 // segment is a piece of a file's text that is checked: a comment group, a string literal, a
@@ -143,12 +144,12 @@ func Run(root string, skip []string) ([]Finding, error) {
 
 var skipDirs = map[string]bool{".git": true, "bin": true, "data": true, "node_modules": true, "vendor": true}
 
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		if fs[i].File != fs[j].File {
-			return fs[i].File < fs[j].File
+func sortFindings(list []Finding) {
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].File != list[j].File {
+			return list[i].File < list[j].File
 		}
-		return fs[i].Line < fs[j].Line
+		return list[i].Line < list[j].Line
 	})
 }
 

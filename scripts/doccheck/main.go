@@ -28,6 +28,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"strings"
 )
@@ -43,16 +44,17 @@ func main() {
 			skips = append(skips, s)
 		}
 	}
+	stderr := log.New(os.Stderr, "doccheck: ", 0)
 	findings, err := Run(*root, skips)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "doccheck:", err)
+		stderr.Print(err)
 		os.Exit(2)
 	}
 	for _, f := range findings {
 		fmt.Println(f)
 	}
 	if len(findings) > 0 {
-		fmt.Fprintf(os.Stderr, "doccheck: %d finding(s)\n", len(findings))
+		stderr.Printf("%d finding(s)", len(findings))
 		os.Exit(1)
 	}
 }
