@@ -123,7 +123,7 @@ func Run(root string, skip []string) ([]Finding, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
-			if rel != "." && (skipped[rel] || skipDirs[e.Name()]) {
+			if rel != "." && (skipped[rel] || skipDirs[e.Name()] || rootOutputs[rel]) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -142,7 +142,12 @@ func Run(root string, skip []string) ([]Finding, error) {
 	return out, err
 }
 
-var skipDirs = map[string]bool{".git": true, "bin": true, "data": true, "node_modules": true, "vendor": true}
+var (
+	// skipDirs are never read, wherever they are.
+	skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true}
+	// rootOutputs are what make build and make run write at the repository root.
+	rootOutputs = map[string]bool{"bin": true, "data": true}
+)
 
 func sortFindings(list []Finding) {
 	sort.SliceStable(list, func(i, j int) bool {

@@ -40,6 +40,7 @@ func TestRunPlantedCitations(t *testing.T) {
 		{"sub/bad.php:5", "rule R96 is not defined"},
 		{"sub/bad.sql:1", "rule R94 is not defined"},
 		{"sub/bad.sql:2", "rule R92 is not defined"},
+		{"sub/data/data.go:1", "rule R93 is not defined"},
 		{"sub/deep/bad.yaml:1", "rule R87 is not defined"},
 		{"sub/deep/bad.yaml:2", "rule R86 is not defined"},
 		{"sub/deep/bad.yaml:2", "outside the repository"},

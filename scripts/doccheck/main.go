@@ -21,8 +21,9 @@
 //	.php, .sql, .sh, Makefile,  comments (rule ids, citations) and the whole line (citations
 //	.ci/run                     outside the repository, which also catches strings)
 //
-// Directories named .git, bin, data, node_modules and vendor are not read, nor the -skip
-// directories (by default this command's own testdata, which holds planted bad citations).
+// Directories named .git, node_modules and vendor are not read, nor bin/ and data/ at the root
+// (make build and make run write there), nor the -skip directories (by default this command's
+// own testdata, which holds planted bad citations).
 package main
 
 import (
