@@ -99,13 +99,6 @@ func LatestIntentIn(ctx context.Context, tx *gorm.DB, serviceID string, states .
 	return &in, err
 }
 
-// CountIntents counts a service's intents in one of states.
-func CountIntents(ctx context.Context, tx *gorm.DB, serviceID string, states ...string) (int64, error) {
-	var n int64
-	err := tx.WithContext(ctx).Model(&Intent{}).Where("service_id = ? AND state IN ?", serviceID, states).Count(&n).Error
-	return n, err
-}
-
 // swapIntent writes cols on the intent if its generation is still gen, and bumps the
 // generation. It reports whether it won.
 func swapIntent(tx *gorm.DB, id string, gen int64, cols map[string]any) (bool, error) {

@@ -90,7 +90,6 @@ type Dispatcher struct {
 	sweptSince time.Time // the next sweep reads operations finished since then
 	lastPurge  time.Time
 
-	kick     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -124,7 +123,7 @@ func New(o Options) *Dispatcher {
 		o.Client = &http.Client{Timeout: o.AttemptTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	d := &Dispatcher{o: o, targets: map[string]Target{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	d := &Dispatcher{o: o, targets: map[string]Target{}, stop: make(chan struct{})}
 	for _, t := range o.Targets {
 		if t.URL == "" {
 			continue
@@ -139,7 +138,7 @@ func New(o Options) *Dispatcher {
 func (d *Dispatcher) Enabled() bool { return len(d.ids) > 0 }
 
 // Start runs the loop: sweep, deliver what is due, purge old rows, then wait for the poll
-// interval or a Kick. It returns at once when no client has a callback URL.
+// interval. It returns at once when no client has a callback URL.
 func (d *Dispatcher) Start(ctx context.Context) {
 	if !d.Enabled() {
 		return
@@ -147,14 +146,6 @@ func (d *Dispatcher) Start(ctx context.Context) {
 	ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	d.wg.Add(1)
 	go d.loop(ctx)
-}
-
-// Kick makes the loop run a round now (after an operation finished in this process).
-func (d *Dispatcher) Kick() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
 }
 
 // Stop ends the loop, letting POSTs in flight finish until ctx ends. A delivery cut short keeps
@@ -187,7 +178,6 @@ func (d *Dispatcher) loop(ctx context.Context) {
 			return
 		case <-ctx.Done():
 			return
-		case <-d.kick:
 		case <-t.C:
 		}
 	}

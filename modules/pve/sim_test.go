@@ -287,7 +287,7 @@ func TestSimLXCLifecycle(t *testing.T) {
 		t.Errorf("stop of a stopped container: %v", err)
 	}
 	upid := must(ct.StartAsync(ctx))(t)
-	if n, _ := parseUPIDNode(upid); n != "pve1" || upidType(upid) != "vzstart" {
+	if u, _ := parseUPID(upid); u.Node != "pve1" || u.Type != "vzstart" {
 		t.Errorf("start upid %q", upid)
 	}
 	mustOK(c.Wait(ctx, upid))(t)

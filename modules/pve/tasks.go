@@ -9,32 +9,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"pvebill/modules/pve/pveconf"
 )
 
 // LogTailLines is how many task log lines a TaskResult keeps.
 const LogTailLines = 20
 
-// upidRE is the shape pve-common's UPID decoder accepts; only the node is
-// used here (the full parser lives in pveconf).
-var upidRE = regexp.MustCompile(`^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9\-]*[a-zA-Z0-9])?):[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8,9}:[0-9A-Fa-f]{8}:[^:\s]+:[^:\s]*:[^:\s]+:$`)
-
-// parseUPIDNode returns the node named in a UPID. Task status and log must
-// be read from that node: any other node answers "no such task".
-func parseUPIDNode(upid string) (string, error) {
-	m := upidRE.FindStringSubmatch(upid)
-	if m == nil || checkIdent("UPID", upid) != nil {
-		return "", fmt.Errorf("pve: %q is not a UPID", upid)
+// parseUPID decodes a UPID with pveconf.ParseUPID (docs/proxmox.md §2.3). The UPID also goes
+// into request paths, so it must be a valid path segment.
+func parseUPID(upid string) (pveconf.UPID, error) {
+	u, err := pveconf.ParseUPID(upid)
+	if err != nil || checkIdent("UPID", upid) != nil {
+		return pveconf.UPID{}, fmt.Errorf("pve: %q is not a UPID", upid)
 	}
-	return m[1], nil
+	return u, nil
 }
 
-// upidType returns the task type field of a well-formed UPID.
-func upidType(upid string) string {
-	parts := strings.Split(upid, ":")
-	if len(parts) < 6 {
-		return ""
-	}
-	return parts[5]
+// parseUPIDNode returns the node named in a UPID. Task status and log must be read from that
+// node: any other node answers "no such task".
+func parseUPIDNode(upid string) (string, error) {
+	u, err := parseUPID(upid)
+	return u.Node, err
 }
 
 func taskPath(upid, node, leaf string) string {
@@ -112,12 +108,12 @@ var warningsRE = regexp.MustCompile(`^WARNINGS: (\d+)$`)
 // or "WARNINGS: n" is a success (with its log tail when it warned); any other
 // exit status is returned as a [*TaskError] carrying the log tail.
 func (c *Client) Wait(ctx context.Context, upid string) (TaskResult, error) {
-	res := TaskResult{UPID: upid, Type: upidType(upid)}
-	node, err := parseUPIDNode(upid)
+	res := TaskResult{UPID: upid}
+	u, err := parseUPID(upid)
 	if err != nil {
 		return res, err
 	}
-	res.Node = node
+	res.Node, res.Type = u.Node, u.Type
 
 	begin := time.Now()
 	sched := pollSchedule{interval: c.pollInterval, ceiling: c.pollMax, factor: c.pollFactor}
@@ -188,13 +184,4 @@ func (c *Client) startTask(ctx context.Context, method, path string, params url.
 			Message: c.redact(fmt.Sprintf("expected a UPID, got %q", upid)), MaybeApplied: method != http.MethodGet}
 	}
 	return upid, nil
-}
-
-// runTask sends a request whose answer is a UPID and waits for the task.
-func (c *Client) runTask(ctx context.Context, method, path string, params url.Values) (TaskResult, error) {
-	upid, err := c.startTask(ctx, method, path, params)
-	if err != nil {
-		return TaskResult{}, err
-	}
-	return c.Wait(ctx, upid)
 }
