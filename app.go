@@ -95,7 +95,7 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		if err != nil {
 			return err
 		}
-		return sched.Add(spec, jobs.Once{Job: job, DB: db, Owner: exec.Owner(), Every: every, Hold: deadline, Log: log}, deadline)
+		return sched.Add(spec, jobs.TickLease{Job: job, DB: db, Owner: exec.Owner(), Every: every, Hold: deadline, Log: log}, deadline)
 	}
 	if err := once("@every 1h", jobs.IdempotencyPurge{DB: db, Log: log}, 5*time.Minute); err != nil {
 		db.Close()

@@ -135,7 +135,7 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				o := jobs.Once{Job: a.limits, DB: a.db, Owner: a.exec.Owner(), Every: time.Minute, Hold: time.Minute,
+				o := jobs.TickLease{Job: a.limits, DB: a.db, Owner: a.exec.Owner(), Every: time.Minute, Hold: time.Minute,
 					Now: func() time.Time { return now }}
 				if err := o.Run(ctx); err != nil {
 					t.Error(err)

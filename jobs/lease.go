@@ -15,7 +15,7 @@ import (
 // Several replicas run the same schedule against one database. Two kinds of lease keep their
 // cron work from being done twice:
 //
-//   - Once wraps a job so that each tick runs on exactly one replica: the first replica to
+//   - TickLease wraps a job so that each tick runs on exactly one replica: the first replica to
 //     claim the tick in the leases table runs it, the others skip it, and no replica starts a
 //     tick while another still runs an earlier one.
 //   - Shards splits the sampled nodes between the live replicas: each holds node leases up to
@@ -40,10 +40,11 @@ func TickWidth(spec string) (time.Duration, error) {
 	return width, nil
 }
 
-// Once runs Job on one replica per tick fleet-wide. A tick is the wall-clock window of width
-// Every the round starts in; Hold bounds how long the claim keeps other replicas from starting
-// the next tick if this one never says it ended (its process died).
-type Once struct {
+// TickLease runs Job on one replica per tick fleet-wide: a lease on the tick in the leases
+// table, not a sync.Once (every tick runs, each on one replica). A tick is the wall-clock window
+// of width Every the round starts in; Hold bounds how long the claim keeps other replicas from
+// starting the next tick if this one never says it ended (its process died).
+type TickLease struct {
 	Job   Job
 	DB    *models.DB
 	Owner string
@@ -55,10 +56,10 @@ type Once struct {
 }
 
 // Name implements Job.
-func (o Once) Name() string { return o.Job.Name() }
+func (o TickLease) Name() string { return o.Job.Name() }
 
 // Run implements Job: claim the tick, run the job, end the claim.
-func (o Once) Run(ctx context.Context) error {
+func (o TickLease) Run(ctx context.Context) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now

@@ -73,7 +73,7 @@ func TestOnceRunsEachTickOnceAcrossReplicas(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						o := jobs.Once{Job: job, DB: db, Owner: fmt.Sprintf("r%d", i), Every: every, Hold: time.Minute, Now: clock}
+						o := jobs.TickLease{Job: job, DB: db, Owner: fmt.Sprintf("r%d", i), Every: every, Hold: time.Minute, Now: clock}
 						for range 2 { // a replica firing twice in one tick still runs it once
 							if err := o.Run(context.Background()); err != nil {
 								t.Error(err)
@@ -112,10 +112,10 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			runs := &sync.Map{}
 			block := make(chan struct{})
 			slow := countJob{name: "drift", runs: runs, tick: func() int64 { return now.Load() / int64(every) }, block: block}
-			a := jobs.Once{Job: slow, DB: dbs[0], Owner: "a", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			a := jobs.TickLease{Job: slow, DB: dbs[0], Owner: "a", Every: every, Hold: 300 * time.Millisecond, Now: clock}
 			fast := slow
 			fast.block = nil
-			b := jobs.Once{Job: fast, DB: dbs[1], Owner: "b", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			b := jobs.TickLease{Job: fast, DB: dbs[1], Owner: "b", Every: every, Hold: 300 * time.Millisecond, Now: clock}
 			done := make(chan struct{})
 			go func() { defer close(done); _ = a.Run(context.Background()) }()
 			waitFor(t, func() bool { _, ok := runs.Load(now.Load() / int64(every)); return ok })
