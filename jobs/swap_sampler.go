@@ -229,71 +229,21 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 
 // runCluster lists the cluster's nodes and starts a round per node, adding each to wg.
 func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed map[int]models.SampledService, wg *sync.WaitGroup) error {
-	// The node list is one cheap call; it gets a third of a node's deadline.
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline/3)
-	nodes, err := cl.Client.Nodes(lctx)
-	cancel()
+	names, present, err := s.listNodes(ctx, cl)
 	if err != nil {
-		// Nothing is known about the cluster's guests this round: their series go.
-		s.guests.RetainNodes(cl.Name, nil)
-		s.metrics.rounds.WithLabelValues(cl.Name, "", RoundFailed).Inc()
-		return fmt.Errorf("cluster %s: list nodes: %w", cl.Name, err)
+		return err
 	}
-	names := make([]string, 0, len(nodes))
-	present := map[string]bool{}
-	for _, n := range nodes {
-		names = append(names, n.Node)
-		present[n.Node] = true
-	}
-	sort.Strings(names)
 	if s.cfg.Shard != nil {
-		owned, err := s.cfg.Shard.Own(ctx, cl.Name, names)
-		if err != nil {
+		if names, err = s.ownedNodes(ctx, cl, names, present); err != nil {
 			return err
 		}
-		mine := names[:0]
-		var lost []string
-		s.mu.Lock()
-		for _, n := range names {
-			if owned[n] {
-				mine = append(mine, n)
-				continue
-			}
-			delete(present, n) // another replica samples it and exports its series
-			lost = append(lost, s.onNode[cl.Name+"/"+n]...)
-			delete(s.onNode, cl.Name+"/"+n)
-		}
-		keep := make(map[string]bool, len(s.managed))
-		for id := range s.managed {
-			keep[id] = true
-		}
-		s.mu.Unlock()
-		if len(lost) > 0 {
-			for _, id := range lost {
-				delete(keep, id)
-			}
-			s.folder.Retain(keep)
-		}
-		names = mine
 	}
 	s.guests.RetainNodes(cl.Name, present)
 	for i, name := range names {
 		st := s.node(cl.Name, name)
-		st.mu.Lock()
-		switch {
-		case st.busy:
-			st.mu.Unlock()
-			s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
-			s.log.Warn("swap sampling: previous round of the node still runs; round skipped", "cluster", cl.Name, "node", name)
-			continue
-		case st.sitOut > 0:
-			st.sitOut--
-			st.mu.Unlock()
-			s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+		if !s.claimNode(cl, name, st) {
 			continue
 		}
-		st.busy = true
-		st.mu.Unlock()
 		delay := time.Duration(0)
 		if len(names) > 1 {
 			delay = s.cfg.Stagger * time.Duration(i) / time.Duration(len(names))
@@ -303,28 +253,108 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl SamplerCluster, managed
 		go func() {
 			defer s.wg.Done()
 			defer wg.Done()
-			defer func() {
-				st.mu.Lock()
-				st.busy = false
-				st.mu.Unlock()
-			}()
-			if delay > 0 {
-				t := time.NewTimer(delay)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-					s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
-					return
-				}
-			}
-			// The node's round keeps its own deadline even if the job's round ends first.
-			nctx, cancel := context.WithTimeout(s.base, s.cfg.RoundDeadline)
-			defer cancel()
-			s.runNode(nctx, cl, name, managed, st)
+			s.nodeRound(ctx, cl, name, managed, st, delay)
 		}()
 	}
 	return nil
+}
+
+// listNodes returns the cluster's node names, sorted, and the same names as a set.
+func (s *SwapSampler) listNodes(ctx context.Context, cl SamplerCluster) ([]string, map[string]bool, error) {
+	// The node list is one cheap call; it gets a third of a node's deadline.
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline/3)
+	nodes, err := cl.Client.Nodes(lctx)
+	cancel()
+	if err != nil {
+		// Nothing is known about the cluster's guests this round: their series go.
+		s.guests.RetainNodes(cl.Name, nil)
+		s.metrics.rounds.WithLabelValues(cl.Name, "", RoundFailed).Inc()
+		return nil, nil, fmt.Errorf("cluster %s: list nodes: %w", cl.Name, err)
+	}
+	names := make([]string, 0, len(nodes))
+	present := map[string]bool{}
+	for _, n := range nodes {
+		names = append(names, n.Node)
+		present[n.Node] = true
+	}
+	sort.Strings(names)
+	return names, present, nil
+}
+
+// ownedNodes keeps the nodes this replica's shard owns. A node another replica samples leaves
+// present (that replica exports its series), and the folder forgets the services last seen on
+// it.
+func (s *SwapSampler) ownedNodes(ctx context.Context, cl SamplerCluster, names []string, present map[string]bool) ([]string, error) {
+	owned, err := s.cfg.Shard.Own(ctx, cl.Name, names)
+	if err != nil {
+		return nil, err
+	}
+	mine := names[:0]
+	var lost []string
+	s.mu.Lock()
+	for _, n := range names {
+		if owned[n] {
+			mine = append(mine, n)
+			continue
+		}
+		delete(present, n) // another replica samples it and exports its series
+		lost = append(lost, s.onNode[cl.Name+"/"+n]...)
+		delete(s.onNode, cl.Name+"/"+n)
+	}
+	keep := make(map[string]bool, len(s.managed))
+	for id := range s.managed {
+		keep[id] = true
+	}
+	s.mu.Unlock()
+	if len(lost) > 0 {
+		for _, id := range lost {
+			delete(keep, id)
+		}
+		s.folder.Retain(keep)
+	}
+	return mine, nil
+}
+
+// claimNode marks the node busy for a round, or counts the round as skipped when the node's
+// previous round still runs or it sits out a backoff round.
+func (s *SwapSampler) claimNode(cl SamplerCluster, name string, st *nodeState) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case st.busy:
+		s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+		s.log.Warn("swap sampling: previous round of the node still runs; round skipped", "cluster", cl.Name, "node", name)
+		return false
+	case st.sitOut > 0:
+		st.sitOut--
+		s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+		return false
+	}
+	st.busy = true
+	return true
+}
+
+// nodeRound waits out the node's stagger delay and samples it, then frees the node.
+func (s *SwapSampler) nodeRound(ctx context.Context, cl SamplerCluster, name string, managed map[int]models.SampledService, st *nodeState, delay time.Duration) {
+	defer func() {
+		st.mu.Lock()
+		st.busy = false
+		st.mu.Unlock()
+	}()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			s.metrics.rounds.WithLabelValues(cl.Name, name, RoundSkipped).Inc()
+			return
+		}
+	}
+	// The node's round keeps its own deadline even if the job's round ends first.
+	nctx, cancel := context.WithTimeout(s.base, s.cfg.RoundDeadline)
+	defer cancel()
+	s.runNode(nctx, cl, name, managed, st)
 }
 
 func (s *SwapSampler) node(cluster, node string) *nodeState {
@@ -357,24 +387,30 @@ func (s *SwapSampler) runNode(ctx context.Context, cl SamplerCluster, node strin
 	s.metrics.failures.WithLabelValues(cl.Name, node).Set(float64(failures))
 }
 
+// nodeSem bounds the Proxmox calls in flight for one node round.
+type nodeSem chan struct{}
+
+// acquire takes a slot, or gives up when ctx ends.
+func (n nodeSem) acquire(ctx context.Context) bool {
+	select {
+	case n <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (n nodeSem) release() { <-n }
+
 // sampleNode reads one node and folds its samples; it returns the round's result.
 func (s *SwapSampler) sampleNode(ctx context.Context, cl SamplerCluster, node string, managed map[int]models.SampledService) string {
-	sem := make(chan struct{}, s.cfg.Concurrency)
-	acquire := func() bool {
-		select {
-		case sem <- struct{}{}:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	release := func() { <-sem }
+	sem := make(nodeSem, s.cfg.Concurrency)
 	nc := cl.Client.Node(node)
-	if !acquire() {
+	if !sem.acquire(ctx) {
 		return RoundFailed
 	}
 	rows, err := nc.ListLXC(ctx)
-	release()
+	sem.release()
 	if err != nil {
 		s.log.Warn("swap sampling: node index failed", "cluster", cl.Name, "node", node, "err", err)
 		s.guests.RetainNode(cl.Name, node, nil)
@@ -396,41 +432,59 @@ func (s *SwapSampler) sampleNode(ctx context.Context, cl SamplerCluster, node st
 	}
 	result := RoundOK
 	if len(fallback) > 0 {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		failed := 0
-		for _, sv := range fallback {
-			if !acquire() {
-				mu.Lock()
-				failed++
-				mu.Unlock()
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer release()
-				cur, err := nc.LXC(sv.VMID).Status(ctx)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					failed++
-					s.log.Warn("swap sampling: container status failed", "cluster", cl.Name, "node", node, "vmid", sv.VMID, "err", err)
-					return
-				}
-				if cur.Running() {
-					samples = append(samples, sampleOf(sv, cl.Name, node, s.cfg.Now().UTC(), cur))
-				}
-			}()
-		}
-		wg.Wait()
+		more, failed := s.sampleStatuses(ctx, cl, node, nc, sem, fallback)
+		samples = append(samples, more...)
 		if failed > 0 {
 			s.metrics.samples.WithLabelValues(cl.Name, node, "failed").Add(float64(failed))
 			result = RoundPartial
 		}
 	}
 	s.metrics.samples.WithLabelValues(cl.Name, node, "ok").Add(float64(len(samples)))
+	if !s.foldSamples(ctx, cl, node, now, samples) {
+		result = RoundPartial
+	}
+	return result
+}
 
+// sampleStatuses reads the status of each container whose index row had no swap figure, at
+// most sem's capacity at a time; it returns the samples of those still running and how many
+// could not be read.
+func (s *SwapSampler) sampleStatuses(ctx context.Context, cl SamplerCluster, node string, nc *pve.NodeClient, sem nodeSem, fallback []models.SampledService) ([]usage.Sample, int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var samples []usage.Sample
+	failed := 0
+	for _, sv := range fallback {
+		if !sem.acquire(ctx) {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer sem.release()
+			cur, err := nc.LXC(sv.VMID).Status(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				s.log.Warn("swap sampling: container status failed", "cluster", cl.Name, "node", node, "vmid", sv.VMID, "err", err)
+				return
+			}
+			if cur.Running() {
+				samples = append(samples, sampleOf(sv, cl.Name, node, s.cfg.Now().UTC(), cur))
+			}
+		}()
+	}
+	wg.Wait()
+	return samples, failed
+}
+
+// foldSamples records which services the node holds, folds the samples into their buckets,
+// exports the per-guest series and writes the buckets; it reports whether the write succeeded.
+func (s *SwapSampler) foldSamples(ctx context.Context, cl SamplerCluster, node string, now time.Time, samples []usage.Sample) bool {
 	ids := make([]string, len(samples))
 	for i, smp := range samples {
 		ids[i] = smp.ServiceID
@@ -455,9 +509,9 @@ func (s *SwapSampler) sampleNode(ctx context.Context, cl SamplerCluster, node st
 	s.guests.RetainNode(cl.Name, node, keep)
 	if _, err := s.folder.Flush(ctx); err != nil {
 		s.log.Error("swap sampling: write usage buckets", "cluster", cl.Name, "node", node, "err", err)
-		result = RoundPartial
+		return false
 	}
-	return result
+	return true
 }
 
 func sampleOf(sv models.SampledService, cluster, node string, at time.Time, r pve.LXCStatus) usage.Sample {

@@ -161,15 +161,23 @@ func tagCode(fe validator.FieldError) (i18n.FieldCode, string) {
 // domain checks what struct tags cannot say: name formats, the configured clusters and nodes,
 // the OS catalogs, and fields that do not apply to the offered guest types.
 func (v *fieldErrors) domain(s Spec, clusters Clusters) {
-	offers := func(t GuestType) bool { return slices.Contains(s.GuestTypes, t) }
+	v.names(s)
+	v.placement(s, clusters)
 	offered := make([]string, 0, 2)
 	for _, t := range GuestTypes {
-		if offers(t) {
+		if slices.Contains(s.GuestTypes, t) {
 			offered = append(offered, string(t))
 		}
 	}
-	offeredList := strings.Join(offered, ", ")
+	// The rest depends on the offered types: judge it only when those are valid.
+	if len(offered) == 0 || len(offered) != len(s.GuestTypes) {
+		return
+	}
+	v.byGuestType(s, strings.Join(offered, ", "))
+}
 
+// names checks the formats of the plan's code, storage, bridge and IP pool names.
+func (v *fieldErrors) names(s Spec) {
 	switch {
 	case s.Code == "":
 		v.Add("code", i18n.FieldRequired, "")
@@ -182,6 +190,13 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 	if s.Bridge != "" && !v.Has("bridge") && !bridgePattern.MatchString(s.Bridge) {
 		v.Add("bridge", i18n.FieldPattern, "")
 	}
+	if s.IPPool != nil && !v.Has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
+		v.Add("ip_pool", i18n.FieldPattern, "")
+	}
+}
+
+// placement checks the cluster against the configured ones and the nodes against its nodes.
+func (v *fieldErrors) placement(s Spec, clusters Clusters) {
 	var allowedNodes []string
 	if s.Cluster != "" && !v.Has("cluster") && clusters != nil {
 		nodes, ok := clusters[s.Cluster]
@@ -190,57 +205,33 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 		}
 		allowedNodes = nodes
 	}
-	if s.IPPool != nil && !v.Has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
-		v.Add("ip_pool", i18n.FieldPattern, "")
-	}
-	if !v.Has("nodes") {
-		for i, n := range s.Nodes {
-			field := "nodes[" + strconv.Itoa(i) + "]"
-			switch {
-			case v.Has(field):
-			case !nodePattern.MatchString(n):
-				v.Add(field, i18n.FieldPattern, "")
-			case len(allowedNodes) > 0 && !slices.Contains(allowedNodes, n):
-				v.Add(field, i18n.FieldOneOf, strings.Join(allowedNodes, ", "))
-			}
-		}
-	}
-
-	// The rest depends on the offered types: judge it only when those are valid.
-	if len(offered) == 0 || len(offered) != len(s.GuestTypes) {
+	if v.Has("nodes") {
 		return
 	}
+	for i, n := range s.Nodes {
+		field := "nodes[" + strconv.Itoa(i) + "]"
+		switch {
+		case v.Has(field):
+		case !nodePattern.MatchString(n):
+			v.Add(field, i18n.FieldPattern, "")
+		case len(allowedNodes) > 0 && !slices.Contains(allowedNodes, n):
+			v.Add(field, i18n.FieldOneOf, strings.Join(allowedNodes, ", "))
+		}
+	}
+}
+
+// byGuestType checks what depends on the offered guest types (offeredList names them): the OS
+// catalogs, swap and the clone mode.
+func (v *fieldErrors) byGuestType(s Spec, offeredList string) {
+	offers := func(t GuestType) bool { return slices.Contains(s.GuestTypes, t) }
 	// The OS catalog: required and well-formed for each offered type, absent for the others.
 	if offers(Container) {
-		if len(s.OS.Container) == 0 {
-			v.Add("os.container", i18n.FieldRequired, "")
-		}
-		for _, name := range sortedKeys(s.OS.Container) {
-			field := "os.container[" + name + "]"
-			if v.Has(field) {
-				continue
-			}
-			if !osNamePattern.MatchString(name) {
-				v.Add(field, i18n.FieldPattern, "")
-				continue
-			}
-			if !isTemplateVolume(s.OS.Container[name]) {
-				v.Add(field, i18n.FieldPattern, "")
-			}
-		}
+		v.containerCatalog(s.OS.Container)
 	} else if len(s.OS.Container) > 0 {
 		v.Add("os.container", i18n.FieldNotApplicable, offeredList)
 	}
 	if offers(VM) {
-		if len(s.OS.VM) == 0 {
-			v.Add("os.vm", i18n.FieldRequired, "")
-		}
-		for _, name := range sortedKeys(s.OS.VM) {
-			field := "os.vm[" + name + "]"
-			if !v.Has(field) && !osNamePattern.MatchString(name) {
-				v.Add(field, i18n.FieldPattern, "")
-			}
-		}
+		v.vmCatalog(s.OS.VM)
 	} else if len(s.OS.VM) > 0 {
 		v.Add("os.vm", i18n.FieldNotApplicable, offeredList)
 	}
@@ -251,6 +242,36 @@ func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 	// Containers are created from a template archive, never cloned.
 	if !offers(VM) && s.VMClone == CloneLinked {
 		v.Add("vm_clone", i18n.FieldNotApplicable, offeredList)
+	}
+}
+
+// containerCatalog checks the container OS catalog: not empty, each name well-formed and each
+// value a template volume.
+func (v *fieldErrors) containerCatalog(catalog map[string]string) {
+	if len(catalog) == 0 {
+		v.Add("os.container", i18n.FieldRequired, "")
+	}
+	for _, name := range sortedKeys(catalog) {
+		field := "os.container[" + name + "]"
+		if v.Has(field) {
+			continue
+		}
+		if !osNamePattern.MatchString(name) || !isTemplateVolume(catalog[name]) {
+			v.Add(field, i18n.FieldPattern, "")
+		}
+	}
+}
+
+// vmCatalog checks the VM OS catalog: not empty and each name well-formed.
+func (v *fieldErrors) vmCatalog(catalog map[string]int) {
+	if len(catalog) == 0 {
+		v.Add("os.vm", i18n.FieldRequired, "")
+	}
+	for _, name := range sortedKeys(catalog) {
+		field := "os.vm[" + name + "]"
+		if !v.Has(field) && !osNamePattern.MatchString(name) {
+			v.Add(field, i18n.FieldPattern, "")
+		}
 	}
 }
 
