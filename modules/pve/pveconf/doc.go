@@ -8,25 +8,25 @@
 // Proxmox would not have produced or accepted. Parsers never panic, whatever
 // the input; they are fuzzed for that and for their round-trip properties.
 //
-// # Sizes (DESIGN R23, R24)
+// # Sizes (R23, R24 in docs/design.md)
 //
-// [ParseSize] is pve-common's parse_size: an optional fraction and a unit
-// K, M, G or T, all powers of 1024; a bare number is bytes. It also takes
-// KiB, MiB, GiB and TiB as R24 asks, which the pve-common parse_size read
-// for this package does not: that only widens what we read, and Proxmox
-// itself writes K, M, G and T (see [FormatSize], format_size: the largest
-// exact unit). Proxmox computes the product in floating point and
-// truncates; this package computes it exactly and truncates, which only
-// differs for inputs with more significant digits than a float64 holds,
-// and Proxmox never writes such a value.
+// [ParseConfigSize] reads a config's size= value as pve-common's parse_size
+// does: an optional fraction and a unit K, M, G or T, all powers of 1024; a
+// bare number is bytes. It also takes KiB, MiB, GiB and TiB as R24 asks,
+// which the pve-common parse_size read for this package does not: that only
+// widens what we read, and Proxmox itself writes K, M, G and T
+// (format_size: the largest exact unit). Proxmox computes the product in
+// floating point and truncates; this package computes it exactly and
+// truncates, which only differs for inputs with more significant digits
+// than a float64 holds, and Proxmox never writes such a value.
 //
-// [ParseConfigSize] adds the product rule for a config's size= option:
-// Proxmox writes a bare number only for a size that is not a whole number of
-// KiB, so a bare multiple of 1024 (and a bare number with a fraction) was
-// written by someone else, who may have meant KiB, and is reported as not
-// known. A bare 0 is 0 either way and is known.
+// It adds the product rule for a config's size= option: Proxmox writes a
+// bare number only for a size that is not a whole number of KiB, so a bare
+// multiple of 1024 (and a bare number with a fraction) was written by
+// someone else, who may have meant KiB, and is reported as not known. A
+// bare 0 is 0 either way and is known.
 //
-// # Volume ids (DESIGN R21)
+// # Volume ids (R21 in docs/design.md)
 //
 // [ParseVolume] reads the owner of a volume from its name the way the
 // storage plugins' parse_volname does. The storage's plugin type cannot be
@@ -52,8 +52,11 @@
 //
 // [ParseMountPoint] reads rootfs, mpN and unusedN values; [FormatRootfsAlloc]
 // writes the only rootfs form used on create, the STORAGE:GiB allocation.
-// [ParseNet] reads container and QEMU netN values and [Net.String] writes
-// them back in their original key order; [FormatLXCNet] builds a validated
-// container netN for create. [ParseUPID] decodes a task id (pve-common
-// PVE::UPID). [NormalizeTags] and [JoinTags] follow get_unique_tags.
+// [ParseNet] reads container and QEMU netN values; [FormatLXCNet] builds a
+// validated container netN for create. [ParseUPID] decodes a task id (pve-common
+// PVE::UPID); the client reads task nodes and types with it. [NormalizeTags]
+// and [JoinTags] follow get_unique_tags.
+//
+// The package imports nothing of pvebill: it is shared by the client and the
+// guest modules, and the simulator deliberately keeps its own parsers.
 package pveconf

@@ -2,7 +2,6 @@ package pveconf
 
 import (
 	"errors"
-	"math"
 	"math/big"
 	"reflect"
 	"regexp"
@@ -16,9 +15,8 @@ import (
 // refSizeRe and refScale are an independent, arbitrary-precision reading of
 // parse_size, used to check the fast one.
 var (
-	refSizeRe   = regexp.MustCompile(`^(\d+(?:\.\d+)?)(K|M|G|T|KiB|MiB|GiB|TiB)?$`)
-	refResizeRe = regexp.MustCompile(`^(\+)?(\d+(?:\.\d+)?)([KMGT])?$`)
-	refShift    = map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}
+	refSizeRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)(K|M|G|T|KiB|MiB|GiB|TiB)?$`)
+	refShift  = map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}
 )
 
 // refScale returns floor(num * 2^shift) and whether it fits an int64.
@@ -55,11 +53,6 @@ func FuzzParseSize(f *testing.F) {
 		case fits && (err != nil || got != want):
 			t.Fatalf("ParseSize(%q) = %d, %v; want %d", s, got, err, want)
 		}
-		if err == nil {
-			if back, err := ParseSize(FormatSize(got)); err != nil || back != got {
-				t.Fatalf("ParseSize(FormatSize(%d)) = %d, %v", got, back, err)
-			}
-		}
 	})
 }
 
@@ -84,69 +77,14 @@ func FuzzParseConfigSize(f *testing.F) {
 	})
 }
 
-func FuzzFormatSize(f *testing.F) {
+func FuzzGiBUp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b int64) {
-		s := FormatSize(b)
-		got, known, err := ParseConfigSize(s)
 		if b < 0 {
-			if err == nil {
-				t.Fatalf("ParseConfigSize(FormatSize(%d) = %q) accepted a negative size", b, s)
-			}
 			return
-		}
-		// Everything Proxmox writes reads back exactly and is known.
-		if err != nil || got != b || !known {
-			t.Fatalf("ParseConfigSize(FormatSize(%d) = %q) = %d, %v, %v", b, s, got, known, err)
 		}
 		// GiBUp is the least q with q GiB >= b.
 		if q := GiBUp(b); (b == 0 && q != 0) || (b > 0 && (b-(q-1)*GiB <= 0 || b-(q-1)*GiB > GiB)) {
 			t.Fatalf("GiBUp(%d) = %d is not the rounded-up GiB", b, q)
-		}
-	})
-}
-
-func FuzzParseResizeSize(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		grow, got, err := ParseResizeSize(s)
-		if err == nil && got < 0 {
-			t.Fatalf("ParseResizeSize(%q) = %d without error", s, got)
-		}
-		m := refResizeRe.FindStringSubmatch(s)
-		if m == nil {
-			if !errors.Is(err, ErrSyntax) {
-				t.Fatalf("ParseResizeSize(%q) = %v, %d, %v; want a syntax error", s, grow, got, err)
-			}
-			return
-		}
-		want, fits := refScale(m[2], refShift[m[3]])
-		switch {
-		case !fits && !errors.Is(err, ErrRange):
-			t.Fatalf("ParseResizeSize(%q) = %d, %v; want a range error", s, got, err)
-		case fits && (err != nil || got != want || grow != (m[1] == "+")):
-			t.Fatalf("ParseResizeSize(%q) = %v, %d, %v; want %v, %d", s, grow, got, err, m[1] == "+", want)
-		}
-	})
-}
-
-func FuzzParseAllocGiB(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		storage, gib, ok := ParseAllocGiB(s)
-		if !ok {
-			if storage != "" || gib != 0 {
-				t.Fatalf("ParseAllocGiB(%q) = %q, %v with ok=false", s, storage, gib)
-			}
-			return
-		}
-		if !ValidStorageID(storage) || gib < 0 || math.IsNaN(gib) || math.IsInf(gib, 0) {
-			t.Fatalf("ParseAllocGiB(%q) = %q, %v", s, storage, gib)
-		}
-		vol, found := mountVolumePart(s)
-		if !found || !strings.HasPrefix(vol, storage+":") {
-			t.Fatalf("ParseAllocGiB(%q): storage %q is not the volume part's", s, storage)
-		}
-		// An allocation is never an existing volume.
-		if v, err := ParseVolume(vol); err == nil {
-			t.Fatalf("ParseVolume(%q) = %+v; an allocation must not parse as a volume", vol, v)
 		}
 	})
 }
@@ -258,9 +196,6 @@ func FuzzParseMountPoint(f *testing.F) {
 				t.Fatalf("ParseMountPoint(%q, %q): option %+v", key, value, o)
 			}
 		}
-		if v, ok := mountVolumePart(value); !ok || v != mp.Volume {
-			t.Fatalf("mountVolumePart(%q) = %q, %v; ParseMountPoint volume %q", value, v, ok, mp.Volume)
-		}
 	})
 }
 
@@ -269,17 +204,6 @@ func FuzzParseNet(f *testing.F) {
 		n, err := ParseNet(s)
 		if err != nil {
 			return
-		}
-		s1 := n.String()
-		n2, err := ParseNet(s1)
-		if err != nil {
-			t.Fatalf("ParseNet(%q).String() = %q does not parse: %v", s, s1, err)
-		}
-		if !reflect.DeepEqual(n, n2) {
-			t.Fatalf("ParseNet(%q) = %+v\nParseNet(%q) = %+v", s, n, s1, n2)
-		}
-		if s2 := n2.String(); s2 != s1 {
-			t.Fatalf("String not stable: %q then %q", s1, s2)
 		}
 		if n.Tag < 0 || n.Tag > 4094 || n.MTU < 0 || n.MTU > 65535 || n.Rate < 0 {
 			t.Fatalf("ParseNet(%q) = %+v: out of range", s, n)

@@ -18,13 +18,9 @@ var qemuModels = []string{
 
 func isQEMUModel(s string) bool { return slices.Contains(qemuModels, s) }
 
-// Net is a parsed container or QEMU netN value (proxmox-api.md §4.6):
+// Net is a parsed container or QEMU netN value (docs/proxmox.md §4.6):
 // name=eth0,bridge=vmbr0,firewall=1,hwaddr=...,ip=dhcp,type=veth or
 // virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1.
-//
-// String writes the keys back in the order they were read, so a parsed
-// value round-trips. A field set after parsing whose key was not in the
-// input is written after the others, in Proxmox's order.
 type Net struct {
 	Name   string // container: the interface name inside the guest
 	Model  string // QEMU: the NIC model (virtio, e1000, ...)
@@ -43,16 +39,7 @@ type Net struct {
 	// Extra holds every other key=value in config order (type, link_down,
 	// trunks, queues, host-managed, ...).
 	Extra []Option
-
-	keys []string // keys in input order; modelKey for the model-as-key form
 }
-
-// modelKey marks the QEMU form where the model is the key (virtio=MAC) or
-// stands alone (virtio).
-const modelKey = "\x00model"
-
-// extraPrefix marks an Extra key in Net.keys.
-const extraPrefix = "\x00extra:"
 
 // ParseNet parses a container or QEMU netN value, as pve-common's
 // parse_property_string reads it: each key at most once, booleans as
@@ -60,93 +47,115 @@ const extraPrefix = "\x00extra:"
 // non-negative number. Address texts (MAC, IP) are kept as written, not
 // checked; FormatLXCNet checks what we write.
 func ParseNet(value string) (Net, error) {
-	const what = "net"
-	parts, err := splitProps(what, value)
+	parts, err := splitProps(netWhat, value)
 	if err != nil {
 		return Net{}, err
 	}
-	var n Net
-	seen := map[string]bool{}
-	claim := func(field string) error {
-		if seen[field] {
-			return syntaxErr(what, value, field+" given twice")
-		}
-		seen[field] = true
-		return nil
-	}
+	r := netReader{input: value, seen: map[string]bool{}}
 	for _, p := range parts {
-		if !p.keyed {
-			if !isQEMUModel(p.value) {
-				return Net{}, syntaxErr(what, value, "value without key "+quotePart(p.value)+" is not a NIC model")
-			}
-			if err := claim("model"); err != nil {
-				return Net{}, err
-			}
-			n.Model = p.value
-			n.keys = append(n.keys, modelKey)
-			continue
-		}
-		k, v := p.key, p.value
-		var err error
-		switch {
-		case isQEMUModel(k):
-			if err = claim("model"); err == nil {
-				err = claim("macaddr")
-			}
-			n.Model, n.HWAddr = k, v
-			n.keys = append(n.keys, modelKey)
-			if err != nil {
-				return Net{}, err
-			}
-			continue
-		case k == "name":
-			n.Name = v
-		case k == "model":
-			if !isQEMUModel(v) {
-				return Net{}, syntaxErr(what, value, "unknown NIC model "+quotePart(v))
-			}
-			err = claim("model")
-			n.Model = v
-		case k == "hwaddr", k == "macaddr":
-			err = claim("macaddr")
-			n.HWAddr = v
-		case k == "bridge":
-			n.Bridge = v
-		case k == "ip":
-			n.IP = v
-		case k == "gw":
-			n.GW = v
-		case k == "ip6":
-			n.IP6 = v
-		case k == "gw6":
-			n.GW6 = v
-		case k == "firewall":
-			b, ok := parseBool(v)
-			if !ok {
-				return Net{}, syntaxErr(what, value, "firewall is not a boolean")
-			}
-			n.Firewall = b
-		case k == "rate":
-			r, ok := parsePerlNumber(v)
-			if !ok || r < 0 {
-				return Net{}, syntaxErr(what, value, "rate is not a non-negative number")
-			}
-			n.Rate = r
-		case k == "tag":
-			n.Tag, err = parseIntIn(what, value, "tag", v, 1, 4094)
-		case k == "mtu":
-			n.MTU, err = parseIntIn(what, value, "mtu", v, 1, 65535)
-		default:
-			n.Extra = append(n.Extra, Option{Key: k, Value: v})
-			n.keys = append(n.keys, extraPrefix+k)
-			continue
-		}
-		if err != nil {
+		if err := r.read(p); err != nil {
 			return Net{}, err
 		}
-		n.keys = append(n.keys, k)
 	}
-	return n, nil
+	return r.n, nil
+}
+
+// netWhat names the netN format in errors.
+const netWhat = "net"
+
+// netReader fills a Net from the parts of one netN value.
+type netReader struct {
+	input string
+	n     Net
+	seen  map[string]bool
+}
+
+// claim records that field was given, or fails when it was given before.
+func (r *netReader) claim(field string) error {
+	if r.seen[field] {
+		return syntaxErr(netWhat, r.input, field+" given twice")
+	}
+	r.seen[field] = true
+	return nil
+}
+
+// read takes one part: a bare NIC model, the model as key with the MAC as value, or a key=value.
+func (r *netReader) read(p propPart) error {
+	if !p.keyed {
+		if !isQEMUModel(p.value) {
+			return syntaxErr(netWhat, r.input, "value without key "+quotePart(p.value)+" is not a NIC model")
+		}
+		r.n.Model = p.value
+		return r.claim("model")
+	}
+	k, v := p.key, p.value
+	switch {
+	case isQEMUModel(k):
+		r.n.Model, r.n.HWAddr = k, v
+		if err := r.claim("model"); err != nil {
+			return err
+		}
+		return r.claim("macaddr")
+	case k == "model":
+		if !isQEMUModel(v) {
+			return syntaxErr(netWhat, r.input, "unknown NIC model "+quotePart(v))
+		}
+		r.n.Model = v
+		return r.claim("model")
+	case k == "hwaddr", k == "macaddr":
+		r.n.HWAddr = v
+		return r.claim("macaddr")
+	}
+	if dst := r.n.text(k); dst != nil {
+		*dst = v
+		return nil
+	}
+	return r.number(k, v)
+}
+
+// text returns the field of a key whose value is kept as written, or nil.
+func (n *Net) text(key string) *string {
+	switch key {
+	case "name":
+		return &n.Name
+	case "bridge":
+		return &n.Bridge
+	case "ip":
+		return &n.IP
+	case "gw":
+		return &n.GW
+	case "ip6":
+		return &n.IP6
+	case "gw6":
+		return &n.GW6
+	}
+	return nil
+}
+
+// number reads firewall, rate, tag and mtu; any other key goes to Extra.
+func (r *netReader) number(k, v string) error {
+	var err error
+	switch k {
+	case "firewall":
+		b, ok := parseBool(v)
+		if !ok {
+			return syntaxErr(netWhat, r.input, "firewall is not a boolean")
+		}
+		r.n.Firewall = b
+	case "rate":
+		f, ok := parsePerlNumber(v)
+		if !ok || f < 0 {
+			return syntaxErr(netWhat, r.input, "rate is not a non-negative number")
+		}
+		r.n.Rate = f
+	case "tag":
+		r.n.Tag, err = parseIntIn(netWhat, r.input, "tag", v, 1, 4094)
+	case "mtu":
+		r.n.MTU, err = parseIntIn(netWhat, r.input, "mtu", v, 1, 65535)
+	default:
+		r.n.Extra = append(r.n.Extra, Option{Key: k, Value: v})
+	}
+	return err
 }
 
 // parseIntIn reads an integer (pve-common is_integer: ^[+-]?\d+$) within
@@ -195,115 +204,6 @@ func parsePerlNumber(v string) (float64, bool) {
 		f = 0 // drop the sign of -0
 	}
 	return f, true
-}
-
-// String writes the value back as a netN string. Values are written as
-// they are; use FormatLXCNet to build a checked value.
-func (n Net) String() string {
-	var b strings.Builder
-	written := map[string]bool{}
-	macWritten := false
-	hasMACKey := slices.Contains(n.keys, "hwaddr") || slices.Contains(n.keys, "macaddr")
-	add := func(k, v string) {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if k != "" {
-			b.WriteString(k)
-			b.WriteByte('=')
-		}
-		b.WriteString(v)
-	}
-	emit := func(k string, recorded bool) {
-		if written[k] {
-			return
-		}
-		written[k] = true
-		switch k {
-		case modelKey:
-			switch {
-			case n.Model == "":
-			case n.HWAddr != "" && !hasMACKey:
-				add(n.Model, n.HWAddr)
-				macWritten = true
-			default:
-				add("", n.Model)
-			}
-		case "hwaddr", "macaddr":
-			if n.HWAddr != "" && !macWritten {
-				add(k, n.HWAddr)
-				macWritten = true
-			}
-		case "name", "bridge", "ip", "gw", "ip6", "gw6", "model":
-			if v := n.stringField(k); v != "" {
-				add(k, v)
-			}
-		case "firewall":
-			if recorded || n.Firewall {
-				add(k, formatBool(n.Firewall))
-			}
-		case "rate":
-			if recorded || n.Rate != 0 {
-				add(k, strconv.FormatFloat(n.Rate, 'g', -1, 64))
-			}
-		case "tag":
-			if recorded || n.Tag != 0 {
-				add(k, strconv.Itoa(n.Tag))
-			}
-		case "mtu":
-			if recorded || n.MTU != 0 {
-				add(k, strconv.Itoa(n.MTU))
-			}
-		default:
-			key := strings.TrimPrefix(k, extraPrefix)
-			for _, o := range n.Extra {
-				if o.Key == key {
-					add(o.Key, o.Value)
-					return
-				}
-			}
-		}
-	}
-	for _, k := range n.keys {
-		emit(k, true)
-	}
-	// Fields set without their key in the input follow, in
-	// print_property_string's order: the leading key, then alphabetical.
-	macKey := "hwaddr"
-	if n.Model != "" {
-		macKey = "macaddr"
-	}
-	emit("name", false)
-	if !written["model"] {
-		emit(modelKey, false)
-	}
-	for _, k := range []string{"bridge", "firewall", "gw", "gw6", macKey, "ip", "ip6", "mtu", "rate", "tag"} {
-		emit(k, false)
-	}
-	for _, o := range n.Extra {
-		emit(extraPrefix+o.Key, false)
-	}
-	return b.String()
-}
-
-func (n Net) stringField(k string) string {
-	switch k {
-	case "name":
-		return n.Name
-	case "bridge":
-		return n.Bridge
-	case "ip":
-		return n.IP
-	case "gw":
-		return n.GW
-	case "ip6":
-		return n.IP6
-	case "gw6":
-		return n.GW6
-	case "model":
-		return n.Model
-	}
-	return ""
 }
 
 // LXCNet describes a container interface to create (DESIGN R7,

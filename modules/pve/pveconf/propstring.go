@@ -86,13 +86,6 @@ func parseBool(v string) (val, ok bool) {
 	return false, false
 }
 
-func formatBool(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
 // ValidStorageID reports whether id is a Proxmox storage id (pve-common
 // parse_id, format pve-storage-id): a letter, then letters, digits, "-",
 // "_" or ".", ending in a letter or digit, at least two characters;
@@ -115,22 +108,3 @@ func ValidStorageID(id string) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// mountVolumePart returns the volume of a mount point value: the part
-// without a key, or the volume= value.
-func mountVolumePart(s string) (string, bool) {
-	parts, err := splitProps("mount point", s)
-	if err != nil {
-		return "", false
-	}
-	vol, found := "", false
-	for _, p := range parts {
-		if !p.keyed || p.key == "volume" {
-			if found {
-				return "", false
-			}
-			vol, found = p.value, true
-		}
-	}
-	return vol, found
-}

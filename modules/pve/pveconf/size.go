@@ -3,7 +3,6 @@ package pveconf
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Byte multiples used by Proxmox sizes; all are powers of 1024.
@@ -94,46 +93,27 @@ func fracBits(frac string, shift uint) int64 {
 }
 
 // sizeShift maps a size suffix to its power of 1024.
-func sizeShift(suffix string, iec bool) (uint, bool) {
+func sizeShift(suffix string) (uint, bool) {
 	switch suffix {
 	case "":
 		return 0, true
-	case "K":
+	case "K", "KiB":
 		return 10, true
-	case "M":
+	case "M", "MiB":
 		return 20, true
-	case "G":
+	case "G", "GiB":
 		return 30, true
-	case "T":
-		return 40, true
-	}
-	if !iec {
-		return 0, false
-	}
-	switch suffix {
-	case "KiB":
-		return 10, true
-	case "MiB":
-		return 20, true
-	case "GiB":
-		return 30, true
-	case "TiB":
+	case "T", "TiB":
 		return 40, true
 	}
 	return 0, false
 }
 
-// ParseSize parses a size as pve-common's parse_size does (the disk-size
-// format of a config's size= option): \d+(\.\d+)? followed by nothing
-// (bytes) or by K, M, G, T, KiB, MiB, GiB or TiB (powers of 1024). The
-// result is truncated to whole bytes. It refuses an empty string, a sign,
-// spaces, lower-case or decimal (KB) units and anything above MaxInt64.
-func ParseSize(s string) (bytes int64, err error) {
-	b, _, _, err := parseSize(s)
-	return b, err
-}
-
-// parseSize is ParseSize that also returns the number and the unit text.
+// parseSize parses a size as pve-common's parse_size does (the disk-size format of a config's
+// size= option): \d+(\.\d+)? followed by nothing (bytes) or by K, M, G, T, KiB, MiB, GiB or
+// TiB (powers of 1024), truncated to whole bytes. It refuses an empty string, a sign, spaces,
+// lower-case or decimal (KB) units and anything above MaxInt64. It also returns the number and
+// the unit text.
 func parseSize(s string) (bytes int64, d decimal, unit string, err error) {
 	if s == "" {
 		return 0, d, "", syntaxErr("size", s, "empty")
@@ -142,7 +122,7 @@ func parseSize(s string) (bytes int64, d decimal, unit string, err error) {
 	if !ok {
 		return 0, d, "", syntaxErr("size", s, "want digits with an optional fraction")
 	}
-	shift, ok := sizeShift(unit, true)
+	shift, ok := sizeShift(unit)
 	if !ok {
 		return 0, d, "", syntaxErr("size", s, "unknown unit "+strconv.Quote(shorten(unit)))
 	}
@@ -154,12 +134,12 @@ func parseSize(s string) (bytes int64, d decimal, unit string, err error) {
 }
 
 // ParseConfigSize parses a config's size= value and says whether the byte
-// count is known (DESIGN R24). A value with a unit is known. A bare number
+// count is known (R24). A value with a unit is known. A bare number
 // is bytes, but Proxmox only writes a bare number for a size that is not a
 // whole number of KiB: a bare non-zero multiple of 1024, or a bare number
 // with a fraction, was written by someone else, may have meant KiB, and is
 // returned with known=false (the caller refuses with rootfs_size_unknown).
-// bytes is ParseSize's reading either way.
+// bytes is parseSize's reading either way.
 func ParseConfigSize(s string) (bytes int64, known bool, err error) {
 	b, d, unit, err := parseSize(s)
 	switch {
@@ -175,30 +155,6 @@ func ParseConfigSize(s string) (bytes int64, known bool, err error) {
 	return b, true, nil
 }
 
-// FormatSize writes a byte count as pve-common's format_size does: in the
-// largest unit (T, G, M, K) that divides it exactly, else as bare bytes.
-// 8589934592 is "8G", 9126805504 is "8704M", 1000 is "1000" and 0 is "0T".
-// For bytes >= 0, ParseSize(FormatSize(bytes)) == bytes.
-func FormatSize(bytes int64) string {
-	kb := bytes / 1024
-	if kb*1024 != bytes {
-		return strconv.FormatInt(bytes, 10)
-	}
-	mb := kb / 1024
-	if mb*1024 != kb {
-		return strconv.FormatInt(kb, 10) + "K"
-	}
-	gb := mb / 1024
-	if gb*1024 != mb {
-		return strconv.FormatInt(mb, 10) + "M"
-	}
-	tb := gb / 1024
-	if tb*1024 != gb {
-		return strconv.FormatInt(gb, 10) + "G"
-	}
-	return strconv.FormatInt(tb, 10) + "T"
-}
-
 // GiBUp returns bytes in GiB rounded up: 8.5 GiB is 9, 8 GiB is 8 (R23).
 func GiBUp(bytes int64) int64 {
 	q := bytes / GiB
@@ -212,53 +168,4 @@ func GiBUp(bytes int64) int64 {
 // "9 GiB" for 8.5 GiB, "8 GiB" for exactly 8 GiB.
 func DisplayGiBUp(bytes int64) string {
 	return strconv.FormatInt(GiBUp(bytes), 10) + " GiB"
-}
-
-// ParseAllocGiB reads the STORAGE:N allocation form of rootfs and mpN on
-// create (pve-container $NEW_DISK_RE, ^STORE:\d+(\.\d+)?$ on the volume
-// part), where N is GiB: "local-lvm:8", "local-zfs:0.5". spec is either the
-// volume part alone or a whole mount point value ("local-lvm:8,ro=1"). The
-// bare form without a storage ("8") is root@pam-only in Proxmox and gives
-// ok=false, as does any existing volume id.
-func ParseAllocGiB(spec string) (storage string, gib float64, ok bool) {
-	vol, ok := mountVolumePart(spec)
-	if !ok {
-		return "", 0, false
-	}
-	store, n, found := strings.Cut(vol, ":")
-	if !found || !ValidStorageID(store) {
-		return "", 0, false
-	}
-	if _, rest, scanned := scanDecimal(n); !scanned || rest != "" {
-		return "", 0, false
-	}
-	g, err := strconv.ParseFloat(n, 64)
-	if err != nil || math.IsInf(g, 0) {
-		return "", 0, false
-	}
-	return store, g, true
-}
-
-// ParseResizeSize parses the size parameter of PUT .../resize
-// (pattern \+?\d+(\.\d+)?[KMGT]?): a leading + asks to grow by the amount
-// instead of setting it; a bare number is bytes. The result is truncated to
-// whole bytes.
-func ParseResizeSize(s string) (grow bool, bytes int64, err error) {
-	body := s
-	if strings.HasPrefix(body, "+") {
-		grow, body = true, body[1:]
-	}
-	d, rest, ok := scanDecimal(body)
-	if !ok {
-		return false, 0, syntaxErr("resize size", s, "want [+]digits with an optional fraction")
-	}
-	shift, ok := sizeShift(rest, false)
-	if !ok {
-		return false, 0, syntaxErr("resize size", s, "unknown unit "+strconv.Quote(shorten(rest)))
-	}
-	b, ok := d.scale(shift)
-	if !ok {
-		return false, 0, rangeErr("resize size", s, "larger than an int64 byte count")
-	}
-	return grow, b, nil
 }

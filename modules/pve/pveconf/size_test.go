@@ -107,43 +107,6 @@ func TestParseConfigSize(t *testing.T) {
 	}
 }
 
-func TestFormatSize(t *testing.T) {
-	tests := []struct {
-		in   int64
-		want string
-	}{
-		{8589934592, "8G"},
-		{9126805504, "8704M"},
-		{1000, "1000"},
-		{0, "0T"}, // format_size(0) in Perl, as seen in "size=0T" configs
-		{1, "1"},
-		{1023, "1023"},
-		{1024, "1K"},
-		{1536, "1536"},
-		{1025 * KiB, "1025K"},
-		{MiB, "1M"},
-		{1023 * MiB, "1023M"},
-		{GiB, "1G"},
-		{TiB, "1T"},
-		{3 * TiB, "3T"},
-		{1 << 50, "1024T"},
-		{30 * GiB, "30G"},
-		{math.MaxInt64, "9223372036854775807"},
-		{-1024, "-1K"}, // Perl's int() truncates toward zero, and so does Go
-		{-1, "-1"},
-	}
-	for _, tt := range tests {
-		if got := FormatSize(tt.in); got != tt.want {
-			t.Errorf("FormatSize(%d) = %q; want %q", tt.in, got, tt.want)
-		}
-		if tt.in >= 0 {
-			if back, err := ParseSize(tt.want); err != nil || back != tt.in {
-				t.Errorf("ParseSize(FormatSize(%d)) = %d, %v", tt.in, back, err)
-			}
-		}
-	}
-}
-
 func TestDisplayGiBUp(t *testing.T) {
 	tests := []struct {
 		in   int64
@@ -162,84 +125,6 @@ func TestDisplayGiBUp(t *testing.T) {
 	for _, tt := range tests {
 		if got := DisplayGiBUp(tt.in); got != tt.want {
 			t.Errorf("DisplayGiBUp(%d) = %q; want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestParseAllocGiB(t *testing.T) {
-	tests := []struct {
-		in      string
-		storage string
-		gib     float64
-		ok      bool
-	}{
-		{"local-lvm:8", "local-lvm", 8, true},
-		{"local-zfs:0.5", "local-zfs", 0.5, true},
-		{"local:0", "local", 0, true},
-		{"Local-LVM:8", "Local-LVM", 8, true}, // storage ids are case-insensitive
-		{"local-lvm:8,mountoptions=noatime", "local-lvm", 8, true},
-		{"volume=local-lvm:8,ro=1", "local-lvm", 8, true},
-		{"8", "", 0, false},
-		{"local-lvm:vm-5001-disk-0", "", 0, false},
-		{"local-lvm:vm-5001-disk-0,size=8G", "", 0, false},
-		{"local:5001/vm-5001-disk-0.raw", "", 0, false},
-		{"local-lvm:8G", "", 0, false},
-		{"local-lvm:-1", "", 0, false},
-		{"local-lvm:+1", "", 0, false},
-		{"local-lvm:8.", "", 0, false},
-		{"local-lvm:.5", "", 0, false},
-		{"local-lvm:1e3", "", 0, false},
-		{"1local:8", "", 0, false},
-		{"l:8", "", 0, false},
-		{"local-:8", "", 0, false},
-		{":8", "", 0, false},
-		{"local-lvm:8,local-lvm:9", "", 0, false},
-		{"local-lvm:8,volume=local-lvm:9", "", 0, false},
-		{"/srv/data", "", 0, false},
-		{"", "", 0, false},
-		{"local-lvm:" + strings.Repeat("9", 400), "", 0, false},
-	}
-	for _, tt := range tests {
-		s, g, ok := ParseAllocGiB(tt.in)
-		if s != tt.storage || g != tt.gib || ok != tt.ok {
-			t.Errorf("ParseAllocGiB(%q) = %q, %v, %v; want %q, %v, %v", tt.in, s, g, ok, tt.storage, tt.gib, tt.ok)
-		}
-	}
-}
-
-func TestParseResizeSize(t *testing.T) {
-	tests := []struct {
-		in    string
-		grow  bool
-		bytes int64
-		err   error
-	}{
-		{"+10G", true, 10 * GiB, nil},
-		{"40G", false, 40 * GiB, nil},
-		{"1073741824", false, GiB, nil},
-		{"+0.5G", true, GiB / 2, nil},
-		{"+512M", true, 512 * MiB, nil},
-		{"1T", false, TiB, nil},
-		{"1.5", false, 1, nil},
-		{"10GiB", false, 0, ErrSyntax}, // the resize pattern has no iB units
-		{"-1G", false, 0, ErrSyntax},
-		{"++1G", false, 0, ErrSyntax},
-		{"+", false, 0, ErrSyntax},
-		{"", false, 0, ErrSyntax},
-		{"10g", false, 0, ErrSyntax},
-		{"+10 G", false, 0, ErrSyntax},
-		{"+8388608T", false, 0, ErrRange},
-	}
-	for _, tt := range tests {
-		grow, b, err := ParseResizeSize(tt.in)
-		if tt.err != nil {
-			if !errors.Is(err, tt.err) {
-				t.Errorf("ParseResizeSize(%q) = %v, %d, %v; want error %v", tt.in, grow, b, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || grow != tt.grow || b != tt.bytes {
-			t.Errorf("ParseResizeSize(%q) = %v, %d, %v; want %v, %d", tt.in, grow, b, err, tt.grow, tt.bytes)
 		}
 	}
 }

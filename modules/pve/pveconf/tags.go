@@ -9,8 +9,7 @@ import (
 // NormalizeTags splits a tags value the way Proxmox does (pve-common
 // split_list, pve-guest-common get_unique_tags with the default tag style):
 // on ";", "," and white space; lower-cased; duplicates dropped; sorted. It
-// returns nil when there is no tag. It does not check the characters; see
-// ValidTag.
+// returns nil when there is no tag. It does not check the characters.
 func NormalizeTags(s string) []string {
 	fields := strings.FieldsFunc(s, func(r rune) bool {
 		return r == ';' || r == ',' || unicode.IsSpace(r)
@@ -29,20 +28,4 @@ func NormalizeTags(s string) []string {
 // joins them with ";", the form Proxmox stores.
 func JoinTags(tags []string) string {
 	return strings.Join(NormalizeTags(strings.Join(tags, ";")), ";")
-}
-
-// ValidTag reports whether tag matches pve-common's pve-tag format,
-// [a-z0-9_][a-z0-9_\-+.]*, case-insensitive.
-func ValidTag(tag string) bool {
-	if tag == "" {
-		return false
-	}
-	for i := 0; i < len(tag); i++ {
-		c := tag[i]
-		ok := isLetter(c) || isDigit(c) || c == '_' || i > 0 && (c == '-' || c == '+' || c == '.')
-		if !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -41,14 +41,3 @@ func TestJoinTags(t *testing.T) {
 		}
 	}
 }
-
-func TestValidTag(t *testing.T) {
-	for tag, want := range map[string]bool{
-		"web": true, "Web": true, "_x": true, "0": true, "a-b+c.d_e": true, "pvebill": true,
-		"": false, "-a": false, "+a": false, ".a": false, "a b": false, "a;b": false, "ä": false, "a/b": false,
-	} {
-		if got := ValidTag(tag); got != want {
-			t.Errorf("ValidTag(%q) = %v; want %v", tag, got, want)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package pveconf
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,10 +46,4 @@ func ParseUPID(s string) (UPID, error) {
 		ID:        m[6],
 		User:      m[7],
 	}, nil
-}
-
-// String encodes the UPID as PVE::UPID::encode does (upper-case hex).
-func (u UPID) String() string {
-	return fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:",
-		u.Node, u.PID, u.PStart, u.StartTime.Unix(), u.Type, u.ID, u.User)
 }

@@ -20,18 +20,6 @@ const (
 	VolumeDevice
 )
 
-func (k VolumeKind) String() string {
-	switch k {
-	case VolumeStorage:
-		return "storage"
-	case VolumeBind:
-		return "bind"
-	case VolumeDevice:
-		return "device"
-	}
-	return "VolumeKind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // Volume content types (the vtype of pve-storage's parse_volname).
 const (
 	VTypeImages   = "images"
@@ -285,16 +273,4 @@ func parseVMID(input, digits string) (int, error) {
 		return 0, rangeErr("volume", input, "vmid "+quotePart(digits)+" does not fit an int")
 	}
 	return int(n), nil
-}
-
-// VolumeOwnedBy reports whether Proxmox would count volid as owned by vmid,
-// the test container destroy uses before freeing a volume. Bind and device
-// mounts and volumes without an owner (iso, vztmpl, snippets) are owned by
-// nobody. An unparseable volid is an error.
-func VolumeOwnedBy(volid string, vmid int) (owned bool, err error) {
-	v, err := ParseVolume(volid)
-	if err != nil {
-		return false, err
-	}
-	return v.Kind == VolumeStorage && v.HasOwner && v.Owner == vmid, nil
 }
