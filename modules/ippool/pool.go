@@ -131,6 +131,18 @@ func fromUint(v uint32) netip.Addr {
 // problem listing every bad field, ordered by field name.
 func Validate(spec Spec, clusters []string) (Pool, error) {
 	var v fieldErrors
+	v.names(spec, clusters)
+	prefix, gw, first, last := v.addresses(spec)
+	nameservers := v.nameservers(spec.Nameservers)
+	if p := v.Problem(); p != nil {
+		return Pool{}, p
+	}
+	return Pool{Name: spec.Name, Cluster: spec.Cluster, Bridge: spec.Bridge, Prefix: prefix, Gateway: gw,
+		First: first, Last: last, Nameservers: nameservers}, nil
+}
+
+// names checks the pool's name, cluster and bridge.
+func (v *fieldErrors) names(spec Spec, clusters []string) {
 	switch {
 	case spec.Name == "":
 		v.Add("name", i18n.FieldRequired, "")
@@ -155,11 +167,15 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 	case !bridgePattern.MatchString(spec.Bridge):
 		v.Add("bridge", i18n.FieldPattern, "")
 	}
+}
 
-	prefix, prefixOK := parsePrefix(&v, spec.CIDR)
-	gw, gwOK := parseAddr(&v, "gateway", spec.Gateway)
-	first, firstOK := parseAddr(&v, "first", spec.First)
-	last, lastOK := parseAddr(&v, "last", spec.Last)
+// addresses reads the network, gateway and range, each inside the network, the range not
+// reversed and the gateway outside it.
+func (v *fieldErrors) addresses(spec Spec) (prefix netip.Prefix, gw, first, last netip.Addr) {
+	prefix, prefixOK := parsePrefix(v, spec.CIDR)
+	gw, gwOK := parseAddr(v, "gateway", spec.Gateway)
+	first, firstOK := parseAddr(v, "first", spec.First)
+	last, lastOK := parseAddr(v, "last", spec.Last)
 	if prefixOK {
 		gwOK = gwOK && v.inNetwork("gateway", gw, prefix)
 		firstOK = firstOK && v.inNetwork("first", first, prefix)
@@ -172,35 +188,35 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 	if gwOK && firstOK && lastOK && toUint(gw) >= toUint(first) && toUint(gw) <= toUint(last) {
 		v.Add("gateway", i18n.FieldInsideRange, first.String()+"–"+last.String())
 	}
+	return prefix, gw, first, last
+}
 
-	nameservers := make([]string, 0, len(spec.Nameservers))
-	if len(spec.Nameservers) > MaxNameservers {
+// nameservers reads at most MaxNameservers addresses, IPv4 or IPv6, canonical and distinct.
+func (v *fieldErrors) nameservers(list []string) []string {
+	nameservers := make([]string, 0, len(list))
+	if len(list) > MaxNameservers {
 		v.Add("nameservers", i18n.FieldTooLong, strconv.Itoa(MaxNameservers))
-	} else {
-		seen := map[netip.Addr]bool{}
-		for i, s := range spec.Nameservers {
-			field := "nameservers[" + strconv.Itoa(i) + "]"
-			a, err := netip.ParseAddr(s)
-			switch {
-			case s == "":
-				v.Add(field, i18n.FieldRequired, "")
-			case err != nil || a.Zone() != "":
-				v.Add(field, i18n.FieldPattern, "")
-			case a.String() != s:
-				v.Add(field, i18n.FieldNotCanonical, a.String())
-			case seen[a]:
-				v.Add(field, i18n.FieldDuplicate, "")
-			default:
-				seen[a] = true
-				nameservers = append(nameservers, a.String())
-			}
+		return nameservers
+	}
+	seen := map[netip.Addr]bool{}
+	for i, s := range list {
+		field := "nameservers[" + strconv.Itoa(i) + "]"
+		a, err := netip.ParseAddr(s)
+		switch {
+		case s == "":
+			v.Add(field, i18n.FieldRequired, "")
+		case err != nil || a.Zone() != "":
+			v.Add(field, i18n.FieldPattern, "")
+		case a.String() != s:
+			v.Add(field, i18n.FieldNotCanonical, a.String())
+		case seen[a]:
+			v.Add(field, i18n.FieldDuplicate, "")
+		default:
+			seen[a] = true
+			nameservers = append(nameservers, a.String())
 		}
 	}
-	if p := v.Problem(); p != nil {
-		return Pool{}, p
-	}
-	return Pool{Name: spec.Name, Cluster: spec.Cluster, Bridge: spec.Bridge, Prefix: prefix, Gateway: gw,
-		First: first, Last: last, Nameservers: nameservers}, nil
+	return nameservers
 }
 
 // parsePrefix reads the cidr field: an IPv4 network written canonically.
