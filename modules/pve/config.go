@@ -100,6 +100,25 @@ func (c Config) LogValue() slog.Value {
 
 // validate checks the config and returns the base URL.
 func (c Config) validate() (*url.URL, error) {
+	u, err := c.baseURL()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.validateToken(); err != nil {
+		return nil, err
+	}
+	if c.Timeout < 0 || c.RetryBaseDelay < 0 || c.RetryMaxDelay < 0 ||
+		c.TaskPollInterval < 0 || c.TaskPollMaxInterval < 0 || c.TaskPollFactor < 0 {
+		return nil, errors.New("pve: config: durations and factors must not be negative")
+	}
+	if c.TaskPollFactor != 0 && c.TaskPollFactor < 1 {
+		return nil, errors.New("pve: config: task poll factor must be at least 1")
+	}
+	return u, nil
+}
+
+// baseURL checks the URL and returns it without the API base path or a trailing slash.
+func (c Config) baseURL() (*url.URL, error) {
 	if c.URL == "" {
 		return nil, errors.New("pve: config: URL is required")
 	}
@@ -119,29 +138,26 @@ func (c Config) validate() (*url.URL, error) {
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), APIBasePath)
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
+	return u, nil
+}
 
+// validateToken checks the API token id and secret.
+func (c Config) validateToken() error {
 	user, name, ok := strings.Cut(c.TokenID, "!")
 	if !ok || name == "" || !strings.Contains(user, "@") {
-		return nil, fmt.Errorf("pve: config: token id %q must look like user@realm!tokenname", c.TokenID)
+		return fmt.Errorf("pve: config: token id %q must look like user@realm!tokenname", c.TokenID)
 	}
 	if c.TokenSecret == "" {
-		return nil, errors.New("pve: config: token secret is required")
+		return errors.New("pve: config: token secret is required")
 	}
 	// Proxmox splits the header value on its last '=' into id and secret.
 	if strings.ContainsAny(c.TokenID, "\r\n\t =") {
-		return nil, fmt.Errorf("pve: config: token id %q contains forbidden characters", c.TokenID)
+		return fmt.Errorf("pve: config: token id %q contains forbidden characters", c.TokenID)
 	}
 	if strings.ContainsAny(c.TokenSecret, "\r\n\t =") {
-		return nil, errors.New("pve: config: token secret contains forbidden characters")
+		return errors.New("pve: config: token secret contains forbidden characters")
 	}
-	if c.Timeout < 0 || c.RetryBaseDelay < 0 || c.RetryMaxDelay < 0 ||
-		c.TaskPollInterval < 0 || c.TaskPollMaxInterval < 0 || c.TaskPollFactor < 0 {
-		return nil, errors.New("pve: config: durations and factors must not be negative")
-	}
-	if c.TaskPollFactor != 0 && c.TaskPollFactor < 1 {
-		return nil, errors.New("pve: config: task poll factor must be at least 1")
-	}
-	return u, nil
+	return nil
 }
 
 // parseFingerprints parses "AA:BB:..,CC:DD:.." into SHA-256 digests.

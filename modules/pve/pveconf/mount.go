@@ -83,34 +83,8 @@ func ParseMountPoint(key, value string) (MountPoint, error) {
 		if isUnused {
 			return MountPoint{}, syntaxErr(what, value, key+" takes only a volume, not "+quotePart(p.key))
 		}
-		switch p.key {
-		case "mp":
-			if isRoot {
-				return MountPoint{}, syntaxErr(what, value, "rootfs takes no mp=")
-			}
-			mp.Path = p.value
-		case "backup":
-			if isRoot {
-				return MountPoint{}, syntaxErr(what, value, "rootfs takes no backup=")
-			}
-			b, ok := parseBool(p.value)
-			if !ok {
-				return MountPoint{}, syntaxErr(what, value, "backup is not a boolean")
-			}
-			mp.Backup = &b
-		case "ro":
-			b, ok := parseBool(p.value)
-			if !ok {
-				return MountPoint{}, syntaxErr(what, value, "ro is not a boolean")
-			}
-			mp.ReadOnly = b
-		case "size":
-			mp.Size = p.value
-			if b, known, err := ParseConfigSize(p.value); err == nil {
-				mp.SizeBytes, mp.SizeKnown = b, known
-			}
-		default:
-			mp.Options = append(mp.Options, Option{Key: p.key, Value: p.value})
+		if err := mp.setOption(value, p); err != nil {
+			return MountPoint{}, err
 		}
 	}
 	if !volSeen {
@@ -123,6 +97,43 @@ func ParseMountPoint(key, value string) (MountPoint, error) {
 		return MountPoint{}, syntaxErr(what, value, key+" has no mp=")
 	}
 	return mp, nil
+}
+
+// setOption reads one key=value of a rootfs or mpN value (input is the whole value, for
+// errors).
+func (mp *MountPoint) setOption(input string, p propPart) error {
+	const what = "mount point"
+	isRoot := mp.Key == "rootfs"
+	switch p.key {
+	case "mp":
+		if isRoot {
+			return syntaxErr(what, input, "rootfs takes no mp=")
+		}
+		mp.Path = p.value
+	case "backup":
+		if isRoot {
+			return syntaxErr(what, input, "rootfs takes no backup=")
+		}
+		b, ok := parseBool(p.value)
+		if !ok {
+			return syntaxErr(what, input, "backup is not a boolean")
+		}
+		mp.Backup = &b
+	case "ro":
+		b, ok := parseBool(p.value)
+		if !ok {
+			return syntaxErr(what, input, "ro is not a boolean")
+		}
+		mp.ReadOnly = b
+	case "size":
+		mp.Size = p.value
+		if b, known, err := ParseConfigSize(p.value); err == nil {
+			mp.SizeBytes, mp.SizeKnown = b, known
+		}
+	default:
+		mp.Options = append(mp.Options, Option{Key: p.key, Value: p.value})
+	}
+	return nil
 }
 
 // RootfsAlloc builds the rootfs value that allocates a new volume on

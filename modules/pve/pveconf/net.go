@@ -226,18 +226,35 @@ type LXCNet struct {
 // create: name=eth0,bridge=vmbr0,firewall=1,ip=203.0.113.10/24,gw=203.0.113.1
 // then ip6=, gw6=, hwaddr=, tag=, mtu= and rate= when set.
 func FormatLXCNet(spec LXCNet) (string, error) {
-	const what = "lxc net"
-	bad := func(msg string) (string, error) { return "", syntaxErr(what, spec.Name, msg) }
 	if !bridgeOrNameRe(spec.Name) {
-		return bad("name must match [-_.A-Za-z0-9]+")
+		return "", syntaxErr(lxcNetWhat, spec.Name, "name must match [-_.A-Za-z0-9]+")
 	}
 	if !bridgeOrNameRe(spec.Bridge) {
-		return bad("bridge must match [-_.A-Za-z0-9]+")
+		return "", syntaxErr(lxcNetWhat, spec.Name, "bridge must match [-_.A-Za-z0-9]+")
 	}
 	parts := []string{"name=" + spec.Name, "bridge=" + spec.Bridge}
 	if spec.Firewall {
 		parts = append(parts, "firewall=1")
 	}
+	addr, err := spec.addressParts()
+	if err != nil {
+		return "", err
+	}
+	link, err := spec.linkParts()
+	if err != nil {
+		return "", err
+	}
+	parts = append(append(parts, addr...), link...)
+	return strings.Join(parts, ","), nil
+}
+
+// lxcNetWhat names the container netN format in errors.
+const lxcNetWhat = "lxc net"
+
+// addressParts checks and writes ip=, gw=, ip6= and gw6=.
+func (spec LXCNet) addressParts() ([]string, error) {
+	bad := func(msg string) ([]string, error) { return nil, syntaxErr(lxcNetWhat, spec.Name, msg) }
+	var parts []string
 	if spec.IP != "" {
 		if spec.IP != "dhcp" && spec.IP != "manual" && !validCIDR(spec.IP, true) {
 			return bad("ip must be an IPv4 CIDR (prefix 8..32), dhcp or manual")
@@ -262,31 +279,37 @@ func FormatLXCNet(spec LXCNet) (string, error) {
 		}
 		parts = append(parts, "gw6="+spec.GW6)
 	}
+	return parts, nil
+}
+
+// linkParts checks and writes hwaddr=, tag=, mtu= and rate=.
+func (spec LXCNet) linkParts() ([]string, error) {
+	var parts []string
 	if spec.HWAddr != "" {
 		if !validUnicastMAC(spec.HWAddr) {
-			return bad("hwaddr must be a unicast MAC XX:XX:XX:XX:XX:XX")
+			return nil, syntaxErr(lxcNetWhat, spec.Name, "hwaddr must be a unicast MAC XX:XX:XX:XX:XX:XX")
 		}
 		parts = append(parts, "hwaddr="+spec.HWAddr)
 	}
 	if spec.Tag != 0 {
 		if spec.Tag < 1 || spec.Tag > 4094 {
-			return "", rangeErr(what, spec.Name, "tag is outside 1..4094")
+			return nil, rangeErr(lxcNetWhat, spec.Name, "tag is outside 1..4094")
 		}
 		parts = append(parts, "tag="+strconv.Itoa(spec.Tag))
 	}
 	if spec.MTU != 0 {
 		if spec.MTU < 64 || spec.MTU > 65535 {
-			return "", rangeErr(what, spec.Name, "mtu is outside 64..65535")
+			return nil, rangeErr(lxcNetWhat, spec.Name, "mtu is outside 64..65535")
 		}
 		parts = append(parts, "mtu="+strconv.Itoa(spec.MTU))
 	}
 	if spec.Rate != 0 {
 		if spec.Rate < 0 || math.IsNaN(spec.Rate) || math.IsInf(spec.Rate, 0) {
-			return "", rangeErr(what, spec.Name, "rate must be a non-negative number")
+			return nil, rangeErr(lxcNetWhat, spec.Name, "rate must be a non-negative number")
 		}
 		parts = append(parts, "rate="+strconv.FormatFloat(spec.Rate, 'f', -1, 64))
 	}
-	return strings.Join(parts, ","), nil
+	return parts, nil
 }
 
 // bridgeOrNameRe is the pattern of the container net name and bridge keys,

@@ -67,7 +67,7 @@ func quotePart(s string) string { return "'" + shorten(s) + "'" }
 func validPropKey(k string) bool {
 	for i := 0; i < len(k); i++ {
 		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-' || c == '_') {
+		if !isLetter(c) && !isDigit(c) && c != '-' && c != '_' {
 			return false
 		}
 	}
