@@ -114,7 +114,7 @@ func (p *Problem) Detail(lang string) string {
 	return T(lang, "error."+string(p.Code), p.Params)
 }
 
-// FieldMessage is the translated message of a field error.
+// Message is the translated message of a field error.
 func (f FieldError) Message(lang string) string {
 	return T(lang, "field."+string(f.Code), map[string]string{"field": f.Field, "param": f.Param})
 }

@@ -21,7 +21,7 @@ type fnJob struct {
 func (j fnJob) Name() string                  { return j.name }
 func (j fnJob) Run(ctx context.Context) error { return j.f(ctx) }
 
-func newSched(t *testing.T) (*Scheduler, *Metrics) {
+func newSched(_ *testing.T) (*Scheduler, *Metrics) {
 	m := NewMetrics(prometheus.NewRegistry())
 	return NewScheduler(slog.New(slog.NewTextHandler(io.Discard, nil)), m), m
 }
@@ -31,7 +31,7 @@ func TestOverlappingRoundIsSkipped(t *testing.T) {
 	s, m := newSched(t)
 	release := make(chan struct{})
 	started := make(chan struct{})
-	job := fnJob{"slow", func(ctx context.Context) error {
+	job := fnJob{"slow", func(context.Context) error {
 		close(started)
 		<-release
 		return nil

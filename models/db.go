@@ -141,7 +141,7 @@ func (db *DB) Close() error {
 	if err != nil {
 		return err
 	}
-	if p, ok := db.Gorm.Config.Plugins[stmtPoolName].(*stmtPool); ok {
+	if p, ok := db.Gorm.Plugins[stmtPoolName].(*stmtPool); ok {
 		p.close()
 	}
 	return sqlDB.Close()

@@ -6,7 +6,7 @@ var SplitSQLForTest = splitSQL
 // PooledStatementsForTest counts the statements the pool has prepared and the queries it has
 // seen.
 func PooledStatementsForTest(db *DB) (prepared, seen int) {
-	p := db.Gorm.Config.Plugins[stmtPoolName].(*stmtPool)
+	p := db.Gorm.Plugins[stmtPoolName].(*stmtPool)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, st := range p.stmts {
@@ -22,3 +22,12 @@ var (
 	PooledForTest        = pooled
 	InTransactionForTest = inTransaction
 )
+
+// WithoutStatementPoolForTest makes db run every statement unprepared, as database/sql sends it
+// without the pool (the comparison in BenchmarkWebhookStatements).
+func WithoutStatementPoolForTest(db *DB) {
+	if p, ok := db.Gorm.Plugins[stmtPoolName].(*stmtPool); ok {
+		p.close()
+		delete(db.Gorm.Plugins, stmtPoolName)
+	}
+}

@@ -75,7 +75,7 @@ func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 			t.Fatalf("intruder %+v %v", intruder, err)
 		}
 
-		restore = models.SetIPAllocationHook(func(tx *gorm.DB, pool string, ip int64) error {
+		restore = models.SetIPAllocationHook(func(tx *gorm.DB, pool string, _ int64) error {
 			return tx.Create(&models.IPAllocation{Pool: pool, IP: 20, ServiceID: "svc-2", CreatedAt: models.Now()}).Error
 		})
 		a, _, err = db.AllocateIP(ctx, "p", "svc-2")

@@ -38,8 +38,8 @@ type stmtPool struct {
 func newStmtPool(db *sql.DB) *stmtPool { return &stmtPool{db: db, stmts: map[string]*sql.Stmt{}} }
 
 // Name and Initialize make the pool a gorm plugin (gorm.DB.Use).
-func (p *stmtPool) Name() string                { return stmtPoolName }
-func (p *stmtPool) Initialize(g *gorm.DB) error { return nil }
+func (p *stmtPool) Name() string              { return stmtPoolName }
+func (p *stmtPool) Initialize(*gorm.DB) error { return nil }
 
 // stmt returns the prepared statement for query, or nil: the first time a query is seen it is
 // prepared in the background and this call runs it unprepared. Preparing never waits for a
@@ -169,7 +169,7 @@ func (t *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any)
 // the plain connection pool (a transaction handed in is used as it is).
 func pooled(ctx context.Context, tx *gorm.DB) *gorm.DB {
 	s := tx.WithContext(ctx)
-	p, ok := tx.Config.Plugins[stmtPoolName].(*stmtPool)
+	p, ok := tx.Plugins[stmtPoolName].(*stmtPool)
 	if !ok {
 		return s
 	}

@@ -501,7 +501,7 @@ func fingerprintOf(raw []byte) string {
 
 func TestTLS(t *testing.T) {
 	var hits atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.Add(1)
 		_, _ = io.WriteString(w, `{"data":"100"}`)
 	}))

@@ -105,7 +105,7 @@ func TestDecodeFixtures(t *testing.T) {
 	if idx[0].MaxSwap == nil || *idx[0].MaxSwap != 536870912 || idx[0].Swap == nil || *idx[0].Swap != 0 {
 		t.Errorf("swap figures %v %v", idx[0].Swap, idx[0].MaxSwap)
 	}
-	if idx[0].HA != nil || idx[0].Pressure.CPUSome != nil {
+	if idx[0].HA != nil || idx[0].CPUSome != nil {
 		t.Errorf("absent fields decoded as present")
 	}
 
@@ -177,7 +177,7 @@ func TestSSHKeysEncoding(t *testing.T) {
 		t.Errorf("encoded %q\nwant    %q", enc, want)
 	}
 	for _, r := range enc {
-		if !strings.ContainsRune("-%_.!~*'()", r) && !('a' <= r && r <= 'z') && !('A' <= r && r <= 'Z') && !('0' <= r && r <= '9') {
+		if !strings.ContainsRune("-%_.!~*'()", r) && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
 			t.Errorf("character %q outside Proxmox's urlencoded pattern", r)
 		}
 	}
