@@ -4,7 +4,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -31,16 +30,6 @@ func mustLoad() map[string]map[string]string {
 		out[lang] = m
 	}
 	return out
-}
-
-// Keys returns the sorted message keys of a language's catalog.
-func Keys(lang string) []string {
-	keys := make([]string, 0, len(catalogs[lang]))
-	for k := range catalogs[lang] {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Lookup returns the raw template for key in lang, and whether it exists there.

@@ -122,7 +122,3 @@ func scalarText(v reflect.Value) (string, error) {
 	}
 	return "", fmt.Errorf("unsupported type %s", v.Type())
 }
-
-// Ptr returns a pointer to v, for the optional fields of request structs:
-// LXCCreateRequest{Swap: pve.Ptr(0)} sends swap=0.
-func Ptr[T any](v T) *T { return &v }

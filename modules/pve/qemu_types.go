@@ -51,7 +51,7 @@ type QEMUConfig struct {
 	CIUser       string `json:"ciuser,omitempty"`
 	CIPassword   string `json:"cipassword,omitempty"` // "**********" when set
 	CIType       string `json:"citype,omitempty"`
-	SSHKeys      string `json:"sshkeys,omitempty"` // URL-encoded, see DecodeSSHKeys
+	SSHKeys      string `json:"sshkeys,omitempty"` // URL-encoded, see EncodeSSHKeys
 	Nameserver   string `json:"nameserver,omitempty"`
 	Searchdomain string `json:"searchdomain,omitempty"`
 	VMGenID      string `json:"vmgenid,omitempty"`
@@ -169,21 +169,6 @@ func EncodeSSHKeys(keys []string) string {
 		}
 	}
 	return strings.ReplaceAll(url.QueryEscape(strings.Join(trimmed, "\n")), "+", "%20")
-}
-
-// DecodeSSHKeys reverses EncodeSSHKeys for a value read from the config.
-func DecodeSSHKeys(s string) ([]string, error) {
-	plain, err := url.PathUnescape(s)
-	if err != nil {
-		return nil, fmt.Errorf("pve: decode sshkeys: %w", err)
-	}
-	var out []string
-	for _, line := range strings.Split(plain, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
-		}
-	}
-	return out, nil
 }
 
 // QEMUStatus is GET /nodes/{node}/qemu/{vmid}/status/current. A paused VM has
