@@ -82,11 +82,6 @@ type Pool struct {
 // Size is the number of addresses in the allocation range.
 func (p Pool) Size() int64 { return int64(toUint(p.Last)) - int64(toUint(p.First)) + 1 }
 
-// InRange reports whether a lies in the allocation range.
-func (p Pool) InRange(a netip.Addr) bool {
-	return a.Is4() && toUint(a) >= toUint(p.First) && toUint(a) <= toUint(p.Last)
-}
-
 // Usage is a pool with the number of its allocated addresses.
 type Usage struct {
 	Pool
