@@ -3,4 +3,6 @@
 // "pvebill:pvebill@tcp(127.0.0.1:3306)/"). Each MySQL test gets a fresh database that is dropped
 // afterwards. With PVEBILL_TEST_REQUIRE_MYSQL=1 a missing MySQL fails the test instead of skipping,
 // and PVEBILL_TEST_MYSQL_MARKER names a file touched when a MySQL test ran (CI checks it).
+//
+// It is for tests only: no production package imports it.
 package dbtest

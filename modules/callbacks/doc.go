@@ -21,4 +21,7 @@
 // repeat. The body is fixed when the row is written and identical on every attempt; the
 // signature is the API's own scheme (HMAC-SHA256 over timestamp, method, request URI and
 // body) with the callback secret, computed afresh per attempt.
+//
+// It reads operations through models and talks only to billing systems: nothing here calls
+// Proxmox or changes an operation.
 package callbacks

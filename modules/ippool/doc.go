@@ -29,4 +29,7 @@
 // allocated; Lookup returns the pool's current values, which is what a reinstall applies.
 // Allocating from a full pool is 409 ip_pool_exhausted (temporary); naming a pool that does not
 // exist is 404 ip_pool_not_found.
+//
+// It hands out addresses and nothing more: writing one into a guest's configuration is the guest
+// modules' work, and nothing here calls Proxmox.
 package ippool

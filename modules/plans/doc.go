@@ -16,4 +16,7 @@
 //     permanent refusal, what is not built yet a temporary one, each with a catalog reason.
 //   - R15: a container is suspended by stopping it; a plan that offers only containers and asks
 //     for a pause suspend mode is refused when it is saved (not_possible_for_container).
+//
+// Plans are data: nothing here calls Proxmox or knows the HTTP layer (it only borrows pveconf's
+// storage and volume syntax to validate a plan).
 package plans

@@ -20,8 +20,11 @@
 //
 // The container client deliberately has no suspend method: Proxmox's container
 // status/suspend is an experimental CRIU checkpoint that stops the container, not
-// a pause, and pvebill never calls it (DESIGN R13, R15).
+// a pause, and pvebill never calls it (R13, R15 in docs/design.md).
 //
 // The API token secret never appears in an error string, a log line or
 // [Config.String].
+//
+// The client imports nothing of pvebill but its own subpackages (pveconf;
+// pvesim in tests): it knows no services, plans or database.
 package pve

@@ -6,4 +6,6 @@
 // upserts. A [Reporter] sums the buckets of a period into the usage report of GET /v1/usage,
 // with null wherever a value is not known. [GuestMetrics] are the per-guest Prometheus series,
 // at most four per guest and removed when the guest stops being sampled.
+//
+// It calls no Proxmox API: the swap sampler in jobs reads the nodes and hands the samples here.
 package usage
