@@ -65,7 +65,7 @@ func (s *Scheduler) Add(spec string, job Job, deadline time.Duration) error {
 	return nil
 }
 
-// RunOnce runs a job through the same wrapper now (tests and start-up).
+// RunOnce runs a job through the same wrapper now (the tests drive single rounds with it).
 func (s *Scheduler) RunOnce(job Job, deadline time.Duration) {
 	(&wrapped{job: job, s: s, deadline: deadline}).Run()
 }
