@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
@@ -172,6 +173,8 @@ type Sim struct {
 	opts   Options
 	schema *apiSchema
 	routes map[string]handlerFunc
+	// control serves the control API under /_sim/.
+	control *http.ServeMux
 	// lxcConf and qemuConf are the config parameter schemas (key existence and types).
 	lxcConf, qemuConf *schemaMethod
 
@@ -241,6 +244,7 @@ func New(opts Options) *Sim {
 	s := &Sim{opts: opts, schema: sc, hangCh: make(chan struct{}),
 		lxcConf: lookupConfigSchema(sc, "lxc"), qemuConf: lookupConfigSchema(sc, "qemu")}
 	s.routes = s.buildRoutes()
+	s.control = s.buildControl()
 	s.resetState()
 	return s
 }
