@@ -294,18 +294,6 @@ func (s *Sim) hHAResources(c *reqCtx) (any, error) {
 	return out, nil
 }
 
-func (s *Sim) hHAResourceGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	sid := normalizeSID(c.str("sid"))
-	r := s.ha[sid]
-	if r == nil {
-		return nil, fail500("no such resource '%s'", sid)
-	}
-	typ, _, _ := strings.Cut(sid, ":")
-	return map[string]any{"sid": sid, "state": r.State, "type": typ, "digest": mapDigest(map[string]string{sid: r.State})}, nil
-}
-
 func normalizeSID(sid string) string {
 	if _, err := strconv.Atoi(sid); err == nil {
 		return "vm:" + sid
@@ -365,15 +353,4 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func (s *Sim) hNodeIndex(c *reqCtx) (any, error) {
-	var out []map[string]string
-	for _, n := range []string{"aplinfo", "apt", "capabilities", "ceph", "certificates", "config", "disks", "dns", "firewall",
-		"hardware", "hosts", "journal", "lxc", "netstat", "network", "qemu", "replication", "report", "rrd", "rrddata",
-		"scan", "sdn", "services", "storage", "subscription", "syslog", "tasks", "termproxy", "time", "version",
-		"vncshell", "vzdump", "wakeonlan"} {
-		out = append(out, map[string]string{"name": n})
-	}
-	return out, nil
 }

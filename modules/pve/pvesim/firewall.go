@@ -228,24 +228,6 @@ func (s *Sim) ipsetEntry(c *reqCtx) (*ipset, int, error) {
 	return set, -1, fail500("no such IP/Network")
 }
 
-func (s *Sim) hFWIPSetEntryGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	set, i, err := s.ipsetEntry(c)
-	if err != nil {
-		return nil, err
-	}
-	e := set.Entries[i]
-	m := map[string]any{"cidr": e.CIDR, "digest": ipsetDigest(set)}
-	if e.Comment != "" {
-		m["comment"] = e.Comment
-	}
-	if e.NoMatch {
-		m["nomatch"] = 1
-	}
-	return m, nil
-}
-
 func (s *Sim) hFWIPSetEntryDelete(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -254,22 +236,6 @@ func (s *Sim) hFWIPSetEntryDelete(c *reqCtx) (any, error) {
 		return nil, err
 	}
 	set.Entries = append(set.Entries[:i], set.Entries[i+1:]...)
-	return nil, nil
-}
-
-func (s *Sim) hFWIPSetEntryPut(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	set, i, err := s.ipsetEntry(c)
-	if err != nil {
-		return nil, err
-	}
-	if c.has("comment") {
-		set.Entries[i].Comment = c.str("comment")
-	}
-	if c.has("nomatch") {
-		set.Entries[i].NoMatch = c.boolean("nomatch")
-	}
 	return nil, nil
 }
 
@@ -284,8 +250,6 @@ func firewallRoutes(s *Sim) map[string]handlerFunc {
 		r["GET "+base+"/ipset/{name}"] = s.hFWIPSetGet
 		r["POST "+base+"/ipset/{name}"] = s.hFWIPSetAdd
 		r["DELETE "+base+"/ipset/{name}"] = s.hFWIPSetDelete
-		r["GET "+base+"/ipset/{name}/{cidr}"] = s.hFWIPSetEntryGet
-		r["PUT "+base+"/ipset/{name}/{cidr}"] = s.hFWIPSetEntryPut
 		r["DELETE "+base+"/ipset/{name}/{cidr}"] = s.hFWIPSetEntryDelete
 	}
 	return r

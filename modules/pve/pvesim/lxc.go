@@ -580,19 +580,6 @@ func applyPending(g *guest) {
 	g.pendingDelete = map[string]bool{}
 }
 
-func (s *Sim) hLXCGuestIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, err := s.loadGuest(c, "lxc"); err != nil {
-		return nil, err
-	}
-	var out []map[string]string
-	for _, n := range []string{"config", "status", "vncproxy", "termproxy", "vncwebsocket", "spiceproxy", "migrate", "clone", "rrd", "rrddata", "firewall", "snapshot", "resize", "interfaces", "pending", "feature"} {
-		out = append(out, map[string]string{"subdir": n})
-	}
-	return out, nil
-}
-
 func (s *Sim) hLXCConfigGet(c *reqCtx) (any, error) {
 	return s.readGuest(c, "lxc", func(g *guest) any { return s.configOutput(g, c.boolean("current")) })
 }
@@ -760,19 +747,6 @@ func (s *Sim) hLXCConfigPut(c *reqCtx) (any, error) {
 		}
 	}
 	return nil, nil
-}
-
-func (s *Sim) hLXCStatusIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, err := s.loadGuest(c, "lxc"); err != nil {
-		return nil, err
-	}
-	var out []map[string]string
-	for _, n := range []string{"current", "start", "stop", "shutdown", "reboot", "migrate"} {
-		out = append(out, map[string]string{"subdir": n})
-	}
-	return out, nil
 }
 
 func (s *Sim) hLXCStatusCurrent(c *reqCtx) (any, error) {
@@ -1170,31 +1144,4 @@ func (s *Sim) hLXCInterfaces(c *reqCtx) (any, error) {
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-func (s *Sim) hLXCTemplate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "lxc")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLock(g); err != nil {
-		return nil, err
-	}
-	if g.running {
-		return nil, fail500("unable to create template, because CT contains snapshots or is running")
-	}
-	if g.conf["template"] == "1" {
-		return nil, fail500("CT %d is already a template", g.vmid)
-	}
-	t := s.newTask(c, g.node, "vztemplate", strconv.Itoa(g.vmid))
-	g.conf["lock"] = "disk"
-	t.finish = func(*task) error {
-		delete(g.conf, "lock")
-		g.conf["template"] = "1"
-		return nil
-	}
-	t.rollback = func(*task) { delete(g.conf, "lock") }
-	return nil, nil
 }

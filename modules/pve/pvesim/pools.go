@@ -90,60 +90,6 @@ func (s *Sim) hPoolsGet(c *reqCtx) (any, error) {
 	return out, nil
 }
 
-func (s *Sim) hPoolGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p := s.pools[c.str("poolid")]
-	if p == nil {
-		return nil, fail500("pool '%s' does not exist", c.str("poolid"))
-	}
-	e := s.poolEntry(c.str("poolid"), p, c.str("type"))
-	delete(e, "poolid")
-	return e, nil
-}
-
-func (s *Sim) hPoolCreate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := c.str("poolid")
-	if s.pools[id] != nil {
-		return nil, fail500("create pool failed: pool '%s' already exists", id)
-	}
-	s.pools[id] = &pool{comment: c.str("comment"), members: map[int]bool{}}
-	return nil, nil
-}
-
-func (s *Sim) hPoolUpdate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := c.str("poolid")
-	p := s.pools[id]
-	if p == nil {
-		return nil, fail500("pool '%s' does not exist", id)
-	}
-	if c.has("comment") {
-		p.comment = c.str("comment")
-	}
-	for _, x := range splitList(c.str("vms")) {
-		vmid, _ := strconv.Atoi(x)
-		if s.guests[vmid] == nil {
-			return nil, fail500("VM %d does not exist", vmid)
-		}
-		if other := s.poolOf(vmid); other != "" && other != id && !c.boolean("delete") {
-			if !c.boolean("allow-move") {
-				return nil, fail500("VM %d is already a pool member", vmid)
-			}
-			delete(s.pools[other].members, vmid)
-		}
-		if c.boolean("delete") {
-			delete(p.members, vmid)
-		} else {
-			p.members[vmid] = true
-		}
-	}
-	return nil, nil
-}
-
 func (s *Sim) hPoolDelete(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,11 +108,6 @@ func (s *Sim) hPoolDelete(c *reqCtx) (any, error) {
 func poolRoutes(s *Sim) map[string]handlerFunc {
 	return map[string]handlerFunc{
 		"GET /pools":             s.hPoolsGet,
-		"POST /pools":            s.hPoolCreate,
-		"PUT /pools":             s.hPoolUpdate,
-		"DELETE /pools":          s.hPoolDelete,
-		"GET /pools/{poolid}":    s.hPoolGet,
-		"PUT /pools/{poolid}":    s.hPoolUpdate,
 		"DELETE /pools/{poolid}": s.hPoolDelete,
 	}
 }

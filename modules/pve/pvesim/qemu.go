@@ -58,17 +58,6 @@ func isCloudInitVol(ms mountSpec) bool {
 	return strings.Contains(ms.volume, "cloudinit")
 }
 
-func (s *Sim) hQemuIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []map[string]any{}
-	for _, g := range s.guestsOnNode(c.node, "qemu") {
-		e := s.qemuStatus(g, false)
-		out = append(out, e)
-	}
-	return out, nil
-}
-
 func (s *Sim) qemuStatus(g *guest, current bool) map[string]any {
 	st := s.guestStats(g)
 	e := map[string]any{
@@ -143,19 +132,6 @@ func (s *Sim) qemuStatus(g *guest, current bool) map[string]any {
 		delete(e, "clipboard")
 	}
 	return e
-}
-
-func (s *Sim) hQemuGuestIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, err := s.loadGuest(c, "qemu"); err != nil {
-		return nil, err
-	}
-	var out []map[string]string
-	for _, n := range []string{"firewall", "agent", "rrd", "rrddata", "status", "config", "pending", "cloudinit", "vncproxy", "termproxy", "migrate", "resize", "move", "unlink", "monitor", "snapshot", "spiceproxy", "sendkey"} {
-		out = append(out, map[string]string{"subdir": n})
-	}
-	return out, nil
 }
 
 func (s *Sim) hQemuConfigGet(c *reqCtx) (any, error) {
@@ -468,65 +444,6 @@ func (s *Sim) hQemuCloudInitPut(c *reqCtx) (any, error) {
 	return nil, nil
 }
 
-func (s *Sim) hQemuCloudInitDump(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
-	conf := effectiveConfig(g)
-	switch c.str("type") {
-	case "user":
-		var b strings.Builder
-		b.WriteString("#cloud-config\n")
-		if n := conf["name"]; n != "" {
-			b.WriteString("hostname: " + n + "\nmanage_etc_hosts: true\nfqdn: " + n + "\n")
-		}
-		if u := conf["ciuser"]; u != "" {
-			b.WriteString("user: " + u + "\n")
-		}
-		if conf["cipassword"] != "" {
-			b.WriteString("password: " + conf["cipassword"] + "\n")
-		}
-		if k := conf["sshkeys"]; k != "" {
-			b.WriteString("ssh_authorized_keys:\n")
-			dec, _ := urlDecode(k)
-			for _, line := range strings.Split(strings.TrimSpace(dec), "\n") {
-				if line != "" {
-					b.WriteString("  - " + line + "\n")
-				}
-			}
-		}
-		b.WriteString("chpasswd:\n  expire: False\n")
-		return b.String(), nil
-	case "network":
-		var b strings.Builder
-		b.WriteString("version: 1\nconfig:\n")
-		for _, k := range sortedKeys(conf) {
-			if indexedKey(k, "ipconfig") {
-				b.WriteString("    - type: physical\n      name: eth" + strings.TrimPrefix(k, "ipconfig") + "\n")
-			}
-		}
-		return b.String(), nil
-	default:
-		return fmt.Sprintf("instance-id: %s\n", hex.EncodeToString([]byte(strconv.Itoa(g.vmid)))), nil
-	}
-}
-
-func (s *Sim) hQemuStatusIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, err := s.loadGuest(c, "qemu"); err != nil {
-		return nil, err
-	}
-	var out []map[string]string
-	for _, n := range []string{"current", "start", "stop", "reset", "shutdown", "suspend", "reboot"} {
-		out = append(out, map[string]string{"subdir": n})
-	}
-	return out, nil
-}
-
 func (s *Sim) hQemuStatusCurrent(c *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -672,17 +589,6 @@ func (s *Sim) qemuRunningTask(c *reqCtx, typ string, finish func(g *guest) error
 		return finish(g)
 	}
 	return t.upid, nil
-}
-
-func (s *Sim) hQemuReboot(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	g, running := s.qemuRunning(c.node, c.integer("vmid"))
-	paused := running && g.paused
-	s.mu.RUnlock()
-	if paused {
-		return nil, fail500("VM is paused - cannot shutdown")
-	}
-	return s.qemuRunningTask(c, "qmreboot", func(g *guest) error { s.startGuest(g); return nil })
 }
 
 func (s *Sim) hQemuReset(c *reqCtx) (any, error) {
@@ -872,53 +778,6 @@ func (s *Sim) hQemuResize(c *reqCtx) (any, error) {
 		ms.opts["size"] = formatSize(newSize)
 		g.conf[disk] = qemuDriveString(ms)
 		t.logf("Image resized.")
-		return nil
-	}
-	return t.upid, nil
-}
-
-func (s *Sim) hQemuTemplate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.loadGuest(c, "qemu")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLock(g); err != nil {
-		return nil, err
-	}
-	if g.running {
-		return nil, fail500("you can't convert a running VM to a template")
-	}
-	if g.conf["template"] == "1" {
-		return nil, fail500("you can't convert a template to a template")
-	}
-	t := s.newTask(c, g.node, "qmtemplate", strconv.Itoa(g.vmid))
-	t.finish = func(*task) error {
-		for _, k := range sortedKeys(g.conf) {
-			if !qemuDiskKey(k) {
-				continue
-			}
-			ms := parseMount(g.conf[k])
-			if ms.opts["media"] == "cdrom" || ms.volume == "none" {
-				continue
-			}
-			store, name, ok := splitVolid(ms.volume)
-			if !ok {
-				continue
-			}
-			v := s.vols[store][name]
-			if v == nil || !strings.Contains(name, "vm-") {
-				continue
-			}
-			base := strings.Replace(name, "vm-", "base-", 1)
-			delete(s.vols[store], name)
-			v.Name = base
-			s.vols[store][base] = v
-			ms.volume = store + ":" + base
-			g.conf[k] = qemuDriveString(ms)
-		}
-		g.conf["template"] = "1"
 		return nil
 	}
 	return t.upid, nil
@@ -1274,8 +1133,6 @@ func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
 func qemuRoutes(s *Sim) map[string]handlerFunc {
 	base := "/nodes/{node}/qemu/{vmid}"
 	r := map[string]handlerFunc{
-		"GET /nodes/{node}/qemu":            s.hQemuIndex,
-		"GET " + base:                       s.hQemuGuestIndex,
 		"DELETE " + base:                    s.hQemuDelete,
 		"POST " + base + "/clone":           s.hQemuClone,
 		"GET " + base + "/config":           s.hQemuConfigGet,
@@ -1284,15 +1141,11 @@ func qemuRoutes(s *Sim) map[string]handlerFunc {
 		"GET " + base + "/pending":          s.hQemuPending,
 		"GET " + base + "/cloudinit":        s.hQemuCloudInitGet,
 		"PUT " + base + "/cloudinit":        s.hQemuCloudInitPut,
-		"GET " + base + "/cloudinit/dump":   s.hQemuCloudInitDump,
 		"PUT " + base + "/resize":           s.hQemuResize,
-		"POST " + base + "/template":        s.hQemuTemplate,
-		"GET " + base + "/status":           s.hQemuStatusIndex,
 		"GET " + base + "/status/current":   s.hQemuStatusCurrent,
 		"POST " + base + "/status/start":    s.hQemuStart,
 		"POST " + base + "/status/stop":     s.hQemuStop,
 		"POST " + base + "/status/shutdown": s.hQemuShutdown,
-		"POST " + base + "/status/reboot":   s.hQemuReboot,
 		"POST " + base + "/status/reset":    s.hQemuReset,
 		"POST " + base + "/status/suspend":  s.hQemuSuspend,
 		"POST " + base + "/status/resume":   s.hQemuResume,
@@ -1307,22 +1160,4 @@ func qemuRoutes(s *Sim) map[string]handlerFunc {
 		}
 	}
 	return r
-}
-
-// urlDecode decodes percent-encoding (the urlencoded format of sshkeys).
-func urlDecode(v string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '%' && i+2 < len(v) {
-			n, err := strconv.ParseUint(v[i+1:i+3], 16, 8)
-			if err != nil {
-				return "", err
-			}
-			b.WriteByte(byte(n))
-			i += 2
-			continue
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String(), nil
 }

@@ -11,26 +11,21 @@ func (s *Sim) buildRoutes() map[string]handlerFunc {
 		"PUT /cluster/firewall/options":      s.hClusterFirewallOptionsPut,
 		"GET /cluster/ha/resources":          s.hHAResources,
 		"POST /cluster/ha/resources":         s.hHAResourceCreate,
-		"GET /cluster/ha/resources/{sid}":    s.hHAResourceGet,
 		"PUT /cluster/ha/resources/{sid}":    s.hHAResourceUpdate,
 		"DELETE /cluster/ha/resources/{sid}": s.hHAResourceDelete,
 		"GET /nodes":                         s.hNodes,
 		"GET /nodes/{node}/status":           s.hNodeStatus,
 
 		"GET /nodes/{node}/tasks":               s.hTaskList,
-		"GET /nodes/{node}/tasks/{upid}":        s.hTaskIndex,
-		"DELETE /nodes/{node}/tasks/{upid}":     s.hTaskStop,
 		"GET /nodes/{node}/tasks/{upid}/status": s.hTaskStatus,
 		"GET /nodes/{node}/tasks/{upid}/log":    s.hTaskLog,
 
 		"GET /nodes/{node}/lxc":                         s.hLXCIndex,
 		"POST /nodes/{node}/lxc":                        s.hLXCCreate,
-		"GET /nodes/{node}/lxc/{vmid}":                  s.hLXCGuestIndex,
 		"DELETE /nodes/{node}/lxc/{vmid}":               s.hLXCDelete,
 		"GET /nodes/{node}/lxc/{vmid}/config":           s.hLXCConfigGet,
 		"PUT /nodes/{node}/lxc/{vmid}/config":           s.hLXCConfigPut,
 		"GET /nodes/{node}/lxc/{vmid}/pending":          s.hLXCPending,
-		"GET /nodes/{node}/lxc/{vmid}/status":           s.hLXCStatusIndex,
 		"GET /nodes/{node}/lxc/{vmid}/status/current":   s.hLXCStatusCurrent,
 		"POST /nodes/{node}/lxc/{vmid}/status/start":    s.hLXCStart,
 		"POST /nodes/{node}/lxc/{vmid}/status/stop":     s.hLXCStop,
@@ -40,7 +35,6 @@ func (s *Sim) buildRoutes() map[string]handlerFunc {
 		"POST /nodes/{node}/lxc/{vmid}/status/resume":   s.hLXCResume,
 		"PUT /nodes/{node}/lxc/{vmid}/resize":           s.hLXCResize,
 		"GET /nodes/{node}/lxc/{vmid}/interfaces":       s.hLXCInterfaces,
-		"POST /nodes/{node}/lxc/{vmid}/template":        s.hLXCTemplate,
 	}
 	for k, h := range s.extraRoutes() {
 		r[k] = h

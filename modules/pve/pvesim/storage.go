@@ -46,29 +46,6 @@ func (s *Sim) hStorageList(c *reqCtx) (any, error) {
 	return out, nil
 }
 
-func (s *Sim) hStorageStatus(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	st := s.storages[c.str("storage")]
-	if st == nil {
-		return nil, fail500("storage '%s' does not exist", c.str("storage"))
-	}
-	return s.storageEntry(c.node, st), nil
-}
-
-func (s *Sim) hStorageIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.storages[c.str("storage")] == nil {
-		return nil, fail500("storage '%s' does not exist", c.str("storage"))
-	}
-	var out []map[string]string
-	for _, n := range []string{"content", "download-url", "file-restore", "import-metadata", "prunebackups", "rrd", "rrddata", "status", "upload"} {
-		out = append(out, map[string]string{"subdir": n})
-	}
-	return out, nil
-}
-
 func (s *Sim) contentItem(st *storage, v *volume) map[string]any {
 	e := map[string]any{"volid": v.volid(), "content": v.Content, "format": v.Format, "size": v.Size, "ctime": v.Ctime}
 	if info, err := parseVolname(st.Type, v.Name); err == nil && info.owner != 0 {
@@ -236,8 +213,6 @@ func storageRoutes(s *Sim) map[string]handlerFunc {
 		"GET /storage":                                            s.hStorageConfigList,
 		"GET /storage/{storage}":                                  s.hStorageConfigGet,
 		"GET /nodes/{node}/storage":                               s.hStorageList,
-		"GET /nodes/{node}/storage/{storage}":                     s.hStorageIndex,
-		"GET /nodes/{node}/storage/{storage}/status":              s.hStorageStatus,
 		"GET /nodes/{node}/storage/{storage}/content":             s.hStorageContent,
 		"DELETE /nodes/{node}/storage/{storage}/content/{volume}": s.hStorageContentDelete,
 	}

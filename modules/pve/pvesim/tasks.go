@@ -210,25 +210,6 @@ func (s *Sim) hTaskLog(c *reqCtx) (any, error) {
 	return withTotal{data: out, total: len(lines)}, nil
 }
 
-func (s *Sim) hTaskStop(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.lookupTask(c.node, c.str("upid"))
-	if err != nil {
-		return nil, err
-	}
-	if t.running {
-		t.running = false
-		t.endtime = s.now().Unix()
-		if t.rollback != nil {
-			t.rollback(t)
-		}
-		t.log = append(t.log, "received interrupt", "TASK ERROR: interrupted by signal")
-		t.exit = "interrupted by signal"
-	}
-	return nil, nil
-}
-
 func (s *Sim) hTaskList(c *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -307,15 +288,6 @@ func (s *Sim) hTaskList(c *reqCtx) (any, error) {
 		out = append(out, m)
 	}
 	return withTotal{data: out, total: len(sel)}, nil
-}
-
-func (s *Sim) hTaskIndex(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, err := s.lookupTask(c.node, c.str("upid")); err != nil {
-		return nil, err
-	}
-	return []map[string]string{{"name": "log"}, {"name": "status"}}, nil
 }
 
 // Tasks returns the UPIDs of all tasks in start order (for assertions).
