@@ -691,109 +691,6 @@ func splitList(v string) []string {
 	})
 }
 
-func checkOneFormat(format, v string) string {
-	switch format {
-	case "pve-vmid":
-		if !reVMID.MatchString(v) {
-			return "value does not look like a valid VM ID\n"
-		}
-	case "pve-node":
-		if !reNodeName.MatchString(v) {
-			return "value does not look like a valid node name\n"
-		}
-	case "dns-name":
-		if !reDNSName.MatchString(v) {
-			return "value does not look like a valid DNS name\n"
-		}
-	case "pve-configid":
-		if !reConfigID.MatchString(v) {
-			return fmt.Sprintf("invalid configuration ID '%s'\n", v)
-		}
-	case "pve-storage-id":
-		if !reStorageID.MatchString(v) {
-			return fmt.Sprintf("storage ID '%s' contains illegal characters\n", v)
-		}
-	case "urlencoded":
-		if !reURLEnc.MatchString(v) {
-			return fmt.Sprintf("invalid urlencoded string: %s\n", v)
-		}
-	case "mac-addr":
-		if !reMAC.MatchString(v) {
-			return "value does not look like a valid unicast MAC address\n"
-		}
-	case "pve-tag":
-		if !reTag.MatchString(v) {
-			return "invalid characters in tag\n"
-		}
-	case "disk-size":
-		if !reDiskSize.MatchString(v) {
-			return fmt.Sprintf("value does not look like a valid disk size: %s\n", v)
-		}
-	case "pve-poolid":
-		if !rePoolID.MatchString(v) {
-			return fmt.Sprintf("pool name '%s' contains illegal characters\n", v)
-		}
-	case "pve-iface":
-		if !reIface.MatchString(v) {
-			return fmt.Sprintf("invalid network interface name '%s'\n", v)
-		}
-	case "ipv4":
-		if !isIPv4(v) {
-			return "value does not look like a valid IPv4 address\n"
-		}
-	case "ipv6":
-		if !isIPv6(v) {
-			return "value does not look like a valid IPv6 address\n"
-		}
-	case "ip":
-		if !isIPv4(v) && !isIPv6(v) {
-			return "value does not look like a valid IP address\n"
-		}
-	case "address":
-		if !isIPv4(v) && !isIPv6(v) && !reDNSName.MatchString(v) {
-			return fmt.Sprintf("value does not look like a valid address: %s\n", v)
-		}
-	case "CIDRv4":
-		if !isCIDR(v, 4) {
-			return "value does not look like a valid IPv4 CIDR network\n"
-		}
-	case "CIDRv6":
-		if !isCIDR(v, 6) {
-			return "value does not look like a valid IPv6 CIDR network\n"
-		}
-	case "CIDR":
-		if !isCIDR(v, 4) && !isCIDR(v, 6) {
-			return "value does not look like a valid CIDR network\n"
-		}
-	case "IPorCIDR":
-		if !isIPv4(v) && !isIPv6(v) && !isCIDR(v, 4) && !isCIDR(v, 6) {
-			return "value does not look like a valid IP address or CIDR network\n"
-		}
-	case "pve-ipv4-config":
-		if v != "dhcp" && v != "manual" && !isCIDR(v, 4) {
-			return "value does not look like a valid ipv4 network configuration\n"
-		}
-	case "pve-ipv6-config":
-		if v != "auto" && v != "dhcp" && v != "manual" && !isCIDR(v, 6) {
-			return "value does not look like a valid ipv6 network configuration\n"
-		}
-	case "pve-startup-order":
-		if !validStartup(v) {
-			return "unable to parse startup options\n"
-		}
-	case "pve-volume-id":
-		if strings.HasPrefix(v, "/") {
-			return ""
-		}
-		if !reVolumeID.MatchString(v) {
-			return fmt.Sprintf("unable to parse volume ID '%s'\n", v)
-		}
-	case "pve-qm-ipconfig":
-		return checkIPConfig(v)
-	}
-	return ""
-}
-
 func validStartup(v string) bool {
 	if v == "" {
 		return false
@@ -856,4 +753,63 @@ func checkIPConfig(v string) string {
 		}
 	}
 	return ""
+}
+
+// namedFormat is a named parameter format: a check and the message of a value that
+// fails it (with %s, the value).
+type namedFormat struct {
+	ok  func(v string) bool
+	msg string
+}
+
+func matches(re *regexp.Regexp) func(string) bool { return re.MatchString }
+
+func isIP(v string) bool { return isIPv4(v) || isIPv6(v) }
+
+func isAnyCIDR(v string) bool { return isCIDR(v, 4) || isCIDR(v, 6) }
+
+// namedFormats are the cheap named formats of PVE::JSONSchema the simulator checks.
+var namedFormats = map[string]namedFormat{
+	"pve-vmid":       {matches(reVMID), "value does not look like a valid VM ID\n"},
+	"pve-node":       {matches(reNodeName), "value does not look like a valid node name\n"},
+	"dns-name":       {matches(reDNSName), "value does not look like a valid DNS name\n"},
+	"pve-configid":   {matches(reConfigID), "invalid configuration ID '%s'\n"},
+	"pve-storage-id": {matches(reStorageID), "storage ID '%s' contains illegal characters\n"},
+	"urlencoded":     {matches(reURLEnc), "invalid urlencoded string: %s\n"},
+	"mac-addr":       {matches(reMAC), "value does not look like a valid unicast MAC address\n"},
+	"pve-tag":        {matches(reTag), "invalid characters in tag\n"},
+	"disk-size":      {matches(reDiskSize), "value does not look like a valid disk size: %s\n"},
+	"pve-poolid":     {matches(rePoolID), "pool name '%s' contains illegal characters\n"},
+	"pve-iface":      {matches(reIface), "invalid network interface name '%s'\n"},
+	"ipv4":           {isIPv4, "value does not look like a valid IPv4 address\n"},
+	"ipv6":           {isIPv6, "value does not look like a valid IPv6 address\n"},
+	"ip":             {isIP, "value does not look like a valid IP address\n"},
+	"address": {func(v string) bool { return isIP(v) || reDNSName.MatchString(v) },
+		"value does not look like a valid address: %s\n"},
+	"CIDRv4":   {func(v string) bool { return isCIDR(v, 4) }, "value does not look like a valid IPv4 CIDR network\n"},
+	"CIDRv6":   {func(v string) bool { return isCIDR(v, 6) }, "value does not look like a valid IPv6 CIDR network\n"},
+	"CIDR":     {isAnyCIDR, "value does not look like a valid CIDR network\n"},
+	"IPorCIDR": {func(v string) bool { return isIP(v) || isAnyCIDR(v) }, "value does not look like a valid IP address or CIDR network\n"},
+	"pve-ipv4-config": {func(v string) bool { return v == "dhcp" || v == "manual" || isCIDR(v, 4) },
+		"value does not look like a valid ipv4 network configuration\n"},
+	"pve-ipv6-config": {func(v string) bool { return v == "auto" || v == "dhcp" || v == "manual" || isCIDR(v, 6) },
+		"value does not look like a valid ipv6 network configuration\n"},
+	"pve-startup-order": {validStartup, "unable to parse startup options\n"},
+	"pve-volume-id": {func(v string) bool { return strings.HasPrefix(v, "/") || reVolumeID.MatchString(v) },
+		"unable to parse volume ID '%s'\n"},
+}
+
+// checkOneFormat checks v against a named format; "" means valid or not checked.
+func checkOneFormat(format, v string) string {
+	if format == "pve-qm-ipconfig" {
+		return checkIPConfig(v)
+	}
+	nf, ok := namedFormats[format]
+	if !ok || nf.ok(v) {
+		return ""
+	}
+	if strings.Contains(nf.msg, "%s") {
+		return fmt.Sprintf(nf.msg, v)
+	}
+	return nf.msg
 }
