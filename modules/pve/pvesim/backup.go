@@ -13,6 +13,45 @@ import (
 func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, err := s.vzdumpStorage(c)
+	if err != nil {
+		return nil, err
+	}
+	local, err := s.vzdumpGuests(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(local) == 0 {
+		return "OK", nil
+	}
+	id := ""
+	if len(local) == 1 {
+		id = strconv.Itoa(local[0].vmid)
+	}
+	t := s.newTask(c, c.node, "vzdump", id)
+	for _, g := range local {
+		g.conf["lock"] = "backup"
+	}
+	t.finish = func(t *task) error {
+		for _, g := range local {
+			if s.guests[g.vmid] == g {
+				s.backUp(t, c, st, g)
+			}
+		}
+		return nil
+	}
+	t.rollback = func(*task) {
+		for _, g := range local {
+			if g.conf["lock"] == "backup" {
+				delete(g.conf, "lock")
+			}
+		}
+	}
+	return t.upid, nil
+}
+
+// vzdumpStorage is the backup storage of a vzdump call.
+func (s *Sim) vzdumpStorage(c *reqCtx) (*storage, error) {
 	if c.boolean("all") || c.has("pool") {
 		return nil, fail500("pvesim: vzdump supports only an explicit vmid list")
 	}
@@ -30,6 +69,12 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 	if c.has("notes-template") && !c.has("storage") {
 		return nil, paramErr(map[string]string{"notes-template": "missing property - 'storage' requires this property"})
 	}
+	return st, nil
+}
+
+// vzdumpGuests are the listed guests on the called node; vzdump checks the cluster's
+// guest list, and the lock of each guest it backs up.
+func (s *Sim) vzdumpGuests(c *reqCtx) ([]*guest, error) {
 	var local []*guest
 	for _, x := range splitList(c.str("vmid")) {
 		id, err := strconv.Atoi(x)
@@ -38,85 +83,65 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 		}
 		g := s.guests[id]
 		if g == nil {
-			// vzdump checks the cluster's guest list
 			return nil, fail500("unable to find VM '%d'", id)
 		}
 		if g.node == c.node {
 			local = append(local, g)
 		}
 	}
-	if len(local) == 0 {
-		return "OK", nil
-	}
 	for _, g := range local {
 		if err := checkLock(g); err != nil {
 			return nil, err
 		}
 	}
-	id := ""
-	if len(local) == 1 {
-		id = strconv.Itoa(local[0].vmid)
-	}
-	compress := c.str("compress")
-	protected := c.boolean("protected")
-	notesTmpl := c.str("notes-template")
+	return local, nil
+}
+
+// backUp ends one guest's backup: the lock goes, the archive appears on st.
+func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) {
+	delete(g.conf, "lock")
 	mode := c.str("mode")
 	if mode == "" {
 		mode = "snapshot"
 	}
-	t := s.newTask(c, c.node, "vzdump", id)
-	for _, g := range local {
-		g.conf["lock"] = "backup"
+	if !g.running {
+		mode = "stop"
 	}
-	t.finish = func(t *task) error {
-		for _, g := range local {
-			if s.guests[g.vmid] != g {
-				continue
-			}
-			delete(g.conf, "lock")
-			m := mode
-			if !g.running {
-				m = "stop"
-			}
-			t.logf("Starting Backup of VM %d (%s)", g.vmid, g.typ)
-			t.logf("Backup started at %s", s.now().UTC().Format("2006-01-02 15:04:05"))
-			t.logf("%s mode", m)
-			kind, ext := "lxc", "tar"
-			if g.typ == "qemu" {
-				kind, ext = "qemu", "vma"
-			}
-			switch compress {
-			case "zstd", "1":
-				ext += ".zst"
-			case "gzip":
-				ext += ".gz"
-			case "lzo":
-				ext += ".lzo"
-			}
-			name := fmt.Sprintf("backup/vzdump-%s-%d-%s.%s", kind, g.vmid, s.now().UTC().Format("2006_01_02-15_04_05"), ext)
-			notes := strings.NewReplacer("{{guestname}}", s.guestName(g), "{{vmid}}", strconv.Itoa(g.vmid),
-				"{{node}}", g.node, "{{cluster}}", "pvesim").Replace(notesTmpl)
-			size := rootSize(g) / 5
-			if size == 0 {
-				size = 100 * mib
-			}
-			vnode := ""
-			if !st.Shared {
-				vnode = c.node
-			}
-			s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: "backup",
-				Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: protected, Config: copyMap(g.conf)}
-			t.logf("creating vzdump archive '%s'", st.ID+":"+name)
-			t.logf("Finished Backup of VM %d", g.vmid)
-		}
-		return nil
+	t.logf("Starting Backup of VM %d (%s)", g.vmid, g.typ)
+	t.logf("Backup started at %s", s.now().UTC().Format("2006-01-02 15:04:05"))
+	t.logf("%s mode", mode)
+	name := fmt.Sprintf("backup/vzdump-%s-%d-%s.%s", g.typ, g.vmid, s.now().UTC().Format("2006_01_02-15_04_05"),
+		archiveExt(g.typ, c.str("compress")))
+	notes := strings.NewReplacer("{{guestname}}", s.guestName(g), "{{vmid}}", strconv.Itoa(g.vmid),
+		"{{node}}", g.node, "{{cluster}}", "pvesim").Replace(c.str("notes-template"))
+	size := rootSize(g) / 5
+	if size == 0 {
+		size = 100 * mib
 	}
-	t.rollback = func(*task) {
-		for _, g := range local {
-			if g.conf["lock"] == "backup" {
-				delete(g.conf, "lock")
-			}
-		}
+	vnode := ""
+	if !st.Shared {
+		vnode = c.node
 	}
-	return t.upid, nil
+	s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: "backup",
+		Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: c.boolean("protected"), Config: copyMap(g.conf)}
+	t.logf("creating vzdump archive '%s'", st.ID+":"+name)
+	t.logf("Finished Backup of VM %d", g.vmid)
+}
+
+// archiveExt is a backup archive's extension: tar for a container, vma for a VM, and
+// the compressor's suffix.
+func archiveExt(typ, compress string) string {
+	ext := "tar"
+	if typ == "qemu" {
+		ext = "vma"
+	}
+	switch compress {
+	case "zstd", "1":
+		ext += ".zst"
+	case "gzip":
+		ext += ".gz"
+	case "lzo":
+		ext += ".lzo"
+	}
+	return ext
 }
