@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -503,145 +504,6 @@ func isNumber(v string) bool {
 	return allDigits(intPart) && allDigits(frac)
 }
 
-// checkValue mirrors PVE::JSONSchema::check_prop for one scalar value.
-func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) {
-	if p.oneOf {
-		return
-	}
-	if p.typ == "array" {
-		if p.items != nil {
-			for i, el := range strings.Split(v, "\x00") {
-				checkValue(fmt.Sprintf("%s[%d]", path, i), p.items, el, add)
-			}
-		}
-		return
-	}
-	switch p.typ {
-	case "boolean":
-		if v != "0" && v != "1" {
-			add(path, fmt.Sprintf("type check ('boolean') failed - got '%s'", v))
-			return
-		}
-	case "integer":
-		if !isInteger(v) {
-			add(path, fmt.Sprintf("type check ('integer') failed - got '%s'", v))
-			return
-		}
-	case "number":
-		if !isNumber(v) {
-			add(path, fmt.Sprintf("type check ('number') failed - got '%s'", v))
-			return
-		}
-	}
-	if p.props != nil {
-		if msg := checkPropertyString(path, p, v); msg != "" {
-			add(path, "invalid format - "+msg)
-			return
-		}
-	} else if p.format != "" {
-		if msg := checkNamedFormat(p.format, v); msg != "" {
-			add(path, "invalid format - "+msg)
-			return
-		}
-	}
-	if p.pattern != nil && !p.pattern.MatchString(v) {
-		add(path, "value does not match the regex pattern")
-		return
-	}
-	if p.maxLen >= 0 && len(v) > p.maxLen {
-		add(path, fmt.Sprintf("value may only be %d characters long", p.maxLen))
-		return
-	}
-	if p.minLen >= 0 && len(v) < p.minLen {
-		add(path, fmt.Sprintf("value must be at least %d characters long", p.minLen))
-		return
-	}
-	if (p.max != nil || p.min != nil) && isNumber(v) {
-		f, _ := strconv.ParseFloat(v, 64)
-		if p.max != nil && f > *p.max {
-			add(path, fmt.Sprintf("value must have a maximum value of %s", strconv.FormatFloat(*p.max, 'f', -1, 64)))
-			return
-		}
-		if p.min != nil && f < *p.min {
-			add(path, fmt.Sprintf("value must have a minimum value of %s", strconv.FormatFloat(*p.min, 'f', -1, 64)))
-			return
-		}
-	}
-	if len(p.enum) > 0 {
-		for _, e := range p.enum {
-			if e == v {
-				return
-			}
-		}
-		add(path, fmt.Sprintf("value '%s' does not have a value in the enumeration '%s'", v, strings.Join(p.enum, ", ")))
-	}
-}
-
-// checkPropertyString mirrors PVE::JSONSchema::parse_property_string: comma-separated
-// key=value pairs, one optional default key, no unknown keys.
-func checkPropertyString(path string, p *schemaParam, v string) string {
-	got := map[string]string{}
-	for _, part := range strings.Split(v, ",") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		if k, val, ok := strings.Cut(part, "="); ok && k != "" && val != "" {
-			if _, dup := got[k]; dup {
-				return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", k)
-			}
-			if ka, ok := p.keyAliases[k]; ok {
-				if _, dup := got[ka]; dup {
-					return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", ka)
-				}
-				got[ka] = k
-			}
-			if a, ok := p.aliases[k]; ok {
-				k = a
-			}
-			if _, known := p.props[k]; !known {
-				return fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
-			}
-			got[k] = val
-			continue
-		}
-		if !strings.Contains(part, "=") {
-			if p.defaultKey == "" {
-				return "value without key, but schema does not define a default key\n"
-			}
-			if _, dup := got[p.defaultKey]; dup {
-				return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", p.defaultKey)
-			}
-			got[p.defaultKey] = part
-			continue
-		}
-		return "missing key in comma-separated list property\n"
-	}
-	var sub []string
-	add := func(k, msg string) { sub = append(sub, k+": "+msg) }
-	for _, k := range p.required {
-		if _, ok := got[k]; !ok {
-			add(path+"."+k, "property is missing and it is not optional")
-		}
-	}
-	for k, val := range got {
-		sp := p.props[k]
-		if sp.typ == "boolean" {
-			switch strings.ToLower(val) {
-			case "1", "on", "yes", "true":
-				val = "1"
-			case "0", "off", "no", "false":
-				val = "0"
-			}
-		}
-		checkValue(path+"."+k, sp, val, add)
-	}
-	if len(sub) > 0 {
-		sort.Strings(sub)
-		return "format error\n" + strings.Join(sub, "\n") + "\n"
-	}
-	return ""
-}
-
 var (
 	reVMID        = regexp.MustCompile(`^[1-9][0-9]{2,8}$`)
 	reNodeName    = regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$`)
@@ -706,55 +568,6 @@ func validStartup(v string) bool {
 	return true
 }
 
-// checkIPConfig validates QEMU's ipconfigN property string (qemu-server QemuServer/Network.pm).
-func checkIPConfig(v string) string {
-	kv := map[string]string{}
-	for _, part := range strings.Split(v, ",") {
-		if part == "" {
-			continue
-		}
-		k, val, ok := strings.Cut(part, "=")
-		if !ok {
-			return "value without key, but schema does not define a default key\n"
-		}
-		switch k {
-		case "ip", "gw", "ip6", "gw6":
-		default:
-			return fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
-		}
-		kv[k] = val
-	}
-	if ip, ok := kv["ip"]; ok && ip != "dhcp" && !isCIDR(ip, 4) {
-		return "format error\nip: invalid format - value does not look like a valid ipv4 network configuration\n"
-	}
-	if ip, ok := kv["ip6"]; ok && ip != "dhcp" && ip != "auto" && !isCIDR(ip, 6) {
-		return "format error\nip6: invalid format - value does not look like a valid ipv6 network configuration\n"
-	}
-	if gw, ok := kv["gw"]; ok {
-		if !isIPv4(gw) {
-			return "format error\ngw: invalid format - value does not look like a valid IPv4 address\n"
-		}
-		if _, ok := kv["ip"]; !ok {
-			return "format error\nip: missing property - 'gw' requires this property\n"
-		}
-		if kv["ip"] == "dhcp" {
-			return "gateway specified together with DHCP\n"
-		}
-	}
-	if gw, ok := kv["gw6"]; ok {
-		if !isIPv6(gw) {
-			return "format error\ngw6: invalid format - value does not look like a valid IPv6 address\n"
-		}
-		if _, ok := kv["ip6"]; !ok {
-			return "format error\nip6: missing property - 'gw6' requires this property\n"
-		}
-		if kv["ip6"] == "dhcp" || kv["ip6"] == "auto" {
-			return "gateway specified together with DHCP\n"
-		}
-	}
-	return ""
-}
-
 // namedFormat is a named parameter format: a check and the message of a value that
 // fails it (with %s, the value).
 type namedFormat struct {
@@ -812,4 +625,219 @@ func checkOneFormat(format, v string) string {
 		return fmt.Sprintf(nf.msg, v)
 	}
 	return nf.msg
+}
+
+// checkValue checks one value against its parameter schema and adds the first failure.
+func checkValue(path string, p *schemaParam, v string, add func(k, msg string)) {
+	if p.oneOf {
+		return
+	}
+	if p.typ == "array" {
+		if p.items != nil {
+			for i, el := range strings.Split(v, "\x00") {
+				checkValue(fmt.Sprintf("%s[%d]", path, i), p.items, el, add)
+			}
+		}
+		return
+	}
+	for _, check := range []func(path string, p *schemaParam, v string) string{
+		checkType, checkFormat, checkPattern, checkLength, checkRange, checkEnum,
+	} {
+		if msg := check(path, p, v); msg != "" {
+			add(path, msg)
+			return
+		}
+	}
+}
+
+func checkType(_ string, p *schemaParam, v string) string {
+	ok := true
+	switch p.typ {
+	case "boolean":
+		ok = v == "0" || v == "1"
+	case "integer":
+		ok = isInteger(v)
+	case "number":
+		ok = isNumber(v)
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("type check ('%s') failed - got '%s'", p.typ, v)
+}
+
+func checkFormat(path string, p *schemaParam, v string) string {
+	msg := ""
+	if p.props != nil {
+		msg = checkPropertyString(path, p, v)
+	} else if p.format != "" {
+		msg = checkNamedFormat(p.format, v)
+	}
+	if msg == "" {
+		return ""
+	}
+	return "invalid format - " + msg
+}
+
+func checkPattern(_ string, p *schemaParam, v string) string {
+	if p.pattern != nil && !p.pattern.MatchString(v) {
+		return "value does not match the regex pattern"
+	}
+	return ""
+}
+
+func checkLength(_ string, p *schemaParam, v string) string {
+	if p.maxLen >= 0 && len(v) > p.maxLen {
+		return fmt.Sprintf("value may only be %d characters long", p.maxLen)
+	}
+	if p.minLen >= 0 && len(v) < p.minLen {
+		return fmt.Sprintf("value must be at least %d characters long", p.minLen)
+	}
+	return ""
+}
+
+func checkRange(_ string, p *schemaParam, v string) string {
+	if (p.max == nil && p.min == nil) || !isNumber(v) {
+		return ""
+	}
+	f, _ := strconv.ParseFloat(v, 64)
+	if p.max != nil && f > *p.max {
+		return fmt.Sprintf("value must have a maximum value of %s", strconv.FormatFloat(*p.max, 'f', -1, 64))
+	}
+	if p.min != nil && f < *p.min {
+		return fmt.Sprintf("value must have a minimum value of %s", strconv.FormatFloat(*p.min, 'f', -1, 64))
+	}
+	return ""
+}
+
+func checkEnum(_ string, p *schemaParam, v string) string {
+	if len(p.enum) == 0 || slices.Contains(p.enum, v) {
+		return ""
+	}
+	return fmt.Sprintf("value '%s' does not have a value in the enumeration '%s'", v, strings.Join(p.enum, ", "))
+}
+
+// checkPropertyString checks a property string such as net0 or rootfs: its keys, then
+// each value against its property.
+func checkPropertyString(path string, p *schemaParam, v string) string {
+	got, msg := parsePropertyString(p, v)
+	if msg != "" {
+		return msg
+	}
+	var sub []string
+	add := func(k, msg string) { sub = append(sub, k+": "+msg) }
+	for _, k := range p.required {
+		if _, ok := got[k]; !ok {
+			add(path+"."+k, "property is missing and it is not optional")
+		}
+	}
+	for k, val := range got {
+		sp := p.props[k]
+		if sp.typ == "boolean" {
+			switch strings.ToLower(val) {
+			case "1", "on", "yes", "true":
+				val = "1"
+			case "0", "off", "no", "false":
+				val = "0"
+			}
+		}
+		checkValue(path+"."+k, sp, val, add)
+	}
+	if len(sub) > 0 {
+		sort.Strings(sub)
+		return "format error\n" + strings.Join(sub, "\n") + "\n"
+	}
+	return ""
+}
+
+// parsePropertyString splits a property string into its keys (aliases resolved, a bare
+// value under the default key), or returns why it cannot.
+func parsePropertyString(p *schemaParam, v string) (map[string]string, string) {
+	got := map[string]string{}
+	dup := func(k string) string { return fmt.Sprintf("duplicate key in comma-separated list property: %s\n", k) }
+	for _, part := range strings.Split(v, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		k, val, hasEq := strings.Cut(part, "=")
+		switch {
+		case hasEq && k != "" && val != "":
+			if _, seen := got[k]; seen {
+				return nil, dup(k)
+			}
+			if ka, ok := p.keyAliases[k]; ok {
+				if _, seen := got[ka]; seen {
+					return nil, dup(ka)
+				}
+				got[ka] = k
+			}
+			if a, ok := p.aliases[k]; ok {
+				k = a
+			}
+			if _, known := p.props[k]; !known {
+				return nil, fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
+			}
+			got[k] = val
+		case hasEq:
+			return nil, "missing key in comma-separated list property\n"
+		case p.defaultKey == "":
+			return nil, "value without key, but schema does not define a default key\n"
+		default:
+			if _, seen := got[p.defaultKey]; seen {
+				return nil, dup(p.defaultKey)
+			}
+			got[p.defaultKey] = part
+		}
+	}
+	return got, ""
+}
+
+// checkIPConfig checks a VM's ipconfigN (pve-qm-ipconfig).
+func checkIPConfig(v string) string {
+	kv := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		if part == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return "value without key, but schema does not define a default key\n"
+		}
+		switch k {
+		case "ip", "gw", "ip6", "gw6":
+		default:
+			return fmt.Sprintf("invalid key in comma-separated list property: %s\n", k)
+		}
+		kv[k] = val
+	}
+	if ip, ok := kv["ip"]; ok && ip != "dhcp" && !isCIDR(ip, 4) {
+		return "format error\nip: invalid format - value does not look like a valid ipv4 network configuration\n"
+	}
+	if ip, ok := kv["ip6"]; ok && ip != "dhcp" && ip != "auto" && !isCIDR(ip, 6) {
+		return "format error\nip6: invalid format - value does not look like a valid ipv6 network configuration\n"
+	}
+	if msg := checkIPConfigGateway(kv, "gw", "ip", "IPv4", isIPv4); msg != "" {
+		return msg
+	}
+	return checkIPConfigGateway(kv, "gw6", "ip6", "IPv6", isIPv6)
+}
+
+// checkIPConfigGateway checks a gateway key of an ipconfigN: a valid address, beside a
+// static address of its family.
+func checkIPConfigGateway(kv map[string]string, gwKey, ipKey, family string, valid func(string) bool) string {
+	gw, ok := kv[gwKey]
+	if !ok {
+		return ""
+	}
+	if !valid(gw) {
+		return fmt.Sprintf("format error\n%s: invalid format - value does not look like a valid %s address\n", gwKey, family)
+	}
+	ip, ok := kv[ipKey]
+	if !ok {
+		return fmt.Sprintf("format error\n%s: missing property - '%s' requires this property\n", ipKey, gwKey)
+	}
+	if ip == "dhcp" || (ipKey == "ip6" && ip == "auto") {
+		return "gateway specified together with DHCP\n"
+	}
+	return ""
 }
