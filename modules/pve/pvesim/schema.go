@@ -110,87 +110,6 @@ var indexMax = map[string]int{
 	"serial": 3, "parallel": 2, "numa": 7, "virtiofs": 9, "acmedomain": 4, "link": 7,
 }
 
-func compileSchema(gz []byte) (*apiSchema, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, fmt.Errorf("open schema: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("read schema: %w", err)
-	}
-	var tree []apiNode
-	if err := json.Unmarshal(raw, &tree); err != nil {
-		return nil, fmt.Errorf("decode schema: %w", err)
-	}
-	s := &apiSchema{root: &schemaNode{template: ""}}
-	var walk func(n *apiNode) error
-	walk = func(n *apiNode) error {
-		node := s.insert(n.Path)
-		for m, rawInfo := range n.Info {
-			var am apiMethod
-			if err := json.Unmarshal(rawInfo, &am); err != nil {
-				return fmt.Errorf("decode %s %s: %w", m, n.Path, err)
-			}
-			sm := &schemaMethod{template: n.Path, method: m, props: map[string]*schemaParam{},
-				indexed: map[string]*indexedParam{}, additional: -1, allowToken: am.AllowToken == nil || *am.AllowToken != 0}
-			if ap := am.Parameters.AdditionalProperties; ap != nil {
-				var v any
-				_ = json.Unmarshal(*ap, &v)
-				switch x := v.(type) {
-				case float64:
-					sm.additional = int(x)
-				case bool:
-					if x {
-						sm.additional = 1
-					} else {
-						sm.additional = 0
-					}
-				case map[string]any:
-					sm.additional = 1
-				}
-			}
-			for name, pr := range am.Parameters.Properties {
-				p, err := compileParam(name, pr)
-				if err != nil {
-					return fmt.Errorf("%s %s param %s: %w", m, n.Path, name, err)
-				}
-				if strings.HasSuffix(name, "[n]") {
-					prefix := strings.TrimSuffix(name, "[n]")
-					mx, ok := indexMax[prefix]
-					if !ok {
-						mx = 31
-					}
-					sm.indexed[prefix] = &indexedParam{prefix: prefix, max: mx, param: p}
-					continue
-				}
-				sm.props[name] = p
-				if !p.optional {
-					sm.required = append(sm.required, name)
-				}
-			}
-			sort.Strings(sm.required)
-			if node.methods == nil {
-				node.methods = map[string]*schemaMethod{}
-			}
-			node.methods[m] = sm
-			s.methods++
-		}
-		for i := range n.Children {
-			if err := walk(&n.Children[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i := range tree {
-		if err := walk(&tree[i]); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 func (s *apiSchema) insert(path string) *schemaNode {
 	n := s.root
 	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
@@ -294,80 +213,6 @@ func compileParam(name string, raw json.RawMessage) (*schemaParam, error) {
 		return nil, err
 	}
 	return compileParamMap(name, m)
-}
-
-func compileParamMap(name string, m map[string]any) (*schemaParam, error) {
-	p := &schemaParam{name: name, typ: rawString(m, "type"), optional: rawBool(m, "optional"), minLen: -1, maxLen: -1,
-		min: rawNumber(m, "minimum"), max: rawNumber(m, "maximum"), requires: rawString(m, "requires")}
-	if _, ok := m["oneOf"]; ok {
-		p.oneOf = true
-	}
-	if v := rawNumber(m, "minLength"); v != nil {
-		p.minLen = int(*v)
-	}
-	if v := rawNumber(m, "maxLength"); v != nil {
-		p.maxLen = int(*v)
-	}
-	if e, ok := m["enum"].([]any); ok {
-		for _, x := range e {
-			switch v := x.(type) {
-			case string:
-				p.enum = append(p.enum, v)
-			case float64:
-				p.enum = append(p.enum, strconv.FormatFloat(v, 'f', -1, 64))
-			}
-		}
-	}
-	if pat := rawString(m, "pattern"); pat != "" {
-		p.patternSrc = pat
-		re, err := regexp.Compile(`^(?:` + perlRegexToGo(pat) + `)$`)
-		if err == nil {
-			p.pattern = re
-		}
-	}
-	switch f := m["format"].(type) {
-	case string:
-		p.format = f
-	case map[string]any:
-		p.props = map[string]*schemaParam{}
-		for k, v := range f {
-			sub, ok := v.(map[string]any)
-			if !ok {
-				continue
-			}
-			sp, err := compileParamMap(k, sub)
-			if err != nil {
-				return nil, err
-			}
-			if rawBool(sub, "default_key") {
-				p.defaultKey = k
-			}
-			if !sp.optional && rawString(sub, "alias") == "" {
-				p.required = append(p.required, k)
-			}
-			if a := rawString(sub, "alias"); a != "" {
-				if p.aliases == nil {
-					p.aliases = map[string]string{}
-				}
-				p.aliases[k] = a
-			}
-			if ka := rawString(sub, "keyAlias"); ka != "" {
-				if p.keyAliases == nil {
-					p.keyAliases = map[string]string{}
-				}
-				p.keyAliases[k] = ka
-			}
-			p.props[k] = sp
-		}
-	}
-	if it, ok := m["items"].(map[string]any); ok {
-		sp, err := compileParamMap(name, it)
-		if err != nil {
-			return nil, err
-		}
-		p.items = sp
-	}
-	return p, nil
 }
 
 // Violation is one request that real Proxmox would have refused by its schema.
@@ -840,4 +685,193 @@ func checkIPConfigGateway(kv map[string]string, gwKey, ipKey, family string, val
 		return "gateway specified together with DHCP\n"
 	}
 	return ""
+}
+
+func compileSchema(gz []byte) (*apiSchema, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("open schema: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
+	}
+	var tree []apiNode
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("decode schema: %w", err)
+	}
+	s := &apiSchema{root: &schemaNode{template: ""}}
+	for i := range tree {
+		if err := s.addTree(&tree[i]); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// addTree adds a node of the API tree, its methods and its children.
+func (s *apiSchema) addTree(n *apiNode) error {
+	node := s.insert(n.Path)
+	for m, rawInfo := range n.Info {
+		sm, err := compileMethod(n.Path, m, rawInfo)
+		if err != nil {
+			return err
+		}
+		if node.methods == nil {
+			node.methods = map[string]*schemaMethod{}
+		}
+		node.methods[m] = sm
+		s.methods++
+	}
+	for i := range n.Children {
+		if err := s.addTree(&n.Children[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compileMethod compiles one method's parameters; name[n] parameters become indexed.
+func compileMethod(path, m string, rawInfo json.RawMessage) (*schemaMethod, error) {
+	var am apiMethod
+	if err := json.Unmarshal(rawInfo, &am); err != nil {
+		return nil, fmt.Errorf("decode %s %s: %w", m, path, err)
+	}
+	sm := &schemaMethod{template: path, method: m, props: map[string]*schemaParam{},
+		indexed: map[string]*indexedParam{}, additional: -1, allowToken: am.AllowToken == nil || *am.AllowToken != 0}
+	if ap := am.Parameters.AdditionalProperties; ap != nil {
+		sm.additional = additionalProperties(*ap)
+	}
+	for name, pr := range am.Parameters.Properties {
+		p, err := compileParam(name, pr)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s param %s: %w", m, path, name, err)
+		}
+		if prefix, ok := strings.CutSuffix(name, "[n]"); ok {
+			mx, ok := indexMax[prefix]
+			if !ok {
+				mx = 31
+			}
+			sm.indexed[prefix] = &indexedParam{prefix: prefix, max: mx, param: p}
+			continue
+		}
+		sm.props[name] = p
+		if !p.optional {
+			sm.required = append(sm.required, name)
+		}
+	}
+	sort.Strings(sm.required)
+	return sm, nil
+}
+
+// additionalProperties reads a method's additionalProperties: 1 allowed, 0 refused, -1
+// not said.
+func additionalProperties(raw json.RawMessage) int {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return -1
+	}
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case map[string]any:
+		return 1
+	}
+	return -1
+}
+
+func compileParamMap(name string, m map[string]any) (*schemaParam, error) {
+	p := &schemaParam{name: name, typ: rawString(m, "type"), optional: rawBool(m, "optional"), minLen: -1, maxLen: -1,
+		min: rawNumber(m, "minimum"), max: rawNumber(m, "maximum"), requires: rawString(m, "requires")}
+	if _, ok := m["oneOf"]; ok {
+		p.oneOf = true
+	}
+	if v := rawNumber(m, "minLength"); v != nil {
+		p.minLen = int(*v)
+	}
+	if v := rawNumber(m, "maxLength"); v != nil {
+		p.maxLen = int(*v)
+	}
+	p.enum = enumValues(m["enum"])
+	if pat := rawString(m, "pattern"); pat != "" {
+		p.patternSrc = pat
+		re, err := regexp.Compile(`^(?:` + perlRegexToGo(pat) + `)$`)
+		if err == nil {
+			p.pattern = re
+		}
+	}
+	switch f := m["format"].(type) {
+	case string:
+		p.format = f
+	case map[string]any:
+		if err := p.compileProps(f); err != nil {
+			return nil, err
+		}
+	}
+	if it, ok := m["items"].(map[string]any); ok {
+		sp, err := compileParamMap(name, it)
+		if err != nil {
+			return nil, err
+		}
+		p.items = sp
+	}
+	return p, nil
+}
+
+func enumValues(raw any) []string {
+	e, ok := raw.([]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, x := range e {
+		switch v := x.(type) {
+		case string:
+			out = append(out, v)
+		case float64:
+			out = append(out, strconv.FormatFloat(v, 'f', -1, 64))
+		}
+	}
+	return out
+}
+
+// compileProps compiles the properties of a property-string format (net0, rootfs, ...).
+func (p *schemaParam) compileProps(f map[string]any) error {
+	p.props = map[string]*schemaParam{}
+	for k, v := range f {
+		sub, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		sp, err := compileParamMap(k, sub)
+		if err != nil {
+			return err
+		}
+		if rawBool(sub, "default_key") {
+			p.defaultKey = k
+		}
+		alias := rawString(sub, "alias")
+		if !sp.optional && alias == "" {
+			p.required = append(p.required, k)
+		}
+		if alias != "" {
+			if p.aliases == nil {
+				p.aliases = map[string]string{}
+			}
+			p.aliases[k] = alias
+		}
+		if ka := rawString(sub, "keyAlias"); ka != "" {
+			if p.keyAliases == nil {
+				p.keyAliases = map[string]string{}
+			}
+			p.keyAliases[k] = ka
+		}
+		p.props[k] = sp
+	}
+	return nil
 }
