@@ -210,86 +210,6 @@ func (s *Sim) hTaskLog(c *reqCtx) (any, error) {
 	return withTotal{data: out, total: len(lines)}, nil
 }
 
-func (s *Sim) hTaskList(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	vmid := c.str("vmid")
-	typefilter := c.str("typefilter")
-	source := c.str("source")
-	if source == "" {
-		source = "archive"
-	}
-	errorsOnly := c.boolean("errors")
-	start, limit := c.integer("start"), 50
-	if c.has("limit") {
-		limit = c.integer("limit")
-	}
-	var since, until int64 = 0, math.MaxInt64
-	if c.has("since") {
-		since = int64(c.integer("since"))
-	}
-	if c.has("until") {
-		until = int64(c.integer("until"))
-	}
-	userfilter := c.str("userfilter")
-	statusfilter := map[string]bool{}
-	for _, x := range splitList(c.str("statusfilter")) {
-		statusfilter[strings.ToLower(x)] = true
-	}
-	var sel []*task
-	for _, t := range s.taskList {
-		if t.node != c.node {
-			continue
-		}
-		if source == "active" && !t.running || source == "archive" && t.running {
-			continue
-		}
-		if vmid != "" && t.id != vmid {
-			continue
-		}
-		if typefilter != "" && t.typ != typefilter {
-			continue
-		}
-		if userfilter != "" && !strings.Contains(t.user, userfilter) {
-			continue
-		}
-		if t.starttime < since || t.starttime > until {
-			continue
-		}
-		if errorsOnly && (t.running || t.exit == "OK") {
-			continue
-		}
-		if len(statusfilter) > 0 {
-			cls := "ok"
-			switch {
-			case t.running:
-				cls = "running"
-			case strings.HasPrefix(t.exit, "WARNINGS"):
-				cls = "warning"
-			case t.exit != "OK":
-				cls = "error"
-			}
-			if !statusfilter[cls] {
-				continue
-			}
-		}
-		sel = append(sel, t)
-	}
-	sort.SliceStable(sel, func(i, j int) bool { return sel[i].starttime > sel[j].starttime })
-	out := []map[string]any{}
-	for i := start; i < len(sel) && len(out) < limit; i++ {
-		t := sel[i]
-		m := map[string]any{"upid": t.upid, "node": t.node, "pid": t.pid, "pstart": t.pstart, "starttime": t.starttime,
-			"type": t.typ, "id": t.id, "user": t.user}
-		if !t.running {
-			m["status"] = t.exit
-			m["endtime"] = t.endtime
-		}
-		out = append(out, m)
-	}
-	return withTotal{data: out, total: len(sel)}, nil
-}
-
 // Tasks returns the UPIDs of all tasks in start order (for assertions).
 func (s *Sim) Tasks() []string {
 	s.settle()
@@ -311,4 +231,86 @@ func (s *Sim) TaskLog(upid string) []string {
 		return append([]string(nil), t.log...)
 	}
 	return nil
+}
+
+// taskFilter is the query of GET /nodes/{node}/tasks.
+type taskFilter struct {
+	node, vmid, typ, user, source string
+	errorsOnly                    bool
+	since, until                  int64
+	status                        map[string]bool
+}
+
+func readTaskFilter(c *reqCtx) taskFilter {
+	f := taskFilter{node: c.node, vmid: c.str("vmid"), typ: c.str("typefilter"), user: c.str("userfilter"),
+		source: c.str("source"), errorsOnly: c.boolean("errors"), since: 0, until: math.MaxInt64, status: map[string]bool{}}
+	if f.source == "" {
+		f.source = "archive"
+	}
+	if c.has("since") {
+		f.since = int64(c.integer("since"))
+	}
+	if c.has("until") {
+		f.until = int64(c.integer("until"))
+	}
+	for _, x := range splitList(c.str("statusfilter")) {
+		f.status[strings.ToLower(x)] = true
+	}
+	return f
+}
+
+// statusClass is a task's class for the status filter: running, ok, warning or error.
+func statusClass(t *task) string {
+	switch {
+	case t.running:
+		return "running"
+	case strings.HasPrefix(t.exit, "WARNINGS"):
+		return "warning"
+	case t.exit != "OK":
+		return "error"
+	}
+	return "ok"
+}
+
+func (f taskFilter) matches(t *task) bool {
+	switch {
+	case t.node != f.node,
+		f.source == "active" && !t.running, f.source == "archive" && t.running,
+		f.vmid != "" && t.id != f.vmid,
+		f.typ != "" && t.typ != f.typ,
+		f.user != "" && !strings.Contains(t.user, f.user),
+		t.starttime < f.since || t.starttime > f.until,
+		f.errorsOnly && (t.running || t.exit == "OK"):
+		return false
+	}
+	return len(f.status) == 0 || f.status[statusClass(t)]
+}
+
+func (s *Sim) hTaskList(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	f := readTaskFilter(c)
+	start, limit := c.integer("start"), 50
+	if c.has("limit") {
+		limit = c.integer("limit")
+	}
+	var sel []*task
+	for _, t := range s.taskList {
+		if f.matches(t) {
+			sel = append(sel, t)
+		}
+	}
+	sort.SliceStable(sel, func(i, j int) bool { return sel[i].starttime > sel[j].starttime })
+	out := []map[string]any{}
+	for i := start; i < len(sel) && len(out) < limit; i++ {
+		t := sel[i]
+		m := map[string]any{"upid": t.upid, "node": t.node, "pid": t.pid, "pstart": t.pstart, "starttime": t.starttime,
+			"type": t.typ, "id": t.id, "user": t.user}
+		if !t.running {
+			m["status"] = t.exit
+			m["endtime"] = t.endtime
+		}
+		out = append(out, m)
+	}
+	return withTotal{data: out, total: len(sel)}, nil
 }
