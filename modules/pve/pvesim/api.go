@@ -113,23 +113,6 @@ func (s *Sim) admit(r *http.Request, node string) (func(), bool) {
 	return release, true
 }
 
-// enter counts a request in flight for the node.
-func (n *nodeState) enter() {
-	n.flightMu.Lock()
-	n.inflight++
-	if n.inflight > n.maxInflight {
-		n.maxInflight = n.inflight
-	}
-	n.flightMu.Unlock()
-}
-
-// leave counts a request of the node done.
-func (n *nodeState) leave() {
-	n.flightMu.Lock()
-	n.inflight--
-	n.flightMu.Unlock()
-}
-
 // wait sleeps for d or until the client gives up.
 func wait(r *http.Request, d time.Duration) {
 	t := time.NewTimer(d)
@@ -138,41 +121,4 @@ func wait(r *http.Request, d time.Duration) {
 	case <-t.C:
 	case <-r.Context().Done():
 	}
-}
-
-// faultBefore applies a fault's delay, and answers for it before the request is handled
-// when the fault hangs, or drops the connection or answers a status without After. It
-// reports whether it answered.
-func (s *Sim) faultBefore(w http.ResponseWriter, r *http.Request, f *Fault, hang chan struct{}, entry Request) bool {
-	if f.Delay > 0 {
-		wait(r, f.Delay)
-	}
-	if f.Hang {
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-		entry.Status = 0
-		s.record(entry)
-		return true
-	}
-	return !f.After && s.faultAnswer(w, f, entry)
-}
-
-// faultAnswer drops the connection or answers the fault's status, and reports whether
-// it did either.
-func (s *Sim) faultAnswer(w http.ResponseWriter, f *Fault, entry Request) bool {
-	switch {
-	case f.DropConn:
-		entry.Status = 0
-		s.record(entry)
-		dropConn(w)
-	case f.Status != 0:
-		entry.Status = f.Status
-		s.record(entry)
-		writeFault(w, f)
-	default:
-		return false
-	}
-	return true
 }

@@ -1,7 +1,6 @@
 package pvesim
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"sort"
 	"strconv"
@@ -31,95 +30,6 @@ func (s *Sim) NextIDRange(lower, upper int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opts.NextIDLower, s.opts.NextIDUpper = lower, upper
-}
-
-func (s *Sim) nodeHash(node string) uint64 {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%d/%s", s.opts.Seed, node)))
-	var x uint64
-	for i := 0; i < 8; i++ {
-		x = x<<8 | uint64(h[i])
-	}
-	return x
-}
-
-func (s *Sim) nodeFingerprint(node string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("pvesim-cert/%d/%s", s.opts.Seed, node)))
-	parts := make([]string, len(h))
-	for i, b := range h {
-		parts[i] = fmt.Sprintf("%02X", b)
-	}
-	return strings.Join(parts, ":")
-}
-
-// nodeEntry builds the common node statistics. Callers hold s.mu.
-func (s *Sim) nodeStats(node string) map[string]any {
-	h := s.nodeHash(node)
-	maxmem := int64(64+int(h%4)*64) * gib
-	maxcpu := 16 + int(h%3)*16
-	var used int64
-	var cpuLoad float64
-	for _, g := range s.byNode[node] {
-		if g.running {
-			st := s.guestStats(g)
-			used += st.mem
-			cpuLoad += st.cpu * float64(st.cpus)
-		}
-	}
-	used += 2 * gib
-	cpu := cpuLoad / float64(maxcpu)
-	if cpu > 1 {
-		cpu = 1
-	}
-	uptime := 864000 + int64(h%100000) + (s.now().Unix() - s.opts.Now().Unix())
-	return map[string]any{"mem": used, "maxmem": maxmem, "cpu": roundTo(cpu+0.01, 6), "maxcpu": maxcpu,
-		"uptime": uptime, "disk": int64(12) * gib, "maxdisk": int64(100) * gib}
-}
-
-func (s *Sim) hNodes(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []map[string]any{}
-	for _, n := range s.nodeOrder {
-		ns := s.nodes[n]
-		e := map[string]any{"node": n, "id": "node/" + n, "type": "node", "level": "", "ssl_fingerprint": s.nodeFingerprint(n)}
-		if ns.online {
-			for k, v := range s.nodeStats(n) {
-				e[k] = v
-			}
-			e["status"] = "online"
-		} else {
-			e["status"] = "offline"
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-func (s *Sim) hNodeStatus(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	st := s.nodeStats(c.node)
-	maxmem := st["maxmem"].(int64)
-	used := st["mem"].(int64)
-	pveVer := "pve-manager/9.1.2/8f3c5b8f0c1a2b3d"
-	kver := "6.14.8-2-pve"
-	if s.opts.PVEMajor == 8 {
-		pveVer = "pve-manager/8.4.1/2a5fa54a8503f96d"
-		kver = "6.8.12-9-pve"
-	}
-	return map[string]any{
-		"uptime": st["uptime"], "cpu": st["cpu"], "wait": 0.001,
-		"loadavg":        []string{"0.42", "0.38", "0.31"},
-		"memory":         map[string]any{"total": maxmem, "used": used, "free": maxmem - used, "available": maxmem - used},
-		"swap":           map[string]any{"total": int64(8) * gib, "used": 0, "free": int64(8) * gib},
-		"rootfs":         map[string]any{"total": int64(100) * gib, "used": int64(12) * gib, "free": int64(88) * gib, "avail": int64(83) * gib},
-		"cpuinfo":        map[string]any{"cpus": st["maxcpu"], "cores": st["maxcpu"].(int) / 2, "sockets": 1, "model": "Simulated CPU", "mhz": "2400.000", "hvm": "1", "flags": "", "user_hz": 100},
-		"pveversion":     pveVer,
-		"kversion":       "Linux " + kver + " #1 SMP PREEMPT_DYNAMIC PMX",
-		"current-kernel": map[string]any{"sysname": "Linux", "release": kver, "version": "#1 SMP PREEMPT_DYNAMIC PMX", "machine": "x86_64"},
-		"boot-info":      map[string]any{"mode": "efi", "secureboot": 0},
-		"ksm":            map[string]any{"shared": 0},
-	}, nil
 }
 
 func (s *Sim) hVersion(c *reqCtx) (any, error) {
@@ -250,102 +160,6 @@ func (s *Sim) hClusterResources(c *reqCtx) (any, error) {
 		}
 	}
 	return out, nil
-}
-
-func (s *Sim) hClusterFirewallOptionsGet(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := map[string]any{}
-	for k, v := range s.clusterFW {
-		out[k] = typedFirewallValue(k, v)
-	}
-	return out, nil
-}
-
-func (s *Sim) hClusterFirewallOptionsPut(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d := c.str("digest"); d != "" && d != mapDigest(s.clusterFW) {
-		return nil, fail500("detected modified configuration - file changed by other user? Try again.")
-	}
-	applyOptionChanges(s.clusterFW, c, []string{"delete", "digest"})
-	return nil, nil
-}
-
-// SetClusterFirewall enables or disables the datacenter firewall.
-func (s *Sim) SetClusterFirewall(enable bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clusterFW["enable"] = strconv.Itoa(boolInt(enable))
-}
-
-func (s *Sim) hHAResources(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []map[string]any{}
-	for _, sid := range sortedKeys(s.ha) {
-		r := s.ha[sid]
-		typ := "ct"
-		if strings.HasPrefix(sid, "vm:") {
-			typ = "vm"
-		}
-		out = append(out, map[string]any{"sid": sid, "state": r.State, "type": typ, "digest": mapDigest(map[string]string{sid: r.State})})
-	}
-	return out, nil
-}
-
-func normalizeSID(sid string) string {
-	if _, err := strconv.Atoi(sid); err == nil {
-		return "vm:" + sid
-	}
-	return sid
-}
-
-func (s *Sim) hHAResourceCreate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sid := normalizeSID(c.str("sid"))
-	typ, idStr, _ := strings.Cut(sid, ":")
-	id, _ := strconv.Atoi(idStr)
-	g := s.guests[id]
-	if g == nil {
-		return nil, fail500("unable to find %s %d", map[string]string{"ct": "CT", "vm": "VM"}[typ], id)
-	}
-	sid = haSID(g)
-	if _, ok := s.ha[sid]; ok {
-		return nil, fail500("resource ID '%s' already defined", sid)
-	}
-	state := c.str("state")
-	if state == "" {
-		state = "started"
-	}
-	s.ha[sid] = &haResource{SID: sid, State: state}
-	return nil, nil
-}
-
-func (s *Sim) hHAResourceUpdate(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sid := normalizeSID(c.str("sid"))
-	r := s.ha[sid]
-	if r == nil {
-		return nil, fail500("no such resource '%s'", sid)
-	}
-	if c.has("state") {
-		r.State = c.str("state")
-	}
-	return nil, nil
-}
-
-func (s *Sim) hHAResourceDelete(c *reqCtx) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sid := normalizeSID(c.str("sid"))
-	if _, ok := s.ha[sid]; !ok {
-		return nil, fail500("no such resource '%s'", sid)
-	}
-	delete(s.ha, sid)
-	return nil, nil
 }
 
 func boolInt(b bool) int {

@@ -254,3 +254,42 @@ func firewallRoutes(s *Sim) map[string]handlerFunc {
 	}
 	return r
 }
+
+type ipsetEntry struct {
+	CIDR    string `json:"cidr"`
+	Comment string `json:"comment,omitempty"`
+	NoMatch bool   `json:"nomatch,omitempty"`
+}
+
+type ipset struct {
+	Name    string
+	Comment string
+	Entries []ipsetEntry
+}
+
+func (s *Sim) hClusterFirewallOptionsGet(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string]any{}
+	for k, v := range s.clusterFW {
+		out[k] = typedFirewallValue(k, v)
+	}
+	return out, nil
+}
+
+func (s *Sim) hClusterFirewallOptionsPut(c *reqCtx) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := c.str("digest"); d != "" && d != mapDigest(s.clusterFW) {
+		return nil, fail500("detected modified configuration - file changed by other user? Try again.")
+	}
+	applyOptionChanges(s.clusterFW, c, []string{"delete", "digest"})
+	return nil, nil
+}
+
+// SetClusterFirewall enables or disables the datacenter firewall.
+func (s *Sim) SetClusterFirewall(enable bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clusterFW["enable"] = strconv.Itoa(boolInt(enable))
+}

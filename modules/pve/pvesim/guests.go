@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Helpers shared by the container and VM handlers.
@@ -326,35 +327,261 @@ func checkSkiplock(c *reqCtx) error {
 	return nil
 }
 
-// haTask submits an HA request instead of acting, for HA-managed guests (container or VM): the
-// task ends when the request is queued and the guest's state follows. Callers hold the write
-// lock. It reports false when the guest is not HA-managed.
-func (s *Sim) haTask(c *reqCtx, container bool, vmid int, start bool) (string, bool) {
-	prefix, noun := "vm:", "VM"
-	if container {
-		prefix, noun = "ct:", "CT"
+// Guest describes a guest to seed with SeedGuest.
+type Guest struct {
+	VMID          int               `json:"vmid"`
+	Type          string            `json:"type"` // "lxc" or "qemu"
+	Node          string            `json:"node"`
+	Config        map[string]string `json:"config"`
+	Pending       map[string]string `json:"pending,omitempty"`
+	PendingDelete []string          `json:"pending_delete,omitempty"`
+	Running       bool              `json:"running"`
+	Paused        bool              `json:"paused,omitempty"`
+	Template      bool              `json:"template"`
+	// LXC holds raw lxc.* entries of a container config, in order.
+	LXC [][2]string `json:"lxc,omitempty"`
+	// HAState makes the guest HA-managed with this requested state ("started", "stopped").
+	HAState string `json:"ha_state,omitempty"`
+}
+
+// GuestSnapshot is a guest's state for assertions.
+type GuestSnapshot struct {
+	VMID          int                 `json:"vmid"`
+	Type          string              `json:"type"`
+	Node          string              `json:"node"`
+	Config        map[string]string   `json:"config"`
+	Pending       map[string]string   `json:"pending"`
+	PendingDelete []string            `json:"pending_delete"`
+	Status        string              `json:"status"` // running, stopped
+	Paused        bool                `json:"paused"`
+	Lock          string              `json:"lock"`
+	Firewall      map[string]string   `json:"firewall"`
+	IPSets        map[string][]string `json:"ipsets"`
+	HAState       string              `json:"ha_state,omitempty"`
+}
+
+// guest is the simulator's state of one guest. It is guarded by Sim.mu.
+type guest struct {
+	vmid          int
+	typ           string
+	node          string
+	conf          map[string]string
+	pending       map[string]string
+	pendingDelete map[string]bool
+	lxcRaw        [][2]string
+	running       bool
+	paused        bool
+	startedAt     time.Time
+	pid           int
+	firewall      map[string]string
+	ipsets        map[string]*ipset
+	ciGenerated   map[string]string
+}
+
+func (s *Sim) guestTypeName(typ string) string {
+	if typ == "lxc" {
+		return "CT"
 	}
-	r := s.ha[prefix+strconv.Itoa(vmid)]
-	if r == nil {
-		return "", false
+	return "VM"
+}
+
+// SeedGuest puts a guest into the cluster as if it had been created earlier. Volumes its
+// config references on known storages are created when missing.
+func (s *Sim) SeedGuest(g Guest) error {
+	if g.Type != "lxc" && g.Type != "qemu" {
+		return fmt.Errorf("guest %d: type must be lxc or qemu, got %q", g.VMID, g.Type)
 	}
-	typ, state, word := "hastop", "stopped", "stop"
-	if start {
-		typ, state, word = "hastart", "started", "start"
+	if g.VMID < 100 || g.VMID > 999999999 {
+		return fmt.Errorf("guest %d: vmid out of range", g.VMID)
 	}
-	node := c.node
-	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
-	t.logf("Requesting HA %s for %s %d", word, noun, vmid)
-	t.finish = func(*task) error {
-		r.State = state
-		if g := s.guests[vmid]; g != nil && g.node == node {
-			if start && !g.running {
-				s.startGuest(g)
-			} else if !start && g.running {
-				g.running, g.paused, g.pid = false, false, 0
-			}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g.Node == "" {
+		g.Node = s.nodeOrder[0]
+	}
+	if _, ok := s.nodes[g.Node]; !ok {
+		return fmt.Errorf("guest %d: no such node %q", g.VMID, g.Node)
+	}
+	if old, ok := s.guests[g.VMID]; ok {
+		return fmt.Errorf("%s %d already exists on node '%s'", s.guestTypeName(old.typ), g.VMID, old.node)
+	}
+	ng := &guest{vmid: g.VMID, typ: g.Type, node: g.Node, conf: map[string]string{}, pending: map[string]string{},
+		pendingDelete: map[string]bool{}, firewall: map[string]string{}, ipsets: map[string]*ipset{}}
+	for k, v := range g.Config {
+		ng.conf[k] = v
+	}
+	for k, v := range g.Pending {
+		ng.pending[k] = v
+	}
+	for _, k := range g.PendingDelete {
+		ng.pendingDelete[k] = true
+	}
+	ng.lxcRaw = append([][2]string(nil), g.LXC...)
+	if g.Template {
+		ng.conf["template"] = "1"
+	}
+	if g.Running && !g.Template {
+		ng.running = true
+		ng.paused = g.Paused
+		ng.startedAt = s.now().Add(-time.Duration(1000+g.VMID%5000) * time.Second)
+		s.pidSeq++
+		ng.pid = 100000 + s.pidSeq
+		ng.ciGenerated = ciSnapshot(ng.conf)
+	}
+	s.addGuest(ng)
+	if g.HAState != "" {
+		sid := haSID(ng)
+		s.ha[sid] = &haResource{SID: sid, State: g.HAState}
+	}
+	for _, k := range sortedKeys(ng.conf) {
+		s.ensureVolumeFor(ng, k, ng.conf[k])
+	}
+	for _, k := range sortedKeys(ng.pending) {
+		s.ensureVolumeFor(ng, k, ng.pending[k])
+	}
+	return nil
+}
+
+// ensureVolumeFor creates the storage volume a seeded config entry references.
+func (s *Sim) ensureVolumeFor(g *guest, key, val string) {
+	var volPart string
+	var size int64
+	switch {
+	case g.typ == "lxc" && (isMountKey(key) || indexedKey(key, "unused")):
+		ms := parseMount(val)
+		if ms.kind != "volume" {
+			return
 		}
+		volPart = ms.volume
+		size, _ = parseSize(ms.opts["size"])
+	case g.typ == "qemu" && (qemuDiskKey(key) || indexedKey(key, "unused")):
+		ms := parseMount(val)
+		if ms.volume == "none" || ms.volume == "cdrom" {
+			return
+		}
+		volPart = ms.volume
+		size, _ = parseSize(ms.opts["size"])
+		if strings.Contains(volPart, "cloudinit") {
+			size = 4 * mib
+		}
+	default:
+		return
+	}
+	store, name, ok := splitVolid(volPart)
+	if !ok {
+		return
+	}
+	st := s.storages[store]
+	if st == nil {
+		return
+	}
+	if _, exists := s.vols[store][name]; exists {
+		return
+	}
+	content := "images"
+	if g.typ == "lxc" {
+		content = "rootdir"
+	}
+	if size == 0 {
+		size = 4 * gib
+	}
+	info, err := parseVolname(st.Type, name)
+	if err != nil {
+		return
+	}
+	node := ""
+	if !st.Shared {
+		node = g.node
+	}
+	if info.baseVol != "" && st.Type == "zfspool" {
+		base := info.baseVol
+		if _, ok := s.vols[store][base]; !ok {
+			s.vols[store][base] = &volume{Storage: store, Name: base, Node: node, Size: size, Content: content, Format: "raw", Ctime: s.now().Unix()}
+		}
+	}
+	s.vols[store][name] = &volume{Storage: store, Name: name, Node: node, Size: size, Content: content, Format: info.format, Ctime: s.now().Unix()}
+}
+
+// SetConfig changes a guest's active config behind pvebill's back; "" deletes the key.
+func (s *Sim) SetConfig(vmid int, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.guests[vmid]
+	if g == nil {
+		return fmt.Errorf("guest %d does not exist", vmid)
+	}
+	if value == "" {
+		delete(g.conf, key)
 		return nil
 	}
-	return t.upid, true
+	g.conf[key] = value
+	s.ensureVolumeFor(g, key, value)
+	return nil
+}
+
+// Guest returns a guest's state.
+func (s *Sim) Guest(vmid int) (GuestSnapshot, bool) {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g := s.guests[vmid]
+	if g == nil {
+		return GuestSnapshot{}, false
+	}
+	snap := GuestSnapshot{VMID: g.vmid, Type: g.typ, Node: g.node, Config: copyMap(g.conf), Pending: copyMap(g.pending),
+		Paused: g.paused, Lock: g.conf["lock"], Firewall: copyMap(g.firewall), IPSets: map[string][]string{}, Status: "stopped"}
+	if g.running {
+		snap.Status = "running"
+	}
+	for k := range g.pendingDelete {
+		snap.PendingDelete = append(snap.PendingDelete, k)
+	}
+	sort.Strings(snap.PendingDelete)
+	for name, set := range g.ipsets {
+		var cidrs []string
+		for _, e := range set.Entries {
+			cidrs = append(cidrs, e.CIDR)
+		}
+		snap.IPSets[name] = cidrs
+	}
+	if r := s.ha[haSID(g)]; r != nil {
+		snap.HAState = r.State
+	}
+	return snap, true
+}
+
+// addGuest registers a guest. Callers hold the write lock.
+func (s *Sim) addGuest(g *guest) {
+	s.guests[g.vmid] = g
+	m := s.byNode[g.node]
+	if m == nil {
+		m = map[int]*guest{}
+		s.byNode[g.node] = m
+	}
+	m[g.vmid] = g
+}
+
+// removeGuest forgets a guest. Callers hold the write lock.
+func (s *Sim) removeGuest(g *guest) {
+	for _, p := range s.pools {
+		delete(p.members, g.vmid)
+	}
+	if s.guests[g.vmid] == g {
+		delete(s.guests, g.vmid)
+	}
+	if m := s.byNode[g.node]; m != nil && m[g.vmid] == g {
+		delete(m, g.vmid)
+	}
+}
+
+// guestsOnNode returns the guests of a node sorted by vmid. Callers hold s.mu.
+func (s *Sim) guestsOnNode(node, typ string) []*guest {
+	out := make([]*guest, 0, len(s.byNode[node]))
+	for _, g := range s.byNode[node] {
+		if typ == "" || g.typ == typ {
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].vmid < out[j].vmid })
+	return out
 }

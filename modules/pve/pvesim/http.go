@@ -178,53 +178,6 @@ func nodeOfPath(rel string) string {
 	return ""
 }
 
-func (s *Sim) record(e Request) {
-	s.logMu.Lock()
-	s.log = append(s.log, e)
-	if max := s.opts.MaxLog; max > 0 && len(s.log) > max {
-		s.log = append([]Request(nil), s.log[len(s.log)-max:]...)
-	}
-	s.logMu.Unlock()
-}
-
-func (s *Sim) addViolation(v Violation) {
-	s.logMu.Lock()
-	s.violations = append(s.violations, v)
-	s.logMu.Unlock()
-}
-
-func dropConn(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	conn.Close()
-}
-
-func writeFault(w http.ResponseWriter, f *Fault) {
-	if f.Body != "" {
-		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-		w.WriteHeader(f.Status)
-		io.WriteString(w, f.Body)
-		return
-	}
-	msg := f.Message
-	if msg == "" {
-		msg = http.StatusText(f.Status)
-		if msg == "" {
-			msg = "injected fault"
-		}
-	}
-	if !strings.HasSuffix(msg, "\n") {
-		msg += "\n"
-	}
-	writeJSON(w, f.Status, map[string]any{"data": nil, "message": msg})
-}
-
 func writeJSON(w http.ResponseWriter, status int, body any) {
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -334,46 +287,4 @@ func (s *Sim) handleAPI(r *http.Request, method, rel, template string, sn *schem
 		return http.StatusOK, map[string]any{"data": wt.data, "total": wt.total}
 	}
 	return http.StatusOK, map[string]any{"data": data}
-}
-
-// matchFault finds the first fault that fires for this request.
-func (s *Sim) matchFault(method, rel, template string) (*Fault, chan struct{}) {
-	s.faultMu.Lock()
-	defer s.faultMu.Unlock()
-	for _, fs := range s.faults {
-		if fs.f.Method != "" && !strings.EqualFold(fs.f.Method, method) {
-			continue
-		}
-		if p := fs.f.PathPattern; p != "" {
-			trimmed := strings.TrimPrefix(p, apiPrefix)
-			match := trimmed == template || trimmed == rel || strings.TrimRight(trimmed, "/") == strings.TrimRight(rel, "/")
-			if !match && fs.re != nil {
-				match = fs.re.MatchString(rel)
-			}
-			if !match {
-				continue
-			}
-		}
-		fs.seen++
-		nth := fs.f.Nth
-		times := fs.f.Times
-		if nth <= 0 {
-			nth = 1
-			if fs.f.Nth == 0 && times == 0 {
-				times = -1
-			}
-		} else if times == 0 {
-			times = 1
-		}
-		if fs.seen < nth {
-			continue
-		}
-		if times >= 0 && fs.fired >= times {
-			continue
-		}
-		fs.fired++
-		f := fs.f
-		return &f, s.hangCh
-	}
-	return nil, nil
 }

@@ -1,9 +1,12 @@
 package pvesim
 
 import (
+	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Storage endpoints after pve-storage's API2/Storage/Status.pm and Content.pm.
@@ -216,4 +219,90 @@ func storageRoutes(s *Sim) map[string]handlerFunc {
 		"GET /nodes/{node}/storage/{storage}/content":             s.hStorageContent,
 		"DELETE /nodes/{node}/storage/{storage}/content/{volume}": s.hStorageContentDelete,
 	}
+}
+
+// AddStorage configures an additional storage (type dir, lvmthin, lvm, zfspool, rbd,
+// nfs, cifs, cephfs, btrfs) with its content types.
+func (s *Sim) AddStorage(id, typ string, content []string, shared bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addStorage(&storage{ID: id, Type: typ, Content: append([]string(nil), content...), Shared: shared, Total: 1024 * gib, Enabled: true})
+}
+
+func (s *Sim) addStorage(st *storage) {
+	if _, ok := s.storages[st.ID]; !ok {
+		s.stOrder = append(s.stOrder, st.ID)
+	}
+	s.storages[st.ID] = st
+	if s.vols[st.ID] == nil {
+		s.vols[st.ID] = map[string]*volume{}
+	}
+}
+
+// AddVolume stores a volume (a leftover disk, a backup, a template). content is one of
+// images, rootdir, vztmpl, iso, backup, snippets.
+func (s *Sim) AddVolume(storageID, volname string, sizeBytes int64, content string) {
+	s.AddVolumeOn("", storageID, volname, sizeBytes, content)
+}
+
+// AddVolumeOn is AddVolume for a node-local storage on one node ("" = every node).
+func (s *Sim) AddVolumeOn(node, storageID, volname string, sizeBytes int64, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.storages[storageID]
+	if st == nil {
+		return
+	}
+	v := &volume{Storage: storageID, Name: volname, Node: node, Size: sizeBytes, Content: content, Ctime: s.now().Unix()}
+	info, err := parseVolname(st.Type, volname)
+	if err == nil {
+		v.Format = info.format
+	}
+	switch content {
+	case "vztmpl":
+		v.Format = tmplFormat(volname)
+	case "backup":
+		v.Format = backupFormat(volname)
+		v.Ctime = backupCtime(volname, v.Ctime)
+	case "iso":
+		v.Format = "iso"
+	}
+	s.vols[storageID][volname] = v
+}
+
+// SetVolumeProtected marks a backup volume protected (or not) and sets its notes.
+func (s *Sim) SetVolumeProtected(storageID, volname string, protected bool, notes string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.vols[storageID][volname]; v != nil {
+		v.Protected = protected
+		v.Notes = notes
+	}
+}
+
+var reBackupTime = regexp.MustCompile(`-(\d{4})_(\d{2})_(\d{2})-(\d{2})_(\d{2})_(\d{2})\.`)
+
+func backupCtime(name string, def int64) int64 {
+	m := reBackupTime.FindStringSubmatch(name)
+	if m == nil {
+		return def
+	}
+	t, err := time.Parse("2006-01-02 15:04:05", fmt.Sprintf("%s-%s-%s %s:%s:%s", m[1], m[2], m[3], m[4], m[5], m[6]))
+	if err != nil {
+		return def
+	}
+	return t.Unix()
+}
+
+// Volumes lists the volume names on a storage, sorted.
+func (s *Sim) Volumes(storageID string) []string {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for n := range s.vols[storageID] {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -314,3 +314,14 @@ func (s *Sim) hTaskList(c *reqCtx) (any, error) {
 	}
 	return withTotal{data: out, total: len(sel)}, nil
 }
+
+// SetTaskDuration sets how long tasks of a type (e.g. "vzcreate") run; "" sets the default.
+func (s *Sim) SetTaskDuration(taskType string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if taskType == "" {
+		s.opts.TaskDuration = d
+		return
+	}
+	s.taskDur[taskType] = d
+}
