@@ -5,8 +5,18 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
+
+// faultSet is the injected faults in the order they were added; hangCh is closed (and
+// replaced) when they are cleared, releasing hanging requests.
+type faultSet struct {
+	faultMu  sync.Mutex
+	faults   []*faultState
+	faultSeq int
+	hangCh   chan struct{}
+}
 
 // Fault is an injected failure. A fault matches requests by Method ("" = any) and
 // PathPattern: a schema template ("/nodes/{node}/lxc"), a concrete path, or a regular

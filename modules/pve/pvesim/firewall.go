@@ -8,6 +8,14 @@ import (
 	"strings"
 )
 
+// firewallState is the datacenter firewall options; a guest's firewall options and
+// ipsets live with the guest. It is guarded by Sim.mu.
+type firewallState struct {
+	clusterFW map[string]string
+}
+
+func (fs *firewallState) resetFirewall() { fs.clusterFW = map[string]string{} }
+
 // Guest firewall endpoints after pve-firewall's API2/Firewall/VM.pm and IPSet.pm. They
 // are identical for /lxc/ and /qemu/.
 

@@ -8,6 +8,22 @@ import (
 	"time"
 )
 
+// guestTable is every guest of the cluster, by vmid and by node, and the sequences that
+// number their processes and MAC addresses. It is guarded by Sim.mu.
+type guestTable struct {
+	guests map[int]*guest
+	byNode map[string]map[int]*guest
+	pidSeq int
+	macSeq uint64
+}
+
+func (gt *guestTable) resetGuests() {
+	gt.guests = map[int]*guest{}
+	gt.byNode = map[string]map[int]*guest{}
+	gt.pidSeq = 0
+	gt.macSeq = 0
+}
+
 // Helpers shared by the container and VM handlers.
 
 // loadGuest finds a guest of a type on the request's node, failing like load_config.

@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+// haState is the HA resources by service id (ct:100, vm:100). It is guarded by Sim.mu.
+type haState struct {
+	ha map[string]*haResource
+}
+
+func (hs *haState) resetHA() { hs.ha = map[string]*haResource{} }
+
 type haResource struct {
 	SID   string
 	State string

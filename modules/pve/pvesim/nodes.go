@@ -8,6 +8,20 @@ import (
 	"time"
 )
 
+// clusterNodes is the cluster's nodes, in their configured order. It is guarded by Sim.mu.
+type clusterNodes struct {
+	nodeOrder []string
+	nodes     map[string]*nodeState
+}
+
+func (cn *clusterNodes) resetNodes(names []string) {
+	cn.nodeOrder = append([]string(nil), names...)
+	cn.nodes = map[string]*nodeState{}
+	for _, n := range names {
+		cn.nodes[n] = &nodeState{name: n, online: true}
+	}
+}
+
 // NodeOptions are per-node behaviour switches.
 type NodeOptions struct {
 	OldIndex      bool          `json:"old_index"`        // /nodes/{node}/lxc gives vmid as a string (before PVE 8.2)

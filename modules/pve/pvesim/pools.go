@@ -5,6 +5,13 @@ import (
 	"strconv"
 )
 
+// poolState is the resource pools by id. It is guarded by Sim.mu.
+type poolState struct {
+	pools map[string]*pool
+}
+
+func (ps *poolState) resetPools() { ps.pools = map[string]*pool{} }
+
 // Resource pools (pve-access-control API2/Pool.pm), enough for create and clone's pool=.
 
 type pool struct {

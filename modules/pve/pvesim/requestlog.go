@@ -2,8 +2,18 @@ package pvesim
 
 import (
 	"net/url"
+	"sync"
 	"time"
 )
+
+// requestLog is the log of API requests and schema violations, and the count of
+// container suspend calls since the last ResetLog.
+type requestLog struct {
+	logMu      sync.Mutex
+	log        []Request
+	violations []Violation
+	lxcSuspend int
+}
 
 // Request is one entry of the request log.
 type Request struct {

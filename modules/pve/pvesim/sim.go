@@ -40,34 +40,21 @@ type Sim struct {
 	// lxcConf and qemuConf are the config parameter schemas (key existence and types).
 	lxcConf, qemuConf *schemaMethod
 
-	mu        sync.RWMutex
-	guests    map[int]*guest
-	byNode    map[string]map[int]*guest
-	nodeOrder []string
-	nodes     map[string]*nodeState
-	storages  map[string]*storage
-	stOrder   []string
-	vols      map[string]map[string]*volume
-	tasks     map[string]*task
-	taskList  []*task
-	taskDur   map[string]time.Duration
-	clusterFW map[string]string
-	ha        map[string]*haResource
-	pools     map[string]*pool
-	pidSeq    int
-	macSeq    uint64
-	nextDue   atomic.Int64 // unix nanos of the earliest due running task; 0 = none
-	clockOff  atomic.Int64
+	// mu guards the cluster's state, one part per resource.
+	mu sync.RWMutex
+	clusterNodes
+	guestTable
+	storageState
+	taskTable
+	firewallState
+	haState
+	poolState
 
-	logMu      sync.Mutex
-	log        []Request
-	violations []Violation
-	lxcSuspend int
+	// clockOff is how far Advance moved the clock.
+	clockOff atomic.Int64
 
-	faultMu  sync.Mutex
-	faults   []*faultState
-	faultSeq int
-	hangCh   chan struct{}
+	requestLog // guarded by its own lock
+	faultSet   // guarded by its own lock
 }
 
 const (
@@ -103,7 +90,7 @@ func New(opts Options) *Sim {
 	if err != nil {
 		panic(fmt.Sprintf("pvesim: embedded schema: %v", err))
 	}
-	s := &Sim{opts: opts, schema: sc, hangCh: make(chan struct{}),
+	s := &Sim{opts: opts, schema: sc, faultSet: faultSet{hangCh: make(chan struct{})},
 		lxcConf: lookupConfigSchema(sc, "lxc"), qemuConf: lookupConfigSchema(sc, "qemu")}
 	s.routes = s.buildRoutes()
 	s.control = s.buildControl()
@@ -113,27 +100,13 @@ func New(opts Options) *Sim {
 
 // resetState (re)creates the empty cluster. Callers hold no lock or the write lock.
 func (s *Sim) resetState() {
-	s.guests = map[int]*guest{}
-	s.byNode = map[string]map[int]*guest{}
-	s.nodes = map[string]*nodeState{}
-	s.nodeOrder = append([]string(nil), s.opts.Nodes...)
-	for _, n := range s.opts.Nodes {
-		s.nodes[n] = &nodeState{name: n, online: true}
-	}
-	s.storages = map[string]*storage{}
-	s.stOrder = nil
-	s.vols = map[string]map[string]*volume{}
-	s.addStorage(&storage{ID: "local", Type: "dir", Content: []string{"backup", "images", "iso", "rootdir", "snippets", "vztmpl"}, Total: 100 * gib, Enabled: true})
-	s.addStorage(&storage{ID: "local-lvm", Type: "lvmthin", Content: []string{"images", "rootdir"}, Total: 400 * gib, Enabled: true})
-	s.tasks = map[string]*task{}
-	s.taskList = nil
-	s.taskDur = map[string]time.Duration{}
-	s.clusterFW = map[string]string{}
-	s.ha = map[string]*haResource{}
-	s.pools = map[string]*pool{}
-	s.pidSeq = 0
-	s.macSeq = 0
-	s.nextDue.Store(0)
+	s.resetNodes(s.opts.Nodes)
+	s.resetGuests()
+	s.resetStorage()
+	s.resetTasks()
+	s.resetFirewall()
+	s.resetHA()
+	s.resetPools()
 }
 
 // Reset returns the simulator to the state New gave it: no guests, tasks, faults or log.

@@ -9,6 +9,24 @@ import (
 	"time"
 )
 
+// storageState is the storages, in their configured order, and the volumes on each. It
+// is guarded by Sim.mu.
+type storageState struct {
+	storages map[string]*storage
+	stOrder  []string
+	vols     map[string]map[string]*volume
+}
+
+// resetStorage leaves the storages every node has: local (dir: vztmpl, iso, backup,
+// rootdir, images, snippets) and local-lvm (lvmthin: rootdir, images).
+func (ss *storageState) resetStorage() {
+	ss.storages = map[string]*storage{}
+	ss.stOrder = nil
+	ss.vols = map[string]map[string]*volume{}
+	ss.addStorage(&storage{ID: "local", Type: "dir", Content: []string{"backup", "images", "iso", "rootdir", "snippets", "vztmpl"}, Total: 100 * gib, Enabled: true})
+	ss.addStorage(&storage{ID: "local-lvm", Type: "lvmthin", Content: []string{"images", "rootdir"}, Total: 400 * gib, Enabled: true})
+}
+
 // Storage endpoints after pve-storage's API2/Storage/Status.pm and Content.pm.
 
 func (s *Sim) storageEntry(node string, st *storage) map[string]any {
@@ -229,13 +247,13 @@ func (s *Sim) AddStorage(id, typ string, content []string, shared bool) {
 	s.addStorage(&storage{ID: id, Type: typ, Content: append([]string(nil), content...), Shared: shared, Total: 1024 * gib, Enabled: true})
 }
 
-func (s *Sim) addStorage(st *storage) {
-	if _, ok := s.storages[st.ID]; !ok {
-		s.stOrder = append(s.stOrder, st.ID)
+func (ss *storageState) addStorage(st *storage) {
+	if _, ok := ss.storages[st.ID]; !ok {
+		ss.stOrder = append(ss.stOrder, st.ID)
 	}
-	s.storages[st.ID] = st
-	if s.vols[st.ID] == nil {
-		s.vols[st.ID] = map[string]*volume{}
+	ss.storages[st.ID] = st
+	if ss.vols[st.ID] == nil {
+		ss.vols[st.ID] = map[string]*volume{}
 	}
 }
 

@@ -5,8 +5,25 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
+
+// taskTable is the tasks of every node, by UPID and in start order, and the task
+// durations per type. It is guarded by Sim.mu; nextDue is read without it.
+type taskTable struct {
+	tasks    map[string]*task
+	taskList []*task
+	taskDur  map[string]time.Duration
+	nextDue  atomic.Int64 // unix nanos of the earliest due running task; 0 = none
+}
+
+func (tt *taskTable) resetTasks() {
+	tt.tasks = map[string]*task{}
+	tt.taskList = nil
+	tt.taskDur = map[string]time.Duration{}
+	tt.nextDue.Store(0)
+}
 
 // task is one worker task (a UPID). Guarded by Sim.mu.
 type task struct {
