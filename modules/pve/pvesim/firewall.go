@@ -247,22 +247,6 @@ func (s *Sim) hFWIPSetEntryDelete(c *reqCtx) (any, error) {
 	return nil, nil
 }
 
-func firewallRoutes(s *Sim) map[string]handlerFunc {
-	r := map[string]handlerFunc{}
-	for _, typ := range []string{"lxc", "qemu"} {
-		base := "/nodes/{node}/" + typ + "/{vmid}/firewall"
-		r["GET "+base+"/options"] = s.hFWOptionsGet
-		r["PUT "+base+"/options"] = s.hFWOptionsPut
-		r["GET "+base+"/ipset"] = s.hFWIPSetList
-		r["POST "+base+"/ipset"] = s.hFWIPSetCreate
-		r["GET "+base+"/ipset/{name}"] = s.hFWIPSetGet
-		r["POST "+base+"/ipset/{name}"] = s.hFWIPSetAdd
-		r["DELETE "+base+"/ipset/{name}"] = s.hFWIPSetDelete
-		r["DELETE "+base+"/ipset/{name}/{cidr}"] = s.hFWIPSetEntryDelete
-	}
-	return r
-}
-
 type ipsetEntry struct {
 	CIDR    string `json:"cidr"`
 	Comment string `json:"comment,omitempty"`

@@ -111,10 +111,3 @@ func (s *Sim) hPoolDelete(c *reqCtx) (any, error) {
 	delete(s.pools, id)
 	return nil, nil
 }
-
-func poolRoutes(s *Sim) map[string]handlerFunc {
-	return map[string]handlerFunc{
-		"GET /pools":             s.hPoolsGet,
-		"DELETE /pools/{poolid}": s.hPoolDelete,
-	}
-}

@@ -687,35 +687,3 @@ func (s *Sim) newSMBIOS(vmid int, old string) string {
 	}
 	return "uuid=" + s.newUUID(vmid, 2)
 }
-
-func qemuRoutes(s *Sim) map[string]handlerFunc {
-	base := "/nodes/{node}/qemu/{vmid}"
-	r := map[string]handlerFunc{
-		"DELETE " + base:                    s.hQemuDelete,
-		"POST " + base + "/clone":           s.hQemuClone,
-		"GET " + base + "/config":           s.hQemuConfigGet,
-		"PUT " + base + "/config":           s.hQemuConfigPut,
-		"POST " + base + "/config":          s.hQemuConfigPost,
-		"GET " + base + "/pending":          s.hQemuPending,
-		"GET " + base + "/cloudinit":        s.hQemuCloudInitGet,
-		"PUT " + base + "/cloudinit":        s.hQemuCloudInitPut,
-		"PUT " + base + "/resize":           s.hQemuResize,
-		"GET " + base + "/status/current":   s.hQemuStatusCurrent,
-		"POST " + base + "/status/start":    s.hQemuStart,
-		"POST " + base + "/status/stop":     s.hQemuStop,
-		"POST " + base + "/status/shutdown": s.hQemuShutdown,
-		"POST " + base + "/status/reset":    s.hQemuReset,
-		"POST " + base + "/status/suspend":  s.hQemuSuspend,
-		"POST " + base + "/status/resume":   s.hQemuResume,
-		"POST " + base + "/agent":           s.hQemuAgent,
-	}
-	// every guest-agent sub path of the schema
-	if n := s.schema.lookup("/nodes/x/qemu/100/agent", map[string]string{}); n != nil {
-		for seg, child := range n.fixed {
-			for m := range child.methods {
-				r[m+" "+base+"/agent/"+seg] = s.hQemuAgent
-			}
-		}
-	}
-	return r
-}

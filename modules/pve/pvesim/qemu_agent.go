@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// The QEMU guest agent (POST /nodes/{node}/qemu/{vmid}/agent and its sub paths), for a
-// running VM with the agent enabled. Its answers are fixed or derived from the config.
+// The QEMU guest agent (the sub paths of /nodes/{node}/qemu/{vmid}/agent), for a running
+// VM with the agent enabled. Its answers are fixed or derived from the config.
 
 func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
 	s.mu.RLock()
@@ -24,8 +24,6 @@ func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
 	}
 	cmd := c.template[strings.LastIndex(c.template, "/")+1:]
 	switch cmd {
-	case "agent":
-		cmd = c.str("command")
 	case "set-user-password", "file-write":
 		return nil, nil
 	case "exec":

@@ -229,16 +229,6 @@ func (s *Sim) hStorageConfigGet(c *reqCtx) (any, error) {
 	return storageConfigEntry(st), nil
 }
 
-func storageRoutes(s *Sim) map[string]handlerFunc {
-	return map[string]handlerFunc{
-		"GET /storage":                                            s.hStorageConfigList,
-		"GET /storage/{storage}":                                  s.hStorageConfigGet,
-		"GET /nodes/{node}/storage":                               s.hStorageList,
-		"GET /nodes/{node}/storage/{storage}/content":             s.hStorageContent,
-		"DELETE /nodes/{node}/storage/{storage}/content/{volume}": s.hStorageContentDelete,
-	}
-}
-
 // AddStorage configures an additional storage (type dir, lvmthin, lvm, zfspool, rbd,
 // nfs, cifs, cephfs, btrfs) with its content types.
 func (s *Sim) AddStorage(id, typ string, content []string, shared bool) {
