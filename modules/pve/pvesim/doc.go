@@ -32,6 +32,17 @@
 // and ownership rules; it does not import pvebill's client parsers, so a parsing bug on
 // one side shows up as a test failure instead of being mirrored.
 //
+// # Layout
+//
+// This package holds only the imitation of Proxmox: one file per resource with its
+// state and handlers (nodes, guests, lxc*, qemu*, storage and volumes, tasks, firewall,
+// ha, pools, backup, faults, requestlog), the route table (routes.go), the request path
+// (http.go, api.go), the schema checks (schema.go) and the control API (control.go); it
+// must import no pvebill package but its own subpackages (no client parser, such as
+// modules/pve or pveconf) and hold no pvebill domain logic, which a test enforces. A new
+// simulated resource (consoles, snapshots, ...) is a new file with its state struct,
+// embedded in Sim, and its rows in routes.go.
+//
 // # Simplifications
 //
 // Volumes of node-local storages carry the node they live on; volume names are unique per
