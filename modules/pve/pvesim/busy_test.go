@@ -31,7 +31,7 @@ func TestBusyWorkersAndLog(t *testing.T) {
 			t.Error(err)
 			return 0
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
 	start := time.Now()
@@ -123,7 +123,7 @@ func TestBusyIndexTimeFollowsContainers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 	}
 	log := b.Served()
 	if len(log) != 2 || log[0].Service() < 40*time.Millisecond || log[1].Service() >= 40*time.Millisecond {
@@ -154,7 +154,7 @@ func TestBusyHandlesAtOnceAndHoldsTheAnswer(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		} else {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
 				t.Errorf("status %d", resp.StatusCode)
 			}

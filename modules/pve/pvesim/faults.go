@@ -131,14 +131,14 @@ func dropConn(w http.ResponseWriter) {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	conn.Close()
+	_ = conn.Close() // dropping the connection is the point
 }
 
 func writeFault(w http.ResponseWriter, f *Fault) {
 	if f.Body != "" {
 		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
 		w.WriteHeader(f.Status)
-		io.WriteString(w, f.Body)
+		_, _ = io.WriteString(w, f.Body)
 		return
 	}
 	msg := f.Message

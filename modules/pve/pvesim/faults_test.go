@@ -71,7 +71,7 @@ func TestFaultDropHangDelay(t *testing.T) {
 	h := demoHarness(t)
 	h.sim.InjectFault(Fault{PathPattern: "/nodes", DropConn: true, Nth: 1})
 	if resp, err := rawDo(t, h, context.Background(), "GET", "/nodes"); err == nil {
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		t.Fatal("dropped connection answered")
 	}
 	h.sim.ClearFaults()
@@ -88,14 +88,15 @@ func TestFaultDropHangDelay(t *testing.T) {
 	go func() {
 		resp, err := rawDo(t, h, context.Background(), "GET", "/cluster/resources")
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 		}
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
 	h.sim.ClearFaults()
 	select {
-	case <-done:
+	case err := <-done:
+		_ = err // released: an answer or a closed connection both do
 	case <-time.After(5 * time.Second):
 		t.Fatal("hanging request not released")
 	}
@@ -149,8 +150,8 @@ func TestMaxConcurrentPerNode(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
 		}()
 	}
 	wg.Wait()
@@ -240,9 +241,11 @@ func TestControlAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
 		if resp.StatusCode != 200 {
 			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
 		}
@@ -254,11 +257,13 @@ func TestControlAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		if resp.StatusCode != 200 {
 			t.Fatalf("GET %s: %d", path, resp.StatusCode)
 		}
-		json.NewDecoder(resp.Body).Decode(out)
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
 	}
 	post("/volumes", `{"storage":"local","volname":"vztmpl/debian-12-standard_12.7-1_amd64.tar.zst","size":1048576,"content":"vztmpl"}`)
 	post("/guests", `{"vmid":5001,"type":"lxc","node":"pve2","running":true,"config":{"memory":"512","rootfs":"local-lvm:vm-5001-disk-0,size=2G"}}`)
@@ -282,7 +287,7 @@ func TestControlAPI(t *testing.T) {
 	}
 	req, _ := http.NewRequest("DELETE", h.srv.URL+"/_sim/faults", nil)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+		_ = resp.Body.Close()
 	}
 	post("/nodes/pve1/options", `{"max_concurrent":1,"latency":"1ms","old_index":true}`)
 	post("/task-duration", `{"type":"vzstart","duration":"1h"}`)
@@ -326,8 +331,8 @@ func TestConcurrentCreatesClaimAnIDOnce(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
 			statuses <- resp.StatusCode
 		}()
 		wg.Add(1)
@@ -335,8 +340,8 @@ func TestConcurrentCreatesClaimAnIDOnce(t *testing.T) {
 			defer wg.Done()
 			resp, err := rawDo(t, h, context.Background(), "GET", "/nodes/pve2/lxc")
 			if err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
 			}
 		}()
 	}

@@ -88,7 +88,7 @@ func (h *harness) doAuth(method, path string, form url.Values, auth string) apiR
 	if err != nil {
 		h.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	var env struct {
 		Data    json.RawMessage   `json:"data"`

@@ -66,7 +66,7 @@ func (c *reqCtx) boolean(k string) bool { return c.params.Get(k) == "1" }
 
 func (c *reqCtx) integer(k string) int {
 	var n int
-	fmt.Sscan(c.params.Get(k), &n)
+	_, _ = fmt.Sscan(c.params.Get(k), &n) // like Perl, a malformed number reads as 0
 	return n
 }
 
@@ -188,7 +188,7 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Cache-Control", "max-age=0")
 	w.Header().Set("Server", "pve-api-daemon/3.0")
 	w.WriteHeader(status)
-	w.Write(b)
+	_, _ = w.Write(b) // the client may have gone; nothing to tell it
 }
 
 func errorBody(e *apiError) map[string]any {

@@ -175,7 +175,7 @@ func TestAuthFailDelayAndJSONBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("JSON body create: %d", resp.StatusCode)
 	}

@@ -28,7 +28,7 @@ func call(t *testing.T, s *Server, method, path, body string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 }
 
 // The guard sees a schema violation, a container suspend and a QEMU path for a container.
