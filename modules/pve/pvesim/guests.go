@@ -458,66 +458,6 @@ func (s *Sim) SeedGuest(g Guest) error {
 	return nil
 }
 
-// ensureVolumeFor creates the storage volume a seeded config entry references.
-func (s *Sim) ensureVolumeFor(g *guest, key, val string) {
-	var volPart string
-	var size int64
-	switch {
-	case g.typ == "lxc" && (isMountKey(key) || indexedKey(key, "unused")):
-		ms := parseMount(val)
-		if ms.kind != "volume" {
-			return
-		}
-		volPart = ms.volume
-		size, _ = parseSize(ms.opts["size"])
-	case g.typ == "qemu" && (qemuDiskKey(key) || indexedKey(key, "unused")):
-		ms := parseMount(val)
-		if ms.volume == "none" || ms.volume == "cdrom" {
-			return
-		}
-		volPart = ms.volume
-		size, _ = parseSize(ms.opts["size"])
-		if strings.Contains(volPart, "cloudinit") {
-			size = 4 * mib
-		}
-	default:
-		return
-	}
-	store, name, ok := splitVolid(volPart)
-	if !ok {
-		return
-	}
-	st := s.storages[store]
-	if st == nil {
-		return
-	}
-	if _, exists := s.vols[store][name]; exists {
-		return
-	}
-	content := "images"
-	if g.typ == "lxc" {
-		content = "rootdir"
-	}
-	if size == 0 {
-		size = 4 * gib
-	}
-	info, err := parseVolname(st.Type, name)
-	if err != nil {
-		return
-	}
-	node := ""
-	if !st.Shared {
-		node = g.node
-	}
-	if info.baseVol != "" && st.Type == "zfspool" {
-		base := info.baseVol
-		if _, ok := s.vols[store][base]; !ok {
-			s.vols[store][base] = &volume{Storage: store, Name: base, Node: node, Size: size, Content: content, Format: "raw", Ctime: s.now().Unix()}
-		}
-	}
-	s.vols[store][name] = &volume{Storage: store, Name: name, Node: node, Size: size, Content: content, Format: info.format, Ctime: s.now().Unix()}
-}
-
 // SetConfig changes a guest's active config behind pvebill's back; "" deletes the key.
 func (s *Sim) SetConfig(vmid int, key, value string) error {
 	s.mu.Lock()
@@ -600,4 +540,70 @@ func (s *Sim) guestsOnNode(node, typ string) []*guest {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].vmid < out[j].vmid })
 	return out
+}
+
+// seededVolume is the volume a seeded config entry references and its size (0 when
+// the entry does not say), or ok false when it references none.
+func seededVolume(g *guest, key, val string) (volid string, size int64, ok bool) {
+	switch {
+	case g.typ == "lxc" && (isMountKey(key) || indexedKey(key, "unused")):
+		ms := parseMount(val)
+		if ms.kind != "volume" {
+			return "", 0, false
+		}
+		size, _ = parseSize(ms.opts["size"])
+		return ms.volume, size, true
+	case g.typ == "qemu" && (qemuDiskKey(key) || indexedKey(key, "unused")):
+		ms := parseMount(val)
+		if ms.volume == "none" || ms.volume == "cdrom" {
+			return "", 0, false
+		}
+		size, _ = parseSize(ms.opts["size"])
+		if strings.Contains(ms.volume, "cloudinit") {
+			size = 4 * mib
+		}
+		return ms.volume, size, true
+	}
+	return "", 0, false
+}
+
+// ensureVolumeFor creates the storage volume a seeded config entry references (and the
+// base volume a ZFS linked clone needs).
+func (s *Sim) ensureVolumeFor(g *guest, key, val string) {
+	volPart, size, ok := seededVolume(g, key, val)
+	if !ok {
+		return
+	}
+	store, name, ok := splitVolid(volPart)
+	if !ok {
+		return
+	}
+	st := s.storages[store]
+	if st == nil {
+		return
+	}
+	if _, exists := s.vols[store][name]; exists {
+		return
+	}
+	content := "images"
+	if g.typ == "lxc" {
+		content = "rootdir"
+	}
+	if size == 0 {
+		size = 4 * gib
+	}
+	info, err := parseVolname(st.Type, name)
+	if err != nil {
+		return
+	}
+	node := ""
+	if !st.Shared {
+		node = g.node
+	}
+	if base := info.baseVol; base != "" && st.Type == "zfspool" {
+		if _, ok := s.vols[store][base]; !ok {
+			s.vols[store][base] = &volume{Storage: store, Name: base, Node: node, Size: size, Content: content, Format: "raw", Ctime: s.now().Unix()}
+		}
+	}
+	s.vols[store][name] = &volume{Storage: store, Name: name, Node: node, Size: size, Content: content, Format: info.format, Ctime: s.now().Unix()}
 }
