@@ -26,6 +26,14 @@ func fail500(format string, a ...any) error {
 	return &apiError{status: http.StatusInternalServerError, msg: fmt.Sprintf(format, a...)}
 }
 
+// pveError is a failure in Proxmox's own wording, capitals and punctuation kept, such
+// as a task's exit status.
+type pveError string
+
+func (e pveError) Error() string { return string(e) }
+
+func pveErrorf(format string, a ...any) error { return pveError(fmt.Sprintf(format, a...)) }
+
 // paramErr is raise_param_exc: 400 "Parameter verification failed." with errors.
 func paramErr(errs map[string]string) error {
 	return &apiError{status: http.StatusBadRequest, msg: "Parameter verification failed.", errors: errs}

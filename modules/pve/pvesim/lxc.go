@@ -342,7 +342,7 @@ func (s *Sim) lxcRunning(node string, vmid int) bool {
 func (s *Sim) lxcWorkerGuest(node string, vmid int, tolerate ...string) (*guest, error) {
 	g := s.guests[vmid]
 	if g == nil || g.node != node || g.typ != "lxc" {
-		return nil, fmt.Errorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
+		return nil, pveErrorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
 	}
 	if err := checkLock(g, tolerate...); err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 	t.finish = func(t *task) error {
 		g := s.guests[vmid]
 		if g == nil || g.node != node || g.typ != "lxc" {
-			return fmt.Errorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
+			return pveErrorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
 		}
 		if g.conf["template"] == "1" {
 			return fmt.Errorf("you can't start a CT if it's a template")

@@ -346,7 +346,7 @@ func (s *Sim) hQemuStatusCurrent(c *reqCtx) (any, error) {
 func (s *Sim) qemuWorkerGuest(node string, vmid int, tolerate ...string) (*guest, error) {
 	g := s.guests[vmid]
 	if g == nil || g.node != node || g.typ != "qemu" {
-		return nil, fmt.Errorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
+		return nil, pveErrorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
 	}
 	if err := checkLock(g, tolerate...); err != nil {
 		return nil, err
@@ -631,13 +631,13 @@ func (s *Sim) hQemuResize(c *reqCtx) (any, error) {
 	t.finish = func(t *task) error {
 		g := s.guests[vmid]
 		if g == nil || g.node != node || g.typ != "qemu" {
-			return fmt.Errorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
+			return pveErrorf("Configuration file 'nodes/%s/qemu-server/%d.conf' does not exist", node, vmid)
 		}
 		if err := checkLock(g); err != nil {
 			return err
 		}
 		if digest != "" && digest != configDigest(g) {
-			return fmt.Errorf("detected modified configuration - file changed by other user? Try again.")
+			return pveErrorf("detected modified configuration - file changed by other user? Try again.")
 		}
 		val, ok := g.conf[disk]
 		if !ok {
