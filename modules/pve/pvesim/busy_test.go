@@ -18,7 +18,7 @@ func TestBusyWorkersAndLog(t *testing.T) {
 	if err := s.SeedGuest(Guest{VMID: 101, Type: "lxc", Node: "n1", Running: true, Config: map[string]string{"hostname": "a"}}); err != nil {
 		t.Fatal(err)
 	}
-	b := s.Busy(ServiceModel{Workers: 2, Sigma: 1e-9, Median: func(method, path string, n int) time.Duration {
+	b := s.Busy(ServiceModel{Workers: 2, Sigma: 1e-9, Median: func(_, _ string, _ int) time.Duration {
 		return 30 * time.Millisecond
 	}})
 	srv := httptest.NewServer(b)
@@ -111,7 +111,7 @@ func TestBusyIndexTimeFollowsContainers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := s.Busy(ServiceModel{Sigma: 1e-9, Median: func(method, path string, n int) time.Duration {
+	b := s.Busy(ServiceModel{Sigma: 1e-9, Median: func(_, _ string, n int) time.Duration {
 		return time.Duration(n) * time.Millisecond
 	}})
 	srv := httptest.NewServer(b)
@@ -141,7 +141,7 @@ func TestBusyHandlesAtOnceAndHoldsTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	const draw = 300 * time.Millisecond
-	b := s.Busy(ServiceModel{Workers: 1, Sigma: 1e-9, Median: func(method, path string, n int) time.Duration { return draw }})
+	b := s.Busy(ServiceModel{Workers: 1, Sigma: 1e-9, Median: func(_, _ string, _ int) time.Duration { return draw }})
 	srv := httptest.NewServer(b)
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPut, srv.URL+apiPrefix+"/nodes/n1/lxc/101/config", strings.NewReader("memory=1024"))

@@ -32,7 +32,7 @@ func (s *Sim) NextIDRange(lower, upper int) {
 	s.opts.NextIDLower, s.opts.NextIDUpper = lower, upper
 }
 
-func (s *Sim) hVersion(c *reqCtx) (any, error) {
+func (s *Sim) hVersion(_ *reqCtx) (any, error) {
 	if s.opts.PVEMajor == 8 {
 		return map[string]any{"version": "8.4.1", "release": "8.4", "repoid": "2a5fa54a8503f96d"}, nil
 	}

@@ -60,7 +60,7 @@ func TestFaultAfterAppliesWork(t *testing.T) {
 	}
 }
 
-func rawDo(t *testing.T, h *harness, ctx context.Context, method, path string) (*http.Response, error) {
+func rawDo(ctx context.Context, t *testing.T, h *harness, method, path string) (*http.Response, error) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, method, h.srv.URL+apiPrefix+path, nil)
 	req.Header.Set("Authorization", "PVEAPIToken="+defaultTokenID+"="+defaultTokenSecret)
@@ -70,7 +70,7 @@ func rawDo(t *testing.T, h *harness, ctx context.Context, method, path string) (
 func TestFaultDropHangDelay(t *testing.T) {
 	h := demoHarness(t)
 	h.sim.InjectFault(Fault{PathPattern: "/nodes", DropConn: true, Nth: 1})
-	if resp, err := rawDo(t, h, context.Background(), "GET", "/nodes"); err == nil {
+	if resp, err := rawDo(context.Background(), t, h, "GET", "/nodes"); err == nil {
 		_ = resp.Body.Close()
 		t.Fatal("dropped connection answered")
 	}
@@ -79,14 +79,14 @@ func TestFaultDropHangDelay(t *testing.T) {
 	h.sim.InjectFault(Fault{PathPattern: "/cluster/resources", Hang: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := rawDo(t, h, ctx, "GET", "/cluster/resources")
+	_, err := rawDo(ctx, t, h, "GET", "/cluster/resources")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hang: %v", err)
 	}
 	// ClearFaults releases hanging requests
 	done := make(chan error, 1)
 	go func() {
-		resp, err := rawDo(t, h, context.Background(), "GET", "/cluster/resources")
+		resp, err := rawDo(context.Background(), t, h, "GET", "/cluster/resources")
 		if err == nil {
 			_ = resp.Body.Close()
 		}
@@ -145,7 +145,7 @@ func TestMaxConcurrentPerNode(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := rawDo(t, h, context.Background(), "GET", "/nodes/pve1/lxc")
+			resp, err := rawDo(context.Background(), t, h, "GET", "/nodes/pve1/lxc")
 			if err != nil {
 				t.Error(err)
 				return
@@ -338,7 +338,7 @@ func TestConcurrentCreatesClaimAnIDOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := rawDo(t, h, context.Background(), "GET", "/nodes/pve2/lxc")
+			resp, err := rawDo(context.Background(), t, h, "GET", "/nodes/pve2/lxc")
 			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()

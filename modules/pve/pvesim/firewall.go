@@ -259,7 +259,7 @@ type ipset struct {
 	Entries []ipsetEntry
 }
 
-func (s *Sim) hClusterFirewallOptionsGet(c *reqCtx) (any, error) {
+func (s *Sim) hClusterFirewallOptionsGet(_ *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := map[string]any{}

@@ -24,7 +24,7 @@ func haSID(g *guest) string {
 	return "vm:" + strconv.Itoa(g.vmid)
 }
 
-func (s *Sim) hHAResources(c *reqCtx) (any, error) {
+func (s *Sim) hHAResources(_ *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := []map[string]any{}

@@ -46,7 +46,7 @@ func lxcHotDelete(k string) bool {
 }
 
 // checkMountPerm refuses what a token (not root@pam) may not put into rootfs/mpN.
-func checkMountPerm(key, val string) error {
+func checkMountPerm(_, val string) error {
 	ms := parseMount(val)
 	switch ms.kind {
 	case "bind", "device":
@@ -107,7 +107,7 @@ func detectOSType(tmpl string) string {
 // prepareMounts resolves rootfs/mpN values of a create or config change: STORAGE:N
 // allocates, an existing volume is adopted. It returns the final value and the volumes
 // allocated. Callers hold the write lock.
-func (s *Sim) prepareMount(node string, vmid int, key, val string) (string, []string, error) {
+func (s *Sim) prepareMount(node string, vmid int, _, val string) (string, []string, error) {
 	ms := parseMount(val)
 	if ms.kind != "volume" {
 		return val, nil, nil
@@ -364,7 +364,7 @@ func (s *Sim) hLXCStart(c *reqCtx) (any, error) {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "vzstart", strconv.Itoa(vmid))
-	t.finish = func(t *task) error {
+	t.finish = func(*task) error {
 		g := s.guests[vmid]
 		if g == nil || g.node != node || g.typ != "lxc" {
 			return pveErrorf("Configuration file 'nodes/%s/lxc/%d.conf' does not exist", node, vmid)
@@ -401,7 +401,7 @@ func (s *Sim) lxcStopTask(c *reqCtx, typ string, tolerate ...string) (any, error
 		return upid, nil
 	}
 	t := s.newTask(c, node, typ, strconv.Itoa(vmid))
-	t.finish = func(t *task) error {
+	t.finish = func(*task) error {
 		g, err := s.lxcWorkerGuest(node, vmid, tolerate...)
 		if err != nil {
 			return err
@@ -424,7 +424,7 @@ func (s *Sim) hLXCReboot(c *reqCtx) (any, error) {
 		return nil, fail500("VM %d not running", vmid)
 	}
 	t := s.newTask(c, node, "vzreboot", strconv.Itoa(vmid))
-	t.finish = func(t *task) error {
+	t.finish = func(*task) error {
 		g, err := s.lxcWorkerGuest(node, vmid)
 		if err != nil {
 			return err

@@ -96,7 +96,7 @@ func (n *nodeState) leave() {
 	n.flightMu.Unlock()
 }
 
-func (s *Sim) hNodes(c *reqCtx) (any, error) {
+func (s *Sim) hNodes(_ *reqCtx) (any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := []map[string]any{}

@@ -145,7 +145,7 @@ func (s *Sim) hQemuPending(c *reqCtx) (any, error) {
 var reQemuNewDisk = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):(\d+(?:\.\d+)?|cloudinit)$`)
 
 // prepareQemuDisk allocates STORE:N and STORE:cloudinit drives. Callers hold the write lock.
-func (s *Sim) prepareQemuDisk(g *guest, key, val string) (string, []string, error) {
+func (s *Sim) prepareQemuDisk(g *guest, _, val string) (string, []string, error) {
 	ms := parseMount(val)
 	m := reQemuNewDisk.FindStringSubmatch(ms.volume)
 	if m == nil {
@@ -410,7 +410,7 @@ func (s *Sim) hQemuStop(c *reqCtx) (any, error) {
 		return upid, nil
 	}
 	t := s.newTask(c, node, "qmstop", strconv.Itoa(vmid))
-	t.finish = func(t *task) error {
+	t.finish = func(*task) error {
 		g, err := s.qemuWorkerGuest(node, vmid)
 		if err != nil {
 			return err
@@ -445,7 +445,7 @@ func (s *Sim) hQemuShutdown(c *reqCtx) (any, error) {
 	if forced {
 		t.warnf("VM is paused - stop instead of shutdown")
 	}
-	t.finish = func(t *task) error {
+	t.finish = func(*task) error {
 		g, err := s.qemuWorkerGuest(node, vmid)
 		if err != nil {
 			return err

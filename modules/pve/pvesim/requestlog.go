@@ -61,8 +61,8 @@ func (s *Sim) LXCSuspendCalls() int {
 func (s *Sim) record(e Request) {
 	s.logMu.Lock()
 	s.log = append(s.log, e)
-	if max := s.opts.MaxLog; max > 0 && len(s.log) > max {
-		s.log = append([]Request(nil), s.log[len(s.log)-max:]...)
+	if limit := s.opts.MaxLog; limit > 0 && len(s.log) > limit {
+		s.log = append([]Request(nil), s.log[len(s.log)-limit:]...)
 	}
 	s.logMu.Unlock()
 }

@@ -13,7 +13,7 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) {
+func (r *recorder) Errorf(format string, _ ...any) {
 	r.errs = append(r.errs, format)
 }
 func (r *recorder) Helper() {}
