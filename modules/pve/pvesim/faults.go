@@ -9,6 +9,8 @@ import (
 	"time"
 )
 
+// Injected faults: how a request is matched to a fault, and how a fault answers.
+
 // faultSet is the injected faults in the order they were added; hangCh is closed (and
 // replaced) when they are cleared, releasing hanging requests.
 type faultSet struct {

@@ -84,88 +84,6 @@ func (s *Sim) checkVMIDUnused(vmid int) error {
 	return nil
 }
 
-// lookupVolume finds a volume that can be used from a node. Callers hold s.mu.
-func (s *Sim) lookupVolume(node, volid string) (*storage, *volume, error) {
-	store, name, ok := splitVolid(volid)
-	if !ok {
-		return nil, nil, fmt.Errorf("unable to parse volume ID '%s'", volid)
-	}
-	st := s.storages[store]
-	if st == nil {
-		return nil, nil, fmt.Errorf("storage '%s' does not exist", store)
-	}
-	v := s.vols[store][name]
-	if v == nil || !(st.Shared || v.Node == "" || v.Node == node) {
-		return st, nil, fmt.Errorf("volume '%s' does not exist", volid)
-	}
-	return st, v, nil
-}
-
-// allocVolume allocates a new volume named for vmid. Callers hold the write lock.
-func (s *Sim) allocVolume(st *storage, node string, vmid int, forCT bool, size int64, format string) *volume {
-	names := make([]string, 0, len(s.vols[st.ID]))
-	for n := range s.vols[st.ID] {
-		names = append(names, n)
-	}
-	name, fmtName := newVolumeName(st, names, vmid, forCT, size == 0, format)
-	content := "images"
-	if forCT {
-		content = "rootdir"
-	}
-	vnode := ""
-	if !st.Shared {
-		vnode = node
-	}
-	v := &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: content, Format: fmtName, Ctime: s.now().Unix()}
-	s.vols[st.ID][name] = v
-	return v
-}
-
-// freeVolume removes a volume. Callers hold the write lock.
-func (s *Sim) freeVolume(node, volid string) error {
-	st, v, err := s.lookupVolume(node, volid)
-	if err != nil {
-		if st != nil {
-			switch st.Type {
-			case "lvmthin", "lvm":
-				_, name, _ := splitVolid(volid)
-				return fmt.Errorf("lvremove 'pve/%s' error:   Failed to find logical volume \"pve/%s\"", name, name)
-			}
-		}
-		return err
-	}
-	if v.Protected {
-		return fmt.Errorf("volume '%s' is protected", volid)
-	}
-	if info, err := parseVolname(st.Type, v.Name); err == nil && info.isBase {
-		for _, other := range s.vols[st.ID] {
-			oi, err := parseVolname(st.Type, other.Name)
-			if err == nil && oi.baseVol == v.Name {
-				return fmt.Errorf("base volume '%s' is still in use by linked cloned", volid)
-			}
-		}
-	}
-	delete(s.vols[st.ID], v.Name)
-	return nil
-}
-
-// volumeOwner returns the owner vmid parsed from a volume id (0 = none).
-func (s *Sim) volumeOwner(volid string) (int, error) {
-	store, name, ok := splitVolid(volid)
-	if !ok {
-		return 0, fmt.Errorf("unable to parse volume ID '%s'", volid)
-	}
-	st := s.storages[store]
-	if st == nil {
-		return 0, fmt.Errorf("storage '%s' does not exist", store)
-	}
-	info, err := parseVolname(st.Type, name)
-	if err != nil {
-		return 0, err
-	}
-	return info.owner, nil
-}
-
 // nextUnusedKey returns the first free unusedN key of a config.
 func nextUnusedKey(conf, pending map[string]string) string {
 	for i := 0; ; i++ {
@@ -606,4 +524,28 @@ func (s *Sim) ensureVolumeFor(g *guest, key, val string) {
 		}
 	}
 	s.vols[store][name] = &volume{Storage: store, Name: name, Node: node, Size: size, Content: content, Format: info.format, Ctime: s.now().Unix()}
+}
+
+// startGuest marks a guest running and applies pending changes. Callers hold the write lock.
+func (s *Sim) startGuest(g *guest) {
+	applyPending(g)
+	g.running = true
+	g.paused = false
+	g.startedAt = s.now()
+	s.pidSeq++
+	g.pid = 100000 + s.pidSeq
+	g.ciGenerated = ciSnapshot(g.conf)
+}
+
+func applyPending(g *guest) {
+	for _, k := range sortedKeys(g.pending) {
+		keepReplacedVolume(g, k, g.pending[k])
+		g.conf[k] = g.pending[k]
+	}
+	for _, k := range sortedKeys(g.pendingDelete) {
+		keepReplacedVolume(g, k, "")
+		delete(g.conf, k)
+	}
+	g.pending = map[string]string{}
+	g.pendingDelete = map[string]bool{}
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// HA resources (/cluster/ha/resources): an HA-managed guest is started and stopped
+// through an HA request instead of directly.
+
 // haState is the HA resources by service id (ct:100, vm:100). It is guarded by Sim.mu.
 type haState struct {
 	ha map[string]*haResource

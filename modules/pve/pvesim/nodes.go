@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// Nodes: their behaviour switches, their requests in flight, and GET /nodes and
+// /nodes/{node}/status.
+
 // clusterNodes is the cluster's nodes, in their configured order. It is guarded by Sim.mu.
 type clusterNodes struct {
 	nodeOrder []string

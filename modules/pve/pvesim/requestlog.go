@@ -6,6 +6,8 @@ import (
 	"time"
 )
 
+// The request log and the schema violations, for tests to assert on.
+
 // requestLog is the log of API requests and schema violations, and the count of
 // container suspend calls since the last ResetLog.
 type requestLog struct {
