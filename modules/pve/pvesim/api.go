@@ -122,3 +122,89 @@ func wait(r *http.Request, d time.Duration) {
 	case <-r.Context().Done():
 	}
 }
+
+// checkAuth verifies "Authorization: PVEAPIToken=USER@REALM!TOKENID=SECRET" (or a space
+// after PVEAPIToken), splitting on the last "=". It returns the full token id.
+func (s *Sim) checkAuth(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	var v string
+	switch {
+	case strings.HasPrefix(h, "PVEAPIToken="):
+		v = strings.TrimPrefix(h, "PVEAPIToken=")
+	case strings.HasPrefix(h, "PVEAPIToken "):
+		v = strings.TrimPrefix(h, "PVEAPIToken ")
+	default:
+		return "", false
+	}
+	if uv, err := url.PathUnescape(v); err == nil {
+		v = uv
+	}
+	i := strings.LastIndex(v, "=")
+	if i < 0 {
+		return "", false
+	}
+	id, secret := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
+	if id != s.opts.TokenID || secret != s.opts.TokenSecret {
+		return "", false
+	}
+	return id, true
+}
+
+// handleAPI runs one API request and returns the status and body.
+func (s *Sim) handleAPI(r *http.Request, method, rel, template string, sn *schemaNode, vars map[string]string, form url.Values, f *Fault) (int, any) {
+	user, ok := s.checkAuth(r)
+	if !ok {
+		return http.StatusUnauthorized, map[string]any{"data": nil, "message": "authentication failure\n"}
+	}
+	s.settle()
+	var sm *schemaMethod
+	if sn != nil {
+		sm = sn.methods[method]
+	}
+	if sm == nil {
+		msg := fmt.Sprintf("Method '%s %s' not implemented\n", method, rel)
+		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusNotImplemented, Message: msg})
+		return http.StatusNotImplemented, map[string]any{"data": nil, "message": msg}
+	}
+	params := copyValues(form)
+	for k, v := range vars {
+		params.Set(k, v)
+	}
+	if errs := sm.validate(params); errs != nil {
+		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusBadRequest,
+			Message: "Parameter verification failed.\n", Errors: errs})
+		return http.StatusBadRequest, map[string]any{"data": nil, "message": "Parameter verification failed.\n", "errors": errs}
+	}
+	c := &reqCtx{s: s, method: method, path: rel, template: template, params: params, vars: vars, user: user, r: r, fault: f}
+	if n, ok := vars["node"]; ok && strings.HasPrefix(template, "/nodes/{node}") {
+		c.node = n
+		s.mu.RLock()
+		ns := s.nodes[n]
+		online := ns != nil && ns.online
+		s.mu.RUnlock()
+		if ns == nil {
+			return http.StatusInternalServerError, map[string]any{"data": nil,
+				"message": fmt.Sprintf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known\n", n, n)}
+		}
+		if !online {
+			return 595, map[string]any{"data": nil, "message": "No route to host\n"}
+		}
+	}
+	h := s.routes[method+" "+template]
+	if h == nil {
+		return http.StatusNotImplemented, map[string]any{"data": nil,
+			"message": fmt.Sprintf("pvesim: '%s %s' exists in Proxmox but is not simulated\n", method, template)}
+	}
+	data, err := h(c)
+	if err != nil {
+		ae, ok := err.(*apiError)
+		if !ok {
+			ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+		}
+		return ae.status, errorBody(ae)
+	}
+	if wt, ok := data.(withTotal); ok {
+		return http.StatusOK, map[string]any{"data": wt.data, "total": wt.total}
+	}
+	return http.StatusOK, map[string]any{"data": data}
+}
