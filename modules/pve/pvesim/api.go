@@ -48,7 +48,8 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if f != nil && s.faultBefore(w, r, f, hang, entry) {
 		return
 	}
-	status, body := s.handleAPI(r, method, rel, template, sn, vars, form, f)
+	c := &reqCtx{s: s, method: method, path: rel, template: template, vars: vars, r: r, fault: f}
+	status, body := s.handleAPI(c, sn, form)
 	if f != nil && f.After && s.faultAnswer(w, f, entry) {
 		return
 	}
@@ -150,50 +151,91 @@ func (s *Sim) checkAuth(r *http.Request) (string, bool) {
 	return id, true
 }
 
-// handleAPI runs one API request and returns the status and body.
-func (s *Sim) handleAPI(r *http.Request, method, rel, template string, sn *schemaNode, vars map[string]string, form url.Values, f *Fault) (int, any) {
-	user, ok := s.checkAuth(r)
+// apiAnswer is an API answer: its status and the JSON body.
+type apiAnswer struct {
+	status int
+	body   any
+}
+
+func messageAnswer(status int, msg string) *apiAnswer {
+	return &apiAnswer{status: status, body: map[string]any{"data": nil, "message": msg}}
+}
+
+// handleAPI runs one API request (c carries its method, path, template and path
+// variables) and returns the status and body: authentication, the schema's method and
+// parameters, the node, then the simulated handler.
+func (s *Sim) handleAPI(c *reqCtx, sn *schemaNode, form url.Values) (int, any) {
+	user, ok := s.checkAuth(c.r)
 	if !ok {
 		return http.StatusUnauthorized, map[string]any{"data": nil, "message": "authentication failure\n"}
 	}
+	c.user = user
 	s.settle()
+	if a := s.checkSchema(c, sn, form); a != nil {
+		return a.status, a.body
+	}
+	if a := s.checkNode(c); a != nil {
+		return a.status, a.body
+	}
+	a := s.runHandler(c)
+	return a.status, a.body
+}
+
+// checkSchema refuses a method the schema does not know (501) and parameters it does not
+// allow (400), each recorded as a violation; otherwise it sets c.params.
+func (s *Sim) checkSchema(c *reqCtx, sn *schemaNode, form url.Values) *apiAnswer {
 	var sm *schemaMethod
 	if sn != nil {
-		sm = sn.methods[method]
+		sm = sn.methods[c.method]
 	}
 	if sm == nil {
-		msg := fmt.Sprintf("Method '%s %s' not implemented\n", method, rel)
-		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusNotImplemented, Message: msg})
-		return http.StatusNotImplemented, map[string]any{"data": nil, "message": msg}
+		msg := fmt.Sprintf("Method '%s %s' not implemented\n", c.method, c.path)
+		s.addViolation(Violation{Method: c.method, Path: c.path, Template: c.template, Status: http.StatusNotImplemented, Message: msg})
+		return messageAnswer(http.StatusNotImplemented, msg)
 	}
 	params := copyValues(form)
-	for k, v := range vars {
+	for k, v := range c.vars {
 		params.Set(k, v)
 	}
 	if errs := sm.validate(params); errs != nil {
-		s.addViolation(Violation{Method: method, Path: rel, Template: template, Status: http.StatusBadRequest,
+		s.addViolation(Violation{Method: c.method, Path: c.path, Template: c.template, Status: http.StatusBadRequest,
 			Message: "Parameter verification failed.\n", Errors: errs})
-		return http.StatusBadRequest, map[string]any{"data": nil, "message": "Parameter verification failed.\n", "errors": errs}
+		return &apiAnswer{status: http.StatusBadRequest,
+			body: map[string]any{"data": nil, "message": "Parameter verification failed.\n", "errors": errs}}
 	}
-	c := &reqCtx{s: s, method: method, path: rel, template: template, params: params, vars: vars, user: user, r: r, fault: f}
-	if n, ok := vars["node"]; ok && strings.HasPrefix(template, "/nodes/{node}") {
-		c.node = n
-		s.mu.RLock()
-		ns := s.nodes[n]
-		online := ns != nil && ns.online
-		s.mu.RUnlock()
-		if ns == nil {
-			return http.StatusInternalServerError, map[string]any{"data": nil,
-				"message": fmt.Sprintf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known\n", n, n)}
-		}
-		if !online {
-			return 595, map[string]any{"data": nil, "message": "No route to host\n"}
-		}
+	c.params = params
+	return nil
+}
+
+// checkNode sets c.node for a path below /nodes/{node}, and answers as pveproxy does
+// for an unknown node (500) or one that is off-line (595).
+func (s *Sim) checkNode(c *reqCtx) *apiAnswer {
+	n, ok := c.vars["node"]
+	if !ok || !strings.HasPrefix(c.template, "/nodes/{node}") {
+		return nil
 	}
-	h := s.routes[method+" "+template]
+	c.node = n
+	s.mu.RLock()
+	ns := s.nodes[n]
+	online := ns != nil && ns.online
+	s.mu.RUnlock()
+	if ns == nil {
+		return messageAnswer(http.StatusInternalServerError,
+			fmt.Sprintf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known\n", n, n))
+	}
+	if !online {
+		return messageAnswer(595, "No route to host\n")
+	}
+	return nil
+}
+
+// runHandler calls the simulated handler and puts its result or error into Proxmox's
+// envelope; a path the schema knows but the simulator does not answers 501.
+func (s *Sim) runHandler(c *reqCtx) *apiAnswer {
+	h := s.routes[c.method+" "+c.template]
 	if h == nil {
-		return http.StatusNotImplemented, map[string]any{"data": nil,
-			"message": fmt.Sprintf("pvesim: '%s %s' exists in Proxmox but is not simulated\n", method, template)}
+		return messageAnswer(http.StatusNotImplemented,
+			fmt.Sprintf("pvesim: '%s %s' exists in Proxmox but is not simulated\n", c.method, c.template))
 	}
 	data, err := h(c)
 	if err != nil {
@@ -201,10 +243,10 @@ func (s *Sim) handleAPI(r *http.Request, method, rel, template string, sn *schem
 		if !ok {
 			ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
 		}
-		return ae.status, errorBody(ae)
+		return &apiAnswer{status: ae.status, body: errorBody(ae)}
 	}
 	if wt, ok := data.(withTotal); ok {
-		return http.StatusOK, map[string]any{"data": wt.data, "total": wt.total}
+		return &apiAnswer{status: http.StatusOK, body: map[string]any{"data": wt.data, "total": wt.total}}
 	}
-	return http.StatusOK, map[string]any{"data": data}
+	return &apiAnswer{status: http.StatusOK, body: map[string]any{"data": data}}
 }
