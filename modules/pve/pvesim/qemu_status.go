@@ -23,42 +23,10 @@ func (s *Sim) qemuStatus(g *guest, current bool) map[string]any {
 		e["status"] = "running"
 		e["pid"] = g.pid
 		if current {
-			e["qmpstatus"] = "running"
-			if g.paused {
-				e["qmpstatus"] = "paused"
-			}
-			e["running-machine"] = "pc-i440fx-9.2+pve1"
-			e["running-qemu"] = "9.2.0"
-			e["balloon"] = st.maxmem
-			e["balloon_min"] = st.maxmem
-			e["shares"] = 1000
-			e["freemem"] = st.maxmem - st.mem
-			e["ballooninfo"] = map[string]any{"actual": st.maxmem, "max_mem": st.maxmem, "free_mem": st.maxmem - st.mem,
-				"total_mem": st.maxmem, "major_page_faults": 1811, "minor_page_faults": 3803793, "mem_swapped_in": 0, "mem_swapped_out": 0}
-			e["nics"] = map[string]any{fmt.Sprintf("tap%di0", g.vmid): map[string]any{"netin": st.netin, "netout": st.netout}}
-			blocks := map[string]any{}
-			for k, v := range g.conf {
-				if !qemuDiskKey(k) || parseMount(v).volume == "none" {
-					continue
-				}
-				blocks[k] = map[string]any{"rd_bytes": st.diskread / 2, "wr_bytes": st.diskwrite / 2, "rd_operations": st.diskread / 4096,
-					"wr_operations": st.diskwrite / 4096, "flush_operations": st.uptime, "failed_rd_operations": 0, "failed_wr_operations": 0,
-					"idle_time_ns": 1000000, "account_failed": true, "account_invalid": true, "timed_stats": []any{}}
-			}
-			e["blockstat"] = blocks
-			if strings.HasPrefix(g.conf["vga"], "qxl") {
-				e["spice"] = 1
-			}
-			e["proxmox-support"] = map[string]any{"pbs-dirty-bitmap": true, "query-bitmap-info": true, "pbs-library-version": "1.5.1", "backup-max-workers": true}
+			qemuRunningDetails(e, g, st)
 		}
 		if s.opts.PVEMajor >= 9 {
-			e["pressurecpusome"] = st.pressureCPU
-			e["pressurecpufull"] = roundTo(st.pressureCPU/2, 2)
-			e["pressureiosome"] = st.pressure
-			e["pressureiofull"] = roundTo(st.pressure/2, 2)
-			e["pressurememorysome"] = 0
-			e["pressurememoryfull"] = 0
-			e["memhost"] = st.mem
+			pressureFields(e, st)
 		}
 	}
 	if g.conf["template"] == "1" {
@@ -296,4 +264,47 @@ func (s *Sim) hQemuResume(c *reqCtx) (any, error) {
 	t := s.newTask(c, g.node, "qmresume", strconv.Itoa(g.vmid))
 	t.finish = func(*task) error { g.paused = false; return nil }
 	return t.upid, nil
+}
+
+// qemuRunningDetails adds what status/current tells of a running VM beyond the index
+// entry: QMP status, machine, balloon, NICs, block statistics.
+func qemuRunningDetails(e map[string]any, g *guest, st guestStatValues) {
+	e["qmpstatus"] = "running"
+	if g.paused {
+		e["qmpstatus"] = "paused"
+	}
+	e["running-machine"] = "pc-i440fx-9.2+pve1"
+	e["running-qemu"] = "9.2.0"
+	e["balloon"] = st.maxmem
+	e["balloon_min"] = st.maxmem
+	e["shares"] = 1000
+	e["freemem"] = st.maxmem - st.mem
+	e["ballooninfo"] = map[string]any{"actual": st.maxmem, "max_mem": st.maxmem, "free_mem": st.maxmem - st.mem,
+		"total_mem": st.maxmem, "major_page_faults": 1811, "minor_page_faults": 3803793, "mem_swapped_in": 0, "mem_swapped_out": 0}
+	e["nics"] = map[string]any{fmt.Sprintf("tap%di0", g.vmid): map[string]any{"netin": st.netin, "netout": st.netout}}
+	blocks := map[string]any{}
+	for k, v := range g.conf {
+		if !qemuDiskKey(k) || parseMount(v).volume == "none" {
+			continue
+		}
+		blocks[k] = map[string]any{"rd_bytes": st.diskread / 2, "wr_bytes": st.diskwrite / 2, "rd_operations": st.diskread / 4096,
+			"wr_operations": st.diskwrite / 4096, "flush_operations": st.uptime, "failed_rd_operations": 0, "failed_wr_operations": 0,
+			"idle_time_ns": 1000000, "account_failed": true, "account_invalid": true, "timed_stats": []any{}}
+	}
+	e["blockstat"] = blocks
+	if strings.HasPrefix(g.conf["vga"], "qxl") {
+		e["spice"] = 1
+	}
+	e["proxmox-support"] = map[string]any{"pbs-dirty-bitmap": true, "query-bitmap-info": true, "pbs-library-version": "1.5.1", "backup-max-workers": true}
+}
+
+// pressureFields adds the pressure stall figures PVE 9 reports for a running VM.
+func pressureFields(e map[string]any, st guestStatValues) {
+	e["pressurecpusome"] = st.pressureCPU
+	e["pressurecpufull"] = roundTo(st.pressureCPU/2, 2)
+	e["pressureiosome"] = st.pressure
+	e["pressureiofull"] = roundTo(st.pressure/2, 2)
+	e["pressurememorysome"] = 0
+	e["pressurememoryfull"] = 0
+	e["memhost"] = st.mem
 }
