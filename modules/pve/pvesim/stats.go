@@ -88,21 +88,7 @@ func (s *Sim) guestStats(g *guest) guestStatValues {
 	if g.typ == "lxc" {
 		v.maxswap = confInt(g.conf, "swap", 0) * mib
 	}
-	cores := confInt(g.conf, "cores", 0)
-	if g.typ == "qemu" {
-		if cores == 0 {
-			cores = 1
-		}
-		cores *= confInt(g.conf, "sockets", 1)
-	}
-	if cores == 0 {
-		if cl := confInt(g.conf, "cpulimit", 0); cl > 0 {
-			cores = cl
-		} else {
-			cores = int64(s.nodeCPUs(g.node))
-		}
-	}
-	v.cpus = int(cores)
+	v.cpus = s.guestCPUs(g)
 	size := rootSize(g)
 	if size == 0 {
 		size = 4 * gib
@@ -252,4 +238,23 @@ func lookupConfigSchema(sc *apiSchema, typ string) *schemaMethod {
 		return nil
 	}
 	return n.methods["PUT"]
+}
+
+// guestCPUs is a guest's CPU count: cores (times sockets for a VM), else a container's
+// cpulimit, else the node's CPUs.
+func (s *Sim) guestCPUs(g *guest) int {
+	cores := confInt(g.conf, "cores", 0)
+	if g.typ == "qemu" {
+		if cores == 0 {
+			cores = 1
+		}
+		cores *= confInt(g.conf, "sockets", 1)
+	}
+	if cores != 0 {
+		return int(cores)
+	}
+	if cl := confInt(g.conf, "cpulimit", 0); cl > 0 {
+		return int(cl)
+	}
+	return s.nodeCPUs(g.node)
 }
