@@ -15,7 +15,7 @@ import (
 // replaced) when they are cleared, releasing hanging requests.
 type faultSet struct {
 	faultMu  sync.Mutex
-	faults   []*faultState
+	faults   []*injectedFault
 	faultSeq int
 	hangCh   chan struct{}
 }
@@ -49,7 +49,7 @@ type Fault struct {
 	TaskWarnings int `json:"task_warnings"`
 }
 
-type faultState struct {
+type injectedFault struct {
 	id    int
 	f     Fault
 	re    *regexp.Regexp
@@ -59,7 +59,7 @@ type faultState struct {
 
 // InjectFault adds a fault and returns its id.
 func (s *Sim) InjectFault(f Fault) int {
-	fs := &faultState{f: f}
+	fs := &injectedFault{f: f}
 	if f.PathPattern != "" && !strings.Contains(f.PathPattern, "{") {
 		if re, err := regexp.Compile("^(?:" + f.PathPattern + ")$"); err == nil {
 			fs.re = re
