@@ -49,6 +49,8 @@ type Fault struct {
 	TaskWarnings int `json:"task_warnings"`
 }
 
+// injectedFault is a Fault with its compiled path pattern and how often it matched and
+// fired.
 type injectedFault struct {
 	id    int
 	f     Fault
