@@ -102,7 +102,7 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 		return nil, err
 	}
 	mods := modules.NewRegistry(lxc.New(), qemu.New())
-	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg), Built: builtCapabilities(mods)})
+	planSvc := plans.NewService(db, plans.Options{Clusters: server.PlanClusters(cfg), Built: mods.Built()})
 	if cfg.PlansFile != "" {
 		loaded, err := planSvc.LoadFile(ctx, cfg.PlansFile)
 		if err != nil {
@@ -130,9 +130,9 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 	for _, a := range prov.Actions() {
 		exec.Register(a)
 	}
-	rclusters := make([]reinstall.Cluster, 0, len(clusters))
+	rclusters := make([]modules.Cluster, 0, len(clusters))
 	for _, c := range clusters {
-		rclusters = append(rclusters, reinstall.Cluster{Name: c.Name, Client: c.Client})
+		rclusters = append(rclusters, modules.Cluster{Name: c.Name, Client: c.Client})
 	}
 	rs := reinstall.New(reinstall.Options{DB: db, Plans: planSvc, Modules: mods, Clusters: rclusters,
 		Addresses: provision.IPPools(ipSvc), Secrets: exec.Secrets(), Log: log})
@@ -167,13 +167,9 @@ func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigr
 
 // scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
 // buckets, and registers the per-guest swap, sampler and needs-reconciliation metrics (R33).
-func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluster, sched *jobs.Scheduler,
+func scheduleUsage(cfg config.Config, db *models.DB, clusters []modules.Cluster, sched *jobs.Scheduler,
 	reg *prometheus.Registry, log *slog.Logger, shards *jobs.Shards,
 	once func(string, jobs.Job, time.Duration) error) (*jobs.SwapSampler, error) {
-	sc := make([]jobs.SamplerCluster, 0, len(clusters))
-	for _, c := range clusters {
-		sc = append(sc, jobs.SamplerCluster{Name: c.Name, Client: c.Client})
-	}
 	spec := cfg.Jobs.SwapSampling
 	if spec == "" {
 		spec = "@every 1m"
@@ -183,7 +179,7 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 		interval = jobs.DefaultSamplingInterval
 	}
 	shards.TTL = interval
-	s := jobs.NewSwapSampler(db, sc, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
+	s := jobs.NewSwapSampler(db, clusters, usagedb.NewFolder(db), usagedb.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), log,
 		jobs.SamplerConfig{Interval: interval, Concurrency: cfg.Jobs.SwapSamplingConcurrency, Shard: shards})
 	// The job's round ends before the next tick, so the scheduler never skips the whole job;
 	// a node whose round is still running is skipped by the sampler alone.
@@ -197,33 +193,21 @@ func scheduleUsage(cfg config.Config, db *models.DB, clusters []provision.Cluste
 	return s, nil
 }
 
-// builtCapabilities is what this build offers per guest kind: what the guest modules implement,
-// plus the reinstall flow wired below for both kinds (modules/reinstall drives the modules).
-func builtCapabilities(mods *modules.Registry) plans.Built {
-	built := mods.Built()
-	for _, k := range plans.GuestTypes {
-		if _, ok := mods.Get(k); ok {
-			built[k] = append(built[k], plans.CapReinstall)
-		}
-	}
-	return built
-}
-
 // pveClusters builds one Proxmox client per configured cluster, their metrics on the app's
 // registry.
-func pveClusters(cfg config.Config, reg *prometheus.Registry) ([]provision.Cluster, error) {
+func pveClusters(cfg config.Config, reg *prometheus.Registry) ([]modules.Cluster, error) {
 	if len(cfg.Clusters) == 0 {
 		return nil, nil
 	}
 	m := pve.NewMetrics(reg)
-	out := make([]provision.Cluster, 0, len(cfg.Clusters))
+	out := make([]modules.Cluster, 0, len(cfg.Clusters))
 	for _, c := range cfg.Clusters {
 		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
 			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
-		out = append(out, provision.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
+		out = append(out, modules.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
 	}
 	return out, nil
 }

@@ -54,7 +54,7 @@ func TestAppDeliversCallbacks(t *testing.T) {
 		{ID: "shop", Secret: "app-shop-secret-0123", Scopes: []string{config.ScopeBilling}},
 	}
 	cfg.Listen = "127.0.0.1:0"
-	probe := executor.Action{Name: "callback_probe", Stages: []string{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
+	probe := executor.Action{Name: "callback_probe", Stages: []executor.Stage{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
 		return r.Stage(ctx, "work")
 	}}
 	ctx, cancel := context.WithCancel(context.Background())

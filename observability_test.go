@@ -50,7 +50,7 @@ func scrapeApp(t *testing.T) []byte {
 	cfg.Clusters = []config.Cluster{{Name: "default", URL: srv.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: "observability-secret-0123", Scopes: []string{config.ScopeBilling}}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	probe := executor.Action{Name: "metrics_probe", Stages: []string{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
+	probe := executor.Action{Name: "metrics_probe", Stages: []executor.Stage{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
 		return r.Stage(ctx, "work")
 	}}
 	a, err := buildApp(ctx, cfg, log, true, probe)

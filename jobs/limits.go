@@ -12,7 +12,7 @@ import (
 // stopped (service limited) and suspended or limited guests found running are stopped again,
 // each through a suspend operation that checks the guest's stamp first.
 type Limits struct {
-	Provision *provision.Service
+	Provision *provision.Provisioner
 	Log       *slog.Logger
 	// Kick wakes the executor after a round queued operations (nil: they wait for its poll).
 	Kick func()

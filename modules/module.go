@@ -85,8 +85,13 @@ type Reporter interface {
 type Module interface {
 	// Kind is the guest type the module provisions.
 	Kind() plans.GuestType
-	// Capabilities lists what the module implements (the plans' capability sets read it).
+	// ResourceType is the type /cluster/resources gives the kind's guests (R3).
+	ResourceType() string
+	// Capabilities lists what the module implements itself; Capabilities(m) adds what its
+	// optional interfaces provide (the plans' capability sets read that).
 	Capabilities() []plans.Capability
+	// CheckOS refuses an OS the plan does not offer for the kind (its template catalog).
+	CheckOS(p plans.Plan, os string) error
 	// Inspect reads the guest at g.VMID on g.Node; Exists is false when there is none.
 	Inspect(ctx context.Context, g Guest) (Inspection, error)
 	// Create makes the guest (stamped, firewalled, configured) without starting it.

@@ -8,8 +8,8 @@ import (
 )
 
 // Registry holds one Module per guest kind. Modules are registered in one explicit table
-// (app wiring calls NewRegistry with lxc.New() and qemu.New()); a duplicate kind panics:
-// registration is static.
+// (the wiring package calls NewRegistry with lxc.New() and qemu.New()); a duplicate kind
+// panics: registration is static.
 type Registry struct {
 	byKind map[plans.GuestType]Module
 }
@@ -32,7 +32,8 @@ func (r *Registry) Get(kind plans.GuestType) (Module, bool) {
 	return m, ok
 }
 
-// Built is what the registered modules implement, for plans' capability sets.
+// Built is what the registered modules implement, for plans' capability sets: computed from
+// each module's declarations (Capabilities).
 func (r *Registry) Built() plans.Built {
 	out := plans.Built{}
 	kinds := make([]string, 0, len(r.byKind))
@@ -41,7 +42,7 @@ func (r *Registry) Built() plans.Built {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		out[plans.GuestType(k)] = r.byKind[plans.GuestType(k)].Capabilities()
+		out[plans.GuestType(k)] = Capabilities(r.byKind[plans.GuestType(k)])
 	}
 	return out
 }

@@ -17,7 +17,7 @@ import (
 const defaultPreviewWait = 5 * time.Second
 
 // reinstalls returns the reinstall service, or a 503 when this server was built without one.
-func (s *Server) reinstalls() (*reinstall.Service, error) {
+func (s *Server) reinstalls() (*reinstall.Replacer, error) {
 	if s.reinst == nil {
 		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
 	}

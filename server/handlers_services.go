@@ -12,7 +12,7 @@ import (
 )
 
 // provisioning returns the provisioning layer, or a 503 when this server was built without one.
-func (s *Server) provisioning() (*provision.Service, error) {
+func (s *Server) provisioning() (*provision.Provisioner, error) {
 	if s.prov == nil {
 		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
 	}
@@ -74,21 +74,21 @@ func bindOptional(c *gin.Context, v any) error {
 
 func (s *Server) suspendService(c *gin.Context) {
 	var req provision.SuspendRequest
-	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
 		return p.Suspend(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 func (s *Server) unsuspendService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
 		return p.Unsuspend(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) terminateService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Service) (*models.Operation, error) {
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
 		return p.Terminate(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
@@ -99,13 +99,13 @@ func (s *Server) changePlan(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	s.mutate(c, nil, func(p *provision.Service) (*models.Operation, error) {
+	s.mutate(c, nil, func(p *provision.Provisioner) (*models.Operation, error) {
 		return p.ChangePlan(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 // mutate binds body (when not nil), calls the provisioning layer and answers the operation.
-func (s *Server) mutate(c *gin.Context, body any, call func(*provision.Service) (*models.Operation, error)) {
+func (s *Server) mutate(c *gin.Context, body any, call func(*provision.Provisioner) (*models.Operation, error)) {
 	p, err := s.provisioning()
 	if err != nil {
 		writeError(c, s.log, err)

@@ -77,7 +77,7 @@ type testJob struct {
 var testAction = func(h *harness) executor.Action {
 	return executor.Action{
 		Name:         "test",
-		Stages:       []string{"precheck", "work", "destroy", "after"},
+		Stages:       []executor.Stage{"precheck", "work", "destroy", "after"},
 		Irreversible: "destroy",
 		Run: func(ctx context.Context, r *executor.Run) error {
 			var p testJob

@@ -35,10 +35,10 @@ type Options struct {
 	Plans *plans.Service
 	// Provision serves the service lifecycle routes and the clusters' readiness; nil answers
 	// those routes with 503.
-	Provision *provision.Service
+	Provision *provision.Provisioner
 	// Reinstall serves the reinstall routes and the admin reconcile route; nil answers them
 	// with 503.
-	Reinstall *reinstall.Service
+	Reinstall *reinstall.Replacer
 	// IPPools serves the IP pool routes; nil builds one over DB checking the configured clusters.
 	IPPools *ippool.Service
 }
@@ -60,8 +60,8 @@ type Server struct {
 	maxWait  time.Duration
 	draining chan struct{}
 	plans    *plans.Service
-	prov     *provision.Service
-	reinst   *reinstall.Service
+	prov     *provision.Provisioner
+	reinst   *reinstall.Replacer
 	ipPools  *ippool.Service
 }
 

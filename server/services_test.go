@@ -95,10 +95,10 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	}
 	addrs := provision.IPPools(pools)
 	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs,
+		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs,
 		Secrets: h.exec.Secrets(), Log: log, Metrics: provision.NewMetrics(reg)})
 	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []reinstall.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
+		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
 	for _, a := range append(prov.Actions(), rs.Actions()...) {
 		h.exec.Register(a)
 	}

@@ -49,7 +49,7 @@ func webhookServer(b *testing.B) *server.Server {
 		b.Fatal(err)
 	}
 	prov := provision.New(provision.Options{DB: db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Secrets: exec.Secrets(), Log: log,
+		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Secrets: exec.Secrets(), Log: log,
 		Metrics: provision.NewMetrics(reg)})
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}}}

@@ -15,20 +15,24 @@ import (
 	"pvebill/models"
 )
 
+// Stage names one step of an operation, as recorded on its row (operations.stage). Every
+// action's stage names are constants of this type.
+type Stage string
+
 // Action is one kind of operation: an ordered list of stages and the function that runs them.
 type Action struct {
 	Name string
 	// Stages is the one ordered list of this action's stages (R27).
-	Stages []string
+	Stages []Stage
 	// Irreversible names the first stage after whose start a failure cannot be rolled back
 	// ("" when the action has none). Whether a failure is destructive is derived from it in
 	// exactly one place: Action.Destructive.
-	Irreversible string
+	Irreversible Stage
 	Run          func(ctx context.Context, r *Run) error
 }
 
 // StageIndex returns the position of a stage in the action's list, or -1.
-func (a Action) StageIndex(stage string) int {
+func (a Action) StageIndex(stage Stage) int {
 	for i, s := range a.Stages {
 		if s == stage {
 			return i
@@ -203,7 +207,7 @@ func (r *Run) Secret(name string) (string, bool) { return r.e.secrets.Get(r.Op.I
 func (r *Run) SetResult(v any) { r.result = v }
 
 // Stage records on the row that stage is about to run. Stages must be entered in list order.
-func (r *Run) Stage(ctx context.Context, stage string) error {
+func (r *Run) Stage(ctx context.Context, stage Stage) error {
 	idx := r.Action.StageIndex(stage)
 	if idx < 0 {
 		return fmt.Errorf("action %s has no stage %q", r.Action.Name, stage)
@@ -211,16 +215,16 @@ func (r *Run) Stage(ctx context.Context, stage string) error {
 	if idx < r.Op.StageIndex && !r.Resumed {
 		return fmt.Errorf("stage %q entered after %q", stage, r.Op.Stage)
 	}
-	if err := r.e.db.SetStage(ctx, r.Op.ID, r.e.cfg.Owner, stage, idx); err != nil {
+	if err := r.e.db.SetStage(ctx, r.Op.ID, r.e.cfg.Owner, string(stage), idx); err != nil {
 		return err
 	}
-	r.Op.Stage, r.Op.StageIndex = stage, idx
+	r.Op.Stage, r.Op.StageIndex = string(stage), idx
 	return nil
 }
 
 // Completed reports whether a resumed run had already finished stage before the takeover
 // (stages strictly before the one recorded on the row).
-func (r *Run) Completed(stage string) bool {
+func (r *Run) Completed(stage Stage) bool {
 	return r.Resumed && r.Action.StageIndex(stage) < r.resumeAt
 }
 

@@ -24,8 +24,8 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type probe struct {
 	gate     chan struct{}
-	failAt   string
-	panicAt  string
+	failAt   executor.Stage
+	panicAt  executor.Stage
 	runs     atomic.Int32
 	resumed  atomic.Bool
 	skipped  atomic.Int32
@@ -35,7 +35,7 @@ type probe struct {
 func (p *probe) action() executor.Action {
 	return executor.Action{
 		Name:         "replace",
-		Stages:       []string{"precheck", "stop", "destroy", "create", "start"},
+		Stages:       []executor.Stage{"precheck", "stop", "destroy", "create", "start"},
 		Irreversible: "destroy",
 		Run: func(ctx context.Context, r *executor.Run) error {
 			p.runs.Add(1)
@@ -58,7 +58,7 @@ func (p *probe) action() executor.Action {
 					}
 				}
 				if st == p.panicAt {
-					panic("boom at " + st)
+					panic("boom at " + string(st))
 				}
 				if st == p.failAt {
 					return i18n.NewProblem(502, i18n.CodeProxmoxTaskFailed)
@@ -178,7 +178,7 @@ func TestFailureBeforeAndAfterIrreversibleStage(t *testing.T) {
 	} {
 		t.Run(tc.stage, func(t *testing.T) {
 			dbtest.Each(t, func(t *testing.T, db *models.DB) {
-				p := &probe{failAt: tc.stage}
+				p := &probe{failAt: executor.Stage(tc.stage)}
 				e, _ := start(t, db, p, "w", 5*time.Second)
 				op := enqueue(t, db, "svc")
 				e.Kick()
@@ -341,7 +341,7 @@ func TestDestructiveIsDerivedFromPosition(t *testing.T) {
 	if a.Destructive(-1) {
 		t.Error("no stage yet is destructive")
 	}
-	if (executor.Action{Stages: []string{"a"}}).Destructive(0) {
+	if (executor.Action{Stages: []executor.Stage{"a"}}).Destructive(0) {
 		t.Error("an action without an irreversible stage is never destructive")
 	}
 }

@@ -40,7 +40,7 @@ const (
 // ISO or the network, or choose firmware (R10); plans.CapabilitiesOf refuses those permanently.
 var capabilities = []plans.Capability{
 	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
-	plans.CapMonitoring,
+	plans.CapUsage, plans.CapMonitoring,
 }
 
 // Module provisions LXC containers.
@@ -58,6 +58,15 @@ func New() *Module {
 
 // Kind is plans.Container.
 func (m *Module) Kind() plans.GuestType { return Kind }
+
+// CheckOS refuses an OS without a container template in the plan.
+func (m *Module) CheckOS(p plans.Plan, os string) error {
+	_, err := p.ContainerTemplate(os)
+	return err
+}
+
+// ResourceType is the type /cluster/resources gives the kind's guests.
+func (m *Module) ResourceType() string { return "lxc" }
 
 // Capabilities lists what the module implements.
 func (m *Module) Capabilities() []plans.Capability {

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -60,7 +60,7 @@ func paramsHash(p createPayload, keys []string) string {
 // create operation. A repeat for an existing service_id with the same parameters returns the
 // existing operation (created false) — or, when that create failed, a new create operation that
 // adopts whatever the failed one left — and different parameters are 409 service_exists (R36).
-func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest) (op *models.Operation, created bool, err error) {
+func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateRequest) (op *models.Operation, created bool, err error) {
 	if req.RootPassword == "" && len(req.SSHKeys) == 0 {
 		return nil, false, i18n.Validation(i18n.FieldError{Field: "root_password", Code: i18n.FieldRequiredOne, Param: "root_password, ssh_keys"})
 	}
@@ -76,19 +76,14 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 	if err != nil {
 		return nil, false, err
 	}
-	switch kind {
-	case plans.Container:
-		_, err = plan.ContainerTemplate(req.OS)
-	case plans.VM:
-		_, err = plan.VMTemplate(req.OS)
-	}
+	mod, err := s.module(string(kind))
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := s.module(string(kind)); err != nil {
+	if err := mod.CheckOS(plan, req.OS); err != nil {
 		return nil, false, err
 	}
-	if _, err := s.cluster(plan.Cluster); err != nil {
+	if _, err := s.clusters.Get(plan.Cluster); err != nil {
 		return nil, false, err
 	}
 	payload := createPayload{Plan: plan.Code, GuestType: string(kind), OS: req.OS, Hostname: strings.ToLower(req.Hostname)}
@@ -143,189 +138,223 @@ func (s *Service) Create(ctx context.Context, clientID string, req CreateRequest
 	return op, true, nil
 }
 
+// creation is one run of a create: what each stage found, for the stages after it.
+type creation struct {
+	s       *Provisioner
+	r       *executor.Run
+	p       createPayload
+	res     *result
+	rep     *reporter
+	svc     *models.Service
+	plan    plans.Plan
+	mod     modules.Module
+	cl      modules.Cluster
+	spec    modules.CreateSpec
+	node    string
+	vmid    int
+	adopted bool
+	// skip are the vmids found taken (by a guest not ours, or at create).
+	skip map[int]bool
+}
+
+// createSteps is the create's stage list: place the guest and allocate its address, allocate a
+// vmid (or adopt the guest an earlier attempt made), create, start, verify.
+var createSteps = []executor.Step[*creation]{
+	{Stage: StagePlace, Run: place},
+	{Stage: StageAllocate, Run: allocate},
+	{Stage: StageCreate, Run: createGuest},
+	{Stage: StageStart, Run: startCreated},
+	{Stage: StageVerify, Run: verifyCreated},
+}
+
 // runCreate places, allocates, creates, starts and verifies a guest. A service that already has
 // a vmid (a retried create) first looks there: a guest carrying this service's stamp is adopted
 // instead of making a second one.
-func (s *Service) runCreate(ctx context.Context, r *executor.Run) (err error) {
-	var p createPayload
-	if err := r.Payload(&p); err != nil {
+func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error) {
+	c := &creation{s: s, r: r, res: &result{}, rep: &reporter{}, skip: map[int]bool{}}
+	if err := r.Payload(&c.p); err != nil {
 		return err
 	}
-	res := &result{}
-	rep := &reporter{}
-	stage := ""
 	defer func() {
-		res.Warnings = rep.Warnings
+		c.res.Warnings = c.rep.Warnings
 		if err != nil {
-			res.fail(stage, err)
+			c.res.fail(r.Op.Stage, err)
 			// A lost lease belongs to another worker now, and a shutdown gives the operation
 			// back to the queue: neither is the create's failure.
 			if !errors.Is(err, models.ErrLeaseLost) && ctx.Err() == nil {
 				s.setState(r.Op.ServiceID, models.ServiceFailed)
 			}
-			err = problemOf(err)
+			err = operation.ProblemOf(err)
 		}
-		r.SetResult(res)
+		r.SetResult(c.res)
 	}()
-	enter := func(name string) error { stage = name; return r.Stage(ctx, name) }
+	if err := c.prepare(ctx); err != nil {
+		return err
+	}
+	return executor.RunSteps(ctx, r, createSteps, c)
+}
 
-	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.ServiceID)
-	if err != nil {
+// prepare reads what the stages need: the service, its plan, the kind's module, the cluster and
+// the transient secrets.
+func (c *creation) prepare(ctx context.Context) error {
+	var err error
+	if c.svc, err = models.GetService(ctx, c.s.db.Gorm, c.r.Op.ServiceID); err != nil {
 		return err
 	}
-	plan, err := s.plans.Get(ctx, p.Plan)
-	if err != nil {
+	if c.plan, err = c.s.plans.Get(ctx, c.p.Plan); err != nil {
 		return err
 	}
-	mod, err := s.module(p.GuestType)
-	if err != nil {
+	if c.mod, err = c.s.module(c.p.GuestType); err != nil {
 		return err
 	}
-	cl, err := s.cluster(plan.Cluster)
-	if err != nil {
+	if c.cl, err = c.s.clusters.Get(c.plan.Cluster); err != nil {
 		return err
 	}
-	password, _ := r.Secret(secretPassword)
-	keys, _ := r.Secret(secretSSHKeys)
+	password, _ := c.r.Secret(secretPassword)
+	keys, _ := c.r.Secret(secretSSHKeys)
 	if password == "" && keys == "" {
 		// The secrets lived in the memory of a process that is gone: ask for the create again.
-		return i18n.NewProblem(http.StatusConflict, i18n.CodeOperationInterrupted).Perm(i18n.Temporary)
+		return operation.Interrupted()
 	}
-	spec := modules.CreateSpec{Plan: plan, OS: p.OS, Hostname: p.Hostname, Password: password}
+	c.spec = modules.CreateSpec{Plan: c.plan, OS: c.p.OS, Hostname: c.p.Hostname, Password: password}
 	if keys != "" {
-		spec.SSHKeys = strings.Split(keys, "\n")
+		c.spec.SSHKeys = strings.Split(keys, "\n")
 	}
+	return nil
+}
 
-	if err := enter("place"); err != nil {
-		return err
-	}
-	var node string
-	if plans.GuestType(p.GuestType) == plans.VM {
-		tmpl, err := plan.VMTemplate(p.OS)
-		if err != nil {
-			return err
-		}
-		node, err = s.templateNode(ctx, cl, tmpl)
-		if err != nil {
-			return err
-		}
-	} else if node, err = s.placeNode(ctx, cl, plan, svc.ServiceID); err != nil {
-		return err
-	}
-	if plan.IPPool != nil {
-		if s.addrs == nil {
-			return i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary).
-				Wrap(fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", plan.Code, *plan.IPPool))
-		}
-		a, err := s.addrs.Allocate(ctx, *plan.IPPool, svc.ServiceID)
-		if err != nil {
-			return fmt.Errorf("allocate address: %w", err)
-		}
-		spec.Address = &a
-	}
+func (c *creation) guest() modules.Guest {
+	return modules.Guest{Client: c.cl.Client, Cluster: c.cl.Name, Node: c.node, VMID: c.vmid, ServiceID: c.svc.ServiceID}
+}
 
-	if err := enter("allocate"); err != nil {
-		return err
-	}
-	skip := map[int]bool{}
-	adopted := false
-	var vmid int
-	if svc.VMID != nil {
-		// A retried create: is the guest it made already there?
-		at, err := s.locate(ctx, cl, *svc.VMID)
+// place picks the node (the template's for a kind that clones) and allocates the service's
+// static address when the plan names a pool.
+func place(ctx context.Context, c *creation) error {
+	var err error
+	if cloner, ok := c.mod.(modules.Cloner); ok {
+		tmpl, err := cloner.Template(c.plan, c.p.OS)
 		if err != nil {
 			return err
 		}
-		if at.Found {
-			g := modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}
-			if at.Kind == plans.GuestType(p.GuestType) {
-				in, err := mod.Inspect(ctx, g)
-				if err != nil {
-					return err
-				}
-				adopted = in.Exists && in.Stamped
-			}
-			if adopted {
-				vmid, node = *svc.VMID, at.Node
-				s.log.Info("create adopts the guest an earlier attempt made", "service_id", svc.ServiceID, "vmid", vmid)
-			} else {
-				skip[*svc.VMID] = true
-			}
+		if c.node, err = c.s.templateNode(ctx, c.cl, c.mod, tmpl); err != nil {
+			return err
 		}
-		if !adopted {
-			if err := models.ReleaseVMID(ctx, s.db.Gorm, svc.ServiceID); err != nil {
-				return err
-			}
-		}
+	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.ServiceID); err != nil {
+		return err
 	}
+	if c.plan.IPPool == nil {
+		return nil
+	}
+	if c.s.addrs == nil {
+		return operation.NotAvailable().
+			Wrap(fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", c.plan.Code, *c.plan.IPPool))
+	}
+	a, err := c.s.addrs.Allocate(ctx, *c.plan.IPPool, c.svc.ServiceID)
+	if err != nil {
+		return fmt.Errorf("allocate address: %w", err)
+	}
+	c.spec.Address = &a
+	return nil
+}
 
-	for tries := 0; !adopted; tries++ {
-		if tries >= s.attempts {
-			return i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
-				Wrap(fmt.Errorf("vmids kept being taken on %s", cl.Name))
-		}
-		if vmid, err = s.allocateVMID(ctx, cl, svc.ServiceID, node, skip); err != nil {
+// allocate adopts the guest an earlier attempt made at the service's vmid, if it carries the
+// service's stamp (R36, R39); otherwise it releases that vmid and reserves a free one (R2).
+func allocate(ctx context.Context, c *creation) error {
+	if c.svc.VMID != nil {
+		if err := c.adopt(ctx, *c.svc.VMID); err != nil || c.adopted {
 			return err
 		}
-		if err := models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"node": node}); err != nil {
+		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.ServiceID); err != nil {
 			return err
 		}
-		if stage != "create" {
-			if err := enter("create"); err != nil {
-				return err
-			}
-		}
-		g := modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: node, VMID: vmid, ServiceID: svc.ServiceID}
-		err = mod.Create(ctx, g, spec, rep)
-		if errors.Is(err, pve.ErrAlreadyExists) {
-			// Somebody took the id between the check and the create: pick another (R2).
-			s.log.Warn("vmid taken at create; trying another", "service_id", svc.ServiceID, "vmid", vmid)
-			skip[vmid] = true
-			if rerr := models.ReleaseVMID(ctx, s.db.Gorm, svc.ServiceID); rerr != nil {
-				return rerr
-			}
-			continue
-		}
+	}
+	return c.reserve(ctx)
+}
+
+// adopt looks at vmid, the vmid of a retried create: is the guest it made already there?
+func (c *creation) adopt(ctx context.Context, vmid int) error {
+	at, err := c.s.mods.Locate(ctx, c.cl, vmid)
+	if err != nil || !at.Found {
+		return err
+	}
+	if at.Kind == c.mod.Kind() {
+		g := c.guest()
+		g.Node, g.VMID = at.Node, vmid
+		in, err := c.mod.Inspect(ctx, g)
 		if err != nil {
 			return err
 		}
-		break
+		c.adopted = in.Exists && in.Stamped
 	}
-	g := modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: node, VMID: vmid, ServiceID: svc.ServiceID}
-	res.VMID, res.Node, res.Adopted = &vmid, node, adopted
-	if adopted {
-		if err := enter("create"); err != nil {
+	if !c.adopted {
+		c.skip[vmid] = true
+		return nil
+	}
+	c.vmid, c.node = vmid, at.Node
+	c.s.log.Info("create adopts the guest an earlier attempt made", "service_id", c.svc.ServiceID, "vmid", vmid)
+	return nil
+}
+
+// reserve reserves a free vmid for the service and records the chosen node.
+func (c *creation) reserve(ctx context.Context) error {
+	var err error
+	if c.vmid, err = c.s.allocateVMID(ctx, c.cl, c.svc.ServiceID, c.node, c.skip); err != nil {
+		return err
+	}
+	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.ServiceID, map[string]any{"node": c.node})
+}
+
+// createGuest makes the guest (configures an adopted one). A vmid taken between the check and
+// the create is skipped for another (R2), up to the provisioner's attempts.
+func createGuest(ctx context.Context, c *creation) error {
+	if c.adopted {
+		c.setResult()
+		return c.mod.Configure(ctx, c.guest(), c.spec, c.rep)
+	}
+	for tries := 1; ; tries++ {
+		err := c.mod.Create(ctx, c.guest(), c.spec, c.rep)
+		if !errors.Is(err, pve.ErrAlreadyExists) {
+			if err == nil {
+				c.setResult()
+			}
 			return err
 		}
-		if err := mod.Configure(ctx, g, spec, rep); err != nil {
+		// Somebody took the id between the check and the create: pick another (R2).
+		c.s.log.Warn("vmid taken at create; trying another", "service_id", c.svc.ServiceID, "vmid", c.vmid)
+		c.skip[c.vmid] = true
+		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.ServiceID); err != nil {
+			return err
+		}
+		if tries >= c.s.attempts {
+			return operation.Unavailable(fmt.Errorf("vmids kept being taken on %s", c.cl.Name))
+		}
+		if err := c.reserve(ctx); err != nil {
 			return err
 		}
 	}
-	if err := enter("start"); err != nil {
-		return err
-	}
-	if err := mod.Start(ctx, g, rep); err != nil {
-		return err
-	}
-	if err := enter("verify"); err != nil {
-		return err
-	}
-	in, err := mod.Inspect(ctx, g)
+}
+
+func (c *creation) setResult() {
+	vmid := c.vmid
+	c.res.VMID, c.res.Node, c.res.Adopted = &vmid, c.node, c.adopted
+}
+
+func startCreated(ctx context.Context, c *creation) error {
+	return c.mod.Start(ctx, c.guest(), c.rep)
+}
+
+func verifyCreated(ctx context.Context, c *creation) error {
+	in, err := c.mod.Inspect(ctx, c.guest())
 	if err != nil {
 		return err
 	}
 	if !in.Exists || !in.Stamped || !in.Running {
-		return fmt.Errorf("guest %d does not read back running with its stamp", vmid)
+		return fmt.Errorf("guest %d does not read back running with its stamp", c.vmid)
 	}
-	return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceActive, "node": node})
+	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.ServiceID, map[string]any{"state": models.ServiceActive, "node": c.node})
 }
 
-// setState records a service state after an operation, outside the operation's context (which
-// may be cancelled by then).
-func (s *Service) setState(serviceID, state string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := models.UpdateService(ctx, s.db.Gorm, serviceID, map[string]any{"state": state}); err != nil {
-		s.log.Error("record service state", "service_id", serviceID, "state", state, "err", err)
-	}
+// setState records a service state after an operation.
+func (s *Provisioner) setState(serviceID, state string) {
+	operation.SetState(s.db, s.log, serviceID, state)
 }

@@ -48,7 +48,7 @@ type env struct {
 	t      *testing.T
 	db     *models.DB
 	sim    *simtest.Server
-	svc    *provision.Service
+	svc    *provision.Provisioner
 	exec   *executor.Executor
 	logs   *logBuf
 	reg    *prometheus.Registry
@@ -119,7 +119,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
 		log, executor.NewMetrics(e.reg))
 	e.svc = provision.New(provision.Options{DB: e.db, Plans: ps, Modules: reg,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: e.exec.Secrets(),
+		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: e.exec.Secrets(),
 		Log: log, Metrics: provision.NewMetrics(e.reg), SharedReadTTL: sharedReadTTL})
 	for _, a := range e.svc.Actions() {
 		e.exec.Register(a)

@@ -29,7 +29,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // Readiness reports, per cluster, whether Proxmox answers and whether the datacenter firewall
 // is enabled. A disabled firewall does not make pvebill unready, but it is said here, in the
 // pvebill_datacenter_firewall_enabled gauge and in the log (once per change) (R9).
-func (s *Service) Readiness(ctx context.Context) map[string]any {
+func (s *Provisioner) Readiness(ctx context.Context) map[string]any {
 	out := map[string]any{}
 	for _, name := range s.names {
 		cl := s.clusters[name]

@@ -11,6 +11,7 @@ import (
 	"pvebill/models"
 	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 )
 
@@ -37,24 +38,24 @@ type changePlanPayload struct {
 
 // Suspend queues a suspend: a container is stopped, a VM follows its plan's mode (R15).
 // Suspending a suspended service succeeds as a no-op (R36).
-func (s *Service) Suspend(ctx context.Context, clientID, serviceID string, req SuspendRequest) (*models.Operation, error) {
+func (s *Provisioner) Suspend(ctx context.Context, clientID, serviceID string, req SuspendRequest) (*models.Operation, error) {
 	return s.enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload{Reason: req.Reason})
 }
 
 // Unsuspend queues an unsuspend.
-func (s *Service) Unsuspend(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Provisioner) Unsuspend(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	return s.enqueue(ctx, clientID, serviceID, ActionUnsuspend, struct{}{})
 }
 
 // Terminate queues a terminate. Terminating a terminated service succeeds as a no-op (R36).
-func (s *Service) Terminate(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Provisioner) Terminate(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	return s.enqueue(ctx, clientID, serviceID, ActionTerminate, struct{}{})
 }
 
 // ChangePlan checks the new plan against the service — same cluster, offers the service's guest
 // type (a change of type is refused as permanent), a disk no smaller than the current plan's
 // (R23) — and queues the change.
-func (s *Service) ChangePlan(ctx context.Context, clientID, serviceID string, req ChangePlanRequest) (*models.Operation, error) {
+func (s *Provisioner) ChangePlan(ctx context.Context, clientID, serviceID string, req ChangePlanRequest) (*models.Operation, error) {
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -81,13 +82,13 @@ func (s *Service) ChangePlan(ctx context.Context, clientID, serviceID string, re
 }
 
 func shrinkBlocker(cur, planned int64) *i18n.Problem {
-	p := blocked(i18n.Blocker{Code: BlockerShrink, Params: map[string]string{
-		"current": fmt.Sprintf("%d GiB", (cur+modules.GiB-1)/modules.GiB), "planned": fmt.Sprintf("%d GiB", planned/modules.GiB)}})
+	p := blocked(operation.RootfsWouldShrink.Blocker(map[string]string{
+		"current": fmt.Sprintf("%d GiB", (cur+modules.GiB-1)/modules.GiB), "planned": fmt.Sprintf("%d GiB", planned/modules.GiB)}))
 	return p.Perm(i18n.Permanent)
 }
 
 // service reads a service the client may see (another client's is not found).
-func (s *Service) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+func (s *Provisioner) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
@@ -98,7 +99,7 @@ func (s *Service) service(ctx context.Context, clientID, serviceID string) (*mod
 // enqueue writes an operation for an existing service. A service awaiting reconciliation
 // refuses everything (R28); one without a guest (terminated, or a failed create) refuses all but
 // terminate.
-func (s *Service) enqueue(ctx context.Context, clientID, serviceID, action string, payload any) (*models.Operation, error) {
+func (s *Provisioner) enqueue(ctx context.Context, clientID, serviceID, action string, payload any) (*models.Operation, error) {
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func (s *Service) enqueue(ctx context.Context, clientID, serviceID, action strin
 		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 	}
 	if action != ActionTerminate && (svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed) {
-		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+		return nil, operation.Missing()
 	}
 	raw, _ := json.Marshal(payload)
 	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
@@ -121,17 +122,17 @@ func (s *Service) enqueue(ctx context.Context, clientID, serviceID, action strin
 // the service's stamp (R39). Anything else refuses before a single change is sent.
 type target struct {
 	svc *models.Service
-	cl  Cluster
+	cl  modules.Cluster
 	mod modules.Module
 	g   modules.Guest
 	in  modules.Inspection
 }
 
-func (s *Service) target(ctx context.Context, svc *models.Service) (*target, error) {
+func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target, error) {
 	if svc.VMID == nil {
-		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+		return nil, operation.Missing()
 	}
-	cl, err := s.cluster(svc.Cluster)
+	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -139,15 +140,15 @@ func (s *Service) target(ctx context.Context, svc *models.Service) (*target, err
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.locate(ctx, cl, *svc.VMID)
+	at, err := s.mods.Locate(ctx, cl, *svc.VMID)
 	if err != nil {
 		return nil, err
 	}
 	if !at.Found {
-		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+		return nil, operation.Missing()
 	}
 	if at.Kind != plans.GuestType(svc.GuestType) {
-		return nil, notOurs(*svc.VMID)
+		return nil, operation.NotOurs(*svc.VMID)
 	}
 	t := &target{svc: svc, cl: cl, mod: mod,
 		g: modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}}
@@ -155,12 +156,12 @@ func (s *Service) target(ctx context.Context, svc *models.Service) (*target, err
 		return nil, err
 	}
 	if !t.in.Exists {
-		return nil, blocked(i18n.Blocker{Code: BlockerGuestMissing}).Perm(i18n.Permanent)
+		return nil, operation.Missing()
 	}
 	if !t.in.Stamped {
 		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", svc.ServiceID,
 			"cluster", cl.Name, "vmid", *svc.VMID)
-		return nil, notOurs(*svc.VMID)
+		return nil, operation.NotOurs(*svc.VMID)
 	}
 	if at.Node != svc.Node {
 		if err := models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"node": at.Node}); err != nil {
@@ -174,23 +175,23 @@ func (s *Service) target(ctx context.Context, svc *models.Service) (*target, err
 func lockBlockers(in modules.Inspection, protection bool) []i18n.Blocker {
 	var out []i18n.Blocker
 	if protection && in.Protected {
-		out = append(out, i18n.Blocker{Code: BlockerProtection})
+		out = append(out, operation.ProtectionEnabled.Blocker(nil))
 	}
 	if in.Lock != "" {
-		out = append(out, i18n.Blocker{Code: BlockerLock, Params: map[string]string{"lock": in.Lock}})
+		out = append(out, operation.ProxmoxLock.Blocker(map[string]string{"lock": in.Lock}))
 	}
 	return out
 }
 
 // lifecycleRun is the common frame of suspend, unsuspend, terminate and change-plan: it loads
 // the service, records the result, and maps errors to problems in one place.
-func (s *Service) lifecycleRun(ctx context.Context, r *executor.Run, body func(svc *models.Service, res *result, rep *reporter) error) (err error) {
+func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, body func(svc *models.Service, res *result, rep *reporter) error) (err error) {
 	res, rep := &result{}, &reporter{}
 	defer func() {
 		res.Warnings = rep.Warnings
 		if err != nil {
 			res.fail(r.Op.Stage, err)
-			err = problemOf(err)
+			err = operation.ProblemOf(err)
 		}
 		r.SetResult(res)
 	}()
@@ -202,13 +203,13 @@ func (s *Service) lifecycleRun(ctx context.Context, r *executor.Run, body func(s
 	return body(svc, res, rep)
 }
 
-func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
+func (s *Provisioner) runSuspend(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
 		var p suspendPayload
 		if err := r.Payload(&p); err != nil {
 			return err
 		}
-		if err := r.Stage(ctx, "precheck"); err != nil {
+		if err := r.Stage(ctx, StagePrecheck); err != nil {
 			return err
 		}
 		next := models.ServiceSuspended
@@ -241,10 +242,10 @@ func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
 			return err
 		}
 		mode := plans.SuspendStop
-		if t.mod.Kind() == plans.VM {
-			mode = plan.VMSuspendMode
+		if sm, ok := t.mod.(modules.SuspendModer); ok {
+			mode = sm.SuspendMode(plan)
 		}
-		if err := r.Stage(ctx, "suspend"); err != nil {
+		if err := r.Stage(ctx, StageSuspend); err != nil {
 			return err
 		}
 		if p.Enforce != "" {
@@ -261,9 +262,9 @@ func (s *Service) runSuspend(ctx context.Context, r *executor.Run) error {
 	})
 }
 
-func (s *Service) runUnsuspend(ctx context.Context, r *executor.Run) error {
+func (s *Provisioner) runUnsuspend(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		if err := r.Stage(ctx, "precheck"); err != nil {
+		if err := r.Stage(ctx, StagePrecheck); err != nil {
 			return err
 		}
 		t, err := s.target(ctx, svc)
@@ -273,7 +274,7 @@ func (s *Service) runUnsuspend(ctx context.Context, r *executor.Run) error {
 		if b := lockBlockers(t.in, false); len(b) > 0 {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
-		if err := r.Stage(ctx, "unsuspend"); err != nil {
+		if err := r.Stage(ctx, StageUnsuspend); err != nil {
 			return err
 		}
 		if err := t.mod.Unsuspend(ctx, t.g, rep); err != nil {
@@ -286,9 +287,9 @@ func (s *Service) runUnsuspend(ctx context.Context, r *executor.Run) error {
 // runTerminate checks the stamp (R39), protection and locks, then stops and destroys the guest
 // (R17), releases its addresses and keeps the row as terminated. A guest that is already gone
 // is not an error: the rest still runs.
-func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
+func (s *Provisioner) runTerminate(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		if err := r.Stage(ctx, "precheck"); err != nil {
+		if err := r.Stage(ctx, StagePrecheck); err != nil {
 			return err
 		}
 		if svc.State == models.ServiceTerminated {
@@ -296,8 +297,7 @@ func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
 			return nil
 		}
 		t, err := s.target(ctx, svc)
-		var p *i18n.Problem
-		gone := errors.As(err, &p) && p.Code == i18n.CodeBlocked && len(p.Blockers) == 1 && p.Blockers[0].Code == BlockerGuestMissing
+		gone := operation.IsMissing(err)
 		if err != nil && !gone {
 			return err
 		}
@@ -306,7 +306,7 @@ func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
 				return blocked(b...).Perm(i18n.Temporary)
 			}
 		}
-		if err := r.Stage(ctx, "destroy"); err != nil {
+		if err := r.Stage(ctx, StageDestroy); err != nil {
 			return err
 		}
 		if !gone {
@@ -315,7 +315,7 @@ func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
 				return err
 			}
 		}
-		if err := r.Stage(ctx, "release"); err != nil {
+		if err := r.Stage(ctx, StageRelease); err != nil {
 			return err
 		}
 		if s.addrs != nil {
@@ -327,13 +327,13 @@ func (s *Service) runTerminate(ctx context.Context, r *executor.Run) error {
 	})
 }
 
-func (s *Service) runChangePlan(ctx context.Context, r *executor.Run) error {
+func (s *Provisioner) runChangePlan(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
 		var p changePlanPayload
 		if err := r.Payload(&p); err != nil {
 			return err
 		}
-		if err := r.Stage(ctx, "precheck"); err != nil {
+		if err := r.Stage(ctx, StagePrecheck); err != nil {
 			return err
 		}
 		np, err := s.plans.Get(ctx, p.Plan)
@@ -354,7 +354,7 @@ func (s *Service) runChangePlan(ctx context.Context, r *executor.Run) error {
 		if b := lockBlockers(t.in, false); len(b) > 0 {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
-		if err := r.Stage(ctx, "apply"); err != nil {
+		if err := r.Stage(ctx, StageApply); err != nil {
 			return err
 		}
 		if err := t.mod.ChangePlan(ctx, t.g, np, rep); err != nil {

@@ -37,7 +37,7 @@ type LimitRound struct {
 // recorded) for an active service over its plan's allowance, and queues a stop again for a
 // suspended or limited guest found running. A container is never paused: the stop follows
 // R15. Services with an operation queued or running are left for the next round.
-func (s *Service) EnforceLimits(ctx context.Context) (LimitRound, error) {
+func (s *Provisioner) EnforceLimits(ctx context.Context) (LimitRound, error) {
 	round := LimitRound{Enforced: map[string]int{}}
 	now := s.now()
 	var errs []error
@@ -55,7 +55,7 @@ func (s *Service) EnforceLimits(ctx context.Context) (LimitRound, error) {
 		}
 		byID := make(map[int]seen, len(rows))
 		for _, r := range rows {
-			if k := kindOfType(r.Type); k != "" {
+			if k := s.mods.KindOf(r.Type); k != "" {
 				byID[r.VMID.Int()] = seen{kind: k, status: r.Status, counter: int64(r.NetIn) + int64(r.NetOut)}
 			}
 		}
@@ -101,7 +101,7 @@ func (s *Service) EnforceLimits(ctx context.Context) (LimitRound, error) {
 }
 
 // checkService updates a service's bandwidth and says why it must be stopped ("" when not).
-func (s *Service) checkService(ctx context.Context, svc *models.Service, status string, counter int64, now time.Time) (string, error) {
+func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, status string, counter int64, now time.Time) (string, error) {
 	running := status == "running"
 	if svc.State == models.ServiceSuspended || svc.State == models.ServiceLimited {
 		if running {

@@ -10,6 +10,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -23,9 +24,9 @@ import (
 // API workers then set the pace for all of them. The count is read and the choice recorded under
 // one lock per process (another replica's choices are seen once recorded). The node figures are
 // a shared read (sharedRead): a node that went offline less than SharedReadTTL ago may still be
-// chosen, and that create fails as proxmox_unavailable, to be retried. A VM is cloned on the
-// node holding its template instead (templateNode).
-func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan, serviceID string) (string, error) {
+// chosen, and that create fails as proxmox_unavailable, to be retried. A kind that clones
+// (modules.Cloner, a VM) is created on the node holding its template instead (templateNode).
+func (s *Provisioner) placeNode(ctx context.Context, cl modules.Cluster, p plans.Plan, serviceID string) (string, error) {
 	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
 		rows, err := cl.Client.Cluster().Resources(ctx, "node")
 		if err != nil {
@@ -94,46 +95,16 @@ func (s *Service) placeNode(ctx context.Context, cl Cluster, p plans.Plan, servi
 	return best.name, nil
 }
 
-// located is where a vmid lives in a cluster, read from /cluster/resources?type=vm, whose rows
-// carry both kinds: the kind comes from each row's type (R3).
-type located struct {
-	Found bool
-	Node  string
-	Kind  plans.GuestType
-}
-
-func kindOfType(t string) plans.GuestType {
-	switch t {
-	case "lxc":
-		return plans.Container
-	case "qemu":
-		return plans.VM
-	}
-	return ""
-}
-
-func (s *Service) locate(ctx context.Context, cl Cluster, vmid int) (located, error) {
-	rows, err := cl.Client.Cluster().Resources(ctx, "vm")
-	if err != nil {
-		return located{}, fmt.Errorf("list guests of %s: %w", cl.Name, err)
-	}
-	for _, r := range rows {
-		if r.VMID.Int() == vmid && (r.Type == "lxc" || r.Type == "qemu") {
-			return located{Found: true, Node: r.Node, Kind: kindOfType(r.Type)}, nil
-		}
-	}
-	return located{}, nil
-}
-
-// templateNode is the node that holds a VM template (Proxmox clones there).
-func (s *Service) templateNode(ctx context.Context, cl Cluster, tmpl int) (string, error) {
-	at, err := s.locate(ctx, cl, tmpl)
+// templateNode is the node that holds the template of a kind that clones (Proxmox clones
+// there).
+func (s *Provisioner) templateNode(ctx context.Context, cl modules.Cluster, mod modules.Module, tmpl int) (string, error) {
+	at, err := s.mods.Locate(ctx, cl, tmpl)
 	if err != nil {
 		return "", err
 	}
-	if !at.Found || at.Kind != plans.VM {
+	if !at.Found || at.Kind != mod.Kind() {
 		return "", i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
-			With("os", fmt.Sprint(tmpl)).With("guest_type", string(plans.VM)).
+			With("os", fmt.Sprint(tmpl)).With("guest_type", string(mod.Kind())).
 			Wrap(fmt.Errorf("template %d not found on cluster %s", tmpl, cl.Name))
 	}
 	return at.Node, nil
@@ -151,7 +122,7 @@ const maxReserveRaces = 4096
 // confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
 // holds volumes named for it (a new guest would inherit them); a refused id is released and
 // skipped, and each refusal counts against the bound.
-func (s *Service) allocateVMID(ctx context.Context, cl Cluster, serviceID, node string, skip map[int]bool) (int, error) {
+func (s *Provisioner) allocateVMID(ctx context.Context, cl modules.Cluster, serviceID, node string, skip map[int]bool) (int, error) {
 	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
 		id, err := cl.Client.Cluster().NextID(ctx, nil)
 		if err != nil {
@@ -195,7 +166,7 @@ func (s *Service) allocateVMID(ctx context.Context, cl Cluster, serviceID, node 
 
 // vmidFreeAt asks Proxmox whether vmid is unused cluster-wide and checks the node's storages for
 // volumes named for it.
-func (s *Service) vmidFreeAt(ctx context.Context, cl Cluster, node string, vmid int) (bool, error) {
+func (s *Provisioner) vmidFreeAt(ctx context.Context, cl modules.Cluster, node string, vmid int) (bool, error) {
 	if _, err := cl.Client.Cluster().NextID(ctx, &vmid); err != nil {
 		if errors.Is(err, pve.ErrAlreadyExists) {
 			return false, nil
@@ -214,7 +185,7 @@ func (s *Service) vmidFreeAt(ctx context.Context, cl Cluster, node string, vmid 
 }
 
 // firstUnreserved returns the first id from from on that no service holds and skip lacks.
-func (s *Service) firstUnreserved(ctx context.Context, cluster string, from int, skip map[int]bool) (int, error) {
+func (s *Provisioner) firstUnreserved(ctx context.Context, cluster string, from int, skip map[int]bool) (int, error) {
 	const page = 256
 	cand := from
 	for {
@@ -236,7 +207,7 @@ func (s *Service) firstUnreserved(ctx context.Context, cluster string, from int,
 }
 
 // leftoverVolumes lists the volumes named for vmid on the node's enabled disk storages.
-func (s *Service) leftoverVolumes(ctx context.Context, cl Cluster, node string, vmid int) ([]string, error) {
+func (s *Provisioner) leftoverVolumes(ctx context.Context, cl modules.Cluster, node string, vmid int) ([]string, error) {
 	n := cl.Client.Node(node)
 	stores, err := n.Storages(ctx, "")
 	if err != nil {

@@ -3,11 +3,7 @@ package provision
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +11,7 @@ import (
 	"pvebill/models"
 	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -28,25 +25,31 @@ const (
 	ActionChangePlan = "change_plan"
 )
 
-// Stage lists, one ordered list per action (R27).
+// Stage names of the lifecycle's actions.
+const (
+	StagePlace     executor.Stage = "place"
+	StageAllocate  executor.Stage = "allocate"
+	StageCreate    executor.Stage = "create"
+	StageStart     executor.Stage = "start"
+	StageVerify    executor.Stage = "verify"
+	StagePrecheck  executor.Stage = "precheck"
+	StageSuspend   executor.Stage = "suspend"
+	StageUnsuspend executor.Stage = "unsuspend"
+	StageDestroy   executor.Stage = "destroy"
+	StageRelease   executor.Stage = "release"
+	StageApply     executor.Stage = "apply"
+)
+
+// Stage lists, one ordered list per action (R27); create's is its step list's (createSteps).
 var (
-	createStages     = []string{"place", "allocate", "create", "start", "verify"}
-	suspendStages    = []string{"precheck", "suspend"}
-	unsuspendStages  = []string{"precheck", "unsuspend"}
-	terminateStages  = []string{"precheck", "destroy", "release"}
-	changePlanStages = []string{"precheck", "apply"}
+	suspendStages    = []executor.Stage{StagePrecheck, StageSuspend}
+	unsuspendStages  = []executor.Stage{StagePrecheck, StageUnsuspend}
+	terminateStages  = []executor.Stage{StagePrecheck, StageDestroy, StageRelease}
+	changePlanStages = []executor.Stage{StagePrecheck, StageApply}
 )
 
 // DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
 const DefaultVMIDAttempts = 16
-
-// Cluster is one configured Proxmox cluster.
-type Cluster struct {
-	Name   string
-	Client *pve.Client
-	// Nodes are the nodes guests may be placed on; empty means every online node.
-	Nodes []string
-}
 
 // Addresses hands out IPv4 addresses per service (modules/ippool behind an adapter). Allocate
 // is idempotent per service.
@@ -56,12 +59,12 @@ type Addresses interface {
 	Release(ctx context.Context, serviceID string) error
 }
 
-// Options configure a Service.
+// Options configure a Provisioner.
 type Options struct {
 	DB       *models.DB
 	Plans    *plans.Service
 	Modules  *modules.Registry
-	Clusters []Cluster
+	Clusters []modules.Cluster
 	// Addresses allocates static addresses for plans with an ip_pool; nil refuses such plans.
 	Addresses Addresses
 	Secrets   *executor.Secrets
@@ -76,13 +79,13 @@ type Options struct {
 	SharedReadTTL time.Duration
 }
 
-// Service is the provisioning layer between the HTTP handlers and the guest modules: it
+// Provisioner is the provisioning layer between the HTTP handlers and the guest modules: it
 // validates requests, writes operations, and runs them as executor actions.
-type Service struct {
+type Provisioner struct {
 	db       *models.DB
 	plans    *plans.Service
 	mods     *modules.Registry
-	clusters map[string]Cluster
+	clusters operation.Clusters
 	names    []string
 	addrs    Addresses
 	secrets  *executor.Secrets
@@ -99,8 +102,8 @@ type Service struct {
 	shared  map[string]*clusterReads
 }
 
-// New builds the service.
-func New(o Options) *Service {
+// New builds the provisioner.
+func New(o Options) *Provisioner {
 	if o.VMIDAttempts <= 0 {
 		o.VMIDAttempts = DefaultVMIDAttempts
 	}
@@ -113,99 +116,34 @@ func New(o Options) *Service {
 	if o.SharedReadTTL == 0 {
 		o.SharedReadTTL = DefaultSharedReadTTL
 	}
-	s := &Service{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans, mods: o.Modules, clusters: map[string]Cluster{}, addrs: o.Addresses,
-		secrets: o.Secrets, log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now, fwState: map[string]string{}}
-	for _, c := range o.Clusters {
-		s.clusters[c.Name] = c
-		s.names = append(s.names, c.Name)
-	}
-	sort.Strings(s.names)
+	s := &Provisioner{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans,
+		mods: o.Modules, clusters: operation.NewClusters(o.Clusters), addrs: o.Addresses, secrets: o.Secrets,
+		log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now, fwState: map[string]string{}}
+	s.names = s.clusters.Names()
 	return s
 }
 
 // Actions are the executor actions of the lifecycle, registered before the executor starts.
-func (s *Service) Actions() []executor.Action {
+func (s *Provisioner) Actions() []executor.Action {
 	return []executor.Action{
-		{Name: ActionCreate, Stages: createStages, Run: s.runCreate},
+		{Name: ActionCreate, Stages: executor.StagesOf(createSteps), Run: s.runCreate},
 		{Name: ActionSuspend, Stages: suspendStages, Run: s.runSuspend},
 		{Name: ActionUnsuspend, Stages: unsuspendStages, Run: s.runUnsuspend},
-		{Name: ActionTerminate, Stages: terminateStages, Irreversible: "destroy", Run: s.runTerminate},
+		{Name: ActionTerminate, Stages: terminateStages, Irreversible: StageDestroy, Run: s.runTerminate},
 		{Name: ActionChangePlan, Stages: changePlanStages, Run: s.runChangePlan},
 	}
 }
 
-func (s *Service) cluster(name string) (Cluster, error) {
-	c, ok := s.clusters[name]
-	if !ok {
-		return Cluster{}, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).
-			Perm(i18n.Temporary).Wrap(fmt.Errorf("cluster %q is not configured", name))
-	}
-	return c, nil
-}
-
-func (s *Service) module(kind string) (modules.Module, error) {
+func (s *Provisioner) module(kind string) (modules.Module, error) {
 	m, ok := s.mods.Get(plans.GuestType(kind))
 	if !ok {
-		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
+		return nil, operation.NotAvailable()
 	}
 	return m, nil
 }
 
-// problemOf sorts any error of a lifecycle step into a typed problem, in one place: Proxmox
-// task failures are proxmox_task_failed, unreachable clusters proxmox_unavailable, locks and
-// protection the matching blockers.
-func problemOf(err error) error {
-	var p *i18n.Problem
-	if errors.As(err, &p) {
-		return p
-	}
-	var apiErr *pve.APIError
-	switch {
-	case errors.Is(err, pve.ErrTaskFailed):
-		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeProxmoxTaskFailed).Wrap(err)
-	case errors.Is(err, pve.ErrProtected):
-		return blocked(i18n.Blocker{Code: BlockerProtection}).Wrap(err)
-	case errors.Is(err, pve.ErrLocked):
-		return blocked(i18n.Blocker{Code: BlockerLock, Params: map[string]string{"lock": lockName(err)}}).Wrap(err)
-	case errors.Is(err, pve.ErrTransient), errors.Is(err, pve.ErrAuth), errors.Is(err, pve.ErrTLS),
-		errors.Is(err, context.DeadlineExceeded):
-		return i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).Wrap(err)
-	case errors.As(err, &apiErr):
-		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeProxmoxTaskFailed).Wrap(err)
-	}
-	return err
-}
-
-func lockName(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "is locked ("); i >= 0 {
-		rest := msg[i+len("is locked ("):]
-		if j := strings.IndexByte(rest, ')'); j >= 0 {
-			return rest[:j]
-		}
-	}
-	return "unknown"
-}
-
-// Blockers of the lifecycle, shared with the reinstall flow (R25): the catalog holds their
-// phrases under blocker.<code>.
-const (
-	BlockerGuestMissing = "guest_missing"
-	BlockerProtection   = "protection_enabled"
-	BlockerLock         = "proxmox_lock"
-	BlockerShrink       = "rootfs_would_shrink"
-)
-
-func blocked(b ...i18n.Blocker) *i18n.Problem {
-	p := i18n.NewProblem(http.StatusConflict, i18n.CodeBlocked)
-	p.Blockers = b
-	return p
-}
-
-func notOurs(vmid int) *i18n.Problem {
-	return i18n.NewProblem(http.StatusConflict, i18n.CodeGuestNotOurs).Perm(i18n.Permanent).
-		With("vmid", fmt.Sprint(vmid))
-}
+// blocked is the 409 blocked problem of the lifecycle's blockers.
+func blocked(b ...i18n.Blocker) *i18n.Problem { return operation.Blocked(b...) }
 
 // reporter records task warnings and the failing task of an operation for its result.
 type reporter struct {

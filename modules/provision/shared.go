@@ -50,7 +50,7 @@ type nodeFigures struct {
 	Free   int64
 }
 
-func (s *Service) reads(cluster string) *clusterReads {
+func (s *Provisioner) reads(cluster string) *clusterReads {
 	s.readsMu.Lock()
 	defer s.readsMu.Unlock()
 	r, ok := s.shared[cluster]

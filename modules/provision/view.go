@@ -8,6 +8,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules"
+	"pvebill/modules/operation"
 )
 
 // ServiceView is the API shape of a service (API.md Objects).
@@ -44,7 +45,7 @@ type MonitoringView struct {
 
 // Get returns a service the client may see, with live power and monitoring from one status
 // call. When Proxmox cannot be asked, power is "unknown" and every figure null.
-func (s *Service) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
+func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return ServiceView{}, err
@@ -70,7 +71,7 @@ func (s *Service) Get(ctx context.Context, clientID, serviceID string) (ServiceV
 	if svc.VMID == nil || svc.Node == "" {
 		return v, nil
 	}
-	cl, err := s.cluster(svc.Cluster)
+	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
 		return v, nil
 	}
@@ -87,9 +88,6 @@ func (s *Service) Get(ctx context.Context, clientID, serviceID string) (ServiceV
 	v.Monitoring = MonitoringView{CPU: st.CPU, MemoryBytes: st.MemoryBytes, MemoryMaxBytes: st.MemoryMaxBytes,
 		DiskBytes: st.DiskBytes, DiskMaxBytes: st.DiskMaxBytes, SwapBytes: st.SwapBytes, SwapMaxBytes: st.SwapMaxBytes,
 		NetinBytes: st.NetInBytes, NetoutBytes: st.NetOutBytes, UptimeSeconds: st.UptimeSeconds, GuestAgent: st.GuestAgent}
-	if svc.GuestType == "container" {
-		v.Monitoring.GuestAgent = nil
-	}
 	return v, nil
 }
 
@@ -107,20 +105,20 @@ type GuestView struct {
 
 // Guests lists every guest of every cluster from /cluster/resources?type=vm, the guest type
 // read from each row's type (R3), with the managing service when there is one.
-func (s *Service) Guests(ctx context.Context) ([]GuestView, error) {
+func (s *Provisioner) Guests(ctx context.Context) ([]GuestView, error) {
 	out := []GuestView{}
 	for _, name := range s.names {
 		cl := s.clusters[name]
 		rows, err := cl.Client.Cluster().Resources(ctx, "vm")
 		if err != nil {
-			return nil, problemOf(fmt.Errorf("list guests of %s: %w", name, err))
+			return nil, operation.ProblemOf(fmt.Errorf("list guests of %s: %w", name, err))
 		}
 		owners, err := models.ServiceVMIDs(ctx, s.db.Gorm, name)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			kind := kindOfType(r.Type)
+			kind := s.mods.KindOf(r.Type)
 			if kind == "" {
 				continue
 			}

@@ -40,9 +40,11 @@ const (
 	StageDestroy  = "destroy"
 )
 
+// capabilities is what this module implements itself; what its optional interfaces add
+// (reinstall) is computed by modules.Capabilities.
 var capabilities = []plans.Capability{
 	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
-	plans.CapMonitoring,
+	plans.CapUsage, plans.CapMonitoring,
 }
 
 // Module provisions QEMU VMs by cloning the plan's template (R8).
@@ -81,6 +83,15 @@ func (m *Module) expect(ctx context.Context, g modules.Guest, what string, want 
 
 // Kind is plans.VM.
 func (m *Module) Kind() plans.GuestType { return Kind }
+
+// CheckOS refuses an OS without a VM template in the plan.
+func (m *Module) CheckOS(p plans.Plan, os string) error {
+	_, err := p.VMTemplate(os)
+	return err
+}
+
+// ResourceType is the type /cluster/resources gives the kind's guests.
+func (m *Module) ResourceType() string { return "qemu" }
 
 // Capabilities lists what the module implements.
 func (m *Module) Capabilities() []plans.Capability {

@@ -1,33 +1,27 @@
 package reinstall
 
 import (
-	"net/http"
-
 	"pvebill/i18n"
+	"pvebill/modules/operation"
 	"pvebill/modules/pve/pveconf"
 )
 
-// BlockerCode names one of the nine reasons a reinstall is refused before anything irreversible
-// happens (R25). Each has a phrase under blocker.<code> in the nine catalogs; a reason that is
-// not a BlockerCode cannot be shown.
-type BlockerCode string
+// BlockerCode names one of the nine reasons a reinstall is refused before anything
+// irreversible happens (R25): the one blocker type of every operation.
+type BlockerCode = operation.BlockerCode
 
 // The nine blockers (R25).
 const (
-	GuestMissing           BlockerCode = "guest_missing"
-	ProtectionEnabled      BlockerCode = "protection_enabled"
-	ProxmoxLock            BlockerCode = "proxmox_lock"
-	BackupOrRestoreRunning BlockerCode = "backup_or_restore_running"
-	ProtectedBackupExists  BlockerCode = "protected_backup_exists"
-	RootfsWouldShrink      BlockerCode = "rootfs_would_shrink"
-	RootfsSizeUnknown      BlockerCode = "rootfs_size_unknown"
-	MountUnclassifiable    BlockerCode = "mount_unclassifiable"
-	ReinstallInProgress    BlockerCode = "reinstall_in_progress"
+	GuestMissing           = operation.GuestMissing
+	ProtectionEnabled      = operation.ProtectionEnabled
+	ProxmoxLock            = operation.ProxmoxLock
+	BackupOrRestoreRunning = operation.BackupOrRestoreRunning
+	ProtectedBackupExists  = operation.ProtectedBackupExists
+	RootfsWouldShrink      = operation.RootfsWouldShrink
+	RootfsSizeUnknown      = operation.RootfsSizeUnknown
+	MountUnclassifiable    = operation.MountUnclassifiable
+	ReinstallInProgress    = operation.ReinstallInProgress
 )
-
-// BlockerCodes lists the nine codes in the order Check reports them.
-var BlockerCodes = []BlockerCode{GuestMissing, ProtectionEnabled, ProxmoxLock, BackupOrRestoreRunning,
-	ProtectedBackupExists, RootfsWouldShrink, RootfsSizeUnknown, MountUnclassifiable, ReinstallInProgress}
 
 // Blocker is one typed refusal with the parameters its phrase needs.
 type Blocker struct {
@@ -36,7 +30,7 @@ type Blocker struct {
 }
 
 // I18n is the blocker as the problem layer carries it.
-func (b Blocker) I18n() i18n.Blocker { return i18n.Blocker{Code: string(b.Code), Params: b.Params} }
+func (b Blocker) I18n() i18n.Blocker { return b.Code.Blocker(b.Params) }
 
 // Message is the blocker's phrase in lang.
 func (b Blocker) Message(lang string) string { return b.I18n().Message(lang) }
@@ -93,7 +87,7 @@ func SizesOf(mounts []Mount, key string, plannedBytes int64) RootfsSizes {
 	return out
 }
 
-// Check returns the blockers the facts raise, in BlockerCodes order; none means the reinstall
+// Check returns the blockers the facts raise, in operation.BlockerCodes order; none means the reinstall
 // may go on. The root filesystem may only grow: it is refused when the current size in bytes is
 // above the plan's, and shown rounded up (8.5 GiB against 8 reads "9 GiB" > "8 GiB").
 func Check(f Facts) []Blocker {
@@ -148,11 +142,11 @@ func Check(f Facts) []Blocker {
 
 // Blocked is the 409 problem of a non-empty blocker list.
 func Blocked(bs []Blocker) *i18n.Problem {
-	p := i18n.NewProblem(http.StatusConflict, i18n.CodeBlocked).Perm(i18n.Temporary)
+	out := make([]i18n.Blocker, 0, len(bs))
 	for _, b := range bs {
-		p.Blockers = append(p.Blockers, b.I18n())
+		out = append(out, b.I18n())
 	}
-	return p
+	return operation.Blocked(out...).Perm(i18n.Temporary)
 }
 
 // Confirmation is what the customer saw of one mount and sends back with apply: the key and the

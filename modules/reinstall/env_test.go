@@ -54,7 +54,7 @@ type env struct {
 	t       *testing.T
 	db      *models.DB
 	sim     *simtest.Server
-	svc     *reinstall.Service
+	svc     *reinstall.Replacer
 	client  *pve.Client
 	plans   *plans.Service
 	exec    *executor.Executor
@@ -94,7 +94,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond},
 		log, executor.NewMetrics(prometheus.NewRegistry()))
 	e.svc = reinstall.New(reinstall.Options{DB: e.db, Plans: ps, Modules: reg,
-		Clusters: []reinstall.Cluster{{Name: "default", Client: cl}}, Secrets: e.exec.Secrets(), Log: log})
+		Clusters: []modules.Cluster{{Name: "default", Client: cl}}, Secrets: e.exec.Secrets(), Log: log})
 	for _, a := range e.svc.Actions() {
 		e.exec.Register(a)
 	}

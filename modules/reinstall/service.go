@@ -13,8 +13,8 @@ import (
 	"pvebill/models"
 	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // The contract of the reinstall flow (STYLE habit 2).
@@ -28,15 +28,22 @@ const (
 	ActionBackup  = "backup"
 	ActionRestore = "restore"
 	// IrreversibleStage is the first stage whose start means data may be gone.
-	IrreversibleStage = "destroy"
+	IrreversibleStage = StageDestroy
 )
 
-// ApplyStages is the one ordered stage list of apply (R27). Whether a failure is destructive is
-// derived from a stage's position in it by executor.Action.Destructive, and nowhere else.
-var ApplyStages = []string{"precheck", "stop", "destroy", "create", "configure", "start", "verify"}
-
-// PreviewStages is the stage list of phase 1: it only reads.
-var PreviewStages = []string{"read"}
+// Stages of the two phases, in the order of their step lists (previewSteps, applySteps).
+// Whether a failure is destructive is derived from a stage's position by
+// executor.Action.Destructive, and nowhere else (R27).
+const (
+	StageRead      executor.Stage = "read"
+	StagePrecheck  executor.Stage = "precheck"
+	StageStop      executor.Stage = "stop"
+	StageDestroy   executor.Stage = "destroy"
+	StageCreate    executor.Stage = "create"
+	StageConfigure executor.Stage = "configure"
+	StageStart     executor.Stage = "start"
+	StageVerify    executor.Stage = "verify"
+)
 
 // Secret names of an apply operation (executor.Secrets): transient, never stored (R26).
 const (
@@ -44,59 +51,47 @@ const (
 	secretSSHKeys  = "ssh_keys"
 )
 
-// Cluster is one configured Proxmox cluster.
-type Cluster struct {
-	Name   string
-	Client *pve.Client
-}
-
 // Addresses gives a service its static address again (idempotent per service: the address it
 // already holds), for plans with an ip_pool.
 type Addresses interface {
 	Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error)
 }
 
-// Options configure a Service.
+// Options configure a Replacer. Every field but Addresses is required; a nil Addresses means
+// no address pools are configured (a plan naming one then fails its reinstall).
 type Options struct {
 	DB        *models.DB
 	Plans     *plans.Service
 	Modules   *modules.Registry
-	Clusters  []Cluster
+	Clusters  []modules.Cluster
 	Addresses Addresses
 	Secrets   *executor.Secrets
 	Log       *slog.Logger
 }
 
-// Service runs reinstalls: it writes intents and operations, advances intents on read, and
-// provides the executor actions of both phases.
-type Service struct {
+// Replacer runs reinstalls (the replacement of a service's guest in place): it writes intents
+// and operations, advances intents on read, and provides the executor actions of both phases.
+type Replacer struct {
 	db       *models.DB
 	plans    *plans.Service
 	mods     *modules.Registry
-	clusters map[string]Cluster
+	clusters operation.Clusters
 	addrs    Addresses
 	secrets  *executor.Secrets
 	log      *slog.Logger
 }
 
-// New builds the service.
-func New(o Options) *Service {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	s := &Service{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: map[string]Cluster{}, addrs: o.Addresses,
-		secrets: o.Secrets, log: o.Log}
-	for _, c := range o.Clusters {
-		s.clusters[c.Name] = c
-	}
-	return s
+// New builds the replacer.
+func New(o Options) *Replacer {
+	return &Replacer{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: operation.NewClusters(o.Clusters),
+		addrs: o.Addresses, secrets: o.Secrets, log: o.Log}
 }
 
 // Actions are the executor actions of both phases.
-func (s *Service) Actions() []executor.Action {
+func (s *Replacer) Actions() []executor.Action {
 	return []executor.Action{
-		{Name: ActionPreview, Stages: PreviewStages, Run: s.runPreview},
-		{Name: ActionApply, Stages: ApplyStages, Irreversible: IrreversibleStage, Run: s.runApply},
+		{Name: ActionPreview, Stages: executor.StagesOf(previewSteps), Run: s.runPreview},
+		{Name: ActionApply, Stages: executor.StagesOf(applySteps), Irreversible: IrreversibleStage, Run: s.runApply},
 	}
 }
 
@@ -140,13 +135,9 @@ func stale() *i18n.Problem {
 	return i18n.NewProblem(http.StatusConflict, i18n.CodePreviewStale).Perm(i18n.Temporary)
 }
 
-func notOurs(vmid int) *i18n.Problem {
-	return i18n.NewProblem(http.StatusConflict, i18n.CodeGuestNotOurs).Perm(i18n.Permanent).With("vmid", fmt.Sprint(vmid))
-}
-
 // service reads a service the client may see and refuses the states no reinstall may start in:
 // awaiting reconciliation (the lock stays closed, R28), or without a guest.
-func (s *Service) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+func (s *Replacer) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound()
@@ -172,7 +163,7 @@ func (s *Service) service(ctx context.Context, clientID, serviceID string) (*mod
 
 // Preview starts phase 1: it writes an intent in preview_pending and the read-only operation
 // that fills it. The OS defaults to the one the service was created with.
-func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req PreviewRequest) (*models.Intent, *models.Operation, error) {
+func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req PreviewRequest) (*models.Intent, *models.Operation, error) {
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, nil, err
@@ -184,9 +175,9 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 	} else if own.ReinstallInProgress {
 		return nil, nil, inProgress()
 	}
-	kind := plans.GuestType(svc.GuestType)
-	if _, ok := s.mods.Get(kind); !ok {
-		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeNotYetAvailable).Perm(i18n.Temporary)
+	k, ok := s.kind(plans.GuestType(svc.GuestType))
+	if !ok {
+		return nil, nil, operation.NotAvailable()
 	}
 	plan, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
@@ -198,12 +189,7 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 			return nil, nil, err
 		}
 	}
-	if kind == plans.VM {
-		_, err = plan.VMTemplate(osName)
-	} else {
-		_, err = plan.ContainerTemplate(osName)
-	}
-	if err != nil {
+	if err := k.mod.CheckOS(plan, osName); err != nil {
 		return nil, nil, err
 	}
 	in := &models.Intent{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, State: models.IntentPreviewPending,
@@ -218,7 +204,7 @@ func (s *Service) Preview(ctx context.Context, clientID, serviceID string, req P
 
 // createdOS is the OS the guest runs: that of the last completed reinstall, else that of the
 // service's create operation.
-func (s *Service) createdOS(ctx context.Context, serviceID string) (string, error) {
+func (s *Replacer) createdOS(ctx context.Context, serviceID string) (string, error) {
 	// Only the latest intent can still be moving: bring it up to date first.
 	if latest, err := models.LatestIntent(ctx, s.db.Gorm, serviceID); err == nil {
 		if _, err := s.Advance(ctx, latest.ID); err != nil {
@@ -246,7 +232,7 @@ func (s *Service) createdOS(ctx context.Context, serviceID string) (string, erro
 }
 
 // Get reads an intent of the client's service ("" for the latest) and advances it (R29).
-func (s *Service) Get(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error) {
+func (s *Replacer) Get(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound()
@@ -277,7 +263,7 @@ func (s *Service) Get(ctx context.Context, clientID, serviceID, intentID string)
 // It always starts from a fresh select (a copy read earlier may be stale), and losing the swap
 // means another reader just made exactly this transition, so the loser re-reads and returns the
 // winner's row — never its own stale copy (R29).
-func (s *Service) Advance(ctx context.Context, id string) (*models.Intent, error) {
+func (s *Replacer) Advance(ctx context.Context, id string) (*models.Intent, error) {
 	for {
 		in, err := models.GetIntent(ctx, s.db.Gorm, id)
 		if err != nil {
@@ -303,7 +289,7 @@ func (s *Service) Advance(ctx context.Context, id string) (*models.Intent, error
 // Apply starts phase 2 (R22). The intent must be the service's latest, with its preview ready;
 // the confirmations must be the preview's, pair for pair; the blockers are checked again on our
 // side. The root password and keys are handed to the executor in memory only (R26).
-func (s *Service) Apply(ctx context.Context, clientID, serviceID string, req ApplyRequest) (*models.Operation, *models.Intent, error) {
+func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req ApplyRequest) (*models.Operation, *models.Intent, error) {
 	if req.RootPassword == "" && len(req.SSHKeys) == 0 {
 		return nil, nil, i18n.Validation(i18n.FieldError{Field: "root_password", Code: i18n.FieldRequiredOne, Param: "root_password, ssh_keys"})
 	}
@@ -410,7 +396,7 @@ func blockerParam(bs []Blocker, code BlockerCode, key string) string {
 
 // ownFacts are the facts our own database holds: a backup or restore of ours queued or running,
 // another reinstall applying (except the operation except).
-func (s *Service) ownFacts(ctx context.Context, serviceID, except string) (Facts, error) {
+func (s *Replacer) ownFacts(ctx context.Context, serviceID, except string) (Facts, error) {
 	var f Facts
 	n, err := models.CountActiveOperations(ctx, s.db.Gorm, serviceID, except, ActionBackup, ActionRestore)
 	if err != nil {
@@ -427,7 +413,7 @@ func (s *Service) ownFacts(ctx context.Context, serviceID, except string) (Facts
 // Reconcile closes a service's needs_reconciliation (R28) with an operator's resolution,
 // releases its lock and records it in the audit log: the service becomes active after recreated
 // or restored and failed after abandoned.
-func (s *Service) Reconcile(ctx context.Context, actor, serviceID string, req ReconcileRequest) (*models.Service, error) {
+func (s *Replacer) Reconcile(ctx context.Context, actor, serviceID string, req ReconcileRequest) (*models.Service, error) {
 	state := models.ServiceActive
 	if req.Resolution == "abandoned" {
 		state = models.ServiceFailed

@@ -20,7 +20,7 @@ func TestStagesDestructiveFromPosition(t *testing.T) {
 				t.Fatalf("stages %v", a.Stages)
 			}
 			for i, st := range a.Stages {
-				if a.Destructive(i) != want[st] {
+				if a.Destructive(i) != want[string(st)] {
 					t.Errorf("stage %s destructive %v", st, a.Destructive(i))
 				}
 			}

@@ -1,14 +1,10 @@
 package reinstall
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	"pvebill/modules"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pveconf"
 )
@@ -109,9 +105,9 @@ func ClassifiedDisks(vmid int, entries []Entry, recreated map[string]bool) []Mou
 	return out
 }
 
-// vmEntries are the drives of a VM's active config and, where the merged (pending) config
+// DiskEntries are the drives of a VM's active config and, where the merged (pending) config
 // differs, the pending values.
-func vmEntries(cur, merged pve.QEMUConfig) []Entry {
+func DiskEntries(cur, merged pve.QEMUConfig) []Entry {
 	var out []Entry
 	add := func(cfg pve.QEMUConfig, pending bool) {
 		for k, v := range cfg.Disks {
@@ -129,105 +125,4 @@ func vmEntries(cur, merged pve.QEMUConfig) []Entry {
 	add(cur, false)
 	add(merged, true)
 	return out
-}
-
-// BootDisk returns the key of a VM's boot disk: the first disk of boot=order=…, else the first
-// of scsi0, virtio0, sata0, ide0 that is not a CD drive; "" when there is none.
-func BootDisk(cfg pve.QEMUConfig) string {
-	isDisk := func(k string) bool {
-		v, ok := cfg.Disks[k]
-		return ok && !strings.Contains(v, "media=cdrom")
-	}
-	if order, ok := strings.CutPrefix(cfg.Boot, "order="); ok {
-		for _, k := range strings.Split(order, ";") {
-			if isDisk(k) {
-				return k
-			}
-		}
-	}
-	for _, k := range []string{"scsi0", "virtio0", "sata0", "ide0"} {
-		if isDisk(k) {
-			return k
-		}
-	}
-	return ""
-}
-
-// locate finds a guest in the cluster listing: its node and type ("" when absent).
-func locate(ctx context.Context, cl Cluster, vmid int) (node, typ string, err error) {
-	rows, err := cl.Client.Cluster().Resources(ctx, "vm")
-	if err != nil {
-		return "", "", fmt.Errorf("list guests of %s: %w", cl.Name, err)
-	}
-	for _, r := range rows {
-		if r.VMID.Int() == vmid && (r.Type == "lxc" || r.Type == "qemu") {
-			return r.Node, r.Type, nil
-		}
-	}
-	return "", "", nil
-}
-
-// observeVM is observe for a VM: its active and merged config, the template's drives (which the
-// clone brings back), protected backups and our own operations. Only GET requests are sent.
-func (s *Service) observeVM(ctx context.Context, cl Cluster, vmid int, serviceID, except string, plannedBytes int64, tmpl int) (observation, error) {
-	own, err := s.ownFacts(ctx, serviceID, except)
-	if err != nil {
-		return observation{}, err
-	}
-	obs := observation{facts: own}
-	obs.facts.PlannedBytes = plannedBytes
-	node, typ, err := locate(ctx, cl, vmid)
-	if err != nil {
-		return obs, err
-	}
-	if typ == "lxc" {
-		return obs, notOurs(vmid)
-	}
-	if node == "" {
-		return obs, nil
-	}
-	obs.node = node
-	q := cl.Client.Node(node).QEMU(vmid)
-	cur, err := q.ConfigCurrent(ctx)
-	if errors.Is(err, pve.ErrNotFound) {
-		return obs, nil
-	}
-	if err != nil {
-		return obs, fmt.Errorf("read VM %d config: %w", vmid, err)
-	}
-	if !modules.HasStamp(cur.Description, serviceID) {
-		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", serviceID, "vmid", vmid)
-		return obs, notOurs(vmid)
-	}
-	merged, err := q.Config(ctx)
-	if err != nil {
-		return obs, fmt.Errorf("read VM %d config: %w", vmid, err)
-	}
-	tnode, ttyp, err := locate(ctx, cl, tmpl)
-	if err != nil {
-		return obs, err
-	}
-	if ttyp != "qemu" {
-		return obs, fmt.Errorf("template %d not found on cluster %s", tmpl, cl.Name)
-	}
-	tcfg, err := cl.Client.Node(tnode).QEMU(tmpl).ConfigCurrent(ctx)
-	if err != nil {
-		return obs, fmt.Errorf("read template %d config: %w", tmpl, err)
-	}
-	recreated := map[string]bool{}
-	for k := range tcfg.Disks {
-		recreated[k] = true
-	}
-	obs.facts.Exists = true
-	obs.facts.Protected = bool(cur.Protection)
-	obs.facts.Lock = cur.Lock
-	obs.facts.Mounts = ClassifiedDisks(vmid, vmEntries(cur, merged), recreated)
-	obs.facts.RootKey = BootDisk(cur)
-	if obs.facts.RootKey == "" {
-		obs.facts.RootKey = "boot"
-	}
-	if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, cl, node, vmid); err != nil {
-		return obs, err
-	}
-	return obs, nil
 }

@@ -63,7 +63,7 @@ type stack struct {
 	db   *models.DB
 	reg  *prometheus.Registry
 	exec *executor.Executor
-	prov *provision.Service
+	prov *provision.Provisioner
 	srv  *server.Server
 }
 
@@ -78,7 +78,7 @@ func newStack(t *testing.T, db *models.DB, client *pve.Client, workers int, log 
 	st.exec = executor.New(db, executor.Config{Owner: "bench", Workers: workers, Lease: 30 * time.Second,
 		PollInterval: time.Second}, log, executor.NewMetrics(st.reg))
 	st.prov = provision.New(provision.Options{DB: db, Plans: ps, Modules: mods,
-		Clusters: []provision.Cluster{{Name: "default", Client: client}}, Secrets: st.exec.Secrets(), Log: log,
+		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Secrets: st.exec.Secrets(), Log: log,
 		Metrics: provision.NewMetrics(st.reg)})
 	for _, a := range st.prov.Actions() {
 		st.exec.Register(a)

@@ -1,0 +1,118 @@
+package lxc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"pvebill/modules"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/reinstall"
+)
+
+// A container's reinstall (R22, R26–R28): stop, destroy without destroy-unreferenced-disks,
+// create from the plan with the short create body, configure, start. Its vocabulary is the
+// container's own (R12): the rootfs and mount points mpN and unusedN.
+
+// ReadForReinstall reads the container's active config and its pending section, labelled. Only
+// GET requests are sent.
+func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, _ plans.Plan, _ string) (reinstall.Read, error) {
+	c := ct(g)
+	cfg, err := c.ConfigCurrent(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return reinstall.Read{}, nil
+	}
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+		return reinstall.Read{Exists: true}, nil
+	}
+	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cfg.Protection), Lock: cfg.Lock}
+	pending, err := c.Pending(ctx)
+	if err != nil {
+		return rd, fmt.Errorf("read container %d pending config: %w", g.VMID, err)
+	}
+	rd.Mounts = reinstall.Classified(g.VMID, reinstall.EntriesOf(pending))
+	return rd, nil
+}
+
+// Shape puts the rootfs sizes and the mounts into a preview.
+func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
+	sz := reinstall.Sizes(f.Mounts, f.PlannedBytes)
+	pv.Rootfs = &sz
+	if f.Mounts != nil {
+		pv.Mounts = f.Mounts
+	}
+}
+
+// StopForReinstall stops the container if it runs, reads back that it is stopped, and reports
+// whether it is HA-managed.
+func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, error) {
+	c := ct(g)
+	st, err := c.Status(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		if _, err := c.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
+			return false, fmt.Errorf("stop container %d: %w", g.VMID, err)
+		}
+		if st, err = c.Status(ctx); err != nil {
+			return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
+		}
+		if st.Running() {
+			return false, fmt.Errorf("container %d reads back running after stop", g.VMID)
+		}
+	}
+	return st.HA != nil && bool(st.HA.Managed), nil
+}
+
+// DestroyForReinstall destroys the container without destroy-unreferenced-disks (R17), with
+// purge only when asked, and reads back that the config is gone.
+func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge bool) error {
+	c := ct(g)
+	if _, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: purge}); err != nil {
+		return fmt.Errorf("destroy container %d: %w", g.VMID, err)
+	}
+	if _, err := c.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
+		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
+	}
+	return nil
+}
+
+// Exists reports whether a container config is at the vmid.
+func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
+	_, err := ct(g).ConfigCurrent(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Recreate creates the container again on its node from the plan, in allocation form and with
+// the stamp (the short create body, CreateRequest).
+func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.CreateSpec) (modules.Guest, error) {
+	req, err := CreateRequest(g.ServiceID, spec)
+	if err != nil {
+		return g, err
+	}
+	if _, err := ct(g).Create(ctx, req); err != nil {
+		return g, fmt.Errorf("create container %d: %w", g.VMID, err)
+	}
+	return g, nil
+}
+
+// Reconfigure is the container's Configure (firewall, onboot, read back with the stamp).
+func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.CreateSpec) error {
+	return m.Configure(ctx, g, spec, nil)
+}
+
+// RootDiskFits: a reinstalled container's rootfs is exactly the plan's size.
+func (m *Module) RootDiskFits(have, planned int64) bool { return have == planned }
+
+var (
+	_ modules.Reinstaller = (*Module)(nil)
+	_ reinstall.Reader    = (*Module)(nil)
+)

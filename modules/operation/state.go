@@ -1,0 +1,19 @@
+package operation
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"pvebill/models"
+)
+
+// SetState records a service state after an operation, outside the operation's context (which
+// may be cancelled by then); a failure is logged.
+func SetState(db *models.DB, log *slog.Logger, serviceID, state string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := models.UpdateService(ctx, db.Gorm, serviceID, map[string]any{"state": state}); err != nil {
+		log.Error("record service state", "service_id", serviceID, "state", state, "err", err)
+	}
+}

@@ -1,0 +1,170 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"pvebill/modules"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+	"pvebill/modules/reinstall"
+)
+
+// A VM reinstall is a re-clone (R30): stop, destroy, clone the template onto the same vmid,
+// cloud-init and the plan, start — with the same two phases, blockers and reconciliation as a
+// container's. Its vocabulary is the VM's own (R12): disks (scsiN, virtioN, sataN, ideN,
+// efidisk0, tpmstate0, unusedN) and the boot disk, never a container's rootfs or mount points.
+
+// templateAt finds the template vmid in the cluster listing: its node, "" when no VM is there.
+func templateAt(ctx context.Context, g modules.Guest, tmpl int) (string, error) {
+	rows, err := g.Client.Cluster().Resources(ctx, "vm")
+	if err != nil {
+		return "", fmt.Errorf("list guests of %s: %w", g.Cluster, err)
+	}
+	for _, r := range rows {
+		if r.VMID.Int() == tmpl && r.Type == "qemu" {
+			return r.Node, nil
+		}
+	}
+	return "", nil
+}
+
+// ReadForReinstall reads the VM's active and merged config and the template's drives (which
+// the clone brings back), labelled. Only GET requests are sent.
+func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, p plans.Plan, os string) (reinstall.Read, error) {
+	tmpl, err := p.VMTemplate(os)
+	if err != nil {
+		return reinstall.Read{}, err
+	}
+	q := vm(g)
+	cur, err := q.ConfigCurrent(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return reinstall.Read{}, nil
+	}
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if !modules.HasStamp(cur.Description, g.ServiceID) {
+		return reinstall.Read{Exists: true}, nil
+	}
+	merged, err := q.Config(ctx)
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	tnode, err := templateAt(ctx, g, tmpl)
+	if err != nil {
+		return reinstall.Read{}, err
+	}
+	if tnode == "" {
+		return reinstall.Read{}, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
+	}
+	tcfg, err := g.Client.Node(tnode).QEMU(tmpl).ConfigCurrent(ctx)
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read template %d config: %w", tmpl, err)
+	}
+	recreated := map[string]bool{}
+	for k := range tcfg.Disks {
+		recreated[k] = true
+	}
+	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
+		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), recreated), RootKey: bootDisk(cur)}
+	if rd.RootKey == "" {
+		rd.RootKey = "boot"
+	}
+	return rd, nil
+}
+
+// Shape puts the boot disk's sizes and the disks into a preview.
+func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
+	sz := reinstall.SizesOf(f.Mounts, f.RootKey, f.PlannedBytes)
+	pv.BootDisk, pv.Disks, pv.RootKey = &sz, f.Mounts, f.RootKey
+	if pv.Disks == nil {
+		pv.Disks = []reinstall.Mount{}
+	}
+}
+
+// StopForReinstall stops the VM if it runs, reads back that it is stopped, and reports whether
+// it is HA-managed.
+func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, error) {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		if _, err := q.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
+			return false, fmt.Errorf("stop VM %d: %w", g.VMID, err)
+		}
+		if st, err = q.Status(ctx); err != nil {
+			return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+		}
+		if st.Running() {
+			return false, fmt.Errorf("VM %d reads back running after stop", g.VMID)
+		}
+	}
+	return st.HA != nil && bool(st.HA.Managed), nil
+}
+
+// DestroyForReinstall destroys the VM without destroy-unreferenced-disks (R17), with purge only
+// when asked, and reads back that the config is gone.
+func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge bool) error {
+	q := vm(g)
+	if _, err := q.Delete(ctx, pve.QEMUDeleteOptions{Purge: purge}); err != nil {
+		return fmt.Errorf("destroy VM %d: %w", g.VMID, err)
+	}
+	if _, err := q.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
+		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
+	}
+	return nil
+}
+
+// Exists reports whether a VM config is at the vmid.
+func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
+	_, err := vm(g).ConfigCurrent(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Recreate clones the plan's template onto the vmid on the template's node (Proxmox clones
+// there) and configures the clone: cloud-init, the plan, the firewall (Create). The guest
+// returned is on the template's node once that is known.
+func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.CreateSpec) (modules.Guest, error) {
+	tmpl, err := spec.Plan.VMTemplate(spec.OS)
+	if err != nil {
+		return g, err
+	}
+	tnode, err := templateAt(ctx, g, tmpl)
+	if err != nil {
+		return g, err
+	}
+	if tnode == "" {
+		return g, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
+	}
+	g.Node = tnode
+	return g, m.Create(ctx, g, spec, nil)
+}
+
+// Reconfigure reads back what a reinstall promises: Recreate configured the clone already.
+func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.CreateSpec) error {
+	planned := int64(spec.Plan.DiskGiB) * modules.GiB
+	ins, err := m.Inspect(ctx, g)
+	if err != nil {
+		return err
+	}
+	if !ins.Exists || !ins.Stamped || !ins.OnBoot || ins.DiskBytes < planned {
+		return fmt.Errorf("VM %d does not read back stamped, onboot, with a %d-byte boot disk", g.VMID, planned)
+	}
+	return nil
+}
+
+// RootDiskFits: a re-cloned VM's boot disk is at least the plan's size (the template's may be
+// larger).
+func (m *Module) RootDiskFits(have, planned int64) bool { return have >= planned }
+
+var (
+	_ modules.Reinstaller = (*Module)(nil)
+	_ reinstall.Reader    = (*Module)(nil)
+)

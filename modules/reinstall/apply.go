@@ -1,0 +1,161 @@
+package reinstall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/operation"
+)
+
+// apply is one run of phase 2: what each stage found, for the stages after it.
+type apply struct {
+	s   *Replacer
+	r   *executor.Run
+	p   applyPayload
+	in  *models.Intent
+	res *runResult
+	t   target
+	// located is set once the guest was read: from then on a failure can tell whether it
+	// still exists.
+	located bool
+	g       modules.Guest
+	ha      bool
+	spec    modules.CreateSpec
+}
+
+// applySteps is phase 2 (R22, R26–R30): precheck (the third check, against the config the run
+// reads itself, and the confirmations compared pair for pair), stop, a last re-read, destroy
+// without destroy-unreferenced-disks (R17), create (the kind's replacement from the plan: a
+// container's create, a VM's re-clone with cloud-init), configure, start, verify. A failure
+// before destroy is failed and releases the lock; at or after it, needs_reconciliation —
+// derived from the stage's position by executor.Action.Destructive alone.
+var applySteps = []executor.Step[*apply]{
+	{Stage: StagePrecheck, Run: precheck},
+	{Stage: StageStop, Run: stopGuest},
+	{Stage: StageDestroy, Run: destroyGuest},
+	{Stage: StageCreate, Run: recreateGuest},
+	{Stage: StageConfigure, Run: reconfigureGuest},
+	{Stage: StageStart, Run: startGuest},
+	{Stage: StageVerify, Run: verifyGuest},
+}
+
+// runApply runs phase 2's stages and records its result (endApply).
+func (s *Replacer) runApply(ctx context.Context, r *executor.Run) (err error) {
+	a := &apply{s: s, r: r}
+	if err := r.Payload(&a.p); err != nil {
+		return err
+	}
+	if a.in, err = models.GetIntent(ctx, s.db.Gorm, a.p.IntentID); err != nil {
+		return err
+	}
+	a.res = &runResult{VMID: a.in.VMID}
+	defer func() { err = s.endApply(ctx, a, err) }()
+	return executor.RunSteps(ctx, r, applySteps, a)
+}
+
+// check is the third check: the blockers and the confirmations against what this run reads
+// itself.
+func (a *apply) check(ctx context.Context) (observation, error) {
+	obs, err := a.s.observe(ctx, a.t)
+	if err != nil {
+		return obs, err
+	}
+	if bs := Check(obs.facts); len(bs) > 0 {
+		return obs, Blocked(bs)
+	}
+	if !SameConfirmations(Confirmations(obs.facts.Mounts), a.p.Confirmations) {
+		a.s.log.Warn("config changed since the preview; refusing", "service_id", a.in.ServiceID, "vmid", a.in.VMID)
+		return obs, stale()
+	}
+	return obs, nil
+}
+
+func precheck(ctx context.Context, a *apply) error {
+	password, _ := a.r.Secret(secretPassword)
+	keys, _ := a.r.Secret(secretSSHKeys)
+	if password == "" && keys == "" {
+		// The secrets lived in the memory of a process that is gone: nothing was touched; ask
+		// for the apply again.
+		return operation.Interrupted()
+	}
+	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.ServiceID)
+	if err != nil {
+		return err
+	}
+	if a.t, err = a.s.targetOf(ctx, a.in, a.r.Op.ID); err != nil {
+		return err
+	}
+	a.spec = modules.CreateSpec{Plan: a.t.plan, OS: a.in.OS, Hostname: svc.Hostname, Password: password}
+	if keys != "" {
+		a.spec.SSHKeys = strings.Split(keys, "\n")
+	}
+	obs, err := a.check(ctx)
+	if err != nil {
+		return err
+	}
+	a.res.Node = obs.node
+	a.g = modules.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID, ServiceID: a.in.ServiceID}
+	a.located = true
+	return nil
+}
+
+func stopGuest(ctx context.Context, a *apply) error {
+	ha, err := a.t.k.rep.StopForReinstall(ctx, a.g)
+	if err != nil {
+		return err
+	}
+	a.ha = ha
+	// Right before destroying, read again: anything attached meanwhile refuses here.
+	_, err = a.check(ctx)
+	return err
+}
+
+func destroyGuest(ctx context.Context, a *apply) error {
+	// Never destroy-unreferenced-disks: it would erase volumes the preview never showed (R17).
+	// No purge either, so that the vmid keeps its backup and replication jobs — except for an
+	// HA-managed guest, which Proxmox destroys only with purge=1.
+	return a.t.k.rep.DestroyForReinstall(ctx, a.g, a.ha)
+}
+
+func recreateGuest(ctx context.Context, a *apply) error {
+	if pool := a.t.plan.IPPool; pool != nil {
+		if a.s.addrs == nil {
+			return fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", a.t.plan.Code, *pool)
+		}
+		addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.ServiceID)
+		if err != nil {
+			return fmt.Errorf("address of %s: %w", a.in.ServiceID, err)
+		}
+		a.spec.Address = &addr
+	}
+	g, err := a.t.k.rep.Recreate(ctx, a.g, a.spec)
+	a.g = g
+	return err
+}
+
+func reconfigureGuest(ctx context.Context, a *apply) error {
+	return a.t.k.rep.Reconfigure(ctx, a.g, a.spec)
+}
+
+func startGuest(ctx context.Context, a *apply) error {
+	return a.t.k.mod.Start(ctx, a.g, nil)
+}
+
+func verifyGuest(ctx context.Context, a *apply) error {
+	ins, err := a.t.k.mod.Inspect(ctx, a.g)
+	if err != nil {
+		return err
+	}
+	if !ins.Exists || !ins.Stamped || !ins.Running {
+		return fmt.Errorf("guest %d does not read back running with its stamp", a.in.VMID)
+	}
+	if !a.t.k.rep.RootDiskFits(ins.DiskBytes, a.t.planned) {
+		return fmt.Errorf("guest %d root disk reads back %d bytes, want %d", a.in.VMID, ins.DiskBytes, a.t.planned)
+	}
+	a.res.Node = a.g.Node
+	return models.UpdateService(ctx, a.s.db.Gorm, a.in.ServiceID, map[string]any{"state": models.ServiceActive, "node": a.g.Node})
+}

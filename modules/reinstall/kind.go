@@ -1,0 +1,59 @@
+package reinstall
+
+import (
+	"context"
+
+	"pvebill/modules"
+	"pvebill/modules/plans"
+)
+
+// Reader is a guest kind's side of a reinstall's reads, implemented in the kind's package beside
+// its modules.Reinstaller: it reads the guest (GET requests only) and labels what a reinstall
+// would replace, in the kind's own vocabulary (R12: a container's rootfs and mount points, a
+// VM's disks and boot disk).
+type Reader interface {
+	// ReadForReinstall reads the guest at g for a reinstall to plan p with os.
+	ReadForReinstall(ctx context.Context, g modules.Guest, p plans.Plan, os string) (Read, error)
+	// Shape puts the labelled mounts and sizes of the facts into the kind's fields of a
+	// preview.
+	Shape(pv *Preview, f Facts)
+}
+
+// Read is what a kind read of its guest for a reinstall.
+type Read struct {
+	// Exists is false when no config is at the vmid (nothing else is read then).
+	Exists bool
+	// Stamped is false when the config does not carry the service's stamp (R39): nothing else
+	// is read, and the reinstall refuses.
+	Stamped   bool
+	Protected bool
+	Lock      string
+	// Mounts are the labelled mounts or disks, active and pending.
+	Mounts []Mount
+	// RootKey names the mount whose size may only grow ("" for a container's rootfs).
+	RootKey string
+}
+
+// kindOf is the reinstall side of a guest kind: nil when the kind's module does not implement
+// both halves (the kind does not offer reinstall).
+type kindOf struct {
+	mod modules.Module
+	rep modules.Reinstaller
+	rd  Reader
+}
+
+func (s *Replacer) kind(kind plans.GuestType) (kindOf, bool) {
+	mod, ok := s.mods.Get(kind)
+	if !ok {
+		return kindOf{}, false
+	}
+	rep, ok := mod.(modules.Reinstaller)
+	if !ok {
+		return kindOf{}, false
+	}
+	rd, ok := mod.(Reader)
+	if !ok {
+		return kindOf{}, false
+	}
+	return kindOf{mod: mod, rep: rep, rd: rd}, true
+}
