@@ -1,0 +1,162 @@
+package modules_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// kindPackages may compare guest kinds: the kinds themselves, the plan model that names them,
+// and the Proxmox client, its config parsers and its simulator, which speak of /lxc and /qemu
+// paths. Everything else — provision, reinstall, executor, operation, server, jobs, usage,
+// models, main — dispatches on a kind only through the modules' interfaces.
+var kindPackages = []string{"modules/lxc", "modules/qemu", "modules/plans", "modules/pve"}
+
+// kindWords are the string spellings of a kind: the API's guest types and Proxmox's.
+var kindWords = map[string]bool{"vm": true, "container": true, "lxc": true, "qemu": true}
+
+// kindIdents are the plan model's kind constants.
+var kindIdents = map[string]bool{"VM": true, "Container": true}
+
+// isKind reports whether e names a guest kind: plans.VM, plans.Container (under any import
+// name of the plans package) or a kind's string literal.
+func isKind(e ast.Expr, plansNames map[string]bool) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		if x.Kind != token.STRING {
+			return false
+		}
+		s, err := strconv.Unquote(x.Value)
+		return err == nil && kindWords[s]
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		return ok && plansNames[id.Name] && kindIdents[x.Sel.Name]
+	case *ast.CallExpr: // plans.GuestType("vm")
+		return len(x.Args) == 1 && isKind(x.Args[0], plansNames)
+	}
+	return false
+}
+
+// kindComparisons lists the places in one file that compare a value with a guest kind: ==, !=
+// and switch cases.
+func kindComparisons(fset *token.FileSet, f *ast.File) []string {
+	plansNames := map[string]bool{}
+	for _, imp := range f.Imports {
+		if path, _ := strconv.Unquote(imp.Path.Value); path == "pvebill/modules/plans" {
+			name := "plans"
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			plansNames[name] = true
+		}
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BinaryExpr:
+			if (x.Op == token.EQL || x.Op == token.NEQ) && (isKind(x.X, plansNames) || isKind(x.Y, plansNames)) {
+				out = append(out, fset.Position(x.Pos()).String())
+			}
+		case *ast.CaseClause:
+			for _, e := range x.List {
+				if isKind(e, plansNames) {
+					out = append(out, fset.Position(e.Pos()).String())
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func allowed(rel string) bool {
+	for _, p := range kindPackages {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// No production code outside the kinds compares a guest kind: what differs between kinds is an
+// optional interface of the module (modules/kinds.go), implemented in the kind's package.
+func TestNoKindComparisonsOutsideKinds(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	scanned := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || allowed(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		scanned++
+		for _, at := range kindComparisons(fset, f) {
+			t.Errorf("%s: compares a guest kind outside the kinds (add an optional interface in modules/kinds.go)", at)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanned < 50 {
+		t.Fatalf("scanned only %d files from %s", scanned, root)
+	}
+}
+
+// The scan finds each form of a kind comparison, under any import name, and nothing else.
+func TestKindComparisonsFound(t *testing.T) {
+	src := `package p
+
+import pl "pvebill/modules/plans"
+
+func f(kind pl.GuestType, typ string, n int) {
+	if kind == pl.VM { }
+	if pl.Container != kind { }
+	if typ == "lxc" || "qemu" == typ { }
+	if string(kind) == "container" { }
+	if kind == pl.GuestType("vm") { }
+	switch kind {
+	case pl.VM:
+	}
+	switch typ {
+	case "node", "qemu":
+	}
+	if typ == "node" || n == 2 || kind == "" { }
+	_ = map[string]bool{"vm": true}
+	f(pl.VM, "lxc", 1)
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := kindComparisons(fset, f)
+	want := []string{"planted.go:6:5", "planted.go:7:5", "planted.go:8:5", "planted.go:8:21", "planted.go:9:5",
+		"planted.go:10:5", "planted.go:12:7", "planted.go:15:15"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("found %v\nwant  %v", got, want)
+	}
+}
