@@ -1,0 +1,64 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
+	"pvebill/modules/provision"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// FromConfig wires a stack from the server configuration over an open database: a metrics
+// registry with the Go and process collectors, one Proxmox client per cluster, the executor
+// under a per-process owner name, the plans file and the configured address pools loaded.
+func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Logger, extra ...executor.Action) (*Stack, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	clusters, err := Clusters(cfg, reg)
+	if err != nil {
+		return nil, err
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "pvebill"
+	}
+	st := New(Options{DB: db, Log: log, Metrics: reg, Kinds: Kinds(), Clusters: clusters, Actions: extra,
+		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg),
+		Executor: executor.Config{Owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
+			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval},
+		Provision: provision.Options{}})
+	if cfg.PlansFile != "" {
+		loaded, err := st.Plans.LoadFile(ctx, cfg.PlansFile)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("plans loaded", "plans_file", cfg.PlansFile, "plans", len(loaded))
+	}
+	if len(cfg.IPPools) > 0 {
+		loaded, err := st.IPPools.Import(ctx, poolSpecs(cfg.IPPools), ippool.SourceFile)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("ip pools loaded", "ip_pools", len(loaded))
+	}
+	return st, nil
+}
+
+// poolSpecs turns the config file's ip_pools into pool specs (the same objects as the API's).
+func poolSpecs(in []config.IPPool) []ippool.Spec {
+	out := make([]ippool.Spec, 0, len(in))
+	for _, p := range in {
+		out = append(out, ippool.Spec{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.CIDR,
+			Gateway: p.Gateway, First: p.First, Last: p.Last, Nameservers: p.Nameservers})
+	}
+	return out
+}

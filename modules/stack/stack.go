@@ -1,0 +1,137 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models"
+	"pvebill/modules"
+	"pvebill/modules/executor"
+	"pvebill/modules/ippool"
+	"pvebill/modules/lxc"
+	"pvebill/modules/plans"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve"
+	"pvebill/modules/qemu"
+	"pvebill/modules/reinstall"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// Kinds is the one table of guest kinds this build provisions (STYLE habit 1).
+func Kinds() []modules.Module { return []modules.Module{lxc.New(), qemu.New()} }
+
+// Options are the parts a Stack is built from. DB, Log, Metrics and Kinds are required.
+type Options struct {
+	DB      *models.DB
+	Log     *slog.Logger
+	Metrics *prometheus.Registry
+	// Executor tunes the workers; its Owner must be unique per replica.
+	Executor executor.Config
+	// Kinds are the guest modules (Kinds() in production; tests shorten their timeouts).
+	Kinds []modules.Module
+	// Clusters are the Proxmox clusters guests live on.
+	Clusters []modules.Cluster
+	// PlanClusters and PoolClusters are what plans and address pools may name (nil and empty:
+	// any name, when no cluster is configured).
+	PlanClusters plans.Clusters
+	PoolClusters []string
+	// Provision tunes the provisioner (VMIDAttempts, SharedReadTTL, Now); the wiring fills in
+	// its dependencies.
+	Provision provision.Options
+	// Actions are further executor actions (tests' probes).
+	Actions []executor.Action
+}
+
+// Stack is the domain, wired: every part the server and the jobs use.
+type Stack struct {
+	DB          *models.DB
+	Log         *slog.Logger
+	Metrics     *prometheus.Registry
+	Exec        *executor.Executor
+	Kinds       *modules.Registry
+	Clusters    []modules.Cluster
+	Plans       *plans.Service
+	IPPools     *ippool.Service
+	Provisioner *provision.Provisioner
+	Replacer    *reinstall.Replacer
+}
+
+// New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
+// declare, address pools, the provisioner and the replacer, their actions registered.
+func New(o Options) *Stack {
+	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters}
+	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
+	st.Kinds = modules.NewRegistry(o.Kinds...)
+	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built()})
+	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
+	addrs := provision.IPPools(st.IPPools)
+	po := o.Provision
+	po.DB, po.Plans, po.Modules, po.Clusters, po.Addresses = o.DB, st.Plans, st.Kinds, o.Clusters, addrs
+	po.Secrets, po.Log, po.Metrics = st.Exec.Secrets(), o.Log, provision.NewMetrics(o.Metrics)
+	if po.Now == nil {
+		po.Now = time.Now
+	}
+	st.Provisioner = provision.New(po)
+	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
+		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log})
+	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {
+		st.Exec.Register(a)
+	}
+	return st
+}
+
+// ServerOptions are the server's options over the stack; the caller adds what only it knows
+// (the OpenAPI document, a test clock) before server.New.
+func (st *Stack) ServerOptions(cfg config.Config) server.Options {
+	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
+		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer}
+}
+
+// Open opens the configured database. With migrate (the embedded SQLite default) pending
+// migrations are applied; otherwise a schema that is behind is refused.
+func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, error) {
+	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		if _, err := db.Migrate(ctx); err != nil {
+			return nil, closing(db, err)
+		}
+	}
+	if err := db.CheckSchema(ctx); err != nil {
+		return nil, closing(db, err)
+	}
+	return db, nil
+}
+
+// closing closes db after a failure and returns the failure.
+func closing(db *models.DB, err error) error {
+	if cerr := db.Close(); cerr != nil {
+		return fmt.Errorf("%w (and closing the database: %v)", err, cerr)
+	}
+	return err
+}
+
+// Clusters builds one Proxmox client per configured cluster, their metrics on reg.
+func Clusters(cfg config.Config, reg prometheus.Registerer) ([]modules.Cluster, error) {
+	if len(cfg.Clusters) == 0 {
+		return nil, nil
+	}
+	m := pve.NewMetrics(reg)
+	out := make([]modules.Cluster, 0, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
+			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		out = append(out, modules.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
+	}
+	return out, nil
+}
