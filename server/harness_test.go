@@ -22,6 +22,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
+	"pvebill/modules/stack"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -137,16 +138,18 @@ func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harne
 	}
 	cfg.Metrics.BearerToken = ho.metricsToken
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	reg := prometheus.NewRegistry()
-	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second,
-		PollInterval: 50 * time.Millisecond}, log, executor.NewMetrics(reg))
-	h.exec.Register(testAction(h))
+	// The bare harness wires no guest kind: every capability of its plans reads as not built.
+	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: prometheus.NewRegistry(),
+		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 50 * time.Millisecond},
+		Actions:  []executor.Action{testAction(h)}})
+	h.exec = st.Exec
 	spec, err := os.ReadFile("../openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log,
-		OpenAPI: spec, Now: h.clock, WaitRecheck: 200 * time.Millisecond})
+	so := st.ServerOptions(cfg)
+	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 200*time.Millisecond
+	h.srv = server.New(so)
 	registerTestRoutes(h)
 	h.exec.Start(context.Background())
 	h.http = httptest.NewServer(h.srv)

@@ -29,7 +29,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
-	"pvebill/modules/reinstall"
+	"pvebill/modules/stack"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -60,6 +60,11 @@ func lifecyclePlans() []plans.Spec {
 	}
 }
 
+// testKinds are the guest kinds with short timeouts for the simulator.
+func testKinds() []modules.Module {
+	return []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}}
+}
+
 // newServicesHarness is the harness with provisioning and reinstall wired to a simulator: every
 // plan of lifecyclePlans (the VM plans vm-2g and vm-4g clone template 9000 and take addresses
 // from pool-a), pool-a given to provisioning and to the reinstall as app.go does, and another
@@ -79,35 +84,26 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	}
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	reg := prometheus.NewRegistry()
-	h.exec = executor.New(h.db, executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second,
-		PollInterval: 20 * time.Millisecond}, log, executor.NewMetrics(reg))
 	client := sim.Client(t, pve.NewMetrics(reg))
-	mods := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
-	ps := plans.NewService(h.db, plans.Options{Built: mods.Built()})
+	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(),
+		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
+	h.exec = st.Exec
 	ctx := context.Background()
-	if _, err := ps.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
+	if _, err := st.Plans.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
-	pools := ippool.NewService(h.db)
-	if _, _, err := pools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
+	if _, _, err := st.IPPools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
 		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
 		t.Fatal(err)
-	}
-	addrs := provision.IPPools(pools)
-	prov := provision.New(provision.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs,
-		Secrets: h.exec.Secrets(), Log: log, Metrics: provision.NewMetrics(reg)})
-	rs := reinstall.New(reinstall.Options{DB: h.db, Plans: ps, Modules: mods,
-		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: h.exec.Secrets(), Log: log})
-	for _, a := range append(prov.Actions(), rs.Actions()...) {
-		h.exec.Register(a)
 	}
 	spec, err := os.ReadFile("../openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv = server.New(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: reg, Logger: log, OpenAPI: spec,
-		Now: h.clock, WaitRecheck: 50 * time.Millisecond, Plans: ps, IPPools: pools, Provision: prov, Reinstall: rs})
+	so := st.ServerOptions(cfg)
+	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 50*time.Millisecond
+	h.srv = server.New(so)
 	h.exec.Start(ctx)
 	h.http = httptest.NewServer(h.srv)
 	t.Cleanup(func() {

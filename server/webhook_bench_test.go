@@ -17,12 +17,11 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules"
 	"pvebill/modules/executor"
-	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/qemu"
+	"pvebill/modules/stack"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -36,24 +35,20 @@ func webhookServer(b *testing.B) *server.Server {
 	sim := simtest.Start(b, nil)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	exec := executor.New(db, executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second},
-		log, executor.NewMetrics(reg))
 	client, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(client.Close)
-	mods := modules.NewRegistry(lxc.New(), qemu.New())
-	ps := plans.NewService(db, plans.Options{Built: mods.Built()})
-	if _, err := ps.Import(context.Background(), lifecyclePlans(), plans.SourceFile); err != nil {
+	st := stack.New(stack.Options{DB: db, Log: log, Metrics: reg, Kinds: stack.Kinds(),
+		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Executor: executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
+	if _, err := st.Plans.Import(context.Background(), lifecyclePlans(), plans.SourceFile); err != nil {
 		b.Fatal(err)
 	}
-	prov := provision.New(provision.Options{DB: db, Plans: ps, Modules: mods,
-		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Secrets: exec.Secrets(), Log: log,
-		Metrics: provision.NewMetrics(reg)})
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}}}
-	srv := server.New(server.Options{Config: cfg, DB: db, Executor: exec, Registry: reg, Logger: log, Plans: ps, Provision: prov})
+	srv := server.New(st.ServerOptions(cfg))
 	srv.V1("billing").POST("/_bench/validate", func(c *gin.Context) {
 		var req provision.CreateRequest
 		if err := server.BindJSON(c, &req); err != nil {

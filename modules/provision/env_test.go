@@ -23,6 +23,7 @@ import (
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
+	"pvebill/modules/stack"
 )
 
 const testPassword = "Sup3r-Secret-Root-pw"
@@ -102,9 +103,14 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	e.db = dbtest.Open(t, dialect)
 	e.sim = simtest.Start(t, sim)
 	client := e.sim.Client(t, nil)
-	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
-	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
-	e.plans, e.client = ps, client
+	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: e.reg,
+		Kinds:     []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters:  []modules.Cluster{{Name: "default", Client: client}},
+		Executor:  executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
+		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
+	ps := st.Plans
+	e.plans, e.client, e.exec, e.svc = ps, client, st.Exec, st.Provisioner
 	specs := testPlans()
 	if pool {
 		vp := specs[2]
@@ -114,15 +120,6 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	}
 	if _, err := ps.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)
-	}
-	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
-		log, executor.NewMetrics(e.reg))
-	e.svc = provision.New(provision.Options{DB: e.db, Plans: ps, Modules: reg,
-		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Addresses: addrs, Secrets: e.exec.Secrets(),
-		Log: log, Metrics: provision.NewMetrics(e.reg), SharedReadTTL: sharedReadTTL})
-	for _, a := range e.svc.Actions() {
-		e.exec.Register(a)
 	}
 	e.exec.Start(context.Background())
 	t.Cleanup(func() {

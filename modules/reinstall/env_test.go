@@ -24,6 +24,7 @@ import (
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
 	"pvebill/modules/reinstall"
+	"pvebill/modules/stack"
 )
 
 const (
@@ -75,9 +76,13 @@ func newEnv(t *testing.T, dialect string) *env {
 	e.sim = simtest.Start(t, sim)
 	cl := e.sim.Client(t, nil)
 	e.client = cl
-	reg := modules.NewRegistry(&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second})
-	ps := plans.NewService(e.db, plans.Options{Built: reg.Built()})
-	e.plans = ps
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: prometheus.NewRegistry(),
+		Kinds:    []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters: []modules.Cluster{{Name: "default", Client: cl}},
+		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond}})
+	ps := st.Plans
+	e.plans, e.exec, e.svc = ps, st.Exec, st.Replacer
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
 	if _, err := ps.Import(context.Background(), []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
@@ -89,14 +94,6 @@ func newEnv(t *testing.T, dialect string) *env {
 			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
 	}, plans.SourceFile); err != nil {
 		t.Fatal(err)
-	}
-	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e.exec = executor.New(e.db, executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond},
-		log, executor.NewMetrics(prometheus.NewRegistry()))
-	e.svc = reinstall.New(reinstall.Options{DB: e.db, Plans: ps, Modules: reg,
-		Clusters: []modules.Cluster{{Name: "default", Client: cl}}, Secrets: e.exec.Secrets(), Log: log})
-	for _, a := range e.svc.Actions() {
-		e.exec.Register(a)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

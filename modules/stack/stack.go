@@ -25,7 +25,8 @@ import (
 // Kinds is the one table of guest kinds this build provisions (STYLE habit 1).
 func Kinds() []modules.Module { return []modules.Module{lxc.New(), qemu.New()} }
 
-// Options are the parts a Stack is built from. DB, Log, Metrics and Kinds are required.
+// Options are the parts a Stack is built from. DB, Log and Metrics are required; Kinds may
+// be empty (a build that offers no guest kind).
 type Options struct {
 	DB      *models.DB
 	Log     *slog.Logger
@@ -41,7 +42,8 @@ type Options struct {
 	PlanClusters plans.Clusters
 	PoolClusters []string
 	// Provision tunes the provisioner (VMIDAttempts, SharedReadTTL, Now); the wiring fills in
-	// its dependencies.
+	// its dependencies. Its Addresses, when set, replaces the address pools as the source of
+	// static addresses for provisioning and reinstalls (a test's stand-in).
 	Provision provision.Options
 	// Actions are further executor actions (tests' probes).
 	Actions []executor.Action
@@ -69,8 +71,11 @@ func New(o Options) *Stack {
 	st.Kinds = modules.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built()})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
-	addrs := provision.IPPools(st.IPPools)
 	po := o.Provision
+	addrs := po.Addresses
+	if addrs == nil {
+		addrs = provision.IPPools(st.IPPools)
+	}
 	po.DB, po.Plans, po.Modules, po.Clusters, po.Addresses = o.DB, st.Plans, st.Kinds, o.Clusters, addrs
 	po.Secrets, po.Log, po.Metrics = st.Exec.Secrets(), o.Log, provision.NewMetrics(o.Metrics)
 	if po.Now == nil {

@@ -32,12 +32,11 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules"
 	"pvebill/modules/executor"
-	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
-	"pvebill/modules/qemu"
+	wiring "pvebill/modules/stack"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -57,8 +56,8 @@ func benchPlans() []plans.Spec {
 		OS: plans.OSCatalog{Container: map[string]string{"debian-12": debianTmpl}}}}
 }
 
-// stack is the real pvebill wiring of the provisioning path: plans, modules, provisioning
-// service, executor and server.
+// stack is the real pvebill wiring (modules/stack) of the provisioning path: plans, modules,
+// provisioning, executor and server.
 type stack struct {
 	db   *models.DB
 	reg  *prometheus.Registry
@@ -70,23 +69,16 @@ type stack struct {
 func newStack(t *testing.T, db *models.DB, client *pve.Client, workers int, log *slog.Logger) *stack {
 	t.Helper()
 	st := &stack{db: db, reg: prometheus.NewRegistry()}
-	mods := modules.NewRegistry(lxc.New(), qemu.New())
-	ps := plans.NewService(db, plans.Options{Built: mods.Built()})
-	if _, err := ps.Import(context.Background(), benchPlans(), plans.SourceFile); err != nil {
+	w := wiring.New(wiring.Options{DB: db, Log: log, Metrics: st.reg, Kinds: wiring.Kinds(),
+		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Executor: executor.Config{Owner: "bench", Workers: workers, Lease: 30 * time.Second, PollInterval: time.Second}})
+	if _, err := w.Plans.Import(context.Background(), benchPlans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
-	st.exec = executor.New(db, executor.Config{Owner: "bench", Workers: workers, Lease: 30 * time.Second,
-		PollInterval: time.Second}, log, executor.NewMetrics(st.reg))
-	st.prov = provision.New(provision.Options{DB: db, Plans: ps, Modules: mods,
-		Clusters: []modules.Cluster{{Name: "default", Client: client}}, Secrets: st.exec.Secrets(), Log: log,
-		Metrics: provision.NewMetrics(st.reg)})
-	for _, a := range st.prov.Actions() {
-		st.exec.Register(a)
-	}
+	st.exec, st.prov = w.Exec, w.Provisioner
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: billingID, Secret: billingSecret, Scopes: []string{"billing"}}}
-	st.srv = server.New(server.Options{Config: cfg, DB: db, Executor: st.exec, Registry: st.reg, Logger: log,
-		Plans: ps, Provision: st.prov})
+	st.srv = server.New(w.ServerOptions(cfg))
 	return st
 }
 
