@@ -1,7 +1,9 @@
 // Package modules defines the Module interface every guest kind implements (modules/lxc for
-// containers, modules/qemu for VMs), the ownership stamp (R39) and the registry.
+// containers, modules/qemu for VMs), the optional interfaces of what only some kinds do
+// (kinds.go), the ownership stamp (R39), the one cluster type and the registry. No flow
+// (provision, reinstall) and no kind-specific code lives here.
 //
-// An operation moves through these states (DESIGN.md §1):
+// An operation moves through these states (docs/design.md §1):
 //
 //	queued ──claim──▶ running ──▶ succeeded
 //	                     │    └──▶ failed                 (nothing irreversible happened)
@@ -17,6 +19,11 @@
 //     names, limits) as constants at the top of its main file, ending with
 //     `var _ modules.Module = (*Module)(nil)`;
 //  2. its vocabulary kept apart from the other kinds' (R12): no shared field meaning two things;
-//  3. registered in app.go's NewRegistry call;
-//  4. the provisioning conformance tests (modules/provision) run against it on the simulator.
+//  3. each optional capability (kinds.go: Cloner, SuspendModer, Reinstaller with
+//     reinstall.Reader ...) in a file of its own in the kind's package; the capability list
+//     is computed from what the module implements (Capabilities), never written elsewhere;
+//  4. registered in the one table, stack.Kinds (modules/stack);
+//  5. the provisioning conformance tests (modules/provision) run against it on the simulator.
+//
+// Nothing outside the kinds' packages compares a guest kind (TestNoKindComparisonsOutsideKinds).
 package modules

@@ -2,6 +2,8 @@
 // MySQL with SELECT … FOR UPDATE SKIP LOCKED and a lease renewed by a heartbeat), run the
 // action's ordered stages while recording each stage on the row before it runs, and finish the
 // row. Only one operation per service runs at a time (the service lock on the services row).
+// An action is a list of named stages (Stage, Step); nothing about guests or services lives
+// here.
 //
 // State machine of an operation:
 //

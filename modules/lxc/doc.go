@@ -3,4 +3,7 @@
 // destroy with purge and destroy-unreferenced-disks (R17), and monitoring where every field a
 // container lacks stays null (R14). Its vocabulary is the container's own (R12): ostemplate,
 // rootfs, swap, unprivileged.
+//
+// Everything container-specific lives here, each capability in its own file (reinstall.go);
+// nothing of the VM's and nothing of a flow's bookkeeping (operations, intents) belongs here.
 package lxc

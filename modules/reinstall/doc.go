@@ -1,5 +1,7 @@
-// Package reinstall is the reinstall of a service's guest, which for a container is a
-// replacement: destroy, then create (DESIGN.md R18–R30).
+// Package reinstall is the reinstall of a service's guest, a replacement in place: destroy,
+// then create again (docs/design.md R18–R30). The flow, its intents, blockers and labels live
+// here; the reads and calls only one kind knows (a container's create, a VM's re-clone) live in
+// the kind's package (modules/lxc/reinstall.go, modules/qemu/reinstall.go), never here.
 //
 // Phase 1 (preview) only reads: the container's active and pending config are labelled mount by
 // mount — a data label (erased, excluded, untouched, unknown; preserved is in the vocabulary but
