@@ -360,13 +360,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 }
 
 func (m *Metrics) finished(action, state string) {
-	if m != nil {
-		m.total.WithLabelValues(action, state).Inc()
-	}
+	m.total.WithLabelValues(action, state).Inc()
 }
 
 func (m *Metrics) observe(action string, d time.Duration) {
-	if m != nil {
-		m.duration.WithLabelValues(action).Observe(d.Seconds())
-	}
+	m.duration.WithLabelValues(action).Observe(d.Seconds())
 }

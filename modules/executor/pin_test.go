@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
@@ -18,7 +20,7 @@ func TestOperationWithSecretsIsPinnedToItsReplica(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		lease := 300 * time.Millisecond
-		holder := executor.New(db, executor.Config{Owner: "accepting", Lease: lease}, quiet, nil)
+		holder := executor.New(db, executor.Config{Owner: "accepting", Lease: lease}, quiet, executor.NewMetrics(prometheus.NewRegistry()))
 		holder.Secrets().Put("op-pinned", map[string]string{"password": "pinned-pass-1234"})
 		op := &models.Operation{ID: "op-pinned", ServiceID: "svc-pinned", ClientID: "c", Action: "replace", Payload: "{}"}
 		holder.Secrets().Pin(op)

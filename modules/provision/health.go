@@ -39,23 +39,19 @@ func (s *Provisioner) Readiness(ctx context.Context) map[string]any {
 		if err != nil {
 			detail["proxmox"] = "unreachable"
 			s.log.Warn("readiness: cluster unreachable", "cluster", name, "err", err)
-			if s.metrics != nil {
-				// Unknown is absent, not a value.
-				s.metrics.firewall.DeleteLabelValues(name)
-			}
+			// Unknown is absent, not a value.
+			s.metrics.firewall.DeleteLabelValues(name)
 		} else {
 			detail["proxmox"] = "ok"
 			state = "disabled"
 			if opts.Enabled() {
 				state = "enabled"
 			}
-			if s.metrics != nil {
-				v := 0.0
-				if opts.Enabled() {
-					v = 1
-				}
-				s.metrics.firewall.WithLabelValues(name).Set(v)
+			v := 0.0
+			if opts.Enabled() {
+				v = 1
 			}
+			s.metrics.firewall.WithLabelValues(name).Set(v)
 		}
 		detail["datacenter_firewall"] = state
 		s.fwMu.Lock()

@@ -255,7 +255,7 @@ func (s *Provisioner) runSuspend(ctx context.Context, r *executor.Run) error {
 		if err := t.mod.Suspend(ctx, t.g, mode, rep); err != nil {
 			return err
 		}
-		if p.Enforce != "" && s.metrics != nil {
+		if p.Enforce != "" {
 			s.metrics.enforcements.WithLabelValues(p.Enforce, svc.GuestType).Inc()
 		}
 		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": next})

@@ -59,20 +59,21 @@ type Addresses interface {
 	Release(ctx context.Context, serviceID string) error
 }
 
-// Options configure a Provisioner.
+// Options configure a Provisioner. Every dependency is required (modules/stack wires them);
+// a nil Addresses is a real configuration: no address pools, so a plan naming one is refused.
 type Options struct {
 	DB       *models.DB
 	Plans    *plans.Service
 	Modules  *modules.Registry
 	Clusters []modules.Cluster
-	// Addresses allocates static addresses for plans with an ip_pool; nil refuses such plans.
+	// Addresses allocates static addresses for plans with an ip_pool.
 	Addresses Addresses
 	Secrets   *executor.Secrets
 	Log       *slog.Logger
 	Metrics   *Metrics
 	// VMIDAttempts bounds the vmid candidates of one create (zero: DefaultVMIDAttempts).
 	VMIDAttempts int
-	// Now is the clock (tests).
+	// Now is the clock (time.Now but in tests).
 	Now func() time.Time
 	// SharedReadTTL is how long creates share the node list and the next free vmid they read
 	// from a cluster (zero: DefaultSharedReadTTL; negative: not shared).
@@ -106,12 +107,6 @@ type Provisioner struct {
 func New(o Options) *Provisioner {
 	if o.VMIDAttempts <= 0 {
 		o.VMIDAttempts = DefaultVMIDAttempts
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.SharedReadTTL == 0 {
 		o.SharedReadTTL = DefaultSharedReadTTL

@@ -24,24 +24,9 @@ const (
 	// Unknown: the mount could not be classified; it blocks (mount_unclassifiable).
 	Unknown DataLabel = "unknown"
 	// Preserved: kept and re-attached. In the vocabulary so that a later version need not file
-	// it under another name; not offered (Offered), and Classify never returns it.
+	// it under another name; not offered, and Classify never returns it.
 	Preserved DataLabel = "preserved"
 )
-
-// DataLabels is the whole vocabulary, in the order the documentation lists it.
-var DataLabels = []DataLabel{Erased, Excluded, Untouched, Unknown, Preserved}
-
-// Offered reports whether this version can produce a label. Preserving a volume across a
-// destroy means detaching it, destroying without collecting unreferenced disks and attaching it
-// again: a failure in the middle step leaves a volume nobody owns. That is separate work with its
-// own clean-up loop, so Preserved is not offered.
-func Offered(l DataLabel) bool {
-	switch l {
-	case Erased, Excluded, Untouched, Unknown:
-		return true
-	}
-	return false
-}
 
 // MountFate says whether the mount exists on the new container (R20).
 type MountFate string
@@ -177,9 +162,6 @@ func keyOrder(key string) int {
 	i, _ := strconv.Atoi(n)
 	return 1 + pveconf.MaxMountPoints + i
 }
-
-// Rootfs returns the active rootfs mount of a labelled list, if there is one.
-func Rootfs(mounts []Mount) (Mount, bool) { return rootOf(mounts, "rootfs") }
 
 // rootOf returns the active mount named key.
 func rootOf(mounts []Mount, key string) (Mount, bool) {
