@@ -110,14 +110,22 @@ func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateReq
 	if !errors.Is(err, models.ErrDuplicate) {
 		return nil, false, fmt.Errorf("write service %s: %w", req.ServiceID, err)
 	}
-	existing, err := models.GetService(ctx, s.db.Gorm, req.ServiceID)
+	return s.repeatCreate(ctx, clientID, req.ServiceID, hash, string(raw), secrets)
+}
+
+// repeatCreate answers a create for a service_id that exists (R36): the same client and
+// parameters get the existing create operation — or, when that create failed, a new one that
+// adopts whatever the failed one left (R39); anything else is 409 service_exists.
+func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, hash, raw string,
+	secrets map[string]string) (*models.Operation, bool, error) {
+	existing, err := models.GetService(ctx, s.db.Gorm, serviceID)
 	if err != nil {
-		return nil, false, fmt.Errorf("read service %s: %w", req.ServiceID, err)
+		return nil, false, fmt.Errorf("read service %s: %w", serviceID, err)
 	}
 	if existing.ClientID != clientID || existing.ParamsHash != hash {
 		return nil, false, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceExists).Perm(i18n.Permanent)
 	}
-	last, err := models.LatestOperation(ctx, s.db.Gorm, req.ServiceID, ActionCreate)
+	last, err := models.LatestOperation(ctx, s.db.Gorm, serviceID, ActionCreate)
 	if err != nil {
 		return nil, false, err
 	}
@@ -125,10 +133,10 @@ func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateReq
 		return last, false, nil
 	}
 	// The previous create failed: a new one adopts what it left (R36, R39).
-	if err := models.UpdateService(ctx, s.db.Gorm, req.ServiceID, map[string]any{"state": models.ServiceProvisioning}); err != nil {
+	if err := models.UpdateService(ctx, s.db.Gorm, serviceID, map[string]any{"state": models.ServiceProvisioning}); err != nil {
 		return nil, false, err
 	}
-	op = &models.Operation{ID: models.NewID(), ServiceID: req.ServiceID, ClientID: clientID, Action: ActionCreate, Payload: string(raw)}
+	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: clientID, Action: ActionCreate, Payload: raw}
 	s.secrets.Put(op.ID, secrets)
 	s.secrets.Pin(op)
 	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {

@@ -264,36 +264,8 @@ func (m *Module) firewall(ctx context.Context, g modules.Guest, a *modules.Addre
 	on := true
 	opts := pve.GuestFirewallOptionsUpdate{Enable: &on}
 	if a != nil {
-		ip, _, err := net.ParseCIDR(a.CIDR)
-		if err != nil {
-			return fmt.Errorf("VM %d address %q: %w", g.VMID, a.CIDR, err)
-		}
-		sets, err := fw.IPSets(ctx)
-		if err != nil {
-			return fmt.Errorf("list VM %d ipsets: %w", g.VMID, err)
-		}
-		exists := false
-		for _, s := range sets {
-			exists = exists || s.Name == IPFilterSet
-		}
-		if !exists {
-			if err := fw.CreateIPSet(ctx, IPFilterSet, "pvebill anti-spoofing"); err != nil {
-				return fmt.Errorf("create VM %d %s: %w", g.VMID, IPFilterSet, err)
-			}
-		}
-		entries, err := fw.IPSetEntries(ctx, IPFilterSet)
-		if err != nil {
-			return fmt.Errorf("read VM %d %s: %w", g.VMID, IPFilterSet, err)
-		}
-		want := ip.String()
-		have := false
-		for _, e := range entries {
-			have = have || e.CIDR == want || e.CIDR == want+"/32"
-		}
-		if !have {
-			if err := fw.AddIPSetEntry(ctx, IPFilterSet, pve.IPSetEntryRequest{CIDR: want}); err != nil {
-				return fmt.Errorf("add %s to VM %d %s: %w", want, g.VMID, IPFilterSet, err)
-			}
+		if err := fillIPFilter(ctx, g, fw, a); err != nil {
+			return err
 		}
 		opts.IPFilter = &on
 	}
@@ -306,6 +278,43 @@ func (m *Module) firewall(ctx context.Context, g modules.Guest, a *modules.Addre
 	}
 	if got.Enable == nil || !bool(*got.Enable) || (a != nil && (got.IPFilter == nil || !bool(*got.IPFilter))) {
 		return fmt.Errorf("VM %d firewall does not read back as enabled", g.VMID)
+	}
+	return nil
+}
+
+// fillIPFilter puts the VM's address into its ipfilter-net0 ipset, creating the set when it is
+// missing; an address already there is left as it is.
+func fillIPFilter(ctx context.Context, g modules.Guest, fw *pve.FirewallClient, a *modules.Address) error {
+	ip, _, err := net.ParseCIDR(a.CIDR)
+	if err != nil {
+		return fmt.Errorf("VM %d address %q: %w", g.VMID, a.CIDR, err)
+	}
+	sets, err := fw.IPSets(ctx)
+	if err != nil {
+		return fmt.Errorf("list VM %d ipsets: %w", g.VMID, err)
+	}
+	exists := false
+	for _, s := range sets {
+		exists = exists || s.Name == IPFilterSet
+	}
+	if !exists {
+		if err := fw.CreateIPSet(ctx, IPFilterSet, "pvebill anti-spoofing"); err != nil {
+			return fmt.Errorf("create VM %d %s: %w", g.VMID, IPFilterSet, err)
+		}
+	}
+	entries, err := fw.IPSetEntries(ctx, IPFilterSet)
+	if err != nil {
+		return fmt.Errorf("read VM %d %s: %w", g.VMID, IPFilterSet, err)
+	}
+	want := ip.String()
+	have := false
+	for _, e := range entries {
+		have = have || e.CIDR == want || e.CIDR == want+"/32"
+	}
+	if !have {
+		if err := fw.AddIPSetEntry(ctx, IPFilterSet, pve.IPSetEntryRequest{CIDR: want}); err != nil {
+			return fmt.Errorf("add %s to VM %d %s: %w", want, g.VMID, IPFilterSet, err)
+		}
 	}
 	return nil
 }

@@ -322,25 +322,8 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 	if !SameConfirmations(req.Confirmations, pv.Confirmations) {
 		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeConfirmationsMismatch).Perm(i18n.Permanent)
 	}
-	// The second check, on our side: the facts the preview read, with our own state read again.
-	facts, err := s.ownFacts(ctx, serviceID, "")
-	if err != nil {
+	if err := s.checkAgain(ctx, in, pv); err != nil {
 		return nil, nil, err
-	}
-	plan, err := s.plans.Get(ctx, in.Plan)
-	if err != nil {
-		return nil, nil, err
-	}
-	facts.Exists = !hasBlocker(pv.Blockers, GuestMissing)
-	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
-	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
-	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
-	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*modules.GiB
-	if bs := Check(facts); len(bs) > 0 {
-		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
-			return nil, nil, inProgress()
-		}
-		return nil, nil, Blocked(bs)
 	}
 	applied := Applied{Confirmations: req.Confirmations, Mounts: pv.Mounts, Disks: pv.Disks}
 	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied})
@@ -371,6 +354,31 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 		return nil, nil, err
 	}
 	return op, in, nil
+}
+
+// checkAgain is the second check, on our side: the facts the preview read, with our own state
+// read again.
+func (s *Replacer) checkAgain(ctx context.Context, in *models.Intent, pv Preview) error {
+	facts, err := s.ownFacts(ctx, in.ServiceID, "")
+	if err != nil {
+		return err
+	}
+	plan, err := s.plans.Get(ctx, in.Plan)
+	if err != nil {
+		return err
+	}
+	facts.Exists = !hasBlocker(pv.Blockers, GuestMissing)
+	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
+	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
+	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
+	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*modules.GiB
+	if bs := Check(facts); len(bs) > 0 {
+		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
+			return inProgress()
+		}
+		return Blocked(bs)
+	}
+	return nil
 }
 
 func hasBlocker(bs []Blocker, code BlockerCode) bool {
