@@ -178,7 +178,7 @@ func I64(v int64) *int64 { return &v }
 
 // DefaultStateWait bounds how long a module waits for a guest to reach a power state after
 // its task ended. An HA-managed guest's start or stop task only queues an HA request
-// (proxmox-api.md §7.1): the state follows later.
+// (docs/proxmox.md §7.1): the state follows later.
 const DefaultStateWait = 30 * time.Second
 
 // WaitFor reads cond until it holds, every interval up to timeout (ctx bounds it too). The

@@ -19,7 +19,7 @@ import (
 	"pvebill/modules/pve"
 )
 
-// CreateRequest is the body of POST /v1/services (API.md Create). The root password and the
+// CreateRequest is the body of POST /v1/services (docs/api.md Create). The root password and the
 // SSH keys travel to Proxmox as transient secrets and are never stored (R26).
 type CreateRequest struct {
 	ServiceID    string   `json:"service_id" validate:"required,serviceid"`

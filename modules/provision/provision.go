@@ -16,7 +16,7 @@ import (
 	"pvebill/modules/pve"
 )
 
-// Actions, as stored in operations.action (API.md operation.action).
+// Actions, as stored in operations.action (docs/api.md operation.action).
 const (
 	ActionCreate     = "create"
 	ActionSuspend    = "suspend"

@@ -11,7 +11,7 @@ import (
 	"pvebill/modules/operation"
 )
 
-// ServiceView is the API shape of a service (API.md Objects).
+// ServiceView is the API shape of a service (docs/api.md Objects).
 type ServiceView struct {
 	ServiceID   string         `json:"service_id"`
 	Plan        string         `json:"plan"`

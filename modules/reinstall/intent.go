@@ -112,7 +112,7 @@ func errorCode(op *models.Operation) *string {
 	return &c
 }
 
-// View is an intent as the API shows it (API.md Reinstall, the intent envelope).
+// View is an intent as the API shows it (docs/api.md Reinstall, the intent envelope).
 type View struct {
 	ID             string          `json:"id"`
 	ServiceID      string          `json:"service_id"`

@@ -47,7 +47,7 @@ func FateOf(key string) MountFate {
 	return Removed
 }
 
-// Mount is one mount of the config with its labels, as the preview shows it (API.md Reinstall).
+// Mount is one mount of the config with its labels, as the preview shows it (docs/api.md Reinstall).
 type Mount struct {
 	Key        string    `json:"key"`
 	Volume     string    `json:"volume"`
