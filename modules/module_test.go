@@ -1,6 +1,7 @@
 package modules_test
 
 import (
+	"slices"
 	"testing"
 
 	"pvebill/modules"
@@ -65,3 +66,38 @@ func TestRegistry(t *testing.T) {
 	}()
 	modules.NewRegistry(lxc.New(), lxc.New())
 }
+
+// The capability list is computed from what a module implements: reinstall from the
+// Reinstaller interface, usage and the rest from the module's own list; nothing built reads as
+// not built, and a kind without the interface does not claim it.
+func TestBuiltComputedFromModules(t *testing.T) {
+	r := modules.NewRegistry(lxc.New(), qemu.New())
+	built := r.Built()
+	for _, k := range []plans.GuestType{plans.Container, plans.VM} {
+		for _, c := range []plans.Capability{plans.CapCreate, plans.CapReinstall, plans.CapUsage, plans.CapMonitoring} {
+			if !slices.Contains(built[k], c) {
+				t.Errorf("%s: %s not listed in %v", k, c, built[k])
+			}
+		}
+		m, _ := r.Get(k)
+		if _, ok := m.(modules.Reinstaller); !ok {
+			t.Errorf("%s module is no Reinstaller", k)
+		}
+	}
+	bare := modules.NewRegistry(createOnly{lxc.New()}).Built()
+	if slices.Contains(bare[plans.Container], plans.CapReinstall) {
+		t.Errorf("a module without Reinstaller lists reinstall: %v", bare)
+	}
+	p := plans.Plan{GuestTypes: []plans.GuestType{plans.Container, plans.VM}}
+	for k, set := range plans.CapabilitiesOf(p, built) {
+		if !set[plans.CapUsage].Available || !set[plans.CapReinstall].Available {
+			t.Errorf("%s: usage %v, reinstall %v", k, set[plans.CapUsage], set[plans.CapReinstall])
+		}
+	}
+	if r.KindOf("lxc") != plans.Container || r.KindOf("qemu") != plans.VM || r.KindOf("node") != "" {
+		t.Error("KindOf does not map the listing's row types to the kinds")
+	}
+}
+
+// createOnly is a module with none of the optional interfaces: only Module's methods.
+type createOnly struct{ modules.Module }
