@@ -183,183 +183,218 @@ func lockBlockers(in modules.Inspection, protection bool) []i18n.Blocker {
 	return out
 }
 
+// lifecycle is one run of suspend, unsuspend, terminate or change-plan: what its precheck
+// found, for the stage after it.
+type lifecycle struct {
+	s   *Provisioner
+	r   *executor.Run
+	svc *models.Service
+	res *result
+	rep *reporter
+	t   *target
+	// suspend: the payload, the mode and the state the service takes.
+	suspend suspendPayload
+	mode    plans.SuspendMode
+	next    string
+	// changePlan: the payload and the new plan.
+	changePlan changePlanPayload
+	plan       plans.Plan
+	// gone is set by terminate's precheck when the guest is gone already.
+	gone bool
+}
+
+// The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.
+var (
+	suspendSteps    = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSuspend}, {Stage: StageSuspend, Run: suspendGuest}}
+	unsuspendSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckGuest}, {Stage: StageUnsuspend, Run: unsuspendGuest}}
+	terminateSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckTerminate}, {Stage: StageDestroy, Run: destroyGuest}, {Stage: StageRelease, Run: releaseService}}
+	changePlanSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckChangePlan}, {Stage: StageApply, Run: applyPlan}}
+)
+
 // lifecycleRun is the common frame of suspend, unsuspend, terminate and change-plan: it loads
-// the service, records the result, and maps errors to problems in one place.
-func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, body func(svc *models.Service, res *result, rep *reporter) error) (err error) {
-	res, rep := &result{}, &reporter{}
+// the service and the payload (into what payload returns, when not nil), runs the steps,
+// records the result, and maps errors to problems in one place.
+func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, steps []executor.Step[*lifecycle],
+	payload func(*lifecycle) any) (err error) {
+	l := &lifecycle{s: s, r: r, res: &result{}, rep: &reporter{}}
 	defer func() {
-		res.Warnings = rep.Warnings
+		l.res.Warnings = l.rep.Warnings
 		if err != nil {
-			res.fail(r.Op.Stage, err)
+			l.res.fail(r.Op.Stage, err)
 			err = operation.ProblemOf(err)
 		}
-		r.SetResult(res)
+		r.SetResult(l.res)
 	}()
-	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.ServiceID)
-	if err != nil {
+	if l.svc, err = models.GetService(ctx, s.db.Gorm, r.Op.ServiceID); err != nil {
 		return err
 	}
-	res.VMID, res.Node = svc.VMID, svc.Node
-	return body(svc, res, rep)
+	l.res.VMID, l.res.Node = l.svc.VMID, l.svc.Node
+	if payload != nil {
+		if err := r.Payload(payload(l)); err != nil {
+			return err
+		}
+	}
+	return executor.RunSteps(ctx, r, steps, l)
 }
 
 func (s *Provisioner) runSuspend(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		var p suspendPayload
-		if err := r.Payload(&p); err != nil {
-			return err
-		}
-		if err := r.Stage(ctx, StagePrecheck); err != nil {
-			return err
-		}
-		next := models.ServiceSuspended
-		switch {
-		case p.Enforce == ReasonDrift:
-			if svc.State != models.ServiceSuspended && svc.State != models.ServiceLimited {
-				res.NoOp = true // unsuspended meanwhile: nothing to repair
-				return nil
-			}
-			next = svc.State
-		case p.Enforce == ReasonBandwidth:
-			if svc.State != models.ServiceActive {
-				res.NoOp = true
-				return nil
-			}
-			next = models.ServiceLimited
-		case svc.State == models.ServiceSuspended:
-			res.NoOp = true
-			return nil
-		}
-		t, err := s.target(ctx, svc)
-		if err != nil {
-			return err
-		}
-		if b := lockBlockers(t.in, false); len(b) > 0 {
-			return blocked(b...).Perm(i18n.Temporary)
-		}
-		plan, err := s.plans.Get(ctx, svc.Plan)
-		if err != nil {
-			return err
-		}
-		mode := plans.SuspendStop
-		if sm, ok := t.mod.(modules.SuspendModer); ok {
-			mode = sm.SuspendMode(plan)
-		}
-		if err := r.Stage(ctx, StageSuspend); err != nil {
-			return err
-		}
-		if p.Enforce != "" {
-			// Limits and drift repair only ever stop: never a pause, for any kind (R16).
-			mode = plans.SuspendStop
-		}
-		if err := t.mod.Suspend(ctx, t.g, mode, rep); err != nil {
-			return err
-		}
-		if p.Enforce != "" {
-			s.metrics.enforcements.WithLabelValues(p.Enforce, svc.GuestType).Inc()
-		}
-		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": next})
-	})
+	return s.lifecycleRun(ctx, r, suspendSteps, func(l *lifecycle) any { return &l.suspend })
 }
 
 func (s *Provisioner) runUnsuspend(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		if err := r.Stage(ctx, StagePrecheck); err != nil {
-			return err
-		}
-		t, err := s.target(ctx, svc)
-		if err != nil {
-			return err
-		}
-		if b := lockBlockers(t.in, false); len(b) > 0 {
-			return blocked(b...).Perm(i18n.Temporary)
-		}
-		if err := r.Stage(ctx, StageUnsuspend); err != nil {
-			return err
-		}
-		if err := t.mod.Unsuspend(ctx, t.g, rep); err != nil {
-			return err
-		}
-		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceActive})
-	})
+	return s.lifecycleRun(ctx, r, unsuspendSteps, nil)
 }
 
 // runTerminate checks the stamp (R39), protection and locks, then stops and destroys the guest
 // (R17), releases its addresses and keeps the row as terminated. A guest that is already gone
 // is not an error: the rest still runs.
 func (s *Provisioner) runTerminate(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		if err := r.Stage(ctx, StagePrecheck); err != nil {
-			return err
-		}
-		if svc.State == models.ServiceTerminated {
-			res.NoOp = true
-			return nil
-		}
-		t, err := s.target(ctx, svc)
-		gone := operation.IsMissing(err)
-		if err != nil && !gone {
-			return err
-		}
-		if !gone {
-			if b := lockBlockers(t.in, true); len(b) > 0 {
-				return blocked(b...).Perm(i18n.Temporary)
-			}
-		}
-		if err := r.Stage(ctx, StageDestroy); err != nil {
-			return err
-		}
-		if !gone {
-			if err := t.mod.Destroy(ctx, t.g, rep); err != nil {
-				s.setState(svc.ServiceID, models.ServiceNeedsReconciliation)
-				return err
-			}
-		}
-		if err := r.Stage(ctx, StageRelease); err != nil {
-			return err
-		}
-		if s.addrs != nil {
-			if err := s.addrs.Release(ctx, svc.ServiceID); err != nil {
-				return fmt.Errorf("release addresses: %w", err)
-			}
-		}
-		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"state": models.ServiceTerminated})
-	})
+	return s.lifecycleRun(ctx, r, terminateSteps, nil)
 }
 
 func (s *Provisioner) runChangePlan(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, func(svc *models.Service, res *result, rep *reporter) error {
-		var p changePlanPayload
-		if err := r.Payload(&p); err != nil {
-			return err
+	return s.lifecycleRun(ctx, r, changePlanSteps, func(l *lifecycle) any { return &l.changePlan })
+}
+
+// precheckGuest reads the service's guest (R39) and refuses a locked one.
+func precheckGuest(ctx context.Context, l *lifecycle) error {
+	t, err := l.s.target(ctx, l.svc)
+	if err != nil {
+		return err
+	}
+	if b := lockBlockers(t.in, false); len(b) > 0 {
+		return blocked(b...).Perm(i18n.Temporary)
+	}
+	l.t = t
+	return nil
+}
+
+// precheckSuspend decides what the suspend does: nothing when the service is already where it
+// would take it; otherwise the guest is read and the mode chosen (the kind's, R15).
+func precheckSuspend(ctx context.Context, l *lifecycle) error {
+	l.next = models.ServiceSuspended
+	switch {
+	case l.suspend.Enforce == ReasonDrift:
+		if l.svc.State != models.ServiceSuspended && l.svc.State != models.ServiceLimited {
+			l.res.NoOp = true // unsuspended meanwhile: nothing to repair
+			return executor.ErrDone
 		}
-		if err := r.Stage(ctx, StagePrecheck); err != nil {
-			return err
+		l.next = l.svc.State
+	case l.suspend.Enforce == ReasonBandwidth:
+		if l.svc.State != models.ServiceActive {
+			l.res.NoOp = true
+			return executor.ErrDone
 		}
-		np, err := s.plans.Get(ctx, p.Plan)
-		if err != nil {
-			return err
-		}
-		if !np.Offers(plans.GuestType(svc.GuestType)) {
-			return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
-				With("guest_type", svc.GuestType).Perm(i18n.Permanent)
-		}
-		t, err := s.target(ctx, svc)
-		if err != nil {
-			return err
-		}
-		if want := int64(np.DiskGiB) * modules.GiB; t.in.DiskBytes > want {
-			return shrinkBlocker(t.in.DiskBytes, want)
-		}
-		if b := lockBlockers(t.in, false); len(b) > 0 {
+		l.next = models.ServiceLimited
+	case l.svc.State == models.ServiceSuspended:
+		l.res.NoOp = true
+		return executor.ErrDone
+	}
+	if err := precheckGuest(ctx, l); err != nil {
+		return err
+	}
+	plan, err := l.s.plans.Get(ctx, l.svc.Plan)
+	if err != nil {
+		return err
+	}
+	l.mode = plans.SuspendStop
+	if sm, ok := l.t.mod.(modules.SuspendModer); ok {
+		l.mode = sm.SuspendMode(plan)
+	}
+	return nil
+}
+
+func suspendGuest(ctx context.Context, l *lifecycle) error {
+	mode := l.mode
+	if l.suspend.Enforce != "" {
+		// Limits and drift repair only ever stop: never a pause, for any kind (R16).
+		mode = plans.SuspendStop
+	}
+	if err := l.t.mod.Suspend(ctx, l.t.g, mode, l.rep); err != nil {
+		return err
+	}
+	if l.suspend.Enforce != "" {
+		l.s.metrics.enforcements.WithLabelValues(l.suspend.Enforce, l.svc.GuestType).Inc()
+	}
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": l.next})
+}
+
+func unsuspendGuest(ctx context.Context, l *lifecycle) error {
+	if err := l.t.mod.Unsuspend(ctx, l.t.g, l.rep); err != nil {
+		return err
+	}
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": models.ServiceActive})
+}
+
+// precheckTerminate reads the guest (a gone guest is no refusal) and refuses a protected or
+// locked one.
+func precheckTerminate(ctx context.Context, l *lifecycle) error {
+	if l.svc.State == models.ServiceTerminated {
+		l.res.NoOp = true
+		return executor.ErrDone
+	}
+	t, err := l.s.target(ctx, l.svc)
+	l.gone = operation.IsMissing(err)
+	if err != nil && !l.gone {
+		return err
+	}
+	if !l.gone {
+		if b := lockBlockers(t.in, true); len(b) > 0 {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
-		if err := r.Stage(ctx, StageApply); err != nil {
-			return err
+	}
+	l.t = t
+	return nil
+}
+
+func destroyGuest(ctx context.Context, l *lifecycle) error {
+	if l.gone {
+		return nil
+	}
+	if err := l.t.mod.Destroy(ctx, l.t.g, l.rep); err != nil {
+		l.s.setState(l.svc.ServiceID, models.ServiceNeedsReconciliation)
+		return err
+	}
+	return nil
+}
+
+func releaseService(ctx context.Context, l *lifecycle) error {
+	if l.s.addrs != nil {
+		if err := l.s.addrs.Release(ctx, l.svc.ServiceID); err != nil {
+			return fmt.Errorf("release addresses: %w", err)
 		}
-		if err := t.mod.ChangePlan(ctx, t.g, np, rep); err != nil {
-			return err
-		}
-		return models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"plan": np.Code})
-	})
+	}
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": models.ServiceTerminated})
+}
+
+// precheckChangePlan checks the new plan against the guest: the service's kind offered, a disk
+// no smaller than the guest's (R23), no lock.
+func precheckChangePlan(ctx context.Context, l *lifecycle) error {
+	np, err := l.s.plans.Get(ctx, l.changePlan.Plan)
+	if err != nil {
+		return err
+	}
+	if !np.Offers(plans.GuestType(l.svc.GuestType)) {
+		return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
+			With("guest_type", l.svc.GuestType).Perm(i18n.Permanent)
+	}
+	t, err := l.s.target(ctx, l.svc)
+	if err != nil {
+		return err
+	}
+	if want := int64(np.DiskGiB) * modules.GiB; t.in.DiskBytes > want {
+		return shrinkBlocker(t.in.DiskBytes, want)
+	}
+	if b := lockBlockers(t.in, false); len(b) > 0 {
+		return blocked(b...).Perm(i18n.Temporary)
+	}
+	l.t, l.plan = t, np
+	return nil
+}
+
+func applyPlan(ctx context.Context, l *lifecycle) error {
+	if err := l.t.mod.ChangePlan(ctx, l.t.g, l.plan, l.rep); err != nil {
+		return err
+	}
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"plan": l.plan.Code})
 }

@@ -27,44 +27,10 @@ import (
 // chosen, and that create fails as proxmox_unavailable, to be retried. A kind that clones
 // (modules.Cloner, a VM) is created on the node holding its template instead (templateNode).
 func (s *Provisioner) placeNode(ctx context.Context, cl modules.Cluster, p plans.Plan, serviceID string) (string, error) {
-	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
-		rows, err := cl.Client.Cluster().Resources(ctx, "node")
-		if err != nil {
-			return nil, fmt.Errorf("list nodes of %s: %w", cl.Name, err)
-		}
-		var out []nodeFigures
-		for _, r := range rows {
-			if r.Type == "node" {
-				out = append(out, nodeFigures{Name: r.Node, Online: r.Status == "online", Free: int64(r.MaxMem) - int64(r.Mem)})
-			}
-		}
-		return out, nil
-	})
+	nodes, err := s.allowedNodes(ctx, cl, p)
 	if err != nil {
 		return "", err
 	}
-	type candidate struct {
-		name string
-		free int64
-	}
-	var nodes []candidate
-	for _, r := range figures {
-		if !r.Online {
-			continue
-		}
-		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Name) {
-			continue
-		}
-		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Name) {
-			continue
-		}
-		nodes = append(nodes, candidate{r.Name, r.Free})
-	}
-	if len(nodes) == 0 {
-		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
-			Wrap(fmt.Errorf("no online node of cluster %s is allowed for plan %s", cl.Name, p.Code))
-	}
-
 	s.placeMu.Lock()
 	defer s.placeMu.Unlock()
 	inFlight, err := models.CreatesInFlight(ctx, s.db.Gorm, cl.Name, serviceID)
@@ -93,6 +59,51 @@ func (s *Provisioner) placeNode(ctx context.Context, cl modules.Cluster, p plans
 		return "", err
 	}
 	return best.name, nil
+}
+
+// candidate is a node placement may choose, with its free memory.
+type candidate struct {
+	name string
+	free int64
+}
+
+// allowedNodes are the online nodes the plan and the cluster allow, from the shared read of the
+// cluster's node figures; none is proxmox_unavailable.
+func (s *Provisioner) allowedNodes(ctx context.Context, cl modules.Cluster, p plans.Plan) ([]candidate, error) {
+	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
+		rows, err := cl.Client.Cluster().Resources(ctx, "node")
+		if err != nil {
+			return nil, fmt.Errorf("list nodes of %s: %w", cl.Name, err)
+		}
+		var out []nodeFigures
+		for _, r := range rows {
+			if r.Type == "node" {
+				out = append(out, nodeFigures{Name: r.Node, Online: r.Status == "online", Free: int64(r.MaxMem) - int64(r.Mem)})
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var nodes []candidate
+	for _, r := range figures {
+		if !r.Online {
+			continue
+		}
+		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Name) {
+			continue
+		}
+		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Name) {
+			continue
+		}
+		nodes = append(nodes, candidate{r.Name, r.Free})
+	}
+	if len(nodes) == 0 {
+		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("no online node of cluster %s is allowed for plan %s", cl.Name, p.Code))
+	}
+	return nodes, nil
 }
 
 // templateNode is the node that holds the template of a kind that clones (Proxmox clones

@@ -40,14 +40,6 @@ const (
 	StageApply     executor.Stage = "apply"
 )
 
-// Stage lists, one ordered list per action (R27); create's is its step list's (createSteps).
-var (
-	suspendStages    = []executor.Stage{StagePrecheck, StageSuspend}
-	unsuspendStages  = []executor.Stage{StagePrecheck, StageUnsuspend}
-	terminateStages  = []executor.Stage{StagePrecheck, StageDestroy, StageRelease}
-	changePlanStages = []executor.Stage{StagePrecheck, StageApply}
-)
-
 // DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
 const DefaultVMIDAttempts = 16
 
@@ -118,14 +110,15 @@ func New(o Options) *Provisioner {
 	return s
 }
 
-// Actions are the executor actions of the lifecycle, registered before the executor starts.
+// Actions are the executor actions of the lifecycle, registered before the executor starts;
+// each action's stage list is its step list's (createSteps, suspendSteps ...).
 func (s *Provisioner) Actions() []executor.Action {
 	return []executor.Action{
 		{Name: ActionCreate, Stages: executor.StagesOf(createSteps), Run: s.runCreate},
-		{Name: ActionSuspend, Stages: suspendStages, Run: s.runSuspend},
-		{Name: ActionUnsuspend, Stages: unsuspendStages, Run: s.runUnsuspend},
-		{Name: ActionTerminate, Stages: terminateStages, Irreversible: StageDestroy, Run: s.runTerminate},
-		{Name: ActionChangePlan, Stages: changePlanStages, Run: s.runChangePlan},
+		{Name: ActionSuspend, Stages: executor.StagesOf(suspendSteps), Run: s.runSuspend},
+		{Name: ActionUnsuspend, Stages: executor.StagesOf(unsuspendSteps), Run: s.runUnsuspend},
+		{Name: ActionTerminate, Stages: executor.StagesOf(terminateSteps), Irreversible: StageDestroy, Run: s.runTerminate},
+		{Name: ActionChangePlan, Stages: executor.StagesOf(changePlanSteps), Run: s.runChangePlan},
 	}
 }
 
