@@ -76,7 +76,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *cfgPath == "" {
 		if err := a.loadExamplePlans(ctx); err != nil {
 			fmt.Fprintln(stderr, "pvebill serve:", err)
-			a.db.Close()
+			if cerr := a.db.Close(); cerr != nil {
+				log.Warn("close database", "err", cerr)
+			}
 			return 1
 		}
 	}
@@ -124,7 +126,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, nil, err
 	}
-	closeSim := func() { simSrv.Close() }
+	closeSim := func() { _ = simSrv.Close() } // on exit: nothing is left to tell
 	banner := func(addr string) {
 		callCfg := config.Config{Listen: addr, Clients: cfg.Clients}
 		raw, _ := yaml.Marshal(struct {
@@ -179,7 +181,11 @@ func cmdMigrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pvebill migrate:", err)
 		return 1
 	}
-	defer db.Close()
+	defer func() {
+		if cerr := db.Close(); cerr != nil {
+			fmt.Fprintln(stderr, "pvebill migrate: close database:", cerr)
+		}
+	}()
 	applied, err := db.Migrate(context.Background())
 	for _, name := range applied {
 		fmt.Fprintln(stdout, "applied", name)
@@ -217,7 +223,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Proxmox VE simulator on http://%s/api2/json (token %s, control API /_sim/)\n", ln.Addr(), demoTokenID)
 	srv := &http.Server{Handler: sim}
-	go func() { <-ctx.Done(); srv.Close() }()
+	go func() { <-ctx.Done(); _ = srv.Close() }() // Serve returns ErrServerClosed next
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(stderr, "pvebill sim:", err)
 		return 1
