@@ -45,7 +45,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	)
 	if *cfgPath != "" {
 		if cfg, err = config.Load(*cfgPath, os.Environ()); err != nil {
-			fmt.Fprintln(stderr, err)
+			_, _ = fmt.Fprintln(stderr, err)
 			return 1
 		}
 		// A relative plans_file is relative to the config file, as its neighbour.
@@ -56,7 +56,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var closeSim func()
 		cfg, banner, closeSim, err = embeddedDefault(stdout)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			_, _ = fmt.Fprintln(stderr, err)
 			return 1
 		}
 		defer closeSim()
@@ -67,15 +67,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		var behind *models.ErrSchemaBehind
 		if errors.As(err, &behind) {
-			fmt.Fprintln(stderr, "pvebill serve:", err)
+			_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 			return 3
 		}
-		fmt.Fprintln(stderr, "pvebill serve:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
 	}
 	if *cfgPath == "" {
 		if err := a.loadExamplePlans(ctx); err != nil {
-			fmt.Fprintln(stderr, "pvebill serve:", err)
+			_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 			if cerr := a.db.Close(); cerr != nil {
 				log.Warn("close database", "err", cerr)
 			}
@@ -84,14 +84,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		fmt.Fprintln(stderr, "pvebill serve:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
 	}
 	if banner != nil {
 		banner(ln.Addr().String())
 	}
 	if err := a.serve(ctx, ln); err != nil {
-		fmt.Fprintln(stderr, "pvebill serve:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
 	}
 	return 0
@@ -135,9 +135,9 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 		}{callCfg.Listen, callCfg.Clients})
 		path := filepath.Join(demoDir, "demo.yaml")
 		if err := os.WriteFile(path, raw, 0o600); err != nil {
-			fmt.Fprintln(stdout, "could not write", path, err)
+			_, _ = fmt.Fprintln(stdout, "could not write", path, err)
 		}
-		fmt.Fprintf(stdout, `
+		_, _ = fmt.Fprintf(stdout, `
 pvebill is running on its embedded default:
   API            http://%s
   database       SQLite, %s
@@ -168,34 +168,34 @@ func cmdMigrate(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *cfgPath == "" {
-		fmt.Fprintln(stderr, "usage: pvebill migrate --config FILE")
+		_, _ = fmt.Fprintln(stderr, "usage: pvebill migrate --config FILE")
 		return 2
 	}
 	cfg, err := config.Load(*cfgPath, os.Environ())
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		_, _ = fmt.Fprintln(stderr, err)
 		return 1
 	}
 	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
 	if err != nil {
-		fmt.Fprintln(stderr, "pvebill migrate:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill migrate:", err)
 		return 1
 	}
 	defer func() {
 		if cerr := db.Close(); cerr != nil {
-			fmt.Fprintln(stderr, "pvebill migrate: close database:", cerr)
+			_, _ = fmt.Fprintln(stderr, "pvebill migrate: close database:", cerr)
 		}
 	}()
 	applied, err := db.Migrate(context.Background())
 	for _, name := range applied {
-		fmt.Fprintln(stdout, "applied", name)
+		_, _ = fmt.Fprintln(stdout, "applied", name)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "pvebill migrate:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill migrate:", err)
 		return 1
 	}
 	if len(applied) == 0 {
-		fmt.Fprintln(stdout, "schema is up to date")
+		_, _ = fmt.Fprintln(stdout, "schema is up to date")
 	}
 	return 0
 }
@@ -218,14 +218,14 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintln(stderr, "pvebill sim:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill sim:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Proxmox VE simulator on http://%s/api2/json (token %s, control API /_sim/)\n", ln.Addr(), demoTokenID)
+	_, _ = fmt.Fprintf(stdout, "Proxmox VE simulator on http://%s/api2/json (token %s, control API /_sim/)\n", ln.Addr(), demoTokenID)
 	srv := &http.Server{Handler: sim}
 	go func() { <-ctx.Done(); _ = srv.Close() }() // Serve returns ErrServerClosed next
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, "pvebill sim:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill sim:", err)
 		return 1
 	}
 	return 0

@@ -45,13 +45,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "pvebill: unknown command %q\n", args[0])
+	_, _ = fmt.Fprintf(stderr, "pvebill: unknown command %q\n", args[0])
 	usage(stderr)
 	return 2
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
+	_, _ = fmt.Fprint(w, `usage:
   pvebill serve [--config FILE]                      run the server (no --config: SQLite + built-in simulator)
   pvebill migrate --config FILE                      bring the database schema up to date
   pvebill sim --listen ADDR                          run the Proxmox VE simulator alone

@@ -234,13 +234,13 @@ func (e *Executor) execute(c *models.Claim) {
 	log := e.log.With("operation_id", op.ID, "service_id", op.ServiceID, "action", op.Action)
 	if !ok {
 		log.Error("no such action")
-		e.finish(op, act, models.OpFailed, nil, problemOf(fmt.Errorf("unknown action %q", op.Action)))
+		e.finish(op, models.OpFailed, nil, problemOf(fmt.Errorf("unknown action %q", op.Action)))
 		return
 	}
 	if c.TakeOver && act.Destructive(op.StageIndex) {
 		// The previous worker died after the irreversible stage had begun (R38).
 		log.Warn("lease taken over after the irreversible stage began", "stage", op.Stage)
-		e.finish(op, act, models.OpNeedsReconciliation, nil, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
+		e.finish(op, models.OpNeedsReconciliation, nil, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
 		return
 	}
 	ctx, cancel := context.WithCancel(e.runCtx)
@@ -257,7 +257,7 @@ func (e *Executor) execute(c *models.Claim) {
 	e.metrics.observe(op.Action, time.Since(start))
 	switch {
 	case err == nil:
-		e.finish(op, act, models.OpSucceeded, run.result, nil)
+		e.finish(op, models.OpSucceeded, run.result, nil)
 	case errors.Is(err, models.ErrLeaseLost):
 		log.Warn("lease lost; another worker owns the operation now")
 	case e.runCtx.Err() != nil && !act.Destructive(run.Op.StageIndex):
@@ -270,9 +270,9 @@ func (e *Executor) execute(c *models.Claim) {
 	case e.runCtx.Err() != nil:
 		log.Warn("shutdown after the irreversible stage began; the lease will expire", "stage", run.Op.Stage)
 	case act.Destructive(run.Op.StageIndex):
-		e.finish(op, act, models.OpNeedsReconciliation, run.result, problemOf(err))
+		e.finish(op, models.OpNeedsReconciliation, run.result, problemOf(err))
 	default:
-		e.finish(op, act, models.OpFailed, run.result, problemOf(err))
+		e.finish(op, models.OpFailed, run.result, problemOf(err))
 	}
 }
 
@@ -293,7 +293,7 @@ func problemOf(err error) *i18n.Problem {
 	return i18n.NewProblem(500, i18n.CodeInternal).Wrap(err)
 }
 
-func (e *Executor) finish(op *models.Operation, act Action, state string, result any, p *i18n.Problem) {
+func (e *Executor) finish(op *models.Operation, state string, result any, p *i18n.Problem) {
 	var res, code, detail *string
 	if result != nil {
 		if b, err := json.Marshal(result); err == nil {

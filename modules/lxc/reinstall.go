@@ -109,7 +109,8 @@ func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.
 	return m.Configure(ctx, g, spec, nil)
 }
 
-// RootDiskFits: a reinstalled container's rootfs is exactly the plan's size.
+// RootDiskFits reports whether the rootfs is exactly the plan's size, as a reinstalled
+// container's is.
 func (m *Module) RootDiskFits(have, planned int64) bool { return have == planned }
 
 var (

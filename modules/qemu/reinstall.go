@@ -160,8 +160,8 @@ func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.
 	return nil
 }
 
-// RootDiskFits: a re-cloned VM's boot disk is at least the plan's size (the template's may be
-// larger).
+// RootDiskFits reports whether the boot disk is at least the plan's size, as a re-cloned VM's
+// is (the template's may be larger).
 func (m *Module) RootDiskFits(have, planned int64) bool { return have >= planned }
 
 var (
