@@ -80,6 +80,10 @@ const (
 	FieldRequiredOne  FieldCode = "required_one_of"
 	FieldDuplicate    FieldCode = "duplicate"
 	FieldBadTimestamp FieldCode = "bad_timestamp"
+	// FieldRepeated: a JSON member given twice in one object (never resolved to either value).
+	FieldRepeated FieldCode = "repeated_field"
+	// FieldNotUTF8: text that is not UTF-8 (never replaced by U+FFFD).
+	FieldNotUTF8 FieldCode = "not_utf8"
 	// FieldNotApplicable: the field does not apply to what the object offers (a VM-only plan
 	// with swap, a container-only plan with a VM catalog); {param} names what it offers.
 	FieldNotApplicable FieldCode = "not_applicable"
@@ -99,7 +103,7 @@ var FieldCodes = []FieldCode{
 	FieldRequired, FieldUnknown, FieldType, FieldTooShort, FieldTooLong, FieldTooSmall,
 	FieldTooLarge, FieldOneOf, FieldPattern, FieldInvalid, FieldRequiredOne, FieldDuplicate,
 	FieldBadTimestamp, FieldNotApplicable, FieldNotIPv4, FieldOutsideNetwork, FieldReservedAddress,
-	FieldInsideRange, FieldNotCanonical,
+	FieldInsideRange, FieldNotCanonical, FieldRepeated, FieldNotUTF8,
 }
 
 // Permanence tells a caller whether retrying can ever help.

@@ -2,16 +2,16 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"reflect"
 	"regexp"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-playground/validator/v10"
 
 	"pvebill/i18n"
@@ -29,65 +29,41 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
-	_ = v.RegisterValidation("serviceid", func(fl validator.FieldLevel) bool {
-		return validServiceID(fl.Field().String())
-	})
-	// The validator's own hostname_rfc1123 runs a regular expression; this is the same
-	// language checked byte by byte (see hostnameRFC1123).
-	_ = v.RegisterValidation("hostname_rfc1123", func(fl validator.FieldLevel) bool {
-		return hostnameRFC1123(fl.Field().String())
-	})
+	if err := v.RegisterValidation("serviceid", func(fl validator.FieldLevel) bool {
+		return serviceIDPattern.MatchString(fl.Field().String())
+	}); err != nil {
+		panic(err)
+	}
 	return v
 }
 
-// ServiceIDPattern is the shape of a service id (API.md Create). validServiceID checks the
-// same shape without a regular expression.
-var ServiceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+// serviceIDPattern is the shape of a service id (the create body's service_id), also taken by
+// request ids and usage cursors.
+var serviceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
-// validServiceID reports whether s matches ServiceIDPattern.
-func validServiceID(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; !isAlnum(b) && b != '.' && b != '_' && b != ':' && b != '-' {
-			return false
-		}
-	}
-	return true
-}
+// decodeOptions make the JSON decoding strict: member names match their field exactly (case
+// included), a member named twice, a member no field has and text that is not UTF-8 are
+// refused rather than silently resolved.
+var decodeOptions = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.MatchCaseInsensitiveNames(false),
+	jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false),
+)
 
-func isAlnum(b byte) bool {
-	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-}
-
-// hostnameRFC1123 reports whether s is an RFC 1123 host name as the validator's
-// hostname_rfc1123 defines it (^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$):
-// dot-separated labels of 1 to 63 letters, digits and hyphens that neither start nor end
-// with a hyphen.
-func hostnameRFC1123(s string) bool {
-	if len(s) == 0 {
-		return false
+// errInvalidUTF8 is the decoder's own error for text that is not UTF-8 (the module does not
+// export it), taken once from a decode of such text.
+var errInvalidUTF8 = func() error {
+	var s string
+	var se *jsontext.SyntacticError
+	if err := json.Unmarshal([]byte("\"\xff\""), &s, decodeOptions); errors.As(err, &se) {
+		return se.Err
 	}
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] != '.' {
-			if b := s[i]; !isAlnum(b) && b != '-' {
-				return false
-			}
-			continue
-		}
-		label := s[start:i]
-		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		start = i + 1
-	}
-	return true
-}
+	panic("json: invalid UTF-8 decoded without an error")
+}()
 
-// bindJSON decodes the raw request body strictly (unknown fields refused, one JSON value only)
-// into v and validates it. Every failure is a typed Problem.
+// bindJSON decodes the raw request body strictly (see decodeOptions; one JSON value only) into
+// v and validates it. Every failure is a typed Problem.
 func bindJSON(c *gin.Context, v any) error {
 	ct := c.GetHeader("Content-Type")
 	if ct != "" && ct != "application/json" {
@@ -96,54 +72,95 @@ func bindJSON(c *gin.Context, v any) error {
 			return i18n.NewProblem(415, i18n.CodeUnsupportedMediaType)
 		}
 	}
-	return DecodeBody(rawBody(c), v)
+	return decodeBody(rawBody(c), v)
 }
 
-// DecodeBody decodes a JSON request body strictly (unknown fields refused, one JSON value only)
-// into v and validates it: what every handler's binding does once the media type is accepted.
-// Every failure is a typed Problem.
-func DecodeBody(body []byte, v any) error {
+// decodeBody decodes a JSON request body strictly into v and validates it: what every
+// handler's binding does once the media type is accepted. Every failure is a typed Problem.
+func decodeBody(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return i18n.NewProblem(400, i18n.CodeMalformedJSON)
 	}
-	if decodePlain(body, v) {
-		return validateStruct(v)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeProblem(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return i18n.NewProblem(400, i18n.CodeMalformedJSON)
+	if err := json.Unmarshal(body, v, decodeOptions); err != nil {
+		return decodeProblem(reflect.TypeOf(v), err)
 	}
 	return validateStruct(v)
 }
 
-func decodeProblem(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
+// decodeProblem maps a decoding error to a problem: 422 naming the field for a value of the
+// wrong type, an unknown or repeated member and text that is not UTF-8; 400 malformed_json for
+// anything else that is not JSON.
+func decodeProblem(t reflect.Type, err error) error {
+	var semErr *json.SemanticError
+	var synErr *jsontext.SyntacticError
 	switch {
-	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			field = "(body)"
+	case errors.As(err, &semErr):
+		field := pointerField(t, semErr.JSONPointer)
+		if errors.Is(semErr.Err, json.ErrUnknownName) {
+			return i18n.Validation(i18n.FieldError{Field: field, Code: i18n.FieldUnknown})
 		}
-		return i18n.Validation(i18n.FieldError{Field: field, Code: i18n.FieldType, Param: typeErr.Type.String()})
-	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return i18n.NewProblem(400, i18n.CodeMalformedJSON)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return i18n.Validation(i18n.FieldError{Field: name, Code: i18n.FieldUnknown})
+		param := ""
+		if semErr.GoType != nil {
+			param = semErr.GoType.String()
+		}
+		return i18n.Validation(i18n.FieldError{Field: field, Code: i18n.FieldType, Param: param})
+	case errors.As(err, &synErr) && errors.Is(synErr.Err, jsontext.ErrDuplicateName):
+		return i18n.Validation(i18n.FieldError{Field: pointerField(t, synErr.JSONPointer), Code: i18n.FieldRepeated})
+	case errors.As(err, &synErr) && errors.Is(synErr.Err, errInvalidUTF8):
+		return i18n.Validation(i18n.FieldError{Field: pointerField(t, synErr.JSONPointer), Code: i18n.FieldNotUTF8})
 	}
 	return i18n.NewProblem(400, i18n.CodeMalformedJSON).Wrap(err)
 }
 
+// pointerField names the member a JSON pointer into a value of type t points at as
+// encoding/json did: the struct fields on the way joined by dots ("os.container"), map keys and
+// array indices left out; "(body)" for the whole body.
+func pointerField(t reflect.Type, p jsontext.Pointer) string {
+	var names []string
+	for tok := range p.Tokens() {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		case reflect.Struct:
+			names = append(names, tok)
+			f, ok := jsonField(t, tok)
+			if !ok {
+				return strings.Join(names, ".")
+			}
+			t = f.Type
+		default:
+			return pathOrBody(names)
+		}
+	}
+	return pathOrBody(names)
+}
+
+func pathOrBody(names []string) string {
+	if len(names) == 0 {
+		return "(body)"
+	}
+	return strings.Join(names, ".")
+}
+
+// jsonField finds the field of struct type t that JSON member name decodes into.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || (f.Anonymous && f.Tag.Get("json") == "") {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || (tag == "" && f.Name == name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
 // validateStruct runs the validator and maps its errors to field errors.
 func validateStruct(v any) error {
-	if quickValid(v) {
-		return nil
-	}
 	err := validate.Struct(v)
 	if err == nil {
 		return nil

@@ -76,7 +76,7 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 	}
 	q.From, q.To = parseTime("from"), parseTime("to")
 	if id, ok := c.GetQuery("service_id"); ok {
-		if !validServiceID(id) {
+		if !serviceIDPattern.MatchString(id) {
 			fields = append(fields, i18n.FieldError{Field: "service_id", Code: i18n.FieldPattern})
 		}
 		q.ServiceID = id
@@ -100,7 +100,7 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		q.Limit = n
 	}
 	if cur, ok := c.GetQuery("cursor"); ok {
-		if !validServiceID(cur) {
+		if !serviceIDPattern.MatchString(cur) {
 			fields = append(fields, i18n.FieldError{Field: "cursor", Code: i18n.FieldPattern})
 		}
 		q.After = cur

@@ -56,7 +56,7 @@ func requestID(c *gin.Context) string { return state(c).id }
 func requestIDMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := c.GetHeader("X-Request-Id")
-		if len(id) == 0 || len(id) > 64 || !validServiceID(id) {
+		if !serviceIDPattern.MatchString(id) {
 			id = newRequestID()
 		}
 		c.Set(ctxState, &reqState{id: id})
