@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -63,8 +65,13 @@ func operationView(op *models.Operation, lang string) OperationView {
 	return v
 }
 
-// waitMiddleware validates ?wait=N before a handler runs, so a bad value changes nothing.
-func waitMiddleware(c *gin.Context) {
+// queryMiddleware validates the query string and ?wait=N before a handler runs, so a bad value
+// changes nothing.
+func queryMiddleware(c *gin.Context) {
+	if p := queryProblem(c.Request.URL.RawQuery); p != nil {
+		writeProblem(c, p)
+		return
+	}
 	d, err := parseWait(c)
 	if err != nil {
 		writeProblem(c, err.(*i18n.Problem))
@@ -72,6 +79,29 @@ func waitMiddleware(c *gin.Context) {
 	}
 	state(c).wait = d
 	c.Next()
+}
+
+// queryProblem refuses a query string with a parameter the standard parser would drop in
+// silence: one holding a ";" (not a separator) or a bad %-escape. The field is the parameter's
+// name as far as it can be read.
+func queryProblem(raw string) *i18n.Problem {
+	for seg := range strings.SplitSeq(raw, "&") {
+		key, value, _ := strings.Cut(seg, "=")
+		_, kerr := url.QueryUnescape(key)
+		_, verr := url.QueryUnescape(value)
+		if !strings.Contains(seg, ";") && kerr == nil && verr == nil {
+			continue
+		}
+		name, _, _ := strings.Cut(key, ";")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if name == "" {
+			name = "(query)"
+		}
+		return i18n.Validation(i18n.FieldError{Field: name, Code: i18n.FieldPattern})
+	}
+	return nil
 }
 
 func waitOf(c *gin.Context) time.Duration { return state(c).wait }

@@ -100,7 +100,7 @@ func (s *Server) Engine() *gin.Engine { return s.engine }
 // V1 returns a signed route group for /v1 with the standard middleware, for routes registered
 // outside routes.go (test-only actions).
 func (s *Server) V1(scopes ...string) *gin.RouterGroup {
-	return s.engine.Group("/v1", bodyMiddleware(), s.authMiddleware(), requireScope(scopes...), waitMiddleware, s.idempotencyMiddleware())
+	return s.engine.Group("/v1", bodyMiddleware(), s.authMiddleware(), requireScope(scopes...), queryMiddleware, s.idempotencyMiddleware())
 }
 
 // ServeHTTP lets the server be used as an http.Handler (httptest).
