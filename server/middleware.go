@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -75,20 +77,56 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// logMiddleware writes one structured line per request: never bodies, headers or secrets.
+// routeUnmatched and methodOther are the label and log values of a request outside the route
+// table and of a method outside knownMethods (R49).
+const (
+	routeUnmatched = "unmatched"
+	methodOther    = "other"
+)
+
+// knownMethods are the methods kept as they are in labels and log lines.
+var knownMethods = map[string]string{http.MethodGet: http.MethodGet, http.MethodHead: http.MethodHead,
+	http.MethodPost: http.MethodPost, http.MethodPut: http.MethodPut, http.MethodPatch: http.MethodPatch,
+	http.MethodDelete: http.MethodDelete, http.MethodOptions: http.MethodOptions}
+
+// methodLabel folds a request method into the closed set of knownMethods and methodOther.
+func methodLabel(m string) string {
+	if v, ok := knownMethods[m]; ok {
+		return v
+	}
+	return methodOther
+}
+
+// routeLabel is the request's route template, or routeUnmatched.
+func routeLabel(c *gin.Context) string {
+	if r := c.FullPath(); r != "" {
+		return r
+	}
+	return routeUnmatched
+}
+
+// quietRoutes are answered so often (probes, scrapes) that their lines are logged at debug.
+var quietRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
+// logLevel is the level of a request's line: error for a 5xx, debug for a quiet route.
+func logLevel(route string, status int) slog.Level {
+	switch {
+	case status >= 500:
+		return slog.LevelError
+	case quietRoutes[route]:
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// logMiddleware writes one structured line per request: never bodies, headers or secrets, and
+// the method folded like the metrics' label (an unknown one can be 64 KB long).
 func logMiddleware(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		route := c.FullPath()
-		if route == "" {
-			route = "(unmatched)"
-		}
-		status := c.Writer.Status()
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
-		}
+		route, status := routeLabel(c), c.Writer.Status()
+		level := logLevel(route, status)
 		ctx, h := context.Background(), log.Handler()
 		if !h.Enabled(ctx, level) {
 			return
@@ -98,7 +136,7 @@ func logMiddleware(log *slog.Logger) gin.HandlerFunc {
 		// middleware, and pvebill's handlers do not print it.
 		st, now := state(c), time.Now()
 		r := slog.NewRecord(now, level, "request", 0)
-		r.AddAttrs(slog.String("request_id", st.id), slog.String("method", c.Request.Method),
+		r.AddAttrs(slog.String("request_id", st.id), slog.String("method", methodLabel(c.Request.Method)),
 			slog.String("route", route), slog.Int("status", status), slog.Int64("duration_ms", now.Sub(start).Milliseconds()))
 		if st.client != nil {
 			r.AddAttrs(slog.String("client", st.client.ID))
@@ -126,16 +164,17 @@ func recoveryMiddleware(log *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-// HTTPMetrics are the webhook request series, labelled by route template, never raw path.
+// HTTPMetrics are the webhook request series, labelled by route template, never raw path, and
+// by a method from a closed set (R49): no request adds a label value.
 type HTTPMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	// series caches the children of matched routes, so a request costs one map read instead
-	// of hashing its label values into both vectors.
+	// series caches the children of a route, method and status code (all from closed sets), so
+	// a request costs one map read instead of hashing its label values into both vectors.
 	series sync.Map // routeSeries -> *routeChildren
 }
 
-// routeSeries names the children of one matched route, method and status code.
+// routeSeries names the children of one route, method and status code.
 type routeSeries struct {
 	route, method string
 	code          int
@@ -146,8 +185,10 @@ type routeChildren struct {
 	duration prometheus.Observer
 }
 
-// children returns the series of a request, cached for matched routes (their number is bounded
-// by the route table; an unmatched path may carry any method, so those are not kept).
+// durationBuckets reach past the longest long-poll (60 s).
+var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+
+// children returns the series of a request.
 func (m *HTTPMetrics) children(route, method string, code int) *routeChildren {
 	key := routeSeries{route: route, method: method, code: code}
 	if v, ok := m.series.Load(key); ok {
@@ -155,33 +196,44 @@ func (m *HTTPMetrics) children(route, method string, code int) *routeChildren {
 	}
 	ch := &routeChildren{requests: m.requests.WithLabelValues(route, method, strconv.Itoa(code)),
 		duration: m.duration.WithLabelValues(route, method)}
-	if route != "unmatched" {
-		m.series.Store(key, ch)
-	}
+	m.series.Store(key, ch)
 	return ch
 }
 
-// NewHTTPMetrics registers the HTTP metrics on reg.
+// NewHTTPMetrics registers the HTTP metrics and pvebill_build_info on reg.
 func NewHTTPMetrics(reg prometheus.Registerer) *HTTPMetrics {
 	m := &HTTPMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_http_requests_total",
 			Help: "HTTP requests served, by route template, method and status code."}, []string{"route", "method", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_http_request_duration_seconds",
-			Help: "HTTP request latency, by route template and method.", Buckets: prometheus.DefBuckets}, []string{"route", "method"}),
+			Help: "HTTP request latency, by route template and method.", Buckets: durationBuckets}, []string{"route", "method"}),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	reg.MustRegister(m.requests, m.duration, buildInfo())
 	return m
+}
+
+// buildInfo is the constant pvebill_build_info gauge: 1, labelled with the module version and
+// the Go version the binary was built with.
+func buildInfo() prometheus.Collector {
+	version, goVersion := "unknown", runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "pvebill_build_info",
+		Help:        "Always 1; the labels say which build answers.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": goVersion}})
+	g.Set(1)
+	return g
 }
 
 func (m *HTTPMetrics) middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		route := c.FullPath()
-		if route == "" {
-			route = "unmatched"
-		}
-		ch := m.children(route, c.Request.Method, c.Writer.Status())
+		ch := m.children(routeLabel(c), methodLabel(c.Request.Method), c.Writer.Status())
 		ch.requests.Inc()
 		ch.duration.Observe(time.Since(start).Seconds())
 	}
