@@ -23,6 +23,9 @@ const (
 	HeaderKey       = "X-Pvebill-Key"
 	HeaderTimestamp = "X-Pvebill-Timestamp"
 	HeaderSignature = "X-Pvebill-Signature"
+	// signatureChallenge is the WWW-Authenticate challenge of a 401 from a signed route
+	// (RFC 9110 §11.6.1): the scheme and the header that carries the signature.
+	signatureChallenge = `Pvebill-HMAC-SHA256 realm="pvebill", header="` + HeaderSignature + `", version="v1"`
 	// SignatureWindow is how far a request's timestamp may be from the server's clock.
 	SignatureWindow = 300 * time.Second
 )
@@ -147,6 +150,7 @@ func (s *Server) authMiddleware() gin.HandlerFunc {
 		cl, err := s.clients.Verify(c.GetHeader(HeaderKey), c.GetHeader(HeaderTimestamp), c.GetHeader(HeaderSignature),
 			c.Request.Method, c.Request.URL.RequestURI(), rawBody(c), s.now())
 		if err != nil {
+			c.Header("WWW-Authenticate", signatureChallenge)
 			writeError(c, s.log, err)
 			return
 		}

@@ -67,6 +67,7 @@ func (s *Server) metricsHandler() gin.HandlerFunc {
 		if token != "" {
 			got := c.GetHeader("Authorization")
 			if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+token)) != 1 {
+				c.Header("WWW-Authenticate", `Bearer realm="pvebill-metrics"`)
 				writeProblem(c, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid))
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -43,11 +44,29 @@ func TestRouteTableMatchesOpenAPI(t *testing.T) {
 	doc := loadSpec(t)
 	h := newHarness(t, "sqlite")
 	got := map[string]bool{}
+	var heads []string
 	for _, r := range h.srv.Engine().Routes() {
 		if strings.HasPrefix(r.Path, "/v1/_test/") {
 			continue // test-only routes added by the harness
 		}
-		got[r.Method+" "+ginParam.ReplaceAllString(r.Path, "{$1}")] = true
+		path := ginParam.ReplaceAllString(r.Path, "{$1}")
+		if r.Method == http.MethodHead {
+			heads = append(heads, path)
+			continue
+		}
+		got[r.Method+" "+path] = true
+	}
+	// HEAD is implied by GET (RFC 9110 §9.3.2) and not listed in openapi.yaml: each HEAD route
+	// must be a GET route's twin, and each GET route has one.
+	for _, path := range heads {
+		if !got["GET "+path] {
+			t.Errorf("HEAD %s without a GET route", path)
+		}
+	}
+	for k := range got {
+		if path, ok := strings.CutPrefix(k, "GET "); ok && !slices.Contains(heads, path) {
+			t.Errorf("GET %s answers no HEAD", path)
+		}
 	}
 	want := map[string]bool{}
 	for path, item := range doc.Paths.Map() {
