@@ -9,12 +9,7 @@ import (
 // listGuests is GET /v1/admin/guests: every guest of every cluster, its guest_type read from
 // Proxmox's type (R3), with the managing service_id when there is one.
 func (s *Server) listGuests(c *gin.Context) {
-	p, err := s.provisioning()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	guests, err := p.Guests(c.Request.Context())
+	guests, err := s.prov.Guests(c.Request.Context())
 	if err != nil {
 		writeError(c, s.log, err)
 		return

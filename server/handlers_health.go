@@ -48,11 +48,9 @@ func (s *Server) readyz(c *gin.Context) {
 	} else if checks["database"] == "ok" {
 		checks["schema"] = "ok"
 	}
-	if s.prov != nil {
-		// Cluster reachability and the datacenter firewall are reported, never a reason to be
-		// unready (R9).
-		checks["clusters"] = s.prov.Readiness(ctx)
-	}
+	// Cluster reachability and the datacenter firewall are reported, never a reason to be
+	// unready (R9).
+	checks["clusters"] = s.prov.Readiness(ctx)
 	status, word := http.StatusOK, "ready"
 	if !ready {
 		status, word = http.StatusServiceUnavailable, "not_ready"

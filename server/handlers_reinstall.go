@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/reinstall"
@@ -16,30 +15,17 @@ import (
 // defaultPreviewWait is how long a preview request waits for phase 1 when it names no ?wait=N.
 const defaultPreviewWait = 5 * time.Second
 
-// reinstalls returns the reinstall service, or a 503 when this server was built without one.
-func (s *Server) reinstalls() (*reinstall.Replacer, error) {
-	if s.reinst == nil {
-		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
-	}
-	return s.reinst, nil
-}
-
 // previewReinstall is POST /v1/services/{id}/reinstall/preview (phase 1, R18): it queues the
 // read-only preview and waits for it (?wait=N, default 5 s): 200 with the ready intent, or 202
 // with the intent still preview_pending.
 func (s *Server) previewReinstall(c *gin.Context) {
-	rs, err := s.reinstalls()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	var req reinstall.PreviewRequest
 	if err := bindOptional(c, &req); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
 	ctx := c.Request.Context()
-	in, op, err := rs.Preview(ctx, client(c).ID, c.Param("service_id"), req)
+	in, op, err := s.reinst.Preview(ctx, client(c).ID, c.Param("service_id"), req)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -58,7 +44,7 @@ func (s *Server) previewReinstall(c *gin.Context) {
 			return
 		}
 	}
-	if in, err = rs.Get(ctx, client(c).ID, in.ServiceID, in.ID); err != nil {
+	if in, err = s.reinst.Get(ctx, client(c).ID, in.ServiceID, in.ID); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
@@ -73,12 +59,7 @@ func (s *Server) previewReinstall(c *gin.Context) {
 // getReinstall is GET /v1/services/{id}/reinstall[/{intent_id}]: the intent, advanced on read
 // (R29).
 func (s *Server) getReinstall(c *gin.Context) {
-	rs, err := s.reinstalls()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	in, err := rs.Get(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("intent_id"))
+	in, err := s.reinst.Get(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("intent_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -90,17 +71,12 @@ func (s *Server) getReinstall(c *gin.Context) {
 // volume}; the root password is handed to the run in memory only (R26). It answers the
 // operation.
 func (s *Server) applyReinstall(c *gin.Context) {
-	rs, err := s.reinstalls()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	var req reinstall.ApplyRequest
 	if err := bindJSON(c, &req); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	op, _, err := rs.Apply(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	op, _, err := s.reinst.Apply(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -111,17 +87,12 @@ func (s *Server) applyReinstall(c *gin.Context) {
 // reconcileService is POST /v1/admin/services/{id}/reconcile (R28): an operator closes
 // needs_reconciliation and releases the service lock; recorded in the audit log.
 func (s *Server) reconcileService(c *gin.Context) {
-	rs, err := s.reinstalls()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	var req reinstall.ReconcileRequest
 	if err := bindJSON(c, &req); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	svc, err := rs.Reconcile(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	svc, err := s.reinst.Reconcile(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	if err != nil {
 		writeError(c, s.log, err)
 		return

@@ -6,33 +6,19 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/provision"
 )
 
-// provisioning returns the provisioning layer, or a 503 when this server was built without one.
-func (s *Server) provisioning() (*provision.Provisioner, error) {
-	if s.prov == nil {
-		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeUnavailable).Perm(i18n.Temporary)
-	}
-	return s.prov, nil
-}
-
 // createService is POST /v1/services. A repeat of an existing create answers its operation:
 // 200 when it has finished, else 202 (R36).
 func (s *Server) createService(c *gin.Context) {
-	p, err := s.provisioning()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	var req provision.CreateRequest
 	if err := bindJSON(c, &req); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	op, created, err := p.Create(c.Request.Context(), client(c).ID, req)
+	op, created, err := s.prov.Create(c.Request.Context(), client(c).ID, req)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -46,12 +32,7 @@ func (s *Server) createService(c *gin.Context) {
 }
 
 func (s *Server) getService(c *gin.Context) {
-	p, err := s.provisioning()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	v, err := p.Get(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	v, err := s.prov.Get(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -74,22 +55,22 @@ func bindOptional(c *gin.Context, v any) error {
 
 func (s *Server) suspendService(c *gin.Context) {
 	var req provision.SuspendRequest
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Suspend(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Suspend(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 func (s *Server) unsuspendService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Unsuspend(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Unsuspend(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) terminateService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Terminate(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Terminate(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
@@ -99,25 +80,20 @@ func (s *Server) changePlan(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	s.mutate(c, nil, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.ChangePlan(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	s.mutate(c, nil, func() (*models.Operation, error) {
+		return s.prov.ChangePlan(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 // mutate binds body (when not nil), calls the provisioning layer and answers the operation.
-func (s *Server) mutate(c *gin.Context, body any, call func(*provision.Provisioner) (*models.Operation, error)) {
-	p, err := s.provisioning()
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
+func (s *Server) mutate(c *gin.Context, body any, call func() (*models.Operation, error)) {
 	if body != nil {
 		if err := bindOptional(c, body); err != nil {
 			writeError(c, s.log, err)
 			return
 		}
 	}
-	op, err := call(p)
+	op, err := call()
 	if err != nil {
 		writeError(c, s.log, err)
 		return

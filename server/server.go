@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,7 +22,9 @@ import (
 	"pvebill/server/config"
 )
 
-// Options are the server's injected dependencies.
+// Options are the server's injected dependencies. DB, Executor, Registry, Logger and the four
+// services are required: New panics without one, at wiring time, rather than a route failing
+// on its first request.
 type Options struct {
 	Config   config.Config
 	DB       *models.DB
@@ -31,16 +35,28 @@ type Options struct {
 	Now      func() time.Time
 	// WaitRecheck is how often a long-poll re-reads an operation finished by another replica.
 	WaitRecheck time.Duration
-	// Plans serves the plan routes; nil builds one over DB checking the configured clusters.
+	// Plans serves the plan routes.
 	Plans *plans.Service
-	// Provision serves the service lifecycle routes and the clusters' readiness; nil answers
-	// those routes with 503.
+	// Provision serves the service lifecycle routes, the guest list and the clusters' readiness.
 	Provision *provision.Provisioner
-	// Reinstall serves the reinstall routes and the admin reconcile route; nil answers them
-	// with 503.
+	// Reinstall serves the reinstall routes and the admin reconcile route.
 	Reinstall *reinstall.Replacer
-	// IPPools serves the IP pool routes; nil builds one over DB checking the configured clusters.
+	// IPPools serves the IP pool routes.
 	IPPools *ippool.Service
+}
+
+// missing names the required dependencies o lacks.
+func (o Options) missing() []string {
+	var out []string
+	for name, absent := range map[string]bool{"DB": o.DB == nil, "Executor": o.Executor == nil,
+		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
+		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil} {
+		if absent {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Server is pvebill's HTTP server.
@@ -67,8 +83,12 @@ type Server struct {
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
-// New builds the server and its route table.
+// New builds the server and its route table. It panics when a required dependency is missing
+// (see Options): a wiring mistake, found when the process starts.
 func New(o Options) *Server {
+	if m := o.missing(); len(m) > 0 {
+		panic("server.New: missing " + strings.Join(m, ", "))
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -78,12 +98,6 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall}
-	if s.plans == nil {
-		s.plans = plans.NewService(o.DB, plans.Options{Clusters: PlanClusters(o.Config)})
-	}
-	if s.ipPools == nil {
-		s.ipPools = ippool.NewService(o.DB).WithClusters(IPPoolClusters(o.Config))
-	}
 	s.metrics = NewHTTPMetrics(o.Registry)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true

@@ -36,8 +36,8 @@ func newScrapeTarget(t *testing.T, nodes, perNode int) *scrapeTarget {
 	if err := e.sampler.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Options{Config: config.Defaults(), DB: e.db, Registry: e.reg,
-		Logger: slog.New(slog.DiscardHandler)})
+	srv := server.New(withServices(server.Options{Config: config.Defaults(), DB: e.db, Registry: e.reg,
+		Logger: slog.New(slog.DiscardHandler)}))
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return &scrapeTarget{e: e, url: hs.URL + "/metrics"}

@@ -1,0 +1,65 @@
+package server_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/modules/executor"
+	"pvebill/modules/stack"
+	"pvebill/server"
+	"pvebill/server/config"
+)
+
+// withServices completes o with the services it leaves out, from a stack over o.DB with no
+// guest kind and no cluster (every capability of its plans reads as not built) whose executor
+// is never started: for servers whose tests run no lifecycle operation.
+func withServices(o server.Options) server.Options {
+	st := stack.New(stack.Options{DB: o.DB, Log: o.Logger, Metrics: prometheus.NewRegistry(),
+		Executor: executor.Config{Owner: "with-services", Workers: 1, Lease: 5 * time.Second, PollInterval: time.Second}})
+	full := st.ServerOptions(o.Config)
+	if o.Plans == nil {
+		o.Plans = full.Plans
+	}
+	if o.IPPools == nil {
+		o.IPPools = full.IPPools
+	}
+	if o.Provision == nil {
+		o.Provision = full.Provision
+	}
+	if o.Reinstall == nil {
+		o.Reinstall = full.Reinstall
+	}
+	return o
+}
+
+// A server is never built without a service its routes call: New names what is missing.
+func TestNewRefusesMissingDependencies(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	full := withServices(server.Options{Config: config.Defaults(), DB: h.db, Executor: h.exec,
+		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+	for name, drop := range map[string]func(*server.Options){
+		"Provision": func(o *server.Options) { o.Provision = nil },
+		"Reinstall": func(o *server.Options) { o.Reinstall = nil },
+		"Plans":     func(o *server.Options) { o.Plans = nil },
+		"IPPools":   func(o *server.Options) { o.IPPools = nil },
+		"Executor":  func(o *server.Options) { o.Executor = nil },
+		"DB":        func(o *server.Options) { o.DB = nil },
+	} {
+		o := full
+		o.Registry = prometheus.NewRegistry()
+		drop(&o)
+		func() {
+			defer func() {
+				if p := fmt.Sprint(recover()); !strings.Contains(p, name) {
+					t.Errorf("without %s: New panicked with %q", name, p)
+				}
+			}()
+			server.New(o)
+		}()
+	}
+}
