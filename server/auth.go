@@ -26,12 +26,12 @@ const (
 	// signatureChallenge is the WWW-Authenticate challenge of a 401 from a signed route
 	// (RFC 9110 §11.6.1): the scheme and the header that carries the signature.
 	signatureChallenge = `Pvebill-HMAC-SHA256 realm="pvebill", header="` + HeaderSignature + `", version="v1"`
-	// SignatureWindow is how far a request's timestamp may be from the server's clock.
-	SignatureWindow = 300 * time.Second
+	// signatureWindow is how far a request's timestamp may be from the server's clock.
+	signatureWindow = 300 * time.Second
 )
 
-// Client is an authenticated API client.
-type Client struct {
+// APIClient is an authenticated API client.
+type APIClient struct {
 	ID     string
 	secret []byte
 	scopes map[string]bool
@@ -40,8 +40,8 @@ type Client struct {
 	macs sync.Pool
 }
 
-func newClient(id string, secret []byte) *Client {
-	cl := &Client{ID: id, secret: secret, scopes: map[string]bool{}}
+func newClient(id string, secret []byte) *APIClient {
+	cl := &APIClient{ID: id, secret: secret, scopes: map[string]bool{}}
 	cl.macs.New = func() any { return &keyedMAC{mac: hmac.New(sha256.New, cl.secret)} }
 	return cl
 }
@@ -59,14 +59,14 @@ type keyedMAC struct {
 var unknownClient = newClient("", []byte("\x00unknown-client-dummy-secret"))
 
 // HasScope reports whether the client holds a scope.
-func (c *Client) HasScope(s string) bool { return c.scopes[s] }
+func (c *APIClient) HasScope(s string) bool { return c.scopes[s] }
 
-// Clients is the config-defined set of API clients.
-type Clients map[string]*Client
+// APIClients is the config-defined set of API clients.
+type APIClients map[string]*APIClient
 
 // NewClients builds the client table from the config.
-func NewClients(cfg []config.Client) Clients {
-	out := Clients{}
+func NewClients(cfg []config.Client) APIClients {
+	out := APIClients{}
 	for _, c := range cfg {
 		cl := newClient(c.ID, []byte(c.Secret))
 		for _, s := range c.Scopes {
@@ -94,7 +94,7 @@ func Sign(secret []byte, timestamp, method, requestURI string, body []byte) stri
 // Verify checks a signed request against the client table at time now. It returns the client
 // or a signature_invalid / signature_expired problem. Unknown clients and wrong signatures are
 // indistinguishable to the caller; the comparison is constant-time.
-func (cs Clients) Verify(key, timestamp, signature, method, requestURI string, body []byte, now time.Time) (*Client, error) {
+func (cs APIClients) Verify(key, timestamp, signature, method, requestURI string, body []byte, now time.Time) (*APIClient, error) {
 	ts, err := strconv.ParseInt(timestamp, 10, 64)
 	if key == "" || signature == "" || err != nil || len(timestamp) > 12 {
 		return nil, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid)
@@ -109,7 +109,7 @@ func (cs Clients) Verify(key, timestamp, signature, method, requestURI string, b
 		return nil, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid)
 	}
 	skew := now.Sub(time.Unix(ts, 0))
-	if skew > SignatureWindow || skew < -SignatureWindow {
+	if skew > signatureWindow || skew < -signatureWindow {
 		return nil, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureExpired)
 	}
 	return cl, nil
@@ -117,7 +117,7 @@ func (cs Clients) Verify(key, timestamp, signature, method, requestURI string, b
 
 // signatureMatches reports whether signature is the v1 signature of the request (what Sign
 // returns), comparing in constant time.
-func (cl *Client) signatureMatches(timestamp, method, requestURI string, body []byte, signature string) bool {
+func (cl *APIClient) signatureMatches(timestamp, method, requestURI string, body []byte, signature string) bool {
 	k := cl.macs.Get().(*keyedMAC)
 	defer cl.macs.Put(k)
 	k.mac.Reset()
@@ -173,4 +173,4 @@ func requireScope(scopes ...string) gin.HandlerFunc {
 	}
 }
 
-func client(c *gin.Context) *Client { return state(c).client }
+func client(c *gin.Context) *APIClient { return state(c).client }

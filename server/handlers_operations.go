@@ -180,9 +180,9 @@ func (s *Server) loadOperation(c *gin.Context, id string) (*models.Operation, er
 	return op, nil
 }
 
-// AcceptOperation answers a mutation: 202 with the operation and its Location, or — with
+// acceptOperation answers a mutation: 202 with the operation and its Location, or — with
 // ?wait=N — 200 once it finished within N seconds.
-func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) {
+func (s *Server) acceptOperation(c *gin.Context, op *models.Operation) {
 	wait := waitOf(c)
 	s.exec.Kick()
 	status := http.StatusAccepted
@@ -203,16 +203,6 @@ func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) {
 	writeJSON(c, status, operationBody{operationView(op, lang(c))})
 }
 
-// ClientID returns the authenticated client's id (for handlers registered elsewhere).
-func ClientID(c *gin.Context) string {
-	if cl := client(c); cl != nil {
-		return cl.ID
-	}
-	return ""
-}
-
-// WriteError maps any error to problem+json (for handlers registered elsewhere).
-func (s *Server) WriteError(c *gin.Context, err error) { writeError(c, s.log, err) }
-
-// BindJSON strictly decodes and validates a request body (for handlers registered elsewhere).
+// BindJSON strictly decodes and validates a request body, for routes added with V1 outside the
+// route table (the benchmark's).
 func BindJSON(c *gin.Context, v any) error { return bindJSON(c, v) }

@@ -81,7 +81,7 @@ func (s *Server) applyReinstall(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	s.AcceptOperation(c, op)
+	s.acceptOperation(c, op)
 }
 
 // reconcileService is POST /v1/admin/services/{id}/reconcile (R28): an operator closes

@@ -28,7 +28,7 @@ func (s *Server) createService(c *gin.Context) {
 		writeJSON(c, http.StatusOK, operationBody{operationView(op, lang(c))})
 		return
 	}
-	s.AcceptOperation(c, op)
+	s.acceptOperation(c, op)
 }
 
 func (s *Server) getService(c *gin.Context) {
@@ -98,5 +98,5 @@ func (s *Server) mutate(c *gin.Context, body any, call func() (*models.Operation
 		writeError(c, s.log, err)
 		return
 	}
-	s.AcceptOperation(c, op)
+	s.acceptOperation(c, op)
 }

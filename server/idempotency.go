@@ -16,7 +16,7 @@ import (
 
 // Idempotency settings (R36).
 const (
-	IdempotencyTTL     = 24 * time.Hour
+	idempotencyTTL     = 24 * time.Hour
 	idempotencyMaxKey  = 255
 	idempotencyWaitFor = 10 * time.Second
 )
@@ -59,7 +59,7 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 
 		deadline := time.Now().Add(idempotencyWaitFor)
 		for {
-			existing, err := s.db.ReserveIdempotencyKey(ctx, cl.ID, key, hash, IdempotencyTTL)
+			existing, err := s.db.ReserveIdempotencyKey(ctx, cl.ID, key, hash, idempotencyTTL)
 			if err != nil {
 				writeError(c, s.log, err)
 				return
@@ -101,7 +101,7 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 			return
 		}
 		if err := s.db.CompleteIdempotencyKey(bg, cl.ID, key, status, cw.Header().Get("Content-Type"),
-			cw.Header().Get("Location"), cw.buf.Bytes(), IdempotencyTTL); err != nil {
+			cw.Header().Get("Location"), cw.buf.Bytes(), idempotencyTTL); err != nil {
 			s.log.Error("store idempotency answer", "request_id", requestID(c), "err", err)
 		}
 	}

@@ -34,7 +34,7 @@ type reqState struct {
 	lang    string
 	hasLang bool
 	body    []byte
-	client  *Client
+	client  *APIClient
 	wait    time.Duration
 }
 
@@ -49,8 +49,8 @@ func state(c *gin.Context) *reqState {
 	return st
 }
 
-// MaxBodyBytes is the request body limit (1 MiB); larger bodies get 413.
-const MaxBodyBytes = 1 << 20
+// maxBodyBytes is the request body limit (1 MiB); larger bodies get 413.
+const maxBodyBytes = 1 << 20
 
 func requestID(c *gin.Context) string { return state(c).id }
 
@@ -164,9 +164,9 @@ func recoveryMiddleware(log *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-// HTTPMetrics are the webhook request series, labelled by route template, never raw path, and
+// httpMetrics are the webhook request series, labelled by route template, never raw path, and
 // by a method from a closed set (R49): no request adds a label value.
-type HTTPMetrics struct {
+type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	// series caches the children of a route, method and status code (all from closed sets), so
@@ -189,7 +189,7 @@ type routeChildren struct {
 var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
 
 // children returns the series of a request.
-func (m *HTTPMetrics) children(route, method string, code int) *routeChildren {
+func (m *httpMetrics) children(route, method string, code int) *routeChildren {
 	key := routeSeries{route: route, method: method, code: code}
 	if v, ok := m.series.Load(key); ok {
 		return v.(*routeChildren)
@@ -200,9 +200,9 @@ func (m *HTTPMetrics) children(route, method string, code int) *routeChildren {
 	return ch
 }
 
-// NewHTTPMetrics registers the HTTP metrics and pvebill_build_info on reg.
-func NewHTTPMetrics(reg prometheus.Registerer) *HTTPMetrics {
-	m := &HTTPMetrics{
+// newHTTPMetrics registers the HTTP metrics and pvebill_build_info on reg.
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_http_requests_total",
 			Help: "HTTP requests served, by route template, method and status code."}, []string{"route", "method", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_http_request_duration_seconds",
@@ -229,7 +229,7 @@ func buildInfo() prometheus.Collector {
 	return g
 }
 
-func (m *HTTPMetrics) middleware() gin.HandlerFunc {
+func (m *httpMetrics) middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
@@ -239,26 +239,26 @@ func (m *HTTPMetrics) middleware() gin.HandlerFunc {
 	}
 }
 
-// bodyMiddleware reads the whole body once (at most MaxBodyBytes) so the signature, the
+// bodyMiddleware reads the whole body once (at most maxBodyBytes) so the signature, the
 // idempotency hash and the JSON decoder all see the same bytes.
 func bodyMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.ContentLength > MaxBodyBytes {
-			writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(MaxBodyBytes)))
+		if c.Request.ContentLength > maxBodyBytes {
+			writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(maxBodyBytes)))
 			return
 		}
-		raw, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
+		raw, err := io.ReadAll(io.LimitReader(c.Request.Body, maxBodyBytes+1))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(MaxBodyBytes)))
+				writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(maxBodyBytes)))
 				return
 			}
 			writeProblem(c, i18n.NewProblem(http.StatusBadRequest, i18n.CodeMalformedJSON).Wrap(err))
 			return
 		}
-		if len(raw) > MaxBodyBytes {
-			writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(MaxBodyBytes)))
+		if len(raw) > maxBodyBytes {
+			writeProblem(c, i18n.NewProblem(http.StatusRequestEntityTooLarge, i18n.CodeBodyTooLarge).With("limit", strconv.Itoa(maxBodyBytes)))
 			return
 		}
 		state(c).body = raw

@@ -67,11 +67,11 @@ type Server struct {
 	reg      *prometheus.Registry
 	log      *slog.Logger
 	openapi  []byte
-	clients  Clients
+	clients  APIClients
 	now      func() time.Time
 	recheck  time.Duration
 	engine   *gin.Engine
-	metrics  *HTTPMetrics
+	metrics  *httpMetrics
 	httpSrv  *http.Server
 	maxWait  time.Duration
 	draining chan struct{}
@@ -98,7 +98,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall}
-	s.metrics = NewHTTPMetrics(o.Registry)
+	s.metrics = newHTTPMetrics(o.Registry)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
@@ -108,11 +108,8 @@ func New(o Options) *Server {
 	return s
 }
 
-// Engine exposes the gin engine (tests add test-only routes to it).
-func (s *Server) Engine() *gin.Engine { return s.engine }
-
 // V1 returns a signed route group for /v1 with the standard middleware, for routes registered
-// outside routes.go (test-only actions).
+// outside routes.go (the tests' actions, the benchmark's).
 func (s *Server) V1(scopes ...string) *gin.RouterGroup {
 	return s.engine.Group("/v1", bodyMiddleware(), s.authMiddleware(), requireScope(scopes...), queryMiddleware, s.idempotencyMiddleware())
 }
