@@ -54,14 +54,20 @@ func (s *Server) getUsage(c *gin.Context) {
 	writeJSON(c, http.StatusOK, rep)
 }
 
-func usageQuery(c *gin.Context) (usage.Query, error) {
-	var q usage.Query
+// unknownUsageParams lists the query parameters GET /v1/usage does not take.
+func unknownUsageParams(c *gin.Context) []i18n.FieldError {
 	var fields []i18n.FieldError
 	for _, k := range slices.Sorted(maps.Keys(c.Request.URL.Query())) {
 		if !usageParams[k] {
 			fields = append(fields, i18n.FieldError{Field: k, Code: i18n.FieldUnknown})
 		}
 	}
+	return fields
+}
+
+func usageQuery(c *gin.Context) (usage.Query, error) {
+	var q usage.Query
+	fields := unknownUsageParams(c)
 	parseTime := func(name string) time.Time {
 		raw, ok := c.GetQuery(name)
 		if !ok || raw == "" {

@@ -175,49 +175,64 @@ func ApplyEnv(cfg *Config, env []string) error {
 func setPath(v reflect.Value, path, value string) error {
 	switch v.Kind() {
 	case reflect.Struct:
-		t := v.Type()
-		// Longest matching field name first, since names contain "_" themselves.
-		bestIdx, bestLen := -1, -1
-		for i := 0; i < t.NumField(); i++ {
-			tag := strings.ToUpper(strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
-			if tag == "" {
-				continue
-			}
-			if (path == tag || strings.HasPrefix(path, tag+"_")) && len(tag) > bestLen {
-				bestIdx, bestLen = i, len(tag)
-			}
-		}
-		if bestIdx < 0 {
-			return fmt.Errorf("unknown configuration key")
-		}
-		rest := strings.TrimPrefix(strings.TrimPrefix(path, strings.ToUpper(strings.Split(t.Field(bestIdx).Tag.Get("yaml"), ",")[0])), "_")
-		return setPath(v.Field(bestIdx), rest, value)
+		return setStructPath(v, path, value)
 	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.String && path == "" {
-			parts := []string{}
-			for _, p := range strings.Split(value, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					parts = append(parts, p)
-				}
-			}
-			v.Set(reflect.ValueOf(parts))
-			return nil
-		}
-		idxStr, rest, _ := strings.Cut(path, "_")
-		idx, err := strconv.Atoi(idxStr)
-		if err != nil || idx < 0 || idx > 1000 {
-			return fmt.Errorf("a list element needs an index (…_0_…)")
-		}
-		for v.Len() <= idx {
-			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
-		}
-		return setPath(v.Index(idx), rest, value)
+		return setSlicePath(v, path, value)
 	}
 	if path != "" {
 		return fmt.Errorf("unknown configuration key")
 	}
-	switch v.Interface().(type) {
-	case time.Duration:
+	return setScalar(v, value)
+}
+
+// setStructPath sets the field path names (its yaml name in upper case, then the rest).
+func setStructPath(v reflect.Value, path, value string) error {
+	t := v.Type()
+	// Longest matching field name first, since names contain "_" themselves.
+	bestIdx, bestLen := -1, -1
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.ToUpper(strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+		if tag == "" {
+			continue
+		}
+		if (path == tag || strings.HasPrefix(path, tag+"_")) && len(tag) > bestLen {
+			bestIdx, bestLen = i, len(tag)
+		}
+	}
+	if bestIdx < 0 {
+		return fmt.Errorf("unknown configuration key")
+	}
+	rest := strings.TrimPrefix(strings.TrimPrefix(path, strings.ToUpper(strings.Split(t.Field(bestIdx).Tag.Get("yaml"), ",")[0])), "_")
+	return setPath(v.Field(bestIdx), rest, value)
+}
+
+// setSlicePath sets a list of strings from a comma-separated value, or the element path
+// indexes.
+func setSlicePath(v reflect.Value, path, value string) error {
+	if v.Type().Elem().Kind() == reflect.String && path == "" {
+		parts := []string{}
+		for _, p := range strings.Split(value, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				parts = append(parts, p)
+			}
+		}
+		v.Set(reflect.ValueOf(parts))
+		return nil
+	}
+	idxStr, rest, _ := strings.Cut(path, "_")
+	idx, err := strconv.Atoi(idxStr)
+	if err != nil || idx < 0 || idx > 1000 {
+		return fmt.Errorf("a list element needs an index (…_0_…)")
+	}
+	for v.Len() <= idx {
+		v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+	}
+	return setPath(v.Index(idx), rest, value)
+}
+
+// setScalar sets a duration, string, boolean or integer from its text.
+func setScalar(v reflect.Value, value string) error {
+	if _, ok := v.Interface().(time.Duration); ok {
 		d, err := time.ParseDuration(value)
 		if err != nil {
 			return fmt.Errorf("not a duration: %q", value)
@@ -248,6 +263,15 @@ func setPath(v reflect.Value, path, value string) error {
 
 // Validate checks the configuration and names the first bad key.
 func (c *Config) Validate() error {
+	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateBasics() error {
 	if c.Listen == "" {
 		return &Error{Key: "listen", Reason: "must not be empty"}
 	}
@@ -264,6 +288,10 @@ func (c *Config) Validate() error {
 	if c.Database.DSN == "" {
 		return &Error{Key: "database.dsn", Reason: "must not be empty"}
 	}
+	return nil
+}
+
+func (c *Config) validateClients() error {
 	seen := map[string]bool{}
 	for i, cl := range c.Clients {
 		key := fmt.Sprintf("clients[%d]", i)
@@ -291,6 +319,10 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	return nil
+}
+
+func (c *Config) validateClusters() error {
 	names := map[string]bool{}
 	for i, cl := range c.Clusters {
 		key := fmt.Sprintf("clusters[%d]", i)
@@ -311,6 +343,10 @@ func (c *Config) Validate() error {
 			return &Error{Key: key + ".token_secret", Reason: "must not be empty"}
 		}
 	}
+	return nil
+}
+
+func (c *Config) validateLimits() error {
 	if c.Jobs.SwapSamplingConcurrency < 0 || c.Jobs.SwapSamplingConcurrency > 16 {
 		return &Error{Key: "jobs.swap_sampling_concurrency", Reason: "must be between 1 and 16 (0 = default 2)"}
 	}
