@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +64,33 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 			}()
 			server.New(o)
 		}()
+	}
+}
+
+// server talks to Proxmox only through the services it is given: no file of the package imports
+// the Proxmox client or a guest module.
+func TestServerDoesNotImportProxmox(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			for _, banned := range []string{"pvebill/modules/pve", "pvebill/modules/lxc", "pvebill/modules/qemu"} {
+				if path == banned || strings.HasPrefix(path, banned+"/") {
+					t.Errorf("%s imports %s", name, path)
+				}
+			}
+		}
 	}
 }
