@@ -18,7 +18,7 @@ import (
 	"pvebill/server/config"
 )
 
-// Signature headers (API.md Conventions).
+// Signature headers of the v1 request signing (openapi.yaml, securitySchemes).
 const (
 	HeaderKey       = "X-Pvebill-Key"
 	HeaderTimestamp = "X-Pvebill-Timestamp"
