@@ -81,27 +81,28 @@ func queryMiddleware(c *gin.Context) {
 	c.Next()
 }
 
-// queryProblem refuses a query string with a parameter the standard parser would drop in
-// silence: one holding a ";" (not a separator) or a bad %-escape. The field is the parameter's
-// name as far as it can be read.
+// queryProblem refuses a query string the standard parser takes only in part, dropping a
+// parameter in silence: one holding a ";" (no separator) or a bad %-escape. The field is the
+// first such parameter's name, as far as it can be read.
 func queryProblem(raw string) *i18n.Problem {
+	if _, err := url.ParseQuery(raw); err == nil {
+		return nil
+	}
+	name := "(query)"
 	for seg := range strings.SplitSeq(raw, "&") {
-		key, value, _ := strings.Cut(seg, "=")
-		_, kerr := url.QueryUnescape(key)
-		_, verr := url.QueryUnescape(value)
-		if !strings.Contains(seg, ";") && kerr == nil && verr == nil {
+		if _, err := url.ParseQuery(seg); err == nil {
 			continue
 		}
-		name, _, _ := strings.Cut(key, ";")
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
+		key, _, _ := strings.Cut(seg, "=")
+		key, _, _ = strings.Cut(key, ";")
+		if k, err := url.QueryUnescape(key); err == nil && k != "" {
+			name = k
+		} else if key != "" {
+			name = key
 		}
-		if name == "" {
-			name = "(query)"
-		}
-		return i18n.Validation(i18n.FieldError{Field: name, Code: i18n.FieldPattern})
+		break
 	}
-	return nil
+	return i18n.Validation(i18n.FieldError{Field: name, Code: i18n.FieldPattern})
 }
 
 func waitOf(c *gin.Context) time.Duration { return state(c).wait }
