@@ -122,7 +122,7 @@ func TestAccessLogFoldsUnknownMethod(t *testing.T) {
 	if strings.Contains(h.logs.String(), "LONGMETHOD") {
 		t.Fatal("the raw method is in the log")
 	}
-	line := requestLine(t, h, "unmatched")
+	line := requestLine(t, h, "(unmatched)")
 	if line["method"] != "other" {
 		t.Fatalf("access line %v", line)
 	}

@@ -127,6 +127,9 @@ func logMiddleware(log *slog.Logger) gin.HandlerFunc {
 		c.Next()
 		route, status := routeLabel(c), c.Writer.Status()
 		level := logLevel(route, status)
+		if route == routeUnmatched {
+			route = "(unmatched)" // as the access line has always said
+		}
 		ctx, h := context.Background(), log.Handler()
 		if !h.Enabled(ctx, level) {
 			return
