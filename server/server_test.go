@@ -399,7 +399,9 @@ func TestHealthReadyAndRecovery(t *testing.T) {
 		t.Fatalf("request id: %v", m)
 	}
 	// The database going away makes readiness fail.
-	h.db.Close()
+	if err := h.db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	req, _ = http.NewRequest("GET", h.http.URL+"/readyz", nil)
 	if r := h.do(req); r.Status != 503 {
 		t.Fatalf("readyz with closed db: %d", r.Status)

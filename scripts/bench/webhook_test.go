@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -154,7 +155,9 @@ func load(t *testing.T, client *http.Client, n, conc, want int, mk func(i int) *
 					return
 				}
 				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
+				if err := resp.Body.Close(); err != nil {
+					failed.Store(err.Error())
+				}
 				lat[i] = time.Since(t0)
 				if resp.StatusCode != want {
 					failed.Store(fmt.Sprintf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, b))
@@ -224,7 +227,10 @@ func webhook(t *testing.T, rep *Report) {
 	baseSrv := httptest.NewServer(bs)
 	t.Cleanup(baseSrv.Close)
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(bare.Close)
@@ -352,7 +358,11 @@ func newBaseline(t *testing.T, d string) *baseline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	if d == models.SQLite {
 		db.SetMaxOpenConns(1)
 	} else {
@@ -390,7 +400,7 @@ func (b *baseline) ServeHTTP(w http.ResponseWriter, r *http.Request) { b.mux.Ser
 func (b *baseline) fail(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"status":%d,"code":%q}`, status, code)
+	_, _ = fmt.Fprintf(w, `{"status":%d,"code":%q}`, status, code) // the client has gone if this fails
 }
 
 // verify checks the v1 signature and the timestamp window.
@@ -447,7 +457,7 @@ func (b *baseline) create(w http.ResponseWriter, r *http.Request) {
 				billingID, key).Scan(&code, &stored); qerr == nil && code.Valid {
 				w.Header().Set("Idempotent-Replayed", "true")
 				w.WriteHeader(int(code.Int64))
-				io.WriteString(w, stored.String)
+				_, _ = io.WriteString(w, stored.String) // the client has gone if this fails
 				return
 			}
 			b.fail(w, http.StatusConflict, "idempotency_in_progress")
@@ -474,7 +484,7 @@ func (b *baseline) create(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = tx.Commit()
 		} else {
-			tx.Rollback()
+			err = errors.Join(err, tx.Rollback())
 		}
 	}
 	if err != nil {
@@ -493,7 +503,7 @@ func (b *baseline) create(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Location", "/v1/operations/"+opID)
 	w.WriteHeader(http.StatusAccepted)
-	w.Write(out)
+	_, _ = w.Write(out) // the client has gone if this fails
 }
 
 func (b *baseline) get(w http.ResponseWriter, r *http.Request) {
@@ -524,5 +534,5 @@ func (b *baseline) get(w http.ResponseWriter, r *http.Request) {
 		"power": "unknown", "ip_addresses": []string{}, "created_at": time.Unix(v.Created, 0).UTC(),
 		"updated_at": time.Unix(v.Updated, 0).UTC()}})
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(out)
+	_, _ = w.Write(out) // the client has gone if this fails
 }
