@@ -59,7 +59,7 @@ type keyedMAC struct {
 var unknownClient = newClient("", []byte("\x00unknown-client-dummy-secret"))
 
 // HasScope reports whether the client holds a scope.
-func (c *APIClient) HasScope(s string) bool { return c.scopes[s] }
+func (cl *APIClient) HasScope(s string) bool { return cl.scopes[s] }
 
 // APIClients is the config-defined set of API clients.
 type APIClients map[string]*APIClient
