@@ -27,7 +27,8 @@ func fieldErrors(t *testing.T, r response) map[string]string {
 
 // A create body whose text is changed on its way in is refused, the field named: text that is
 // not UTF-8 (never replaced by U+FFFD), a member given twice (never "the last one wins") and a
-// member name in another case (never matched to a field). Nothing is created.
+// member name in another case (never matched to a field); a lone surrogate escape is no text at
+// all. Nothing is created.
 func TestCreateBodyIsTakenAsWrittenOrRefused(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	const rest = `"plan":"ct-1g","hostname":"web1.example.com","os":"debian-12"`
@@ -50,6 +51,9 @@ func TestCreateBodyIsTakenAsWrittenOrRefused(t *testing.T) {
 			}
 		})
 	}
+	// A lone surrogate escape names no character: the body is not JSON text pvebill takes.
+	body := `{"service_id":"strict-5",` + rest + `,"root_password":"Secret-\ud800-pw"}`
+	checkProblem(t, h.billing("POST", "/v1/services", []byte(body)), 400, "malformed_json")
 	var n int64
 	if err := h.db.Gorm.Table("services").Count(&n).Error; err != nil || n != 0 {
 		t.Fatalf("%d services created (%v)", n, err)
