@@ -85,6 +85,9 @@ func queryMiddleware(c *gin.Context) {
 // parameter in silence: one holding a ";" (no separator) or a bad %-escape. The field is the
 // first such parameter's name, as far as it can be read.
 func queryProblem(raw string) *i18n.Problem {
+	if raw == "" {
+		return nil
+	}
 	if _, err := url.ParseQuery(raw); err == nil {
 		return nil
 	}
