@@ -115,12 +115,6 @@ func toUint(a netip.Addr) uint32 {
 	return binary.BigEndian.Uint32(b[:])
 }
 
-func fromUint(v uint32) netip.Addr {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], v)
-	return netip.AddrFrom4(b)
-}
-
 // Validate checks a Spec and returns the Pool it describes. clusters are the configured
 // cluster names a pool may name; empty accepts any. A failure is a 422 validation_failed
 // problem listing every bad field, ordered by field name.

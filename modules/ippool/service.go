@@ -190,7 +190,7 @@ func (s *Service) Allocate(ctx context.Context, pool, serviceID string) (Address
 	if err != nil {
 		return Address{}, err
 	}
-	return p.address(fromUint(uint32(alloc.IP))), nil
+	return p.address(models.IPv4(alloc.IP)), nil
 }
 
 // Lookup returns the addresses a service holds, one per pool, ordered by pool name (none:
@@ -210,7 +210,7 @@ func (s *Service) Lookup(ctx context.Context, serviceID string) ([]Address, erro
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p.address(fromUint(uint32(a.IP))))
+		out = append(out, p.address(models.IPv4(a.IP)))
 	}
 	return out, nil
 }
@@ -245,6 +245,6 @@ func decodeRow(r models.IPPool) (Pool, error) {
 		ns = []string{}
 	}
 	return Pool{Name: r.Name, Cluster: r.Cluster, Bridge: r.Bridge, Prefix: prefix, Gateway: gw,
-		First: fromUint(uint32(r.FirstIP)), Last: fromUint(uint32(r.LastIP)), Nameservers: ns,
+		First: models.IPv4(r.FirstIP), Last: models.IPv4(r.LastIP), Nameservers: ns,
 		Source: Source(r.Source), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}, nil
 }

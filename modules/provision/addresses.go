@@ -24,18 +24,6 @@ func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (mo
 	return out, nil
 }
 
-func (p poolAddresses) Lookup(ctx context.Context, serviceID string) ([]string, error) {
-	list, err := p.s.Lookup(ctx, serviceID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(list))
-	for _, a := range list {
-		out = append(out, a.IP.String())
-	}
-	return out, nil
-}
-
 func (p poolAddresses) Release(ctx context.Context, serviceID string) error {
 	return p.s.Release(ctx, serviceID)
 }

@@ -90,10 +90,15 @@ func shrinkBlocker(cur, planned int64) *i18n.Problem {
 // service reads a service the client may see (another client's is not found).
 func (s *Provisioner) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	return svc, serviceNotFound(err)
+}
+
+// serviceNotFound turns a missing service (or another client's) into the API's 404.
+func serviceNotFound(err error) error {
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
-	return svc, err
+	return err
 }
 
 // enqueue writes an operation for an existing service. A service awaiting reconciliation

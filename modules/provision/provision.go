@@ -47,7 +47,6 @@ const DefaultVMIDAttempts = 16
 // is idempotent per service.
 type Addresses interface {
 	Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error)
-	Lookup(ctx context.Context, serviceID string) ([]string, error)
 	Release(ctx context.Context, serviceID string) error
 }
 

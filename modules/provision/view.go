@@ -46,9 +46,9 @@ type MonitoringView struct {
 // Get returns a service the client may see, with live power and monitoring from one status
 // call. When Proxmox cannot be asked, power is "unknown" and every figure null.
 func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, ips, err := models.GetClientServiceWithIPs(ctx, s.db.Gorm, clientID, serviceID)
 	if err != nil {
-		return ServiceView{}, err
+		return ServiceView{}, serviceNotFound(err)
 	}
 	v := ServiceView{ServiceID: svc.ServiceID, Plan: svc.Plan, GuestType: svc.GuestType, Cluster: svc.Cluster,
 		VMID: svc.VMID, Hostname: svc.Hostname, State: svc.State, Power: "unknown", IPAddresses: []string{},
@@ -61,12 +61,8 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		v.Power = "stopped"
 		return v, nil
 	}
-	if s.addrs != nil {
-		if ips, err := s.addrs.Lookup(ctx, svc.ServiceID); err == nil {
-			v.IPAddresses = append(v.IPAddresses, ips...)
-		} else {
-			s.log.Warn("look up service addresses", "service_id", svc.ServiceID, "err", err)
-		}
+	for _, ip := range ips {
+		v.IPAddresses = append(v.IPAddresses, ip.String())
 	}
 	if svc.VMID == nil || svc.Node == "" {
 		return v, nil

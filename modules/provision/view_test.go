@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"pvebill/modules/ippool"
 	"pvebill/modules/pve/pvesim"
 )
 
@@ -11,8 +12,13 @@ import (
 // and every figure is null, never a healthy-looking zero. A container never has guest-agent
 // data; a VM reports whether its agent is configured.
 func TestServiceView(t *testing.T) {
-	e := newEnvWithPlanPool(t, &staticAddresses{})
+	// The real address pools: the view reads a service's addresses with the service row.
+	e := newEnvWithPlanPool(t, nil)
 	ctx := context.Background()
+	if _, err := ippool.NewService(e.db).Import(ctx, []ippool.Spec{{Name: "pool-a", Cluster: "default", Bridge: "vmbr0",
+		CIDR: "203.0.113.0/24", Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20"}}, ippool.SourceAPI); err != nil {
+		t.Fatal(err)
+	}
 	e.create(ctReq("svc-view"))
 	e.create(vmReq("svc-view-vm", "vm-pool"))
 
@@ -32,7 +38,7 @@ func TestServiceView(t *testing.T) {
 		t.Fatal(err)
 	}
 	if vm.Monitoring.GuestAgent == nil || !*vm.Monitoring.GuestAgent || vm.Monitoring.SwapBytes != nil || vm.Monitoring.DiskBytes != nil ||
-		len(vm.IPAddresses) != 1 {
+		len(vm.IPAddresses) != 1 || vm.IPAddresses[0] != "203.0.113.10" {
 		t.Fatalf("VM view %+v", vm)
 	}
 

@@ -30,15 +30,6 @@ func (s *staticAddresses) Allocate(_ context.Context, _ string, serviceID string
 	return modules.Address{CIDR: "203.0.113.10/24", Gateway: "203.0.113.1", Nameservers: []string{"203.0.113.53"}}, nil
 }
 
-func (s *staticAddresses) Lookup(_ context.Context, serviceID string) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ip, ok := s.given[serviceID]; ok {
-		return []string{ip}, nil
-	}
-	return nil, nil
-}
-
 func (s *staticAddresses) Release(_ context.Context, serviceID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

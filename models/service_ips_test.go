@@ -1,0 +1,80 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+)
+
+// The service view reads the service and the addresses it holds in one statement, and shows
+// another client's service to nobody but its owner.
+func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		g := db.Gorm.WithContext(ctx)
+		for _, p := range []models.IPPool{
+			{Name: "a", Cluster: "c", Bridge: "vmbr0", CIDR: "198.51.100.0/24", FirstIP: 0xC6336410, LastIP: 0xC6336420, Nameservers: "[]", Source: "api"},
+			{Name: "b", Cluster: "c", Bridge: "vmbr0", CIDR: "203.0.113.0/24", FirstIP: 0xCB007110, LastIP: 0xCB007120, Nameservers: "[]", Source: "api"},
+		} {
+			p.CreatedAt, p.UpdatedAt = models.Now(), models.Now()
+			if err := g.Create(&p).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, s := range []*models.Service{
+			{ServiceID: "with-ips", ClientID: "alice", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
+			{ServiceID: "no-ips", ClientID: "alice", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
+			{ServiceID: "bobs", ClientID: "bob", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
+		} {
+			if err := models.InsertService(ctx, g, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, a := range []models.IPAllocation{
+			{Pool: "b", IP: 0xCB007111, ServiceID: "with-ips"},
+			{Pool: "a", IP: 0xC6336412, ServiceID: "with-ips"},
+			{Pool: "a", IP: 0xC6336413, ServiceID: "bobs"},
+		} {
+			a.CreatedAt = models.Now()
+			if err := g.Create(&a).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stmts atomic.Int64
+		count := func(*gorm.DB) { stmts.Add(1) }
+		if err := db.Gorm.Callback().Query().After("gorm:query").Register("test:count", count); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Gorm.Callback().Row().After("gorm:row").Register("test:count", count); err != nil {
+			t.Fatal(err)
+		}
+
+		svc, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "with-ips")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []netip.Addr{netip.MustParseAddr("198.51.100.18"), netip.MustParseAddr("203.0.113.17")}
+		if svc.ServiceID != "with-ips" || svc.ClientID != "alice" || !slices.Equal(ips, want) {
+			t.Fatalf("got %s/%s %v, want with-ips/alice %v", svc.ClientID, svc.ServiceID, ips, want)
+		}
+		if n := stmts.Load(); n != 1 {
+			t.Fatalf("%d statements for one service view, want 1", n)
+		}
+		if _, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "no-ips"); err != nil || len(ips) != 0 {
+			t.Fatalf("service without addresses: %v %v", ips, err)
+		}
+		for _, tc := range [][2]string{{"alice", "bobs"}, {"bob", "with-ips"}, {"alice", "missing"}} {
+			if _, _, err := models.GetClientServiceWithIPs(ctx, db.Gorm, tc[0], tc[1]); !errors.Is(err, models.ErrNotFound) {
+				t.Fatalf("%s reading %s: err = %v, want ErrNotFound", tc[0], tc[1], err)
+			}
+		}
+	})
+}
