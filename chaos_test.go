@@ -517,7 +517,7 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	for attempt := 0; attempt < 40; attempt++ {
 		r := c.replicas[c.intn(len(c.replicas))]
 		status, m, err := c.deliver(r, method, path, key, body)
-		if p, _ := m["code"].(string); p == "idempotency_in_progress" {
+		if p, _ := m["code"].(string); p == "idempotency_key_in_progress" {
 			c.inProgress.Add(1)
 		}
 		if err == nil && status < 500 {

@@ -46,7 +46,7 @@ test('a proxy\'s 502 keeps the attempt: the retry sends the same Idempotency-Key
 
 test('the same key still in flight is "In progress" and keeps the attempt', function (): void {
     $f = new FakePvebill();
-    $f->answer(409, ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'idempotency_in_progress',
+    $f->answer(409, ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'idempotency_key_in_progress',
         'detail' => 'A request with this key is still running.', 'permanence' => 'temporary'], 'application/problem+json');
     $f->answer(200, op('succeeded'));
     $m = module(5);

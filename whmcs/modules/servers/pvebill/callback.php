@@ -10,6 +10,7 @@
 declare(strict_types=1);
 
 require_once __DIR__ . '/../../../init.php';
+require_once __DIR__ . '/lib/ErrorCode.php';
 require_once __DIR__ . '/lib/Client.php';
 require_once __DIR__ . '/lib/Callback.php';
 

@@ -19,6 +19,7 @@ if (!defined('WHMCS') && PHP_SAPI !== 'cli') {
     die('This file cannot be accessed directly');
 }
 
+require_once __DIR__ . '/lib/ErrorCode.php';
 require_once __DIR__ . '/lib/Client.php';
 require_once __DIR__ . '/lib/Callback.php';
 require_once __DIR__ . '/lib/Stores.php';

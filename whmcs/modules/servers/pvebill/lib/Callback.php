@@ -37,10 +37,10 @@ final class CallbackReceiver
         $secret = $key === '' ? null : ($this->secretFor)($key);
         if ($secret === null || $secret === '' || !ctype_digit($ts)
             || !hash_equals(Client::sign($secret, $ts, 'POST', $requestUri, $body), $sig)) {
-            return $fail(401, 'signature_invalid');
+            return $fail(401, ErrorCode::SIGNATURE_INVALID);
         }
         if (abs($now - (int) $ts) > self::WINDOW) {
-            return $fail(401, 'signature_expired');
+            return $fail(401, ErrorCode::SIGNATURE_EXPIRED);
         }
         $event = json_decode($body, true);
         if (!is_array($event) || !is_string($event['id'] ?? null) || !is_array($event['operation'] ?? null)) {

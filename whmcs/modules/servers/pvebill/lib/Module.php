@@ -465,7 +465,7 @@ final class Module
         try {
             $c = $this->client($params);
             $r = $this->post($c, $sid, 'reinstall_preview', $base . '/preview', $body, $deadline);
-            if ($r->isProblem() && ($r->json['code'] ?? '') !== 'idempotency_in_progress') {
+            if ($r->isProblem() && ($r->json['code'] ?? '') !== ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
                 $this->attempts->close($sid, 'reinstall_preview');
             }
             if ($r->isProblem()) {
@@ -546,7 +546,7 @@ final class Module
         self::log($action, ['service_id' => $sid, 'path' => $path], $r->body);
         if ($r->isProblem()) {
             $code = (string) ($r->json['code'] ?? '');
-            if ($code === 'idempotency_in_progress') {
+            if ($code === ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
                 return self::inProgress(self::words($action), null, null);
             }
             if ($r->status < 500) {
