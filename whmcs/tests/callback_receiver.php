@@ -14,8 +14,10 @@ $secret = (string) getenv('RECEIVER_SECRET');
 $receiver = new Pvebill\CallbackReceiver(
     static fn (string $client): ?string => $secret,
     static function (string $id) use ($dir): bool {
-        $fh = fopen($dir . '/seen.json', 'c+');
-        flock($fh, LOCK_EX);
+        $fh = @fopen($dir . '/seen.json', 'c+');
+        if ($fh === false || !flock($fh, LOCK_EX)) {
+            throw new RuntimeException('cannot open the store of seen events');
+        }
         $seen = json_decode((string) stream_get_contents($fh), true) ?: [];
         $first = !isset($seen[$id]);
         $seen[$id] = true;

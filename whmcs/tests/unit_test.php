@@ -187,6 +187,32 @@ test('callback receiver: signature, timestamp window, event id, repeats', functi
     eq(405, $r->handle('GET', '/cb.php?x=1', [], '', $now)['status'], 'GET');
 });
 
+test('callback receiver: an event the store could not record is answered 503, not acknowledged', function (): void {
+    $stored = [];
+    $fails = true;
+    $r = new Pvebill\CallbackReceiver(
+        static fn (string $client): ?string => 'callback-secret-0123456789',
+        static function (string $id) use (&$stored, &$fails): bool {
+            if ($fails) {
+                throw new RuntimeException('SQLSTATE[HY000] [2002] Connection refused');
+            }
+            $first = !isset($stored[$id]);
+            $stored[$id] = true;
+            return $first;
+        },
+    );
+    $body = '{"id":"e2","type":"operation.finished","operation":{"id":"o2","service_id":"whmcs-8","action":"suspend","state":"succeeded"}}';
+    $now = 1_700_000_000;
+    $h = ['x-pvebill-key' => 'whmcs', 'x-pvebill-timestamp' => (string) $now,
+        'x-pvebill-signature' => Client::sign('callback-secret-0123456789', (string) $now, 'POST', '/cb.php', $body)];
+    $down = $r->handle('POST', '/cb.php', $h, $body, $now);
+    eq([503, null], [$down['status'], $down['event']], 'store down');
+    contains((string) $down['error'], 'Connection refused');
+    $fails = false;
+    $again = $r->handle('POST', '/cb.php', $h, $body, $now);
+    eq([204, false], [$again['status'], $again['duplicate']], 'the redelivery is the first one stored');
+});
+
 test('a request that cannot be encoded is a module error, not "unreachable"', function (): void {
     $p = ['serviceid' => 9, 'serverusername' => 'whmcs', 'serveraccesshash' => 'secret-0123456789', 'serverhostname' => '127.0.0.1',
         'serverport' => '1', 'suspendreason' => "bad \xC3\x28 bytes"];

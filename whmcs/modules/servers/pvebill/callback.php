@@ -4,7 +4,8 @@
  * https://<whmcs>/modules/servers/pvebill/callback.php and put the same callback_secret into
  * the WHMCS server's Password field (the server whose Username is that API client id). Each
  * verified event is written once to WHMCS's activity log; repeats (same event id) are
- * acknowledged and dropped.
+ * acknowledged and dropped. An event that could not be recorded is answered 503 and not
+ * acknowledged, so pvebill delivers it again.
  */
 
 declare(strict_types=1);
@@ -36,12 +37,10 @@ $receiver = new CallbackReceiver(
                 $t->timestamp('received_at')->nullable();
             });
         }
-        try {
-            Capsule::table(PVEBILL_EVENTS_TABLE)->insert(['event_id' => $eventId, 'received_at' => gmdate('Y-m-d H:i:s')]);
-            return true;
-        } catch (\Throwable $e) {
-            return false;
-        }
+        // A repeated id is ignored (0 rows); any other failure throws and is answered 503, so
+        // pvebill retries instead of losing the event.
+        $rows = Capsule::table(PVEBILL_EVENTS_TABLE)->insertOrIgnore(['event_id' => $eventId, 'received_at' => gmdate('Y-m-d H:i:s')]);
+        return $rows > 0;
     },
 );
 

@@ -1,7 +1,8 @@
 <?php
 // The receiving end of pvebill's completion callbacks: checks the signature (the API's own
 // scheme, keyed with the callback secret) and the timestamp, and drops a repeated event id
-// (delivery is at-least-once).
+// (delivery is at-least-once). An event is acknowledged only once it is stored: when the store
+// fails the answer is 503, so pvebill delivers it again.
 
 declare(strict_types=1);
 
@@ -13,7 +14,8 @@ final class CallbackReceiver
 
     /**
      * @param \Closure(string): ?string $secretFor the callback secret of an API client id, null if unknown
-     * @param \Closure(string): bool    $firstSeen records an event id; false when it was seen before
+     * @param \Closure(string): bool    $firstSeen records an event id; false when it was seen before;
+     *                                            throws when the id could not be recorded
      */
     public function __construct(
         private readonly \Closure $secretFor,
@@ -49,7 +51,11 @@ final class CallbackReceiver
         if (($headers['x-pvebill-event-id'] ?? $event['id']) !== $event['id']) {
             return $fail(400, 'event id header and body differ');
         }
-        $first = ($this->firstSeen)($event['id']);
+        try {
+            $first = ($this->firstSeen)($event['id']);
+        } catch (\Throwable $e) {
+            return $fail(503, 'event store unavailable: ' . $e->getMessage());
+        }
         return ['status' => 204, 'event' => $event, 'duplicate' => !$first, 'error' => null];
     }
 
