@@ -83,7 +83,7 @@ func wireApp(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Lo
 	// (R9); neither stops the server.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	for name, detail := range st.Provisioner.Readiness(rctx) {
-		log.Info("cluster", "cluster", name, "detail", detail)
+		log.Info("cluster", readinessAttrs(name, detail)...)
 	}
 	cancel()
 	so := st.ServerOptions(cfg)

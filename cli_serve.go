@@ -8,10 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -111,7 +113,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	cfg.Clients = []config.Client{{ID: "demo", Secret: secret, Scopes: []string{config.ScopeBilling, config.ScopeStorefront, config.ScopeAdmin}}}
 
 	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog}
-	sim := pvesim.Demo(simOpts)
+	sim := demoSim(simOpts)
 	simLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return cfg, nil, nil, err
@@ -150,6 +152,28 @@ Try a signed call from another terminal:
 `, addr, cfg.Database.DSN, simLn.Addr(), path, path)
 	}
 	return cfg, banner, closeSim, nil
+}
+
+// demoSim is the simulator seeded with the demo cluster, configured as a production cluster
+// should be: the datacenter firewall on, so that the guests' anti-spoofing applies (R9).
+func demoSim(opts pvesim.Options) *pvesim.Sim {
+	sim := pvesim.Demo(opts)
+	sim.SetClusterFirewall(true)
+	return sim
+}
+
+// readinessAttrs are the log fields of one cluster's readiness: the cluster, then each detail
+// (proxmox, datacenter_firewall) as a field of its own, in a stable order.
+func readinessAttrs(name string, detail any) []any {
+	attrs := []any{"cluster", name}
+	d, ok := detail.(map[string]any)
+	if !ok {
+		return append(attrs, "detail", detail)
+	}
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		attrs = append(attrs, k, d[k])
+	}
+	return attrs
 }
 
 func randomHex(n int) string {
@@ -212,7 +236,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := pvesim.Options{Seed: *seed, PVEMajor: *major, TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: *maxLog}
-	sim := pvesim.Demo(opts)
+	sim := demoSim(opts)
 	if *empty {
 		sim = pvesim.New(opts)
 	}

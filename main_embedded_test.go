@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,5 +29,26 @@ func TestEmbeddedDefaultPrintsWorkingCall(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(callOut.Bytes(), &doc); err != nil {
 		t.Fatalf("call printed no JSON: %s", callOut.String())
+	}
+}
+
+// make run: the demo cluster is configured as a production one (datacenter firewall on, so no
+// anti-spoofing warning), and the readiness line carries its details as log fields, not a Go map.
+func TestEmbeddedDefaultStartsWithoutWarning(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("PVEBILL_LISTEN", "127.0.0.1:0")
+	out, errb, _, _ := startCmd(t, "serve")
+	waitFor(t, out, callRE, 15*time.Second)
+	line := waitFor(t, errb, regexp.MustCompile(`(?m)^.*msg=cluster .*$`), 5*time.Second)[0]
+	for _, field := range []string{"cluster=default", "proxmox=ok", "datacenter_firewall=enabled"} {
+		if !strings.Contains(line, field) {
+			t.Errorf("readiness line %q has no field %s", line, field)
+		}
+	}
+	if strings.Contains(line, "map[") {
+		t.Errorf("readiness line prints a Go map: %q", line)
+	}
+	if log := errb.String(); strings.Contains(log, "level=WARN") {
+		t.Errorf("the demo starts with a warning:\n%s", log)
 	}
 }
