@@ -4,6 +4,7 @@
 //	pvebill migrate --config FILE     bring the database schema up to date
 //	pvebill sim --listen ADDR         run the Proxmox VE simulator alone
 //	pvebill call --config FILE METHOD PATH [BODY_FILE]   sign and send one request
+//	pvebill healthcheck [--config FILE]  exit 0 when the server's /healthz answers 200
 package main
 
 import (
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdCall(args[1:], stdout, stderr)
 	case "sim":
 		return cmdSim(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		return cmdHealthcheck(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -56,5 +59,6 @@ func usage(w io.Writer) {
   pvebill migrate --config FILE                      bring the database schema up to date
   pvebill sim --listen ADDR                          run the Proxmox VE simulator alone
   pvebill call --config FILE [--client ID] METHOD PATH [BODY_FILE]   sign and send one request
+  pvebill healthcheck [--config FILE]                exit 0 when the server's /healthz answers 200, else 1
 `)
 }
