@@ -5,6 +5,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
+.PHONY: generate openapi-lint
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
 # never with one older than go.mod's) into bin/tools; deadcode runs through go run.
@@ -94,3 +95,13 @@ FUZZTIME ?= 60s
 fuzz:
 	@for t in $$($(GO) test -list '^Fuzz' ./modules/pve/pveconf/ | grep '^Fuzz'); do \
 	  echo "== $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./modules/pve/pveconf/ || exit 1; done
+
+# The WHMCS module's error-code constants, written from i18n.Codes (scripts/phpcodes; a Go test
+# fails when the committed file is stale).
+generate:
+	$(GO) generate ./scripts/phpcodes
+
+# openapi.yaml against redocly's recommended rules, every warning an error (scripts/redocly.yaml);
+# @redocly/cli is pinned in scripts/package-lock.json and installed with npm ci. Needs node >= 20.19.
+openapi-lint:
+	cd scripts && npm ci --no-audit --no-fund --loglevel=error && npx --no-install redocly lint --config redocly.yaml --format=stylish ../openapi.yaml
