@@ -5,7 +5,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
-.PHONY: generate openapi-lint
+.PHONY: generate openapi-lint grafana-lint
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
 # never with one older than go.mod's) into bin/tools; deadcode runs through go run.
@@ -105,3 +105,9 @@ generate:
 # @redocly/cli is pinned in scripts/package-lock.json and installed with npm ci. Needs node >= 20.19.
 openapi-lint:
 	cd scripts && npm ci --no-audit --no-fund --loglevel=error && npx --no-install redocly lint --config redocly.yaml --format=stylish ../openapi.yaml
+
+# The Grafana dashboards against grafana/dashboard-linter, warnings included (--strict). The linter
+# is a Go tool pinned in its own module (scripts/grafana-lint/go.mod and go.sum), built on first use.
+grafana-lint:
+	cd scripts/grafana-lint && for f in ../../docker/grafana/dashboards/*.json; do \
+	  echo "== $$f"; $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
