@@ -5,7 +5,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
-.PHONY: generate openapi-lint grafana-lint
+.PHONY: generate openapi-lint grafana-lint php-lint
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
 # never with one older than go.mod's) into bin/tools; deadcode runs through go run.
@@ -111,3 +111,8 @@ openapi-lint:
 grafana-lint:
 	cd scripts/grafana-lint && for f in ../../docker/grafana/dashboards/*.json; do \
 	  echo "== $$f"; $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
+
+# The WHMCS module against PSR-12 (whmcs/phpcs.xml names the one accepted exception); warnings
+# fail too. Debian: apt-get install php-codesniffer.
+php-lint:
+	cd whmcs && phpcs --warning-severity=1

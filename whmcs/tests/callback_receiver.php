@@ -5,9 +5,7 @@
 
 declare(strict_types=1);
 
-require __DIR__ . '/../modules/servers/pvebill/lib/ErrorCode.php';
-require __DIR__ . '/../modules/servers/pvebill/lib/Client.php';
-require __DIR__ . '/../modules/servers/pvebill/lib/Callback.php';
+require __DIR__ . '/../modules/servers/pvebill/lib/autoload.php';
 
 $dir = (string) getenv('RECEIVER_DIR');
 $secret = (string) getenv('RECEIVER_SECRET');

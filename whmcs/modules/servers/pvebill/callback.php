@@ -1,4 +1,5 @@
 <?php
+
 /**
  * pvebill completion callbacks into WHMCS. Point pvebill's clients[].callback_url at
  * https://<whmcs>/modules/servers/pvebill/callback.php and put the same callback_secret into
@@ -11,35 +12,34 @@
 declare(strict_types=1);
 
 require_once __DIR__ . '/../../../init.php';
-require_once __DIR__ . '/lib/ErrorCode.php';
-require_once __DIR__ . '/lib/Client.php';
-require_once __DIR__ . '/lib/Callback.php';
+require_once __DIR__ . '/lib/autoload.php';
 
 use Pvebill\CallbackReceiver;
 use WHMCS\Database\Capsule;
 
-const PVEBILL_EVENTS_TABLE = 'mod_pvebill_events';
-
+$eventsTable = 'mod_pvebill_events';
 $receiver = new CallbackReceiver(
     static function (string $clientId): ?string {
-        $enc = Capsule::table('tblservers')->where('type', 'pvebill')->where('username', $clientId)->value('password');
+        $enc = Capsule::table('tblservers')->where('type', 'pvebill')->where('username', $clientId)
+            ->value('password');
         if ($enc === null || $enc === '') {
             return null;
         }
         $res = localAPI('DecryptPassword', ['password2' => $enc]);
         return ($res['result'] ?? '') === 'success' ? (string) $res['password'] : null;
     },
-    static function (string $eventId): bool {
+    static function (string $eventId) use ($eventsTable): bool {
         $schema = Capsule::schema();
-        if (!$schema->hasTable(PVEBILL_EVENTS_TABLE)) {
-            $schema->create(PVEBILL_EVENTS_TABLE, static function ($t): void {
+        if (!$schema->hasTable($eventsTable)) {
+            $schema->create($eventsTable, static function ($t): void {
                 $t->string('event_id', 36)->primary();
                 $t->timestamp('received_at')->nullable();
             });
         }
         // A repeated id is ignored (0 rows); any other failure throws and is answered 503, so
         // pvebill retries instead of losing the event.
-        $rows = Capsule::table(PVEBILL_EVENTS_TABLE)->insertOrIgnore(['event_id' => $eventId, 'received_at' => gmdate('Y-m-d H:i:s')]);
+        $rows = Capsule::table($eventsTable)
+            ->insertOrIgnore(['event_id' => $eventId, 'received_at' => gmdate('Y-m-d H:i:s')]);
         return $rows > 0;
     },
 );
@@ -50,8 +50,13 @@ foreach ($_SERVER as $k => $v) {
         $headers[strtolower(str_replace('_', '-', substr($k, 5)))] = (string) $v;
     }
 }
-$res = $receiver->handle($_SERVER['REQUEST_METHOD'] ?? '', $_SERVER['REQUEST_URI'] ?? '', $headers,
-    (string) file_get_contents('php://input'), time());
+$res = $receiver->handle(
+    $_SERVER['REQUEST_METHOD'] ?? '',
+    $_SERVER['REQUEST_URI'] ?? '',
+    $headers,
+    (string) file_get_contents('php://input'),
+    time()
+);
 if ($res['event'] !== null && !$res['duplicate']) {
     logActivity(CallbackReceiver::describe($res['event']));
 }

@@ -1,4 +1,5 @@
 <?php
+
 /**
  * pvebill provisioning module for WHMCS.
  *
@@ -19,12 +20,7 @@ if (!defined('WHMCS') && PHP_SAPI !== 'cli') {
     die('This file cannot be accessed directly');
 }
 
-require_once __DIR__ . '/lib/ErrorCode.php';
-require_once __DIR__ . '/lib/Client.php';
-require_once __DIR__ . '/lib/Callback.php';
-require_once __DIR__ . '/lib/Stores.php';
-require_once __DIR__ . '/lib/Text.php';
-require_once __DIR__ . '/lib/Module.php';
+require_once __DIR__ . '/lib/autoload.php';
 
 use Pvebill\Module;
 

@@ -1,4 +1,5 @@
 <?php
+
 // pvebill's signed HTTP client: every request carries X-Pvebill-Key, X-Pvebill-Timestamp and
 // X-Pvebill-Signature (v1 = hex HMAC-SHA256 over timestamp "\n" METHOD "\n" request URI "\n" raw
 // body), JSON in and out. Uses cURL when the extension is loaded, PHP's HTTP stream otherwise.
@@ -6,35 +7,6 @@
 declare(strict_types=1);
 
 namespace Pvebill;
-
-/** The request could not be sent or no answer arrived (connection refused, timeout, TLS). */
-final class TransportError extends \RuntimeException
-{
-}
-
-/** One HTTP answer: status, lower-cased headers, raw body and its decoded JSON (or null). */
-final class Response
-{
-    /** @param array<string,string> $headers */
-    public function __construct(
-        public readonly int $status,
-        public readonly array $headers,
-        public readonly string $body,
-        public readonly ?array $json,
-    ) {
-    }
-
-    public function isProblem(): bool
-    {
-        return $this->status >= 400
-            || str_starts_with($this->headers['content-type'] ?? '', 'application/problem+json');
-    }
-
-    public function header(string $name): string
-    {
-        return $this->headers[strtolower($name)] ?? '';
-    }
-}
 
 final class Client
 {
@@ -53,7 +25,9 @@ final class Client
         private readonly int $connectTimeout = 10,
     ) {
         if ($this->clientId === '' || $this->secret === '') {
-            throw new \InvalidArgumentException('pvebill server: the username (API client id) and the access hash (secret) must be set');
+            throw new \InvalidArgumentException(
+                'pvebill server: the username (API client id) and the access hash (secret) must be set'
+            );
         }
     }
 
@@ -64,8 +38,13 @@ final class Client
      */
     public static function fromParams(array $params, string $language = 'en', string $transport = 'auto'): self
     {
-        return new self(self::baseUrl($params), trim((string) ($params['serverusername'] ?? '')),
-            trim((string) ($params['serveraccesshash'] ?? '')), $language, $transport);
+        return new self(
+            self::baseUrl($params),
+            trim((string) ($params['serverusername'] ?? '')),
+            trim((string) ($params['serveraccesshash'] ?? '')),
+            $language,
+            $transport
+        );
     }
 
     public static function baseUrl(array $params): string
@@ -97,8 +76,13 @@ final class Client
     }
 
     /** The v1 signature of a request (API.md Conventions). */
-    public static function sign(string $secret, string $timestamp, string $method, string $requestUri, string $body): string
-    {
+    public static function sign(
+        string $secret,
+        string $timestamp,
+        string $method,
+        string $requestUri,
+        string $body
+    ): string {
         return 'v1=' . hash_hmac('sha256', $timestamp . "\n" . $method . "\n" . $requestUri . "\n" . $body, $secret);
     }
 
@@ -108,8 +92,13 @@ final class Client
      * @param array<string,string> $headers extra headers (Idempotency-Key)
      * @throws TransportError when no answer arrived
      */
-    public function request(string $method, string $path, ?array $body = null, array $headers = [], int $timeout = 30): Response
-    {
+    public function request(
+        string $method,
+        string $path,
+        ?array $body = null,
+        array $headers = [],
+        int $timeout = 30
+    ): Response {
         $raw = $body === null ? '' : self::encode($body);
         $ts = (string) time();
         $all = [
@@ -146,7 +135,10 @@ final class Client
     /** JSON of a body: an empty array is the empty object, slashes stay unescaped. */
     public static function encode(array $body): string
     {
-        $out = json_encode($body === [] ? new \stdClass() : $body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+        $out = json_encode(
+            $body === [] ? new \stdClass() : $body,
+            JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR
+        );
         return $out;
     }
 

@@ -1,4 +1,5 @@
 <?php
+
 // The module's behaviour behind WHMCS's pvebill_* functions: building requests from WHMCS's
 // $params, the Idempotency-Key of each attempt, waiting within PHP's time limit, and turning
 // pvebill's answers into WHMCS's "success" or an error text.
@@ -90,7 +91,8 @@ final class Module
                     self::GUEST_TYPE_PLAN => 'The plan\'s only type',
                     self::GUEST_TYPE_CONTAINER => 'Container',
                     self::GUEST_TYPE_VM => 'Virtual machine',
-                    self::GUEST_TYPE_OPTION => 'Customer\'s choice (configurable option "' . self::OPTION_GUEST_TYPE . '")',
+                    self::GUEST_TYPE_OPTION => 'Customer\'s choice (configurable option "'
+                        . self::OPTION_GUEST_TYPE . '")',
                 ],
                 'Default' => self::GUEST_TYPE_PLAN,
                 'SimpleMode' => true,
@@ -101,7 +103,8 @@ final class Module
                 'Size' => '25',
                 'Default' => 'debian-12',
                 'SimpleMode' => true,
-                'Description' => 'Default OS from the plan\'s catalog; a configurable option "' . self::OPTION_OS . '" overrides it',
+                'Description' => 'Default OS from the plan\'s catalog; a configurable option "' . self::OPTION_OS
+                    . '" overrides it',
             ],
         ];
     }
@@ -135,18 +138,19 @@ final class Module
     public function suspendAccount(array $params): string
     {
         $reason = trim((string) ($params['suspendreason'] ?? ''));
-        $body = $reason === '' ? [] : ['reason' => preg_match('/^.{0,255}/us', $reason, $m) ? $m[0] : substr($reason, 0, 255)];
-        return $this->mutate($params, 'suspend', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/suspend', $body);
+        $body = $reason === '' ? []
+            : ['reason' => preg_match('/^.{0,255}/us', $reason, $m) ? $m[0] : substr($reason, 0, 255)];
+        return $this->mutate($params, 'suspend', self::servicePath($params, '/suspend'), $body);
     }
 
     public function unsuspendAccount(array $params): string
     {
-        return $this->mutate($params, 'unsuspend', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/unsuspend', []);
+        return $this->mutate($params, 'unsuspend', self::servicePath($params, '/unsuspend'), []);
     }
 
     public function terminateAccount(array $params): string
     {
-        return $this->mutate($params, 'terminate', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/terminate', []);
+        return $this->mutate($params, 'terminate', self::servicePath($params, '/terminate'), []);
     }
 
     public function changePackage(array $params): string
@@ -155,7 +159,7 @@ final class Module
         if ($plan === '') {
             return 'pvebill: the product has no plan code (Module Settings, "Plan")';
         }
-        return $this->mutate($params, 'change_plan', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/change-plan', ['plan' => $plan]);
+        return $this->mutate($params, 'change_plan', self::servicePath($params, '/change-plan'), ['plan' => $plan]);
     }
 
     /** Checks the URL, the signature and the billing scope. @return array{success: bool, error: string} */
@@ -166,7 +170,9 @@ final class Module
             $r = $c->request('GET', '/v1/plans', null, [], 20);
             if (!$r->isProblem()) {
                 $now = gmdate('Y-m-d\TH:i:s\Z');
-                $r = $c->request('GET', '/v1/usage?from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', time() - 300)) . '&to=' . rawurlencode($now) . '&limit=1', null, [], 20);
+                $from = gmdate('Y-m-d\TH:i:s\Z', time() - 300);
+                $query = '?from=' . rawurlencode($from) . '&to=' . rawurlencode($now) . '&limit=1';
+                $r = $c->request('GET', '/v1/usage' . $query, null, [], 20);
             }
             if ($r->isProblem()) {
                 return ['success' => false, 'error' => self::problemText($r)];
@@ -241,7 +247,8 @@ final class Module
             $fields['bwusage'] = Text::megabytes(($u['netin_bytes'] ?? 0) + ($u['netout_bytes'] ?? 0));
         }
         // WHMCS reads a limit of 0 as unlimited: null (no allowance) is exactly that.
-        $fields['bwlimit'] = ($u['bandwidth_limit_bytes'] ?? null) === null ? 0 : Text::megabytes($u['bandwidth_limit_bytes']);
+        $limit = $u['bandwidth_limit_bytes'] ?? null;
+        $fields['bwlimit'] = $limit === null ? 0 : Text::megabytes($limit);
         return $fields;
     }
 
@@ -252,7 +259,7 @@ final class Module
     {
         $vars = ['error' => null, 'service' => null, 'monitoring' => []];
         try {
-            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)), null, [], 20);
+            $r = $this->client($params)->request('GET', self::servicePath($params), null, [], 20);
             if ($r->isProblem()) {
                 $vars['error'] = self::problemText($r);
             } else {
@@ -263,7 +270,8 @@ final class Module
             $vars['error'] = self::unreachable($e);
         }
         // One namespaced variable: the product details page has variables of its own.
-        return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl', 'templateVariables' => ['pvebill' => $vars]];
+        return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl',
+            'templateVariables' => ['pvebill' => $vars]];
     }
 
     /** @return array{service: array<string,string>, monitoring: array<string,string>} */
@@ -313,12 +321,14 @@ final class Module
     public function adminReinstallApply(array $params): string
     {
         try {
-            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall', null, [], 20);
+            $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
             return self::unreachable($e);
         }
         if ($r->isProblem()) {
-            return $r->status === 404 ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first' : self::problemText($r);
+            return $r->status === 404
+                ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first'
+                : self::problemText($r);
         }
         $intent = $r->json['intent'] ?? [];
         return $this->apply($params, (string) ($intent['id'] ?? ''), (string) ($params['password'] ?? ''));
@@ -328,7 +338,7 @@ final class Module
     public function adminServicesTabFields(array $params): array
     {
         try {
-            $r = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall', null, [], 20);
+            $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
             return ['pvebill reinstall' => htmlspecialchars(self::unreachable($e))];
         }
@@ -348,13 +358,15 @@ final class Module
      */
     public function clientReinstall(array $params, array $input): array
     {
-        $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'blockers' => [], 'done' => false];
+        $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'blockers' => [],
+            'done' => false];
         $step = (string) ($input['step'] ?? '');
         if ($step === 'confirm') {
             $password = (string) ($input['root_password'] ?? '');
             $intentId = (string) ($input['intent_id'] ?? '');
             $invalid = match (true) {
-                ($input['confirm'] ?? '') !== '1' => 'Tick the box to confirm that the data marked "Erased" will be deleted.',
+                ($input['confirm'] ?? '') !== '1'
+                    => 'Tick the box to confirm that the data marked "Erased" will be deleted.',
                 strlen($password) < 8 => 'Choose a root password of at least 8 characters.',
                 default => null,
             };
@@ -386,7 +398,8 @@ final class Module
     private function intentVars(array $params, string $intentId, array $vars): array
     {
         try {
-            $g = $this->client($params)->request('GET', '/v1/services/' . rawurlencode(self::serviceId($params)) . '/reinstall/' . rawurlencode($intentId), null, [], 20);
+            $path = self::servicePath($params, '/reinstall/' . rawurlencode($intentId));
+            $g = $this->client($params)->request('GET', $path, null, [], 20);
         } catch (\Throwable $e) {
             $vars['error'] .= ' ' . self::unreachable($e);
             return $vars;
@@ -395,7 +408,8 @@ final class Module
             $vars['error'] .= ' ' . self::problemText($g);
             return $vars;
         }
-        return self::withIntent($vars, $g->json['intent'] ?? [], (string) ($g->json['intent']['os'] ?? self::osOf($params)));
+        $os = (string) ($g->json['intent']['os'] ?? self::osOf($params));
+        return self::withIntent($vars, $g->json['intent'] ?? [], $os);
     }
 
     private static function withIntent(array $vars, array $intent, string $os): array
@@ -443,10 +457,11 @@ final class Module
     {
         $h = static fn ($s) => htmlspecialchars((string) $s, ENT_QUOTES);
         $out = 'State: <strong>' . $h($intent['state'] ?? '') . '</strong> (intent ' . $h($intent['id'] ?? '') . ')';
-        $out .= '<table class="table table-condensed"><tr><th>Mount</th><th>Path</th><th>Volume</th><th>Data</th><th>Afterwards</th></tr>';
+        $out .= '<table class="table table-condensed"><tr><th>Mount</th><th>Path</th><th>Volume</th><th>Data</th>'
+            . '<th>Afterwards</th></tr>';
         foreach (self::mountRows($intent) as $r) {
-            $out .= '<tr><td>' . $h($r['key']) . '</td><td>' . $h($r['path']) . '</td><td>' . $h($r['volume']) . '</td><td>'
-                . $h($r['data_label']) . '</td><td>' . $h($r['mount_after_label']) . '</td></tr>';
+            $out .= '<tr><td>' . $h($r['key']) . '</td><td>' . $h($r['path']) . '</td><td>' . $h($r['volume'])
+                . '</td><td>' . $h($r['data_label']) . '</td><td>' . $h($r['mount_after_label']) . '</td></tr>';
         }
         $out .= '</table>';
         foreach ($intent['blockers'] ?? [] as $b) {
@@ -513,7 +528,8 @@ final class Module
             if ($state !== 'preview_ready') {
                 return 'pvebill: this reinstall preview is ' . $state . ' and cannot be applied; preview again';
             }
-            $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [], 'root_password' => $password];
+            $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [],
+                'root_password' => $password];
             $keys = self::sshKeys($params);
             if ($keys !== []) {
                 $body['ssh_keys'] = $keys;
@@ -582,9 +598,15 @@ final class Module
      * the body (a changed request is a new request, never a reuse of the old key). The digest is
      * keyed with the client's secret: the body may hold a root password, and pvebill stores keys.
      */
-    public static function idempotencyKey(string $serviceId, string $action, string $attempt, string $rawBody, string $secret): string
-    {
-        return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . substr(hash_hmac('sha256', $rawBody, $secret), 0, 16);
+    public static function idempotencyKey(
+        string $serviceId,
+        string $action,
+        string $attempt,
+        string $rawBody,
+        string $secret
+    ): string {
+        $digest = substr(hash_hmac('sha256', $rawBody, $secret), 0, 16);
+        return 'whmcs:' . $serviceId . ':' . $action . ':' . $attempt . ':' . $digest;
     }
 
     /** Whole seconds until the deadline, for ?wait= (0 to 60). */
@@ -601,7 +623,8 @@ final class Module
             if ($left < 1) {
                 break;
             }
-            $r = $c->request('GET', '/v1/operations/' . rawurlencode((string) $op['id']) . '?wait=' . $left, null, [], $left + 15);
+            $path = '/v1/operations/' . rawurlencode((string) $op['id']) . '?wait=' . $left;
+            $r = $c->request('GET', $path, null, [], $left + 15);
             if ($r->isProblem()) {
                 break;
             }
@@ -624,9 +647,11 @@ final class Module
         $detail = trim((string) ($err['detail'] ?? '')) ?: 'no detail given';
         $code = (string) ($err['code'] ?? '');
         $what = $state === 'needs_reconciliation'
-            ? 'the ' . self::words($action) . ' stopped part-way and needs an administrator to reconcile it in pvebill: '
+            ? 'the ' . self::words($action)
+                . ' stopped part-way and needs an administrator to reconcile it in pvebill: '
             : 'the ' . self::words($action) . ' failed: ';
-        return 'pvebill: ' . $what . $detail . ($code !== '' ? ' [' . $code . ']' : '') . ' (operation ' . ($op['id'] ?? '') . ')';
+        return 'pvebill: ' . $what . $detail . ($code !== '' ? ' [' . $code . ']' : '')
+            . ' (operation ' . ($op['id'] ?? '') . ')';
     }
 
     private function intentOutcome(string $sid, string $action, array $intent): string
@@ -670,6 +695,12 @@ final class Module
         return trim((string) ($params['serverusername'] ?? '')) . '-' . (int) ($params['serviceid'] ?? 0);
     }
 
+    /** The API path of the service, with a suffix such as "/suspend". */
+    private static function servicePath(array $params, string $suffix = ''): string
+    {
+        return '/v1/services/' . rawurlencode(self::serviceId($params)) . $suffix;
+    }
+
     /** @return array<string,mixed> the create request (API.md Create) */
     public function createBody(array $params): array
     {
@@ -685,7 +716,8 @@ final class Module
         $body['hostname'] = self::hostname($params);
         $body['os'] = self::osOf($params);
         if ($body['os'] === '') {
-            throw new \InvalidArgumentException('no operating system: set a default in the Module Settings or a configurable option "' . self::OPTION_OS . '"');
+            throw new \InvalidArgumentException('no operating system: set a default in the Module Settings or a '
+                . 'configurable option "' . self::OPTION_OS . '"');
         }
         $password = (string) ($params['password'] ?? '');
         if ($password !== '') {
@@ -710,8 +742,10 @@ final class Module
         $v = strtolower(trim((string) ($params['configoptions'][self::OPTION_GUEST_TYPE] ?? '')));
         return match (true) {
             $v === '' => null,
-            str_starts_with($v, 'vm'), str_starts_with($v, 'virtual'), str_starts_with($v, 'kvm'), str_starts_with($v, 'qemu') => self::GUEST_TYPE_VM,
-            str_starts_with($v, 'container'), str_starts_with($v, 'ct'), str_starts_with($v, 'lxc') => self::GUEST_TYPE_CONTAINER,
+            str_starts_with($v, 'vm'), str_starts_with($v, 'virtual'), str_starts_with($v, 'kvm'),
+                str_starts_with($v, 'qemu') => self::GUEST_TYPE_VM,
+            str_starts_with($v, 'container'), str_starts_with($v, 'ct'),
+                str_starts_with($v, 'lxc') => self::GUEST_TYPE_CONTAINER,
             default => $v,
         };
     }
@@ -725,7 +759,8 @@ final class Module
     private static function hostname(array $params): string
     {
         $h = strtolower(trim((string) ($params['domain'] ?? '')));
-        if ($h !== '' && preg_match('/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/', $h)) {
+        $label = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
+        if ($h !== '' && preg_match('/^' . $label . '(\.' . $label . ')*$/', $h)) {
             return $h;
         }
         return 'vps' . (int) ($params['serviceid'] ?? 0);
@@ -787,13 +822,15 @@ final class Module
         if (!$e instanceof TransportError) {
             return 'pvebill module error: ' . $e->getMessage();
         }
-        return 'pvebill could not be reached (' . $e->getMessage() . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
+        return 'pvebill could not be reached (' . $e->getMessage()
+            . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
     }
 
     private static function storePassword(array $params, string $password): void
     {
         if (function_exists('localAPI')) {
-            localAPI('UpdateClientProduct', ['serviceid' => (int) ($params['serviceid'] ?? 0), 'servicepassword' => $password]);
+            localAPI('UpdateClientProduct', ['serviceid' => (int) ($params['serviceid'] ?? 0),
+                'servicepassword' => $password]);
         }
     }
 

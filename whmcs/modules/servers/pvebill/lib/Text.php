@@ -1,4 +1,5 @@
 <?php
+
 // Words the module shows itself (pvebill's own refusals arrive translated), the mapping from
 // WHMCS language names to pvebill's nine languages, and display formatting.
 

@@ -1,4 +1,5 @@
 <?php
+
 // The receiving end of pvebill's completion callbacks: checks the signature (the API's own
 // scheme, keyed with the callback secret) and the timestamp, and drops a repeated event id
 // (delivery is at-least-once). An event is acknowledged only once it is stored: when the store
@@ -29,7 +30,8 @@ final class CallbackReceiver
      */
     public function handle(string $method, string $requestUri, array $headers, string $body, int $now): array
     {
-        $fail = static fn (int $status, string $why) => ['status' => $status, 'event' => null, 'duplicate' => false, 'error' => $why];
+        $fail = static fn (int $status, string $why) => ['status' => $status, 'event' => null, 'duplicate' => false,
+            'error' => $why];
         if ($method !== 'POST') {
             return $fail(405, 'POST only');
         }
@@ -37,8 +39,10 @@ final class CallbackReceiver
         $ts = (string) ($headers['x-pvebill-timestamp'] ?? '');
         $sig = trim((string) ($headers['x-pvebill-signature'] ?? ''));
         $secret = $key === '' ? null : ($this->secretFor)($key);
-        if ($secret === null || $secret === '' || !ctype_digit($ts)
-            || !hash_equals(Client::sign($secret, $ts, 'POST', $requestUri, $body), $sig)) {
+        if (
+            $secret === null || $secret === '' || !ctype_digit($ts)
+            || !hash_equals(Client::sign($secret, $ts, 'POST', $requestUri, $body), $sig)
+        ) {
             return $fail(401, ErrorCode::SIGNATURE_INVALID);
         }
         if (abs($now - (int) $ts) > self::WINDOW) {
@@ -63,8 +67,13 @@ final class CallbackReceiver
     public static function describe(array $event): string
     {
         $op = $event['operation'];
-        $line = sprintf('pvebill: %s of %s %s (operation %s)', str_replace('_', ' ', (string) ($op['action'] ?? '')),
-            (string) ($op['service_id'] ?? ''), (string) ($op['state'] ?? ''), (string) ($op['id'] ?? ''));
+        $line = sprintf(
+            'pvebill: %s of %s %s (operation %s)',
+            str_replace('_', ' ', (string) ($op['action'] ?? '')),
+            (string) ($op['service_id'] ?? ''),
+            (string) ($op['state'] ?? ''),
+            (string) ($op['id'] ?? '')
+        );
         if (isset($op['error']['code'])) {
             $line .= ': ' . ($op['error']['detail'] ?? '') . ' [' . $op['error']['code'] . ']';
         }
