@@ -104,13 +104,14 @@ generate:
 # openapi.yaml against redocly's recommended rules, every warning an error (scripts/redocly.yaml);
 # @redocly/cli is pinned in scripts/package-lock.json and installed with npm ci. Needs node >= 20.19.
 openapi-lint:
-	cd scripts && npm ci --no-audit --no-fund --loglevel=error && npx --no-install redocly lint --config redocly.yaml --format=stylish ../openapi.yaml
+	npm ci --prefix scripts --no-audit --no-fund --loglevel=error
+	scripts/node_modules/.bin/redocly lint --config scripts/redocly.yaml --format=stylish openapi.yaml
 
 # The Grafana dashboards against grafana/dashboard-linter, warnings included (--strict). The linter
 # is a Go tool pinned in its own module (scripts/grafana-lint/go.mod and go.sum), built on first use.
 grafana-lint:
-	cd scripts/grafana-lint && for f in ../../docker/grafana/dashboards/*.json; do \
-	  echo "== $$f"; $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
+	@for f in docker/grafana/dashboards/*.json; do echo "== $$f"; \
+	  GOFLAGS=-modfile=scripts/grafana-lint/go.mod $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
 
 # The WHMCS module against PSR-12 (whmcs/phpcs.xml names the one accepted exception); warnings
 # fail too. Debian: apt-get install php-codesniffer.

@@ -75,7 +75,7 @@ final class Client
         return $this->secret;
     }
 
-    /** The v1 signature of a request (API.md Conventions). */
+    /** The v1 signature of a request (docs/api.md, Signing). */
     public static function sign(
         string $secret,
         string $timestamp,

@@ -229,7 +229,7 @@ final class Module
     }
 
     /**
-     * The hosting columns of one service's usage (API.md Usage); a figure pvebill does not know
+     * The hosting columns of one service's usage (docs/api.md, Usage); a figure pvebill does not know
      * leaves its column as it is.
      *
      * @return array<string,int|string>
@@ -701,7 +701,7 @@ final class Module
         return '/v1/services/' . rawurlencode(self::serviceId($params)) . $suffix;
     }
 
-    /** @return array<string,mixed> the create request (API.md Create) */
+    /** @return array<string,mixed> the create request (docs/api.md, Create) */
     public function createBody(array $params): array
     {
         $plan = trim((string) ($params['configoption1'] ?? ''));
