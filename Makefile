@@ -111,7 +111,7 @@ openapi-lint:
 # is a Go tool pinned in its own module (scripts/grafana-lint/go.mod and go.sum), built on first use.
 grafana-lint:
 	@for f in docker/grafana/dashboards/*.json; do echo "== $$f"; \
-	  GOFLAGS=-modfile=scripts/grafana-lint/go.mod $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
+	  GOFLAGS="$$GOFLAGS -modfile=scripts/grafana-lint/go.mod" $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
 
 # The WHMCS module against PSR-12 (whmcs/phpcs.xml names the one accepted exception); warnings
 # fail too. Debian: apt-get install php-codesniffer.
