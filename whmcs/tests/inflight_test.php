@@ -37,8 +37,8 @@ function startCreate(array $p, string $attempts): array
 
 test('the same key still in flight on the real server: 409 idempotency_key_in_progress is "In progress"', function (): void {
     server();
-    // The first create holds its request (and its key) for 13 s; pvebill holds a duplicate for 10 s.
-    sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '13s']);
+    // The first create holds its request (and its key) for 16 s; pvebill holds a duplicate for 10 s.
+    sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '16s']);
     try {
         $attempts = tempFile();
         $p = whmcsParams(1007);
