@@ -24,12 +24,13 @@ func healthcheck(t *testing.T, args ...string) (int, string) {
 func TestHealthcheckAgainstServe(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("PVEBILL_LISTEN", "127.0.0.1:0")
-	out, _, done, cancel := startCmd(t, "serve")
+	out, errb, done, cancel := startCmd(t, "serve")
 	addr := waitFor(t, out, regexp.MustCompile(`API +http://(\S+)`), 15*time.Second)[1]
 	t.Setenv("PVEBILL_LISTEN", addr)
 	if code, msg := healthcheck(t); code != 0 {
 		t.Fatalf("healthcheck of a running server: exit %d: %s", code, msg)
 	}
+	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/healthz`), 5*time.Second)
 	cancel()
 	select {
 	case code := <-done:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -51,4 +52,18 @@ func TestEmbeddedDefaultStartsWithoutWarning(t *testing.T) {
 	if log := errb.String(); strings.Contains(log, "level=WARN") {
 		t.Errorf("the demo starts with a warning:\n%s", log)
 	}
+	servedOnce(t, out, errb)
+}
+
+// servedOnce sends one request through the running server and waits for its log line, so that
+// the server has been serving (as seen through the log buffer) before the test stops it.
+func servedOnce(t *testing.T, out, errb *syncBuf) {
+	t.Helper()
+	addr := waitFor(t, out, regexp.MustCompile(`API +http://(\S+)`), 15*time.Second)[1]
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/healthz`), 5*time.Second)
 }
