@@ -31,7 +31,7 @@ func cmdHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *cfgPath != "" {
 		cfg, err := config.Load(*cfgPath, os.Environ())
 		if err != nil {
-			fmt.Fprintln(stderr, "pvebill healthcheck:", err)
+			_, _ = fmt.Fprintln(stderr, "pvebill healthcheck:", err)
 			return 1
 		}
 		listen = cfg.Listen
@@ -40,14 +40,14 @@ func cmdHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	url, err := healthURL(listen)
 	if err != nil {
-		fmt.Fprintln(stderr, "pvebill healthcheck:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill healthcheck:", err)
 		return 1
 	}
 	if err := probe(ctx, url, *timeout); err != nil {
-		fmt.Fprintln(stderr, "pvebill healthcheck:", err)
+		_, _ = fmt.Fprintln(stderr, "pvebill healthcheck:", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, "ok", url)
+	_, _ = fmt.Fprintln(stdout, "ok", url)
 	return 0
 }
 
