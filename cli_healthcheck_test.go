@@ -30,7 +30,7 @@ func TestHealthcheckAgainstServe(t *testing.T) {
 	if code, msg := healthcheck(t); code != 0 {
 		t.Fatalf("healthcheck of a running server: exit %d: %s", code, msg)
 	}
-	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/healthz`), 5*time.Second)
+	servedOnce(t, out, errb)
 	cancel()
 	select {
 	case code := <-done:

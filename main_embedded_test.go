@@ -60,10 +60,11 @@ func TestEmbeddedDefaultStartsWithoutWarning(t *testing.T) {
 func servedOnce(t *testing.T, out, errb *syncBuf) {
 	t.Helper()
 	addr := waitFor(t, out, regexp.MustCompile(`API +http://(\S+)`), 15*time.Second)[1]
-	resp, err := http.Get("http://" + addr + "/healthz")
+	// An unsigned call: its access line is at info (the probes' are at debug).
+	resp, err := http.Get("http://" + addr + "/v1/plans")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
-	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/healthz`), 5*time.Second)
+	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/v1/plans`), 5*time.Second)
 }
