@@ -204,6 +204,12 @@ func (s *Sim) hQemuReset(c *reqCtx) (any, error) {
 	return s.qemuRunningTask(c, "qmreset", func(g *guest) error { g.paused = false; return nil })
 }
 
+// hQemuReboot is a shutdown and a start in one task (qmreboot) that applies pending changes;
+// a VM that does not run is refused at once (qemu-server API2/Qemu.pm vm_reboot).
+func (s *Sim) hQemuReboot(c *reqCtx) (any, error) {
+	return s.qemuRunningTask(c, "qmreboot", func(g *guest) error { s.startGuest(g); return nil })
+}
+
 func (s *Sim) hQemuSuspend(c *reqCtx) (any, error) {
 	if c.boolean("todisk") {
 		s.mu.Lock()

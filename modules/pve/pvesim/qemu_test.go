@@ -151,6 +151,7 @@ func TestQemuPowerPauseAndAgent(t *testing.T) {
 	h := demoHarness(t)
 	h.fail("POST", "/nodes/pve1/qemu/300/agent/ping", nil, 500, "VM 300 is not running")
 	h.fail("POST", "/nodes/pve1/qemu/300/status/reset", nil, 500, "VM 300 not running")
+	h.fail("POST", "/nodes/pve1/qemu/300/status/reboot", nil, 500, "VM 300 not running")
 	h.fail("POST", "/nodes/pve1/qemu/300/status/suspend", nil, 500, "VM 300 not running")
 	h.run("POST", "/nodes/pve1/qemu/300/status/shutdown", nil, "OK") // nothing to do
 	h.run("POST", "/nodes/pve1/qemu/999/status/start", nil, "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist")
@@ -160,6 +161,9 @@ func TestQemuPowerPauseAndAgent(t *testing.T) {
 	h.ok("POST", "/nodes/pve1/qemu/300/agent/ping", nil, &res)
 	if _, ok := res["result"]; !ok {
 		t.Errorf("agent ping %v", res)
+	}
+	if upid := h.run("POST", "/nodes/pve1/qemu/300/status/reboot", vals("timeout", "30"), "OK"); !strings.Contains(upid, ":qmreboot:300:") {
+		t.Errorf("reboot UPID %s", upid)
 	}
 	upid := h.run("POST", "/nodes/pve1/qemu/300/status/suspend", nil, "OK")
 	if !strings.Contains(upid, ":qmpause:300:") {

@@ -60,6 +60,7 @@ var apiRoutes = map[string]route{
 	"POST /nodes/{node}/qemu/{vmid}/status/stop":     (*Sim).hQemuStop,
 	"POST /nodes/{node}/qemu/{vmid}/status/shutdown": (*Sim).hQemuShutdown,
 	"POST /nodes/{node}/qemu/{vmid}/status/reset":    (*Sim).hQemuReset,
+	"POST /nodes/{node}/qemu/{vmid}/status/reboot":   (*Sim).hQemuReboot,
 	"POST /nodes/{node}/qemu/{vmid}/status/suspend":  (*Sim).hQemuSuspend,
 	"POST /nodes/{node}/qemu/{vmid}/status/resume":   (*Sim).hQemuResume,
 
