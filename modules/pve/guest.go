@@ -66,14 +66,29 @@ func (g guest) wait(ctx context.Context, upid string, err error) (TaskResult, er
 	return g.c.Wait(ctx, upid)
 }
 
-// shutdownParams are the parameters of status/shutdown on both guest kinds.
+// shutdownParams are the parameters of status/shutdown on both guest kinds. forceStop is
+// always sent, 0 included: a shutdown that must not turn into a stop says so (R40).
 type shutdownParams struct {
-	Timeout   *int `pve:"timeout"`
-	ForceStop bool `pve:"forceStop"`
+	Timeout   *int  `pve:"timeout"`
+	ForceStop *bool `pve:"forceStop"`
 }
 
 func newShutdownParams(timeoutSec int, forceStop bool) shutdownParams {
-	p := shutdownParams{ForceStop: forceStop}
+	p := shutdownParams{ForceStop: &forceStop}
+	if timeoutSec > 0 {
+		p.Timeout = &timeoutSec
+	}
+	return p
+}
+
+// rebootParams are the parameters of status/reboot on both guest kinds: timeout bounds the
+// shutdown half of the reboot.
+type rebootParams struct {
+	Timeout *int `pve:"timeout"`
+}
+
+func newRebootParams(timeoutSec int) rebootParams {
+	var p rebootParams
 	if timeoutSec > 0 {
 		p.Timeout = &timeoutSec
 	}

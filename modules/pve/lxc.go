@@ -118,6 +118,18 @@ func (l *LXCClient) Shutdown(ctx context.Context, timeoutSec int, forceStop bool
 	return l.g.wait(ctx, upid, err)
 }
 
+// RebootAsync sends POST .../status/reboot (a running container only); timeoutSec > 0 bounds
+// its shutdown half.
+func (l *LXCClient) RebootAsync(ctx context.Context, timeoutSec int) (string, error) {
+	return l.g.start(ctx, http.MethodPost, "/status/reboot", newRebootParams(timeoutSec))
+}
+
+// Reboot reboots the container and waits for the task.
+func (l *LXCClient) Reboot(ctx context.Context, timeoutSec int) (TaskResult, error) {
+	upid, err := l.RebootAsync(ctx, timeoutSec)
+	return l.g.wait(ctx, upid, err)
+}
+
 // DeleteAsync sends DELETE /nodes/{node}/lxc/{vmid} (task vzdestroy).
 func (l *LXCClient) DeleteAsync(ctx context.Context, opts LXCDeleteOptions) (string, error) {
 	return l.g.start(ctx, http.MethodDelete, "", opts)

@@ -121,6 +121,18 @@ func (q *QEMUClient) Shutdown(ctx context.Context, timeoutSec int, forceStop boo
 	return q.g.wait(ctx, upid, err)
 }
 
+// RebootAsync sends POST .../status/reboot (a running VM only); timeoutSec > 0 bounds its
+// shutdown half.
+func (q *QEMUClient) RebootAsync(ctx context.Context, timeoutSec int) (string, error) {
+	return q.g.start(ctx, http.MethodPost, "/status/reboot", newRebootParams(timeoutSec))
+}
+
+// Reboot reboots the VM and waits for the task.
+func (q *QEMUClient) Reboot(ctx context.Context, timeoutSec int) (TaskResult, error) {
+	upid, err := q.RebootAsync(ctx, timeoutSec)
+	return q.g.wait(ctx, upid, err)
+}
+
 // SuspendAsync pauses the VM: POST .../status/suspend without todisk (task
 // qmpause). The VM keeps its memory; status stays running, qmpstatus becomes
 // paused. Hibernation (todisk) is not offered.

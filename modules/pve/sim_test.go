@@ -291,10 +291,20 @@ func TestSimLXCLifecycle(t *testing.T) {
 		t.Errorf("start upid %q", upid)
 	}
 	mustOK(c.Wait(ctx, upid))(t)
+	mustOK(ct.Reboot(ctx, 20))(t)
+	mustOK(ct.Shutdown(ctx, 0, false))(t)
+	if _, err := ct.Reboot(ctx, 0); !isKind(err, ErrNotRunning) {
+		t.Errorf("reboot of a stopped container: %v", err)
+	}
+	mustOK(ct.Start(ctx))(t)
 	mustOK(ct.Stop(ctx))(t)
 	expectCalls(t, sim,
 		call{"POST", "/nodes/pve1/lxc/5001/status/shutdown", form("timeout", "30", "forceStop", "1")},
 		call{"POST", "/nodes/pve1/lxc/5001/status/stop", nil},
+		call{"POST", "/nodes/pve1/lxc/5001/status/start", nil},
+		call{"POST", "/nodes/pve1/lxc/5001/status/reboot", form("timeout", "20")},
+		call{"POST", "/nodes/pve1/lxc/5001/status/shutdown", form("forceStop", "0")},
+		call{"POST", "/nodes/pve1/lxc/5001/status/reboot", nil},
 		call{"POST", "/nodes/pve1/lxc/5001/status/start", nil},
 		call{"POST", "/nodes/pve1/lxc/5001/status/stop", nil})
 
@@ -445,6 +455,7 @@ func TestSimQEMU(t *testing.T) {
 	if st := must(vm.Status(ctx))(t); !st.Running() || st.Paused() {
 		t.Errorf("status after resume %+v", st)
 	}
+	mustOK(vm.Reboot(ctx, 0))(t)
 	mustOK(vm.Shutdown(ctx, 0, true))(t)
 	if st := must(vm.Status(ctx))(t); st.Running() {
 		t.Errorf("status after shutdown %+v", st)
@@ -461,6 +472,7 @@ func TestSimQEMU(t *testing.T) {
 		call{"GET", "/nodes/pve1/qemu/5010/status/current", nil},
 		call{"POST", "/nodes/pve1/qemu/5010/status/resume", nil},
 		call{"GET", "/nodes/pve1/qemu/5010/status/current", nil},
+		call{"POST", "/nodes/pve1/qemu/5010/status/reboot", nil},
 		call{"POST", "/nodes/pve1/qemu/5010/status/shutdown", form("forceStop", "1")},
 		call{"GET", "/nodes/pve1/qemu/5010/status/current", nil},
 		call{"POST", "/nodes/pve1/qemu/5010/status/start", nil},
