@@ -48,6 +48,14 @@ const (
 	// CodeNothingToReconcile: the admin reconcile route on a service that does not await
 	// reconciliation (R28).
 	CodeNothingToReconcile Code = "nothing_to_reconcile"
+	// CodeServiceSuspended: start or reboot of a suspended or limited service (R40); lifting a
+	// suspension is the billing system's, not the customer's.
+	CodeServiceSuspended Code = "service_suspended"
+	// CodeGuestNotRunning: reboot of a guest that does not run (R40).
+	CodeGuestNotRunning Code = "guest_not_running"
+	// CodeShutdownTimeout: a shutdown that ran out of time; the guest still runs and was not
+	// stopped (R40).
+	CodeShutdownTimeout Code = "shutdown_timeout"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -60,6 +68,7 @@ var Codes = []Code{
 	CodeNotPossibleContainer, CodeNotYetAvailable, CodeServiceLocked, CodeProxmoxUnavailable,
 	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
 	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse, CodeNothingToReconcile,
+	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.
