@@ -2,6 +2,8 @@ package modules
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"pvebill/modules/plans"
 )
@@ -46,12 +48,36 @@ type Reinstaller interface {
 	RootDiskFits(have, planned int64) bool
 }
 
+// PowerController is a kind whose guest the customer may stop, shut down and reboot (R40);
+// starting is Module.Start. Having it is what makes the kind offer plans.PowerCapabilities.
+// Each call waits for its task and reads the power state back (R11), and sends nothing to
+// Proxmox when the guest is already where the call would take it.
+type PowerController interface {
+	// Stop stops the guest hard and reads back that it is stopped.
+	Stop(ctx context.Context, g Guest, rep Reporter) error
+	// Shutdown asks the guest to shut down within timeout and never stops it: a guest still
+	// running when the time is up is ErrShutdownTimeout.
+	Shutdown(ctx context.Context, g Guest, timeout time.Duration, rep Reporter) error
+	// Reboot reboots a running guest (ErrGuestNotRunning otherwise) and reads back that it
+	// runs again.
+	Reboot(ctx context.Context, g Guest, rep Reporter) error
+}
+
+// ErrShutdownTimeout is a shutdown that ran out of time: the guest still runs (R40).
+var ErrShutdownTimeout = errors.New("guest did not shut down in time")
+
+// ErrGuestNotRunning is a reboot of a guest that does not run (R40).
+var ErrGuestNotRunning = errors.New("guest is not running")
+
 // Capabilities is what a module offers: its own list, plus what its optional interfaces
 // provide. A capability is listed exactly when the code behind it is there.
 func Capabilities(m Module) []plans.Capability {
 	out := m.Capabilities()
 	if _, ok := m.(Reinstaller); ok {
 		out = append(out, plans.CapReinstall)
+	}
+	if _, ok := m.(PowerController); ok {
+		out = append(out, plans.PowerCapabilities...)
 	}
 	return out
 }

@@ -101,3 +101,25 @@ func TestBuiltComputedFromModules(t *testing.T) {
 
 // createOnly is a module with none of the optional interfaces: only Module's methods.
 type createOnly struct{ modules.Module }
+
+// The power actions are listed exactly for a kind that implements PowerController (R40): both
+// built kinds do, and a module without it claims none of the four.
+func TestPowerCapabilitiesComputed(t *testing.T) {
+	built := modules.NewRegistry(lxc.New(), qemu.New()).Built()
+	p := plans.Plan{GuestTypes: []plans.GuestType{plans.Container, plans.VM}}
+	sets := plans.CapabilitiesOf(p, built)
+	bare := modules.NewRegistry(createOnly{lxc.New()}).Built()
+	for _, c := range plans.PowerCapabilities {
+		for _, k := range []plans.GuestType{plans.Container, plans.VM} {
+			if !sets[k][c].Available {
+				t.Errorf("%s: %s %+v, want available", k, c, sets[k][c])
+			}
+		}
+		if slices.Contains(bare[plans.Container], c) {
+			t.Errorf("a module without PowerController lists %s", c)
+		}
+	}
+	if len(plans.PowerCapabilities) != 4 {
+		t.Errorf("power capabilities %v", plans.PowerCapabilities)
+	}
+}

@@ -14,6 +14,10 @@ const (
 	CapTerminate         Capability = "terminate"
 	CapReinstall         Capability = "reinstall"
 	CapChangePlan        Capability = "change_plan"
+	CapStart             Capability = "start"
+	CapStop              Capability = "stop"
+	CapShutdown          Capability = "shutdown"
+	CapReboot            Capability = "reboot"
 	CapUsage             Capability = "usage"
 	CapMonitoring        Capability = "monitoring"
 	CapConsole           Capability = "console"
@@ -26,9 +30,13 @@ const (
 
 // AllCapabilities lists every capability reported for each offered guest type.
 var AllCapabilities = []Capability{
-	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapUsage,
-	CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall, CapPXEBoot, CapFirmwareSelection,
+	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapStart, CapStop,
+	CapShutdown, CapReboot, CapUsage, CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall,
+	CapPXEBoot, CapFirmwareSelection,
 }
+
+// PowerCapabilities are the customer's power actions (R40): a kind offers all four or none.
+var PowerCapabilities = []Capability{CapStart, CapStop, CapShutdown, CapReboot}
 
 // Catalog keys of the refusal reasons.
 const (

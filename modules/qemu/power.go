@@ -1,0 +1,92 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"pvebill/modules"
+	"pvebill/modules/pve"
+)
+
+// StageReboot names the reboot task in an operation's result.
+const StageReboot = "reboot"
+
+func stopped(st pve.QEMUStatus) bool { return !st.Running() }
+
+// Stop stops the VM hard (a paused one too) and reads back that it is stopped; a stopped VM is
+// left alone (no task).
+func (m *Module) Stop(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if st.Running() {
+		res, err := q.Stop(ctx)
+		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
+			return fmt.Errorf("stop VM %d: %w", g.VMID, err)
+		}
+		report(rep, StageStop, res)
+	}
+	return m.expect(ctx, g, "stopped", stopped)
+}
+
+// Shutdown asks the VM to shut down (ACPI or guest agent) within timeout with forceStop=0, so
+// Proxmox never turns it into a stop; a VM still running at the end is
+// modules.ErrShutdownTimeout. A stopped VM is left alone (no task).
+func (m *Module) Shutdown(ctx context.Context, g modules.Guest, timeout time.Duration, rep modules.Reporter) error {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if !st.Running() {
+		return nil
+	}
+	res, err := q.Shutdown(ctx, int(timeout.Seconds()), false)
+	switch {
+	case err == nil:
+		report(rep, StageShutdown, res)
+	case errors.Is(err, pve.ErrTaskFailed):
+		// The task fails when the time is up: one read says whether the guest still runs.
+		st, rerr := q.Status(ctx)
+		if rerr != nil {
+			return fmt.Errorf("read VM %d status: %w", g.VMID, rerr)
+		}
+		if st.Running() {
+			return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+		}
+	case !errors.Is(err, pve.ErrNotRunning):
+		return fmt.Errorf("shut down VM %d: %w", g.VMID, err)
+	}
+	if err := m.expect(ctx, g, "stopped", stopped); err != nil {
+		return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+	}
+	return nil
+}
+
+// Reboot reboots a running VM (modules.ErrGuestNotRunning otherwise) and reads back that it
+// runs.
+func (m *Module) Reboot(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+	q := vm(g)
+	st, err := q.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	}
+	if !st.Running() {
+		return modules.ErrGuestNotRunning
+	}
+	res, err := q.Reboot(ctx, 0)
+	if errors.Is(err, pve.ErrNotRunning) {
+		return modules.ErrGuestNotRunning
+	}
+	if err != nil {
+		return fmt.Errorf("reboot VM %d: %w", g.VMID, err)
+	}
+	report(rep, StageReboot, res)
+	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
+}
+
+var _ modules.PowerController = (*Module)(nil)
