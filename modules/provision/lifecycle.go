@@ -206,6 +206,8 @@ type lifecycle struct {
 	plan       plans.Plan
 	// gone is set by terminate's precheck when the guest is gone already.
 	gone bool
+	// power: the payload of a power action (R40).
+	power powerPayload
 }
 
 // The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.

@@ -118,6 +118,10 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionUnsuspend, Stages: executor.StagesOf(unsuspendSteps), Run: s.runUnsuspend},
 		{Name: ActionTerminate, Stages: executor.StagesOf(terminateSteps), Irreversible: StageDestroy, Run: s.runTerminate},
 		{Name: ActionChangePlan, Stages: executor.StagesOf(changePlanSteps), Run: s.runChangePlan},
+		{Name: ActionStart, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
+		{Name: ActionStop, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
+		{Name: ActionShutdown, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
+		{Name: ActionReboot, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 	}
 }
 

@@ -1,0 +1,204 @@
+package provision_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve/pvesim"
+)
+
+// posts returns the simulator's POST requests after the first n requests of its log.
+func (e *env) postsSince(n int) []pvesim.Request {
+	var out []pvesim.Request
+	for _, r := range e.sim.Requests()[n:] {
+		if r.Method == "POST" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// power runs one power action to its end and returns the operation and the POSTs it sent.
+func (e *env) power(action, serviceID string, timeout *int) (*models.Operation, []pvesim.Request) {
+	e.t.Helper()
+	ctx := context.Background()
+	n := len(e.sim.Requests())
+	var op *models.Operation
+	var err error
+	switch action {
+	case provision.ActionStart:
+		op, err = e.svc.Start(ctx, "whmcs", serviceID)
+	case provision.ActionStop:
+		op, err = e.svc.Stop(ctx, "whmcs", serviceID)
+	case provision.ActionShutdown:
+		op, err = e.svc.Shutdown(ctx, "whmcs", serviceID, provision.ShutdownRequest{TimeoutSeconds: timeout})
+	case provision.ActionReboot:
+		op, err = e.svc.Reboot(ctx, "whmcs", serviceID)
+	}
+	if err != nil {
+		e.t.Fatalf("%s: %v", action, err)
+	}
+	return e.wait(op), e.postsSince(n)
+}
+
+// R40 and R11: each power action of each kind sends exactly its one call and reads the state
+// back; start of a running guest and stop or shutdown of a stopped one send nothing; a reboot
+// of a stopped guest is guest_not_running without a call.
+func TestPowerActions(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		for _, kind := range []struct{ name, plan, path string }{{"container", "ct-small", "/lxc/"}, {"vm", "vm-small", "/qemu/"}} {
+			t.Run(dialect+"/"+kind.name, func(t *testing.T) {
+				e := newEnv(t, dialect, nil, nil)
+				req := ctReq("svc-pw")
+				if kind.name == "vm" {
+					req = vmReq("svc-pw", kind.plan)
+				}
+				e.create(req)
+				testPowerActions(t, e, *e.service("svc-pw").VMID, kind.path)
+			})
+		}
+	}
+}
+
+func testPowerActions(t *testing.T, e *env, vmid int, path string) {
+	status := func() string { g, _ := e.sim.Guest(vmid); return g.Status }
+	one := func(action string, posts []pvesim.Request, suffix string) {
+		t.Helper()
+		if len(posts) != 1 || !strings.HasSuffix(posts[0].Path, path+itoa(vmid)+suffix) {
+			t.Fatalf("%s sent %+v, want one POST …%s", action, posts, suffix)
+		}
+	}
+	noop := func(action string) {
+		t.Helper()
+		op, posts := e.power(action, "svc-pw", nil)
+		if op.State != models.OpSucceeded || resultOf(t, op)["noop"] != true || len(posts) != 0 {
+			t.Fatalf("%s: %s %v, %d POSTs, want a no-op without a call", action, op.State, deref(op.Result), len(posts))
+		}
+	}
+	noop(provision.ActionStart)
+	op, posts := e.power(provision.ActionReboot, "svc-pw", nil)
+	if op.State != models.OpSucceeded || status() != "running" {
+		t.Fatalf("reboot: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
+	}
+	one("reboot", posts, "/status/reboot")
+	op, posts = e.power(provision.ActionShutdown, "svc-pw", ptr(30))
+	if op.State != models.OpSucceeded || status() != "stopped" {
+		t.Fatalf("shutdown: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
+	}
+	one("shutdown", posts, "/status/shutdown")
+	if f := posts[0].Form; f.Get("forceStop") != "0" || f.Get("timeout") != "30" {
+		t.Fatalf("shutdown form %v", f)
+	}
+	noop(provision.ActionStop)
+	noop(provision.ActionShutdown)
+	op, posts = e.power(provision.ActionReboot, "svc-pw", nil)
+	if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeGuestNotRunning) || len(posts) != 0 {
+		t.Fatalf("reboot of a stopped guest: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
+	}
+	op, posts = e.power(provision.ActionStart, "svc-pw", nil)
+	if op.State != models.OpSucceeded || status() != "running" {
+		t.Fatalf("start: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
+	}
+	one("start", posts, "/status/start")
+	op, posts = e.power(provision.ActionStop, "svc-pw", nil)
+	if op.State != models.OpSucceeded || status() != "stopped" {
+		t.Fatalf("stop: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
+	}
+	one("stop", posts, "/status/stop")
+}
+
+// R40: a shutdown that runs out of time fails with shutdown_timeout and the guest keeps
+// running: no stop is ever sent, and the default time-out is 120 s.
+func TestShutdownTimeoutNeverStops(t *testing.T) {
+	for _, kind := range []struct{ name, plan, path string }{{"container", "ct-small", "lxc"}, {"vm", "vm-small", "qemu"}} {
+		t.Run(kind.name, func(t *testing.T) {
+			e := newEnv(t, "sqlite", nil, nil)
+			req := ctReq("svc-to")
+			if kind.name == "vm" {
+				req = vmReq("svc-to", kind.plan)
+			}
+			e.create(req)
+			vmid := *e.service("svc-to").VMID
+			e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/" + kind.path + "/{vmid}/status/shutdown",
+				Nth: 1, TaskFail: "shutdown timed out"})
+			op, posts := e.power(provision.ActionShutdown, "svc-to", nil)
+			if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeShutdownTimeout) {
+				t.Fatalf("shutdown: %s %s %s", op.State, deref(op.ErrorCode), deref(op.ErrorDetail))
+			}
+			if len(posts) != 1 || posts[0].Form.Get("forceStop") != "0" || posts[0].Form.Get("timeout") != "120" {
+				t.Fatalf("POSTs %+v, want one shutdown with forceStop=0 and timeout=120", posts)
+			}
+			if g, _ := e.sim.Guest(vmid); g.Status != "running" {
+				t.Fatalf("guest %s after a timed-out shutdown", g.Status)
+			}
+			if !strings.Contains(deref(op.Result), "failed_task") {
+				t.Fatalf("result %s names no failed task", deref(op.Result))
+			}
+		})
+	}
+}
+
+// R40 and R16: a suspended or limited service refuses start and reboot (service_suspended,
+// nothing written, nothing sent); drift repair still stops the suspended guest someone started
+// by hand.
+func TestPowerRefusedWhileSuspended(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	ctx := context.Background()
+	e.create(ctReq("svc-ps"))
+	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-ps", provision.SuspendRequest{Reason: "unpaid"}))
+	n := len(e.sim.Requests())
+	if _, err := e.svc.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+		t.Fatalf("start of a suspended service: %v", err)
+	}
+	if _, err := e.svc.Reboot(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+		t.Fatalf("reboot of a suspended service: %v", err)
+	}
+	if len(e.sim.Requests()) != n {
+		t.Fatal("a refused power action reached Proxmox")
+	}
+	svc := e.service("svc-ps")
+	if _, err := e.client.Node(svc.Node).LXC(*svc.VMID).Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.enforce(); r.Enforced[provision.ReasonDrift] != 1 {
+		t.Fatalf("round %+v", r)
+	}
+	e.waitLatest("svc-ps", provision.ActionSuspend)
+	if g, _ := e.sim.Guest(*svc.VMID); g.Status != "stopped" {
+		t.Fatalf("guest %s after drift repair", g.Status)
+	}
+	if err := models.UpdateService(ctx, e.db.Gorm, "svc-ps", map[string]any{"state": models.ServiceLimited}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+		t.Fatalf("start of a limited service: %v", err)
+	}
+	if op, _ := e.power(provision.ActionStop, "svc-ps", nil); op.State != models.OpSucceeded {
+		t.Fatalf("stop of a limited service: %s %s", op.State, deref(op.ErrorCode))
+	}
+}
+
+// R39: a power action on a guest that no longer carries the service's stamp is refused with
+// guest_not_ours before any call.
+func TestPowerChecksStamp(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	e.create(ctReq("svc-stamp"))
+	vmid := *e.service("svc-stamp").VMID
+	if err := e.sim.SetConfig(vmid, "description", "someone else's guest"); err != nil {
+		t.Fatal(err)
+	}
+	for _, action := range []string{provision.ActionStop, provision.ActionShutdown, provision.ActionReboot} {
+		op, posts := e.power(action, "svc-stamp", nil)
+		if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
+			t.Fatalf("%s of a guest not ours: %s %s, %d POSTs", action, op.State, deref(op.ErrorCode), len(posts))
+		}
+	}
+	if g, _ := e.sim.Guest(vmid); g.Status != "running" {
+		t.Fatalf("guest %s", g.Status)
+	}
+}
