@@ -1,0 +1,40 @@
+package server
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"pvebill/models"
+	"pvebill/modules/provision"
+)
+
+// The customer's power actions (R40): each answers an operation like the other lifecycle
+// routes. Start, stop and reboot take no body (an empty object at most); shutdown takes an
+// optional timeout_seconds.
+
+func (s *Server) startService(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
+		return p.Start(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
+
+func (s *Server) stopService(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
+		return p.Stop(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
+
+func (s *Server) shutdownService(c *gin.Context) {
+	var req provision.ShutdownRequest
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
+		return p.Shutdown(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	})
+}
+
+func (s *Server) rebootService(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
+		return p.Reboot(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
