@@ -580,7 +580,7 @@ func opID(m map[string]any) string {
 }
 
 // script runs one service's life: create (retried while it fails), then a random sequence of
-// suspend, unsuspend, change-plan and reinstall, and sometimes terminate.
+// suspend, unsuspend, change-plan, reinstall and the power actions, and sometimes terminate.
 func (c *chaos) script(id string) {
 	password := "Chaos-" + models.NewID()[:18]
 	c.mu.Lock()
@@ -608,7 +608,11 @@ func (c *chaos) script(id string) {
 	for range steps {
 		var path string
 		var body []byte
-		switch c.intn(5) {
+		switch c.intn(9) {
+		case 5, 6, 7:
+			path, body = "/v1/services/"+id+"/"+[]string{"start", "stop", "reboot"}[c.intn(3)], []byte(`{}`)
+		case 8:
+			path, body = "/v1/services/"+id+"/shutdown", []byte(`{"timeout_seconds":10}`)
 		case 0:
 			path, body = "/v1/services/"+id+"/suspend", []byte(`{}`)
 		case 1:
@@ -721,7 +725,7 @@ func (c *chaos) check(settled bool) int {
 		t.Fatalf("the simulator's request log reached its cap (%d entries): raise chaosMaxLog", chaosMaxLog)
 	}
 	createdBy := map[int]string{} // vmid -> service of the last guest created there
-	creates, destroys := map[string]int{}, map[string]int{}
+	creates, destroys, power := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, r := range log {
 		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 		if r.Status != 200 {
@@ -742,6 +746,10 @@ func (c *chaos) check(settled bool) int {
 			}
 			createdBy[vmid] = m[1]
 			creates[m[1]]++
+		case r.Method == "POST" && len(parts) == 6 && parts[0] == "nodes" && parts[4] == "status":
+			vmid, _ := strconv.Atoi(parts[3])
+			power[parts[5]]++
+			checkPowerCall(r.Path, parts[5], r.Form, createdBy[vmid] != "", fail)
 		case r.Method == "DELETE" && len(parts) == 4 && parts[0] == "nodes" && (parts[2] == "lxc" || parts[2] == "qemu"):
 			vmid, _ := strconv.Atoi(parts[3])
 			svc, ok := createdBy[vmid]
@@ -833,8 +841,8 @@ func (c *chaos) check(settled bool) int {
 		}
 		stampedBy[m[1]] = g.VMID
 	}
-	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox", len(res.Data), len(stampedBy),
-		sum(creates), sum(destroys))
+	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox; power calls %v", len(res.Data),
+		len(stampedBy), sum(creates), sum(destroys), power)
 
 	// 6. No secret in any table or log.
 	c.mu.Lock()
@@ -885,6 +893,23 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	return violations
+}
+
+// checkPowerCall is the invariant of one power call that Proxmox accepted (R39, R40): it reached
+// a guest pvebill created, and a shutdown said forceStop=0, so that no shutdown ever turned
+// into a stop.
+func checkPowerCall(path, action string, form map[string][]string, ours bool, fail func(string, ...any)) {
+	switch action {
+	case "start", "stop", "shutdown", "reboot":
+	default:
+		return
+	}
+	if !ours {
+		fail("%s sent to %s, a guest pvebill never created (no stamp of ours)", action, path)
+	}
+	if action == "shutdown" && first(form["forceStop"]) != "0" {
+		fail("shutdown sent to %s without forceStop=0: %v", path, form)
+	}
 }
 
 func first(v []string) string {
