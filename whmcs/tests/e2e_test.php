@@ -5,6 +5,7 @@
 
 declare(strict_types=1);
 
+use Pvebill\Module;
 use Pvebill\Text;
 
 const LIFECYCLE = 1001;
@@ -66,6 +67,52 @@ test('lifecycle: change package to the new product\'s plan', function (): void {
     eq('success', module()->changePackage(whmcsParams(LIFECYCLE, ['configoption1' => 'flex-2g'])), 'ChangePackage');
     eq('flex-2g', service(sid(LIFECYCLE))['plan'], 'plan');
 });
+
+test('lifecycle: power buttons stop, start, reboot and shut down; refusals carry their translated reason', function (): void {
+    requireRoute('POST', '/v1/services/{service_id}/reboot');
+    // The buttons call the pvebill_* functions, which use Module::instance(): the test's module.
+    Module::setInstance(module());
+    try {
+        powerButtons();
+    } finally {
+        Module::setInstance(null);
+    }
+});
+
+function powerButtons(): void
+{
+    $p = whmcsParams(LIFECYCLE);
+    $power = static fn (string $action): int => count(simRequests('POST', '#^/nodes/[^/]+/lxc/[0-9]+/status/' . $action . '$#'));
+    $stops = $power('stop');
+    eq('success', pvebill_Stop($p), 'Stop');
+    eq('stopped', service(sid(LIFECYCLE))['power'], 'power after Stop');
+    eq($stops + 1, $power('stop'), 'one stop reached Proxmox');
+    eq('success', pvebill_Stop($p), 'Stop of a stopped guest');
+    eq($stops + 1, $power('stop'), 'a stop of a stopped guest sends nothing');
+    $out = pvebill_Reboot($p);
+    contains($out, '[guest_not_running]', 'Reboot of a stopped guest');
+    contains($out, 'The guest is not running.', 'translated reason');
+    eq('success', pvebill_Start($p), 'Start');
+    eq('running', service(sid(LIFECYCLE))['power'], 'power after Start');
+    $reboots = $power('reboot');
+    eq('success', pvebill_Reboot($p), 'Reboot');
+    eq($reboots + 1, $power('reboot'), 'one reboot reached Proxmox');
+    $shutdowns = count(simRequests('POST', '#/status/shutdown$#', ['forceStop' => '0']));
+    eq('success', pvebill_Shutdown($p), 'Shutdown');
+    eq('stopped', service(sid(LIFECYCLE))['power'], 'power after Shutdown');
+    eq($shutdowns + 1, count(simRequests('POST', '#/status/shutdown$#', ['forceStop' => '0'])), 'a shutdown with forceStop=0');
+    eq('success', pvebill_Start($p), 'Start again');
+
+    $de = whmcsParams(LIFECYCLE, ['clientsdetails' => ['language' => 'german'], 'suspendreason' => 'Overdue']);
+    eq('success', module()->suspendAccount($de), 'SuspendAccount');
+    foreach (['pvebill_Start', 'pvebill_Reboot'] as $fn) {
+        $out = $fn($de);
+        contains($out, '[service_suspended]', $fn . ' of a suspended service');
+        contains($out, 'gesperrt', $fn . ' refusal in German');
+    }
+    eq('success', module()->unsuspendAccount($p), 'UnsuspendAccount');
+    eq('running', service(sid(LIFECYCLE))['power'], 'power after unsuspend');
+}
 
 test('lifecycle: reinstall preview shows every mount\'s data label and fate', function (): void {
     requireRoute('POST', '/v1/services/{service_id}/reinstall/preview');

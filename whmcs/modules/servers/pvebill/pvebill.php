@@ -83,6 +83,10 @@ function pvebill_ClientArea(array $params): array
 function pvebill_AdminCustomButtonArray(): array
 {
     return [
+        'Start' => 'Start',
+        'Stop' => 'Stop',
+        'Shutdown' => 'Shutdown',
+        'Reboot' => 'Reboot',
         'Reinstall: preview' => 'AdminReinstallPreview',
         'Reinstall: apply' => 'AdminReinstallApply',
     ];
@@ -90,7 +94,34 @@ function pvebill_AdminCustomButtonArray(): array
 
 function pvebill_ClientAreaCustomButtonArray(): array
 {
-    return ['Reinstall' => 'Reinstall'];
+    return [
+        'Start' => 'Start',
+        'Stop' => 'Stop',
+        'Shutdown' => 'Shutdown',
+        'Reboot' => 'Reboot',
+        'Reinstall' => 'Reinstall',
+    ];
+}
+
+/** Power buttons (client area and admin): "success", or pvebill's translated refusal. */
+function pvebill_Start(array $params): string
+{
+    return Module::instance()->powerAction($params, 'start');
+}
+
+function pvebill_Stop(array $params): string
+{
+    return Module::instance()->powerAction($params, 'stop');
+}
+
+function pvebill_Shutdown(array $params): string
+{
+    return Module::instance()->powerAction($params, 'shutdown');
+}
+
+function pvebill_Reboot(array $params): string
+{
+    return Module::instance()->powerAction($params, 'reboot');
 }
 
 function pvebill_AdminReinstallPreview(array $params): string

@@ -25,6 +25,8 @@ final class Module
     public const MAX_WAIT = 60;
 
     private const TERMINAL = ['succeeded', 'failed', 'needs_reconciliation'];
+    /** The power actions pvebill offers (R40), each its own route. */
+    public const POWER_ACTIONS = ['start', 'stop', 'shutdown', 'reboot'];
 
     private static ?Module $instance = null;
 
@@ -146,6 +148,20 @@ final class Module
     public function unsuspendAccount(array $params): string
     {
         return $this->mutate($params, 'unsuspend', self::servicePath($params, '/unsuspend'), []);
+    }
+
+    /**
+     * A power action of the guest (start, stop, shutdown, reboot), for the client-area and admin
+     * buttons. "success" only once pvebill read the power state back; a refusal (a suspended
+     * service's start or reboot, a reboot of a stopped guest, a shutdown that ran out of time)
+     * is pvebill's translated detail with its code.
+     */
+    public function powerAction(array $params, string $action): string
+    {
+        if (!in_array($action, self::POWER_ACTIONS, true)) {
+            return 'pvebill: unknown power action ' . $action;
+        }
+        return $this->mutate($params, $action, '/v1/services/' . rawurlencode(self::serviceId($params)) . '/' . $action, []);
     }
 
     public function terminateAccount(array $params): string
