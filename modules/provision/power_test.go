@@ -192,7 +192,7 @@ func TestPowerChecksStamp(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "description", "someone else's guest"); err != nil {
 		t.Fatal(err)
 	}
-	for _, action := range []string{provision.ActionStop, provision.ActionShutdown, provision.ActionReboot} {
+	for _, action := range []string{provision.ActionStart, provision.ActionStop, provision.ActionShutdown, provision.ActionReboot} {
 		op, posts := e.power(action, "svc-stamp", nil)
 		if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
 			t.Fatalf("%s of a guest not ours: %s %s, %d POSTs", action, op.State, deref(op.ErrorCode), len(posts))
