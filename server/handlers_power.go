@@ -13,28 +13,28 @@ import (
 
 func (s *Server) startService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Start(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Start(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) stopService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Stop(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Stop(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) shutdownService(c *gin.Context) {
 	var req provision.ShutdownRequest
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Shutdown(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Shutdown(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 func (s *Server) rebootService(c *gin.Context) {
 	var req struct{}
-	s.mutate(c, &req, func(p *provision.Provisioner) (*models.Operation, error) {
-		return p.Reboot(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Reboot(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
