@@ -45,8 +45,8 @@ func testPowerOverHTTP(t *testing.T, h *svcHarness, id string) {
 		if body != "" {
 			b = []byte(body)
 		}
-		op := succeeded(t, h.billing("POST", base+"/"+action+"?wait=20", b))
-		if op["action"] != action {
+		op := finished(t, h, h.billing("POST", base+"/"+action+"?wait=20", b))
+		if op["action"] != action || op["state"] != "succeeded" {
 			t.Fatalf("operation %v", op)
 		}
 		if s := h.service(id); s["power"] != power {
@@ -64,9 +64,8 @@ func testPowerOverHTTP(t *testing.T, h *svcHarness, id string) {
 	}
 	act("stop", "{}", "stopped", 0)
 	act("shutdown", "", "stopped", 0)
-	r := h.billing("POST", base+"/reboot?wait=20", nil)
-	if op := operationOf(t, r, 200); op["state"] != "failed" || !strings.Contains(string(r.Body), "guest_not_running") {
-		t.Fatalf("reboot of a stopped guest: %s", r.Body)
+	if op := finished(t, h, h.billing("POST", base+"/reboot?wait=20", nil)); op["state"] != "failed" || errorCode(op) != "guest_not_running" {
+		t.Fatalf("reboot of a stopped guest: %v", op)
 	}
 	act("start", "", "running", 1)
 	act("reboot", "", "running", 1)
@@ -75,9 +74,8 @@ func testPowerOverHTTP(t *testing.T, h *svcHarness, id string) {
 
 	h.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: `/nodes/[^/]+/(lxc|qemu)/[0-9]+/status/shutdown`, Nth: 1,
 		TaskFail: "shutdown timed out"})
-	r = h.billing("POST", base+"/shutdown?wait=20", nil)
-	if op := operationOf(t, r, 200); op["state"] != "failed" || !strings.Contains(string(r.Body), "shutdown_timeout") {
-		t.Fatalf("timed-out shutdown: %s", r.Body)
+	if op := finished(t, h, h.billing("POST", base+"/shutdown?wait=20", nil)); op["state"] != "failed" || errorCode(op) != "shutdown_timeout" {
+		t.Fatalf("timed-out shutdown: %v", op)
 	}
 	if s := h.service(id); s["power"] != "running" {
 		t.Fatalf("after a timed-out shutdown: power %v", s["power"])
@@ -101,6 +99,29 @@ func testPowerOverHTTP(t *testing.T, h *svcHarness, id string) {
 			t.Errorf("pvebill_operations_total{action=%q,result=%q} = %v", want.action, want.result, v)
 		}
 	}
+}
+
+// finished is the operation of an answer once it has ended: a 202 (the wait ran out on a
+// loaded machine) is followed on GET /v1/operations/{id}.
+func finished(t *testing.T, h *svcHarness, r response) map[string]any {
+	t.Helper()
+	if r.Status != 202 {
+		return operationOf(t, r, 200)
+	}
+	op := operationOf(t, r, 202)
+	for range 5 {
+		r = h.billing("GET", "/v1/operations/"+op["id"].(string)+"?wait=20", nil)
+		if op = operationOf(t, r, 200); op["state"] != "queued" && op["state"] != "running" {
+			return op
+		}
+	}
+	t.Fatalf("operation still %v", op["state"])
+	return nil
+}
+
+func errorCode(op map[string]any) any {
+	e, _ := op["error"].(map[string]any)
+	return e["code"]
 }
 
 // counterValue is the value of a counter's series with the given labels (0 when absent).
