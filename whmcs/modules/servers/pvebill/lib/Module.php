@@ -161,7 +161,7 @@ final class Module
         if (!in_array($action, self::POWER_ACTIONS, true)) {
             return 'pvebill: unknown power action ' . $action;
         }
-        return $this->mutate($params, $action, '/v1/services/' . rawurlencode(self::serviceId($params)) . '/' . $action, []);
+        return $this->mutate($params, $action, self::servicePath($params, '/' . $action), []);
     }
 
     public function terminateAccount(array $params): string
