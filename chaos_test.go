@@ -512,7 +512,7 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	if dup {
 		c.duplicates.Add(1)
 		r := c.replicas[c.intn(len(c.replicas))]
-		go c.deliver(r, method, path, key, body)
+		go func() { _, _, _ = c.deliver(r, method, path, key, body) }()
 	}
 	for attempt := 0; attempt < 40; attempt++ {
 		r := c.replicas[c.intn(len(c.replicas))]

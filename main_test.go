@@ -91,7 +91,9 @@ func TestServeRefusesStaleSchemaUntilMigrated(t *testing.T) {
 
 func TestConfigErrorNamesKeyAndFails(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(p, []byte("log_format: xml\n"), 0o600)
+	if err := os.WriteFile(p, []byte("log_format: xml\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"serve", "--config", p}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "log_format") {
 		t.Fatalf("exit %d: %s", code, errb.String())

@@ -19,7 +19,7 @@ func TestContainerCreateBody(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect, nil, nil)
-			op := e.create(ctReq("svc-ct-1"))
+			e.create(ctReq("svc-ct-1"))
 			creates := e.requests("POST", "/lxc")
 			if len(creates) != 1 {
 				t.Fatalf("%d container creates, want 1", len(creates))
@@ -69,7 +69,7 @@ func TestContainerCreateBody(t *testing.T) {
 					t.Errorf("suspend path sent: %s", r.Path)
 				}
 			}
-			assertNoSecret(t, e, op.ID)
+			assertNoSecret(t, e)
 		})
 	}
 }
@@ -77,7 +77,7 @@ func TestContainerCreateBody(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // assertNoSecret checks that the root password is in no table row and no log line.
-func assertNoSecret(t *testing.T, e *env, opID string) {
+func assertNoSecret(t *testing.T, e *env) {
 	t.Helper()
 	if strings.Contains(e.logs.String(), testPassword) {
 		t.Error("the root password is in the log")

@@ -98,7 +98,7 @@ func TestVMCreate(t *testing.T) {
 		!strings.Contains(g.Config["net0"], "firewall=1") || modules.RootDiskSize("scsi0", g.Config["scsi0"]) != 10*modules.GiB {
 		t.Fatalf("guest %+v", g)
 	}
-	assertNoSecret(t, e, "")
+	assertNoSecret(t, e)
 }
 
 // A VM plan in pause mode pauses on suspend and resumes on unsuspend; terminate releases the

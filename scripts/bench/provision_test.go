@@ -423,11 +423,11 @@ func taskWait(t *testing.T, rep *Report) {
 				State string `json:"state"`
 			} `json:"operation"`
 		}
-		json.NewDecoder(resp.Body).Decode(&body)
+		decodeErr := json.NewDecoder(resp.Body).Decode(&body)
 		resp.Body.Close()
 		e2e := time.Since(t0)
-		if resp.StatusCode != http.StatusOK || body.Operation.State != models.OpSucceeded {
-			t.Fatalf("create %s: %d %s", id, resp.StatusCode, body.Operation.State)
+		if decodeErr != nil || resp.StatusCode != http.StatusOK || body.Operation.State != models.OpSucceeded {
+			t.Fatalf("create %s: %d %s %v", id, resp.StatusCode, body.Operation.State, decodeErr)
 		}
 		perTask := map[string]int{}
 		var starts []time.Time // the task-starting POSTs (create, start), in order

@@ -182,15 +182,15 @@ func p99(d []time.Duration) time.Duration {
 // pair measures the real and the baseline side of one comparison in alternating rounds, after
 // one warm-up round of each (round -1, not counted), and returns the median throughput of each
 // and the p99 of each side's pooled latencies.
-func pair(t *testing.T, rounds int, real, base func(round int) (float64, []time.Duration)) (rt, bt float64, rp, bp time.Duration) {
+func pair(rounds int, ours, base func(round int) (float64, []time.Duration)) (rt, bt float64, rp, bp time.Duration) {
 	base(-1)
-	real(-1)
+	ours(-1)
 	var rts, bts []float64
 	var rl, bl []time.Duration
 	for i := range rounds {
 		tp, l := base(i)
 		bts, bl = append(bts, tp), append(bl, l...)
-		tp, l = real(i)
+		tp, l = ours(i)
 		rts, rl = append(rts, tp), append(rl, l...)
 	}
 	return median(rts), median(bts), p99(rl), p99(bl)
@@ -283,7 +283,7 @@ func webhook(t *testing.T, rep *Report) {
 		}, out
 	}
 	realCreate, createStmts := perReq(create(realSrv.URL, "real"))
-	rt, bt, rp, bp := pair(t, rounds, realCreate, create(baseSrv.URL, "base"))
+	rt, bt, rp, bp := pair(rounds, realCreate, create(baseSrv.URL, "base"))
 	rep.info(sc, "SQL statements per create, pvebill", *createStmts, "", "baseline 5 (and one transaction)")
 	rep.info(sc, "signed create, pvebill", rt, "req/s", fmt.Sprintf("p99 %.1f ms, %s, %d clients", ms(rp), d, conc))
 	rep.info(sc, "signed create, baseline", bt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(bp)))
@@ -291,7 +291,7 @@ func webhook(t *testing.T, rep *Report) {
 	rep.target(sc, "create p99 / baseline", ms(rp)/ms(bp), "x", "<=", 1.3, false, "")
 
 	realGet, getStmts := perReq(get(realSrv.URL, "real"))
-	rt, bt, rp, bp = pair(t, rounds, realGet, get(baseSrv.URL, "base"))
+	rt, bt, rp, bp = pair(rounds, realGet, get(baseSrv.URL, "base"))
 	rep.info(sc, "SQL statements per GET, pvebill", *getStmts, "", "baseline 1")
 	rep.info(sc, "signed GET service, pvebill", rt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(rp)))
 	rep.info(sc, "signed GET service, baseline", bt, "req/s", fmt.Sprintf("p99 %.1f ms", ms(bp)))
@@ -311,7 +311,7 @@ func webhook(t *testing.T, rep *Report) {
 			})
 		}
 	}
-	rt, bt, _, _ = pair(t, vrounds, validate(realSrv.URL), validate(bare.URL))
+	rt, bt, _, _ = pair(vrounds, validate(realSrv.URL), validate(bare.URL))
 	rep.info(sc, "bare loopback handler", bt, "req/s", "")
 	// What the whole /v1 stack costs against a handler that does nothing: information, not a
 	// target.

@@ -143,9 +143,10 @@ func commentOf(line string, k kind, inBlock bool) (string, bool) {
 		c := line[i]
 		switch {
 		case quote != 0:
-			if c == '\\' {
+			switch c {
+			case '\\':
 				i++
-			} else if c == quote {
+			case quote:
 				quote = 0
 			}
 		case c == '"' || c == '\'':
