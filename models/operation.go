@@ -39,13 +39,15 @@ type Operation struct {
 	Result      *string
 	ErrorCode   *string
 	ErrorDetail *string
-	Attempts    int
-	LeaseOwner  *string
-	LeaseUntil  *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
+	// ErrorBlockers is the JSON array of the blockers behind ErrorCode (see Blockers).
+	ErrorBlockers *string
+	Attempts      int
+	LeaseOwner    *string
+	LeaseUntil    *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
 }
 
 // TableName pins the table.
@@ -207,22 +209,30 @@ func (db *DB) SetStage(ctx context.Context, id, owner, stage string, index int) 
 // unless the state is needs_reconciliation, which keeps it closed and sets the service's state
 // to needs_reconciliation (R28).
 func (db *DB) Finish(ctx context.Context, id, owner, state string, result, errCode, errDetail *string) error {
+	return db.finish(ctx, id, owner, state, map[string]any{"result": result, "error_code": errCode, "error_detail": errDetail})
+}
+
+// finish moves the operation to state with cols (its result and error columns) set.
+func (db *DB) finish(ctx context.Context, id, owner, state string, cols map[string]any) error {
 	if !IsTerminal(state) {
 		return fmt.Errorf("finish with non-terminal state %q", state)
 	}
-	return retryDeadlock(ctx, func() error { return db.finishTx(ctx, id, owner, state, result, errCode, errDetail) })
+	return retryDeadlock(ctx, func() error { return db.finishTx(ctx, id, owner, state, cols) })
 }
 
-func (db *DB) finishTx(ctx context.Context, id, owner, state string, result, errCode, errDetail *string) error {
+func (db *DB) finishTx(ctx context.Context, id, owner, state string, cols map[string]any) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		now := Now()
 		var op Operation
 		if err := tx.Where("id = ?", id).Take(&op).Error; err != nil {
 			return err
 		}
+		upd := map[string]any{"state": state, "lease_owner": nil, "lease_until": nil, "updated_at": now, "finished_at": now}
+		for k, v := range cols {
+			upd[k] = v
+		}
 		res := tx.Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
-			Updates(map[string]any{"state": state, "result": result, "error_code": errCode, "error_detail": errDetail,
-				"lease_owner": nil, "lease_until": nil, "updated_at": now, "finished_at": now})
+			Updates(upd)
 		if res.Error != nil {
 			return res.Error
 		}

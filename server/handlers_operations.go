@@ -32,10 +32,12 @@ type OperationView struct {
 	FinishedAt *time.Time     `json:"finished_at,omitempty"`
 }
 
-// OperationErr is an operation's error: a stable code and its translated detail.
+// OperationErr is an operation's error: a stable code, its translated detail and, when the run
+// was blocked, the blockers it found (R25).
 type OperationErr struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
+	Code     string        `json:"code"`
+	Detail   string        `json:"detail"`
+	Blockers []blockerBody `json:"blockers,omitempty"`
 }
 
 // operationBody is the {"operation": …} answer; a struct encodes to the same bytes as the
@@ -53,6 +55,10 @@ func operationView(op *models.Operation, lang string) OperationView {
 	}
 	if op.ErrorCode != nil {
 		v.Error = &OperationErr{Code: *op.ErrorCode, Detail: i18n.T(lang, "error."+*op.ErrorCode, nil)}
+		for _, b := range op.Blockers() {
+			msg := i18n.Blocker{Code: b.Code, Params: b.Params}.Message(lang)
+			v.Error.Blockers = append(v.Error.Blockers, blockerBody{Code: b.Code, Message: msg})
+		}
 	}
 	if op.Result != nil && *op.Result != "" {
 		// Results are what the action recorded (vmid, task warnings, a failed task's log tail);

@@ -294,22 +294,27 @@ func problemOf(err error) *i18n.Problem {
 }
 
 func (e *Executor) finish(op *models.Operation, state string, result any, p *i18n.Problem) {
-	var res, code, detail *string
+	out := models.Outcome{State: state}
 	if result != nil {
 		if b, err := json.Marshal(result); err == nil {
 			s := string(b)
-			res = &s
+			out.Result = &s
 		}
 	}
 	if p != nil {
 		c := string(p.Code)
 		d := p.Detail("en")
-		code, detail = &c, &d
+		out.ErrorCode, out.ErrorDetail = &c, &d
+		// The blockers the run found stay with the error, so every view of the operation lists
+		// them (R25).
+		for _, b := range p.Blockers {
+			out.ErrorBlockers = append(out.ErrorBlockers, models.StoredBlocker{Code: b.Code, Params: b.Params})
+		}
 		e.log.Warn("operation ended with an error", "operation_id", op.ID, "code", c, "err", p.Error())
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.runCtx), 10*time.Second)
 	defer cancel()
-	if err := e.db.Finish(ctx, op.ID, e.cfg.Owner, state, res, code, detail); err != nil {
+	if err := e.db.FinishOutcome(ctx, op.ID, e.cfg.Owner, out); err != nil {
 		e.log.Error("finish operation", "operation_id", op.ID, "err", err)
 		return
 	}

@@ -1,0 +1,3 @@
+-- The blockers an operation's run found (R25) are kept beside its error code, as a JSON array of
+-- {code, params}, so every view of the operation can list them.
+ALTER TABLE operations ADD COLUMN error_blockers TEXT NULL;

@@ -1,0 +1,60 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// StoredBlocker is one blocker an operation's run found (R25), as the error_blockers column
+// keeps it: the code and the parameters of its phrase. The phrase itself is not stored; views
+// translate it.
+type StoredBlocker struct {
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Outcome is how an operation ends: its terminal state, the result it recorded and, on failure,
+// the error code, its English detail and the blockers behind it (nil when none).
+type Outcome struct {
+	State         string
+	Result        *string
+	ErrorCode     *string
+	ErrorDetail   *string
+	ErrorBlockers []StoredBlocker
+}
+
+// EncodeBlockers is the column value of bs: nil when there are none.
+func EncodeBlockers(bs []StoredBlocker) (*string, error) {
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(bs)
+	if err != nil {
+		return nil, err
+	}
+	s := string(raw)
+	return &s, nil
+}
+
+// Blockers are the blockers stored on the operation's error, in the order the run found them;
+// nil when there are none or the column does not hold a JSON array.
+func (op *Operation) Blockers() []StoredBlocker {
+	if op.ErrorBlockers == nil || *op.ErrorBlockers == "" {
+		return nil
+	}
+	var bs []StoredBlocker
+	if json.Unmarshal([]byte(*op.ErrorBlockers), &bs) != nil {
+		return nil
+	}
+	return bs
+}
+
+// FinishOutcome is Finish with the whole outcome, blockers included.
+func (db *DB) FinishOutcome(ctx context.Context, id, owner string, out Outcome) error {
+	blockers, err := EncodeBlockers(out.ErrorBlockers)
+	if err != nil {
+		return err
+	}
+	return db.finish(ctx, id, owner, out.State, map[string]any{"result": out.Result, "error_code": out.ErrorCode,
+		"error_detail": out.ErrorDetail, "error_blockers": blockers})
+}
