@@ -41,8 +41,10 @@ type Intent struct {
 	Applied        *string
 	Reconciliation *string
 	ErrorCode      *string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// ErrorBlockers are the blockers of the failed operation, as Operation.ErrorBlockers.
+	ErrorBlockers *string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // TableName pins the table.

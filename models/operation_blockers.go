@@ -36,18 +36,24 @@ func EncodeBlockers(bs []StoredBlocker) (*string, error) {
 	return &s, nil
 }
 
-// Blockers are the blockers stored on the operation's error, in the order the run found them;
+// DecodeBlockers reads an error_blockers column: the blockers in the order the run found them;
 // nil when there are none or the column does not hold a JSON array.
-func (op *Operation) Blockers() []StoredBlocker {
-	if op.ErrorBlockers == nil || *op.ErrorBlockers == "" {
+func DecodeBlockers(raw *string) []StoredBlocker {
+	if raw == nil || *raw == "" {
 		return nil
 	}
 	var bs []StoredBlocker
-	if json.Unmarshal([]byte(*op.ErrorBlockers), &bs) != nil {
+	if json.Unmarshal([]byte(*raw), &bs) != nil {
 		return nil
 	}
 	return bs
 }
+
+// Blockers are the blockers stored on the operation's error (DecodeBlockers).
+func (op *Operation) Blockers() []StoredBlocker { return DecodeBlockers(op.ErrorBlockers) }
+
+// Blockers are the blockers stored on the intent's error (DecodeBlockers).
+func (in *Intent) Blockers() []StoredBlocker { return DecodeBlockers(in.ErrorBlockers) }
 
 // FinishOutcome is Finish with the whole outcome, blockers included.
 func (db *DB) FinishOutcome(ctx context.Context, id, owner string, out Outcome) error {

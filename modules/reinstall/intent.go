@@ -82,13 +82,13 @@ func next(in *models.Intent, op *models.Operation) (transition, bool) {
 		if op.State == models.OpSucceeded && op.Result != nil {
 			return transition{cols: map[string]any{"state": models.IntentPreviewReady, "preview": *op.Result}}, true
 		}
-		return transition{cols: map[string]any{"state": models.IntentFailed, "error_code": errorCode(op)}}, true
+		return transition{cols: failedCols(op, models.IntentFailed)}, true
 	case models.IntentApplying:
 		switch op.State {
 		case models.OpSucceeded:
 			return transition{cols: map[string]any{"state": models.IntentCompleted}}, true
 		case models.OpFailed:
-			return transition{cols: map[string]any{"state": models.IntentFailed, "error_code": errorCode(op)}}, true
+			return transition{cols: failedCols(op, models.IntentFailed)}, true
 		case models.OpNeedsReconciliation:
 			rec := Reconciliation{VMID: in.VMID, FailedStage: op.Stage}
 			var res runResult
@@ -96,11 +96,18 @@ func next(in *models.Intent, op *models.Operation) (transition, bool) {
 				rec.GuestExisted = res.GuestExisted
 			}
 			raw, _ := json.Marshal(rec)
-			return transition{cols: map[string]any{"state": models.IntentNeedsReconciliation, "reconciliation": string(raw),
-				"error_code": errorCode(op)}, serviceState: models.ServiceNeedsReconciliation}, true
+			cols := failedCols(op, models.IntentNeedsReconciliation)
+			cols["reconciliation"] = string(raw)
+			return transition{cols: cols, serviceState: models.ServiceNeedsReconciliation}, true
 		}
 	}
 	return transition{}, false
+}
+
+// failedCols are the columns of an intent that ends in state with its operation's error: the
+// code and the blockers the run found (R25).
+func failedCols(op *models.Operation, state string) map[string]any {
+	return map[string]any{"state": state, "error_code": errorCode(op), "error_blockers": op.ErrorBlockers}
 }
 
 func errorCode(op *models.Operation) *string {
@@ -142,10 +149,12 @@ type BlockerView struct {
 	Params  map[string]string `json:"params,omitempty"`
 }
 
-// ErrorView is the code and translated detail of a failed intent.
+// ErrorView is the code and translated detail of a failed intent and the blockers its
+// operation's run found.
 type ErrorView struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
+	Code     string        `json:"code"`
+	Detail   string        `json:"detail"`
+	Blockers []BlockerView `json:"blockers,omitempty"`
 }
 
 // ViewOf renders an intent in lang.
@@ -183,6 +192,10 @@ func ViewOf(in *models.Intent, lang string) View {
 	if in.ErrorCode != nil {
 		p := i18n.NewProblem(0, i18n.Code(*in.ErrorCode))
 		v.Error = &ErrorView{Code: *in.ErrorCode, Detail: p.Detail(lang)}
+		for _, sb := range in.Blockers() {
+			b := Blocker{Code: BlockerCode(sb.Code), Params: sb.Params}
+			v.Error.Blockers = append(v.Error.Blockers, BlockerView{Code: b.Code, Message: b.Message(lang), Params: b.Params})
+		}
 	}
 	return v
 }
