@@ -19,10 +19,6 @@ import (
 	"time"
 )
 
-// maxBodyBytes bounds a response body; the largest answers (cluster resources
-// of a big cluster, task logs) stay far below it.
-const maxBodyBytes = 64 << 20
-
 // Client talks to one Proxmox VE cluster with an API token. It is safe for
 // concurrent use; all requests share one http.Transport.
 type Client struct {
@@ -250,8 +246,12 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 		return nil, c.networkError(method, path, err, wrote.Load()), 0
 	}
 	defer resp.Body.Close()
-	raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	limit := bodyLimit(path)
+	raw, over, readErr := readBody(resp.Body, limit)
 	c.metrics.observe(c.cluster, path, resp.StatusCode, time.Since(start))
+	if over {
+		return nil, c.tooLarge(method, path, resp.StatusCode, limit), 0
+	}
 	if readErr != nil && resp.StatusCode/100 == 2 {
 		return nil, c.networkError(method, path, readErr, true), 0
 	}

@@ -98,7 +98,7 @@ func pveError(msg string) string {
 var allKinds = []error{
 	ErrNotFound, ErrAlreadyExists, ErrLocked, ErrPermission, ErrAuth, ErrInvalidParam,
 	ErrNotImplemented, ErrTransient, ErrConflict, ErrAlreadyRunning, ErrNotRunning,
-	ErrProtected, ErrServer, ErrUnexpected, ErrTLS,
+	ErrProtected, ErrServer, ErrUnexpected, ErrTooLarge, ErrTLS,
 }
 
 // TestErrorKinds replays error answers with Proxmox's own texts (see

@@ -61,6 +61,9 @@ var (
 	// ErrTaskFailed: a task stopped with an exit status other than OK or
 	// WARNINGS: n. See [*TaskError].
 	ErrTaskFailed = errors.New("pve: task failed")
+	// ErrTooLarge: the answer was longer than the limit of its endpoint (see
+	// bodyLimit); it was not parsed, and no more of it was read. Never retried.
+	ErrTooLarge = errors.New("pve: response body too large")
 	// ErrTLS: TLS verification failed (an untrusted certificate, or a leaf
 	// certificate that matches no pinned fingerprint). Never retried.
 	ErrTLS = errors.New("pve: TLS verification failed")
