@@ -38,6 +38,8 @@ type app struct {
 	shards *jobs.Shards
 	// limits is the limit enforcement job, run once per tick across the replicas.
 	limits jobs.Job
+	// readiness starts the background readiness check (R50); its stop ends it at shutdown.
+	readiness func(ctx context.Context, every time.Duration) (stop func())
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -80,18 +82,20 @@ func wireApp(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Lo
 		return nil, err
 	}
 	// Say at start-up whether each cluster answers and whether its datacenter firewall is on
-	// (R9); neither stops the server.
+	// (R9); neither stops the server. This first check is also what /readyz answers until the
+	// background check runs (R50).
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	for name, detail := range st.Provisioner.Readiness(rctx) {
+	st.Provisioner.CheckClusters(rctx)
+	cancel()
+	for name, detail := range st.Provisioner.Readiness(ctx) {
 		log.Info("cluster", readinessAttrs(name, detail)...)
 	}
-	cancel()
 	so := st.ServerOptions(cfg)
 	so.OpenAPI = openAPISpec
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(st.Metrics), Owner: st.Exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: st.Metrics, exec: st.Exec, sched: js.Scheduler, srv: server.New(so),
-		plans: st.Plans, sampler: js.Sampler, cbs: cbs, shards: js.Shards, limits: js.Limits}, nil
+		plans: st.Plans, sampler: js.Sampler, cbs: cbs, shards: js.Shards, limits: js.Limits, readiness: st.StartReadiness}, nil
 }
 
 // callbackTargets lists the clients that configured a callback URL.
@@ -122,6 +126,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.shards.Start(ctx)
 	a.sched.Start()
 	a.cbs.Start(ctx)
+	stopReadiness := a.readiness(ctx, a.cfg.Jobs.ReadinessInterval)
 	errc := make(chan error, 1)
 	go func() { errc <- a.srv.Serve(ln) }()
 	a.log.Info("pvebill listening", "addr", ln.Addr().String())
@@ -137,6 +142,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		a.log.Warn("http shutdown", "err", err)
 	}
 	a.sched.Stop(sctx)
+	stopReadiness()
 	a.sampler.Close()
 	a.exec.Stop(sctx)
 	a.cbs.Stop(sctx)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -79,6 +80,9 @@ type Server struct {
 	prov     *provision.Provisioner
 	reinst   *reinstall.Replacer
 	ipPools  *ippool.Service
+	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
+	// only ever added), so the check is not repeated.
+	schemaOK atomic.Bool
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }

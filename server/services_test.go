@@ -40,6 +40,7 @@ type svcHarness struct {
 	*harness
 	sim *simtest.Server
 	reg *prometheus.Registry
+	st  *stack.Stack
 }
 
 func lifecyclePlans() []plans.Spec {
@@ -112,7 +113,7 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 		defer cancel()
 		h.exec.Stop(sctx)
 	})
-	return &svcHarness{harness: h, sim: sim, reg: reg}
+	return &svcHarness{harness: h, sim: sim, reg: reg, st: st}
 }
 
 func (h *svcHarness) admin(method, path string) response {
@@ -343,6 +344,7 @@ func TestAdminGuests(t *testing.T) {
 func TestReadyzDatacenterFirewall(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	h.sim.SetClusterFirewall(false)
+	h.st.Provisioner.CheckClusters(context.Background())
 	req, _ := http.NewRequest("GET", h.http.URL+"/readyz", nil)
 	r := h.do(req)
 	if r.Status != 200 {
@@ -358,6 +360,7 @@ func TestReadyzDatacenterFirewall(t *testing.T) {
 		t.Fatal("no log line")
 	}
 	h.sim.SetClusterFirewall(true)
+	h.st.Provisioner.CheckClusters(context.Background())
 	r = h.do(req)
 	if !strings.Contains(string(r.Body), `"datacenter_firewall":"enabled"`) {
 		t.Fatalf("readyz %s", r.Body)

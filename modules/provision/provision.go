@@ -87,6 +87,8 @@ type Provisioner struct {
 	now      func() time.Time
 	fwMu     sync.Mutex
 	fwState  map[string]string
+	// health is what the last readiness check found per cluster (health.go), under fwMu.
+	health map[string]clusterHealth
 	// placeMu makes a placement's read of the creates in flight and its record one step.
 	placeMu sync.Mutex
 	readTTL time.Duration

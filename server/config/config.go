@@ -79,6 +79,9 @@ type Jobs struct {
 	SwapSamplingConcurrency int `yaml:"swap_sampling_concurrency"`
 	// UsageRetention is how long 5-minute usage buckets are kept (default 400 days).
 	UsageRetention time.Duration `yaml:"usage_retention"`
+	// ReadinessInterval is how often each cluster is checked for /readyz in the background
+	// (default 15s, R50).
+	ReadinessInterval time.Duration `yaml:"readiness_interval"`
 }
 
 // Executor tunes the operation executor.
@@ -352,6 +355,9 @@ func (c *Config) validateLimits() error {
 	}
 	if c.Jobs.UsageRetention != 0 && c.Jobs.UsageRetention < 24*time.Hour {
 		return &Error{Key: "jobs.usage_retention", Reason: "must be at least 24h"}
+	}
+	if c.Jobs.ReadinessInterval != 0 && c.Jobs.ReadinessInterval < time.Second {
+		return &Error{Key: "jobs.readiness_interval", Reason: "must be at least 1s (0 = default 15s)"}
 	}
 	if c.Executor.Workers < 1 || c.Executor.Workers > 256 {
 		return &Error{Key: "executor.workers", Reason: "must be between 1 and 256"}
