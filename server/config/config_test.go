@@ -92,6 +92,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"env workers", good, []string{"PVEBILL_EXECUTOR_WORKERS=0"}, "executor.workers"},
 		{"sampler concurrency", good, []string{"PVEBILL_JOBS_SWAP_SAMPLING_CONCURRENCY=99"}, "jobs.swap_sampling_concurrency"},
 		{"retention", good, []string{"PVEBILL_JOBS_USAGE_RETENTION=1h"}, "jobs.usage_retention"},
+		{"readiness interval", good, []string{"PVEBILL_JOBS_READINESS_INTERVAL=500ms"}, "jobs.readiness_interval"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
