@@ -3,6 +3,7 @@ package callbacks
 import (
 	"time"
 
+	"pvebill/i18n"
 	"pvebill/models"
 )
 
@@ -28,10 +29,18 @@ type EventOperation struct {
 	FinishedAt *time.Time  `json:"finished_at,omitempty"`
 }
 
-// EventError is an operation's error: the stable code and its English detail.
+// EventError is an operation's error: the stable code, its English detail and the blockers the
+// run found (R25), as the operation's error shows them.
 type EventError struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
+	Code     string         `json:"code"`
+	Detail   string         `json:"detail"`
+	Blockers []EventBlocker `json:"blockers,omitempty"`
+}
+
+// EventBlocker is one blocker of a failed operation and its English phrase.
+type EventBlocker struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // EventService names the service and its state when the event was written ("" when the
@@ -52,6 +61,10 @@ func operationOf(op *models.Operation) EventOperation {
 		v.Error = &EventError{Code: *op.ErrorCode}
 		if op.ErrorDetail != nil {
 			v.Error.Detail = *op.ErrorDetail
+		}
+		for _, b := range op.Blockers() {
+			msg := i18n.Blocker{Code: b.Code, Params: b.Params}.Message("en")
+			v.Error.Blockers = append(v.Error.Blockers, EventBlocker{Code: b.Code, Message: msg})
 		}
 	}
 	return v
