@@ -42,4 +42,7 @@ final class ErrorCode
     public const IP_POOL_NOT_FOUND = 'ip_pool_not_found';
     public const IP_POOL_IN_USE = 'ip_pool_in_use';
     public const NOTHING_TO_RECONCILE = 'nothing_to_reconcile';
+    public const SERVICE_SUSPENDED = 'service_suspended';
+    public const GUEST_NOT_RUNNING = 'guest_not_running';
+    public const SHUTDOWN_TIMEOUT = 'shutdown_timeout';
 }
