@@ -88,7 +88,9 @@ func (db *DB) InsertCallbackDelivery(ctx context.Context, d *CallbackDelivery) (
 	}
 	d.State, d.Attempts = CallbackPending, 0
 	d.CreatedAt, d.UpdatedAt, d.NextAttemptAt = now, now, now
-	err := db.WithContext(ctx).Create(d).Error
+	// The unique key on the operation's end is the claim; a Galera certification failure (1213)
+	// is run again and then meets the winner's row as a duplicate (R51).
+	_, err := retryRows(ctx, func() *gorm.DB { return db.WithContext(ctx).Create(d) })
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return false, nil
 	}

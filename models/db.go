@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
-	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -87,34 +86,6 @@ func sep(dsn string) string {
 		return "&"
 	}
 	return "?"
-}
-
-// retryDeadlock re-runs f when MySQL/MariaDB picked its transaction as a deadlock victim or a
-// lock wait timed out (the documented remedy is to retry the transaction).
-func retryDeadlock(ctx context.Context, f func() error) error {
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		if err = f(); err == nil || !isRetryableTxError(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Duration(attempt+1) * 3 * time.Millisecond):
-		}
-	}
-	return err
-}
-
-// RetryDeadlock is retryDeadlock for transactions written outside this package.
-func RetryDeadlock(ctx context.Context, f func() error) error { return retryDeadlock(ctx, f) }
-
-func isRetryableTxError(err error) bool {
-	var me *mysqldrv.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1213 || me.Number == 1205
-	}
-	return false
 }
 
 // txOpts are the options of the short coordination transactions: READ COMMITTED on MySQL (no

@@ -45,7 +45,10 @@ func (db *DB) ReserveIdempotencyKey(ctx context.Context, clientID, key, hash str
 	rec := &IdempotencyKey{ClientID: clientID, IdemKey: key, RequestHash: hash, State: IdemPending,
 		CreatedAt: now, ExpiresAt: now.Add(min(ttl, IdempotencyPendingTTL))}
 	for attempt := 0; attempt < 2; attempt++ {
-		err := pooled(ctx, db.Gorm).Create(rec).Error
+		// The primary key (client_id, idem_key) is the claim: on Galera two nodes that insert
+		// the same key both succeed locally and the loser fails at commit (1213); run again,
+		// its insert meets the winner's row as a duplicate (R51).
+		_, err := retryRows(ctx, func() *gorm.DB { return pooled(ctx, db.Gorm).Create(rec) })
 		if err == nil {
 			return nil, nil
 		}
@@ -62,8 +65,10 @@ func (db *DB) ReserveIdempotencyKey(ctx context.Context, clientID, key, hash str
 		if existing.ExpiresAt.After(now) {
 			return existing, nil
 		}
-		if err := db.WithContext(ctx).Where("client_id = ? AND idem_key = ? AND expires_at <= ?", clientID, key, now).
-			Delete(&IdempotencyKey{}).Error; err != nil {
+		if _, err := retryRows(ctx, func() *gorm.DB {
+			return db.WithContext(ctx).Where("client_id = ? AND idem_key = ? AND expires_at <= ?", clientID, key, now).
+				Delete(&IdempotencyKey{})
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -84,15 +89,21 @@ func (db *DB) GetIdempotencyKey(ctx context.Context, clientID, key string) (*Ide
 // for ttl from now.
 func (db *DB) CompleteIdempotencyKey(ctx context.Context, clientID, key string, status int, contentType, location string, body []byte, ttl time.Duration) error {
 	b := string(body)
-	return pooled(ctx, db.Gorm).Model(&IdempotencyKey{}).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
-		Updates(map[string]any{"state": IdemDone, "status_code": status, "content_type": contentType,
-			"location": location, "response_body": &b, "expires_at": Now().Add(ttl)}).Error
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return pooled(ctx, db.Gorm).Model(&IdempotencyKey{}).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
+			Updates(map[string]any{"state": IdemDone, "status_code": status, "content_type": contentType,
+				"location": location, "response_body": &b, "expires_at": Now().Add(ttl)})
+	})
+	return err
 }
 
 // ReleaseIdempotencyKey drops a pending reservation (the request failed in a way a retry may fix).
 func (db *DB) ReleaseIdempotencyKey(ctx context.Context, clientID, key string) error {
-	return pooled(ctx, db.Gorm).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
-		Delete(&IdempotencyKey{}).Error
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return pooled(ctx, db.Gorm).Where("client_id = ? AND idem_key = ? AND state = ?", clientID, key, IdemPending).
+			Delete(&IdempotencyKey{})
+	})
+	return err
 }
 
 // PurgeExpiredIdempotencyKeys deletes records past their 24 h window.

@@ -57,17 +57,19 @@ var ErrIntentChanged = errors.New("reinstall intent changed concurrently")
 // InsertIntentOperation writes a new intent (generation 1) and the operation it is attached to
 // in one transaction.
 func (db *DB) InsertIntentOperation(ctx context.Context, in *Intent, op *Operation) error {
-	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := InsertOperation(ctx, tx, op); err != nil {
-			return err
-		}
-		now := Now()
-		if in.ID == "" {
-			in.ID = NewID()
-		}
-		in.OperationID, in.Generation, in.CreatedAt, in.UpdatedAt = op.ID, 1, now, now
-		return tx.Create(in).Error
-	}, db.txOpts())
+	return retryDeadlock(ctx, func() error {
+		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := InsertOperation(ctx, tx, op); err != nil {
+				return err
+			}
+			now := Now()
+			if in.ID == "" {
+				in.ID = NewID()
+			}
+			in.OperationID, in.Generation, in.CreatedAt, in.UpdatedAt = op.ID, 1, now, now
+			return tx.Create(in).Error
+		}, db.txOpts())
+	})
 }
 
 // GetIntent reads one intent.
@@ -145,22 +147,26 @@ func (db *DB) AdvanceIntent(ctx context.Context, id string, gen int64, cols map[
 // confirmations and labels the customer sent back), and ev is recorded, in one transaction.
 // ErrIntentChanged when the intent moved meanwhile (another apply won).
 func (db *DB) ApplyIntent(ctx context.Context, id string, gen int64, op *Operation, applied string, ev *AuditEvent) error {
-	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := InsertOperation(ctx, tx, op); err != nil {
-			return err
-		}
-		res := tx.Model(&Intent{}).Where("id = ? AND generation = ? AND state = ?", id, gen, IntentPreviewReady).
-			Updates(map[string]any{"state": IntentApplying, "operation_id": op.ID, "applied": applied,
-				"generation": gen + 1, "updated_at": Now()})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected != 1 {
-			return ErrIntentChanged
-		}
-		ev.OperationID = op.ID
-		return InsertAudit(ctx, tx, ev)
-	}, db.txOpts())
+	// The generation is the compare-and-swap; on Galera the loser fails at commit (1213) and,
+	// run again, gets ErrIntentChanged (R51).
+	return retryDeadlock(ctx, func() error {
+		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := InsertOperation(ctx, tx, op); err != nil {
+				return err
+			}
+			res := tx.Model(&Intent{}).Where("id = ? AND generation = ? AND state = ?", id, gen, IntentPreviewReady).
+				Updates(map[string]any{"state": IntentApplying, "operation_id": op.ID, "applied": applied,
+					"generation": gen + 1, "updated_at": Now()})
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected != 1 {
+				return ErrIntentChanged
+			}
+			ev.ID, ev.OperationID = 0, op.ID // a fresh id on each run: the last one rolled back
+			return InsertAudit(ctx, tx, ev)
+		}, db.txOpts())
+	})
 }
 
 // CountActiveOperations counts a service's queued or running operations of the given actions,

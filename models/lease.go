@@ -41,7 +41,10 @@ func (db *DB) ensureLeases(ctx context.Context, names []string) error {
 	for i, n := range names {
 		rows[i] = Lease{Name: n, UpdatedAt: now}
 	}
-	return db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rows)
+	})
+	return err
 }
 
 // ClaimTick claims tick of the named job for owner: it succeeds for exactly one caller per
@@ -65,12 +68,16 @@ func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, hold
 		if l.Owner != nil && *l.Owner != owner && l.LeaseUntil != nil && *l.LeaseUntil > now.UnixMicro() {
 			return 0, false, nil // an earlier tick still runs on another replica
 		}
-		res := db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND epoch = ? AND last_tick < ?", name, l.Epoch, tick).
-			Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": now.Add(hold).UnixMicro(), "last_tick": tick, "updated_at": now})
-		if res.Error != nil {
-			return 0, false, res.Error
+		// The claim is the compare-and-swap on the epoch, not a lock: on Galera the replica that
+		// lost at commit runs the update again and matches no row (R51).
+		n, err := retryRows(ctx, func() *gorm.DB {
+			return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND epoch = ? AND last_tick < ?", name, l.Epoch, tick).
+				Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": now.Add(hold).UnixMicro(), "last_tick": tick, "updated_at": now})
+		})
+		if err != nil {
+			return 0, false, err
 		}
-		if res.RowsAffected == 1 {
+		if n == 1 {
 			return l.Epoch + 1, true, nil
 		}
 	}
@@ -80,8 +87,11 @@ func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, hold
 // EndTick ends owner's run of a job claimed with epoch, so the next tick need not wait for
 // the hold to expire.
 func (db *DB) EndTick(ctx context.Context, job, owner string, epoch int64) error {
-	return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", LeaseJobPrefix+job, owner, epoch).
-		Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": Now()}).Error
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", LeaseJobPrefix+job, owner, epoch).
+			Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": Now()})
+	})
+	return err
 }
 
 // Heartbeat records that replica owner is alive until now+ttl.
@@ -89,10 +99,13 @@ func (db *DB) Heartbeat(ctx context.Context, owner string, ttl time.Duration) er
 	name := LeaseReplicaPrefix + owner
 	now := Now()
 	row := Lease{Name: name, Owner: &owner, LeaseUntil: ptrInt(now.Add(ttl).UnixMicro()), UpdatedAt: now}
-	return db.WithContext(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "name"}},
-		DoUpdates: clause.AssignmentColumns([]string{"owner", "lease_until", "updated_at"}),
-	}).Create(&row).Error
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "name"}},
+			DoUpdates: clause.AssignmentColumns([]string{"owner", "lease_until", "updated_at"}),
+		}).Create(&row)
+	})
+	return err
 }
 
 // LiveReplicas counts the replicas whose heartbeat has not expired.
@@ -105,11 +118,12 @@ func (db *DB) LiveReplicas(ctx context.Context) (int, error) {
 // RenewLeases extends every lease owner holds (its heartbeat and its shards) in one statement,
 // and returns how many rows it renewed. A lease that already changed hands is not touched.
 func (db *DB) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int64, error) {
-	now := Now()
-	res := db.WithContext(ctx).Model(&Lease{}).
-		Where("owner = ? AND (name LIKE ? OR name LIKE ?)", owner, LeaseNodePrefix+"%", LeaseReplicaPrefix+"%").
-		Updates(map[string]any{"lease_until": now.Add(ttl).UnixMicro(), "updated_at": now})
-	return res.RowsAffected, res.Error
+	return retryRows(ctx, func() *gorm.DB {
+		now := Now()
+		return db.WithContext(ctx).Model(&Lease{}).
+			Where("owner = ? AND (name LIKE ? OR name LIKE ?)", owner, LeaseNodePrefix+"%", LeaseReplicaPrefix+"%").
+			Updates(map[string]any{"lease_until": now.Add(ttl).UnixMicro(), "updated_at": now})
+	})
 }
 
 // ReleaseLeases gives up every lease owner holds and removes its heartbeat (graceful shutdown):
@@ -165,18 +179,22 @@ func (db *DB) ShardLeases(ctx context.Context, owner string, names []string, ttl
 	for i, l := range mine {
 		if i >= share {
 			// Over the fair share: give it back for a replica that holds fewer.
-			if err := db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", l.Name, owner, l.Epoch).
-				Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": now}).Error; err != nil {
+			if _, err := retryRows(ctx, func() *gorm.DB {
+				return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", l.Name, owner, l.Epoch).
+					Updates(map[string]any{"owner": nil, "lease_until": nil, "updated_at": now})
+			}); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		res := db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", l.Name, owner, l.Epoch).
-			Updates(map[string]any{"lease_until": until, "updated_at": now})
-		if res.Error != nil {
-			return nil, res.Error
+		n, err := retryRows(ctx, func() *gorm.DB {
+			return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND owner = ? AND epoch = ?", l.Name, owner, l.Epoch).
+				Updates(map[string]any{"lease_until": until, "updated_at": now})
+		})
+		if err != nil {
+			return nil, err
 		}
-		if res.RowsAffected == 1 {
+		if n == 1 {
 			held[l.Name] = l.Epoch
 		}
 	}
@@ -185,13 +203,15 @@ func (db *DB) ShardLeases(ctx context.Context, owner string, names []string, ttl
 			break
 		}
 		// Still free at the moment of the update: a renewal by the old owner keeps the epoch.
-		res := db.WithContext(ctx).Model(&Lease{}).
-			Where("name = ? AND epoch = ? AND (owner IS NULL OR lease_until IS NULL OR lease_until <= ?)", l.Name, l.Epoch, now.UnixMicro()).
-			Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": until, "updated_at": now})
-		if res.Error != nil {
-			return nil, res.Error
+		n, err := retryRows(ctx, func() *gorm.DB {
+			return db.WithContext(ctx).Model(&Lease{}).
+				Where("name = ? AND epoch = ? AND (owner IS NULL OR lease_until IS NULL OR lease_until <= ?)", l.Name, l.Epoch, now.UnixMicro()).
+				Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": until, "updated_at": now})
+		})
+		if err != nil {
+			return nil, err
 		}
-		if res.RowsAffected == 1 {
+		if n == 1 {
 			held[l.Name] = l.Epoch + 1
 		}
 	}

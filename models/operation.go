@@ -178,13 +178,15 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 
 // RenewLease extends owner's lease on an operation; ErrLeaseLost if it is no longer owner's.
 func (db *DB) RenewLease(ctx context.Context, id, owner string, lease time.Duration) error {
-	now := Now()
-	res := db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
-		Updates(map[string]any{"lease_until": now.Add(lease), "updated_at": now})
-	if res.Error != nil {
-		return res.Error
+	n, err := retryRows(ctx, func() *gorm.DB {
+		now := Now()
+		return db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"lease_until": now.Add(lease), "updated_at": now})
+	})
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if n == 0 {
 		return ErrLeaseLost
 	}
 	return nil
@@ -193,13 +195,14 @@ func (db *DB) RenewLease(ctx context.Context, id, owner string, lease time.Durat
 // SetStage records the stage an operation is about to run, before it runs, so "had an
 // irreversible stage started?" is always answerable from the row.
 func (db *DB) SetStage(ctx context.Context, id, owner, stage string, index int) error {
-	now := Now()
-	res := db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
-		Updates(map[string]any{"stage": stage, "stage_index": index, "updated_at": now})
-	if res.Error != nil {
-		return res.Error
+	n, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"stage": stage, "stage_index": index, "updated_at": Now()})
+	})
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if n == 0 {
 		return ErrLeaseLost
 	}
 	return nil

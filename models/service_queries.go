@@ -12,12 +12,17 @@ import (
 // CreateServiceOperation inserts a new service and its first operation in one transaction. A
 // service_id that exists already returns ErrDuplicate and writes nothing.
 func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operation) error {
-	return pooled(ctx, db.Gorm).Transaction(func(tx *gorm.DB) error {
-		if err := InsertService(ctx, tx, s); err != nil {
-			return err
-		}
-		return InsertOperation(ctx, tx, op)
-	}, db.txOpts())
+	// A Galera certification failure (two replicas creating the same service_id) is run again;
+	// the second run meets the winner's row as a duplicate (R51).
+	return retryDeadlock(ctx, func() error {
+		s.ID = 0 // a fresh id on each run: the last one rolled back
+		return pooled(ctx, db.Gorm).Transaction(func(tx *gorm.DB) error {
+			if err := InsertService(ctx, tx, s); err != nil {
+				return err
+			}
+			return InsertOperation(ctx, tx, op)
+		}, db.txOpts())
+	})
 }
 
 // UpdateService writes the named columns of a service (explicit columns: a zero value such as
