@@ -200,7 +200,7 @@ func cmdMigrate(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, err)
 		return 1
 	}
-	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.Database.Failover...)
 	if err != nil {
 		_, _ = fmt.Fprintln(stderr, "pvebill migrate:", err)
 		return 1

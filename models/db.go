@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -24,6 +25,10 @@ const (
 type DB struct {
 	Gorm    *gorm.DB
 	Dialect string
+	// nodes makes the pool's connections when several database nodes are configured (nil
+	// otherwise); addr is the one node's address then.
+	nodes *nodeSet
+	addr  string
 }
 
 // ErrNotFound is returned by lookups that find no row.
@@ -33,26 +38,23 @@ var ErrNotFound = errors.New("not found")
 var ErrDuplicate = gorm.ErrDuplicatedKey
 
 // Open connects to the database. For SQLite the DSN is a file path (or ":memory:"); the pool is
-// limited to one connection, which serialises writers the way SQLite wants.
-func Open(driver, dsn string) (*DB, error) {
+// limited to one connection, which serialises writers the way SQLite wants. For MySQL, failover
+// names further database nodes (a Galera cluster) the replica moves to, in order, when the ones
+// before are unreachable or not ready (R51).
+func Open(driver, dsn string, failover ...string) (*DB, error) {
 	cfg := &gorm.Config{TranslateError: true, Logger: logger.Discard, NowFunc: func() time.Time { return time.Now().UTC() }}
+	db := &DB{Dialect: driver}
 	var dial gorm.Dialector
 	switch driver {
 	case MySQL:
-		if !strings.Contains(dsn, "parseTime=") {
-			dsn += sep(dsn) + "parseTime=true"
+		var err error
+		if dial, err = db.mysqlDialector(dsn, failover); err != nil {
+			return nil, err
 		}
-		if !strings.Contains(dsn, "loc=") {
-			dsn += "&loc=UTC"
-		}
-		// Rows affected = rows matched, as on SQLite: compare-and-swap updates that write an
-		// unchanged value still count as a match.
-		if !strings.Contains(dsn, "clientFoundRows=") {
-			dsn += "&clientFoundRows=true"
-		}
-
-		dial = mysql.Open(dsn)
 	case SQLite:
+		if len(failover) > 0 {
+			return nil, errors.New("database failover nodes need the mysql driver")
+		}
 		if !strings.Contains(dsn, "?") {
 			dsn += "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 		}
@@ -62,8 +64,10 @@ func Open(driver, dsn string) (*DB, error) {
 	}
 	g, err := gorm.Open(dial, cfg)
 	if err != nil {
+		db.closeNodes()
 		return nil, fmt.Errorf("open %s database: %w", driver, err)
 	}
+	db.Gorm = g
 	sqlDB, err := g.DB()
 	if err != nil {
 		return nil, err
@@ -78,7 +82,64 @@ func Open(driver, dsn string) (*DB, error) {
 		sqlDB.SetMaxIdleConns(16)
 		sqlDB.SetConnMaxLifetime(5 * time.Minute)
 	}
-	return &DB{Gorm: g, Dialect: driver}, nil
+	return db, nil
+}
+
+// mysqlDialector completes each DSN with the parameters pvebill relies on and returns the gorm
+// dialector: over the driver for one node, over a nodeSet for several.
+func (db *DB) mysqlDialector(dsn string, failover []string) (gorm.Dialector, error) {
+	dsn = mysqlDSN(dsn)
+	if cfg, err := mysqldrv.ParseDSN(dsn); err == nil {
+		db.addr = cfg.Addr
+	}
+	if len(failover) == 0 {
+		return mysql.Open(dsn), nil
+	}
+	all := []string{dsn}
+	for _, d := range failover {
+		all = append(all, mysqlDSN(d))
+	}
+	set, err := newNodeSet(all)
+	if err != nil {
+		return nil, err
+	}
+	db.nodes = set
+	return mysql.New(mysql.Config{Conn: sql.OpenDB(set)}), nil
+}
+
+// mysqlDSN adds what pvebill relies on to a MySQL DSN, unless it says otherwise.
+func mysqlDSN(dsn string) string {
+	if !strings.Contains(dsn, "parseTime=") {
+		dsn += sep(dsn) + "parseTime=true"
+	}
+	if !strings.Contains(dsn, "loc=") {
+		dsn += "&loc=UTC"
+	}
+	// Rows affected = rows matched, as on SQLite: compare-and-swap updates that write an
+	// unchanged value still count as a match.
+	if !strings.Contains(dsn, "clientFoundRows=") {
+		dsn += "&clientFoundRows=true"
+	}
+	return dsn
+}
+
+// closeNodes stops the node monitor of a DB whose open failed.
+func (db *DB) closeNodes() {
+	if db.nodes != nil {
+		_ = db.nodes.Close()
+	}
+}
+
+// Nodes says which database node the replica uses and what it knows of the others: nil for
+// SQLite, one entry for a single MySQL server (in use, its readiness unprobed).
+func (db *DB) Nodes() []NodeState {
+	if db.nodes != nil {
+		return db.nodes.Nodes()
+	}
+	if db.Dialect != MySQL {
+		return nil
+	}
+	return []NodeState{{Addr: db.addr, Ready: true, InUse: true}}
 }
 
 func sep(dsn string) string {

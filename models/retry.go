@@ -113,8 +113,3 @@ func retryRows(ctx context.Context, stmt func() *gorm.DB) (int64, error) {
 	})
 	return n, err
 }
-
-// RegisterMetrics registers the database layer's metrics (the transaction retries) with reg.
-func RegisterMetrics(reg prometheus.Registerer) {
-	reg.MustRegister(txRetries, txRetriesExhausted)
-}

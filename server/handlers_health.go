@@ -50,6 +50,9 @@ func (s *Server) readyz(c *gin.Context) {
 	} else {
 		checks["database"] = "ok"
 	}
+	if nodes := s.db.Nodes(); nodes != nil {
+		checks["database_nodes"] = nodes // which node this replica uses (R51)
+	}
 	if err := s.checkSchema(ctx); err != nil {
 		ready = false
 		checks["schema"] = "behind"

@@ -23,7 +23,7 @@ import (
 func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Logger, extra ...executor.Action) (*Stack, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	models.RegisterMetrics(reg)
+	db.RegisterMetrics(reg)
 	clusters, err := Clusters(cfg, reg)
 	if err != nil {
 		return nil, err

@@ -100,7 +100,7 @@ func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 // Open opens the configured database. With migrate (the embedded SQLite default) pending
 // migrations are applied; otherwise a schema that is behind is refused.
 func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, error) {
-	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.Database.Failover...)
 	if err != nil {
 		return nil, err
 	}

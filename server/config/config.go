@@ -34,6 +34,9 @@ type Config struct {
 type Database struct {
 	Driver string `yaml:"driver"` // mysql | sqlite
 	DSN    string `yaml:"dsn"`
+	// Failover names further database nodes (mysql: the other nodes of a Galera cluster),
+	// tried in order when the ones before are unreachable or not ready (R51).
+	Failover []string `yaml:"failover"`
 }
 
 // Client is one API client: its id, HMAC secret and scopes.
@@ -291,6 +294,9 @@ func (c *Config) validateBasics() error {
 	if c.Database.DSN == "" {
 		return &Error{Key: "database.dsn", Reason: "must not be empty"}
 	}
+	if len(c.Database.Failover) > 0 && c.Database.Driver != "mysql" {
+		return &Error{Key: "database.failover", Reason: "needs driver mysql"}
+	}
 	return nil
 }
 
@@ -402,6 +408,12 @@ func (c Config) String() string {
 		cp.Clusters[i].TokenSecret = "[redacted]"
 	}
 	cp.Database.DSN = RedactDSN(c.Database.DSN)
+	if len(c.Database.Failover) > 0 {
+		cp.Database.Failover = make([]string, len(c.Database.Failover))
+		for i, d := range c.Database.Failover {
+			cp.Database.Failover[i] = RedactDSN(d)
+		}
+	}
 	if cp.Metrics.BearerToken != "" {
 		cp.Metrics.BearerToken = "[redacted]"
 	}
