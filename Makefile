@@ -45,6 +45,16 @@ chaos:
 	PVEBILL_TEST_MYSQL_DSN='$(CHAOS_DSN)' PVEBILL_TEST_REQUIRE_MYSQL=1 PVEBILL_TEST_CHAOS=long PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) \
 	  $(GO) test -count=1 -timeout 90m -run '^TestChaosReplicas$$' -v .
 
+# The chaos run on a three-node MariaDB Galera cluster started by scripts/galera.sh on loopback
+# ports 13306-13308 (chaos_galera_test.go): >= 3,000 operations, >= 20 database-node kills, one
+# node at a time. chaos-galera-short is the form .ci/run runs. Both need mariadbd, galera-4 and
+# rsync, and fail when they are missing.
+chaos-galera:
+	PVEBILL_TEST_GALERA=long PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 120m -run '^TestChaosGalera$$' -v .
+
+chaos-galera-short:
+	PVEBILL_TEST_GALERA=short PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 20m -run '^TestChaosGalera$$' -v .
+
 lint: lint-install
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)

@@ -45,6 +45,10 @@ type chaosScale struct {
 	minKills int
 	workers  int
 	killGap  [2]int // accepted operations between two kills
+	// The Galera variant (chaos_galera_test.go): database-node kills at least, and the pause
+	// in seconds between one node's rejoin and the next kill.
+	minDBKills int
+	dbKillGap  [2]int
 }
 
 var (
@@ -106,6 +110,10 @@ type chaos struct {
 	bin   string
 	sim   string // http://host:port
 	db    *models.DB
+	// galera is the three-node cluster of the Galera variant (nil on one MariaDB); dsns are its
+	// nodes' DSNs for the chaos database, replica i preferring node i.
+	galera *galeraCluster
+	dsns   []string
 
 	replicas []*replica
 
@@ -116,6 +124,7 @@ type chaos struct {
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
 	waitTimeouts, waitNanos, sendNanos, inProgress                   atomic.Int64
+	dbKills, dbRetries                                               atomic.Int64
 	done                                                             atomic.Bool
 }
 
@@ -181,7 +190,12 @@ func (c *chaos) setUp() string {
 
 func (c *chaos) run() {
 	t := c.t
-	dsn := c.setUp()
+	var dsn string
+	if c.galera != nil {
+		dsn = c.setUpGalera()
+	} else {
+		dsn = c.setUp()
+	}
 	for i := range 3 {
 		r := &replica{idx: i, addr: freeAddr(t), cfg: filepath.Join(c.dir, fmt.Sprintf("replica%d.yaml", i)),
 			log: filepath.Join(c.dir, fmt.Sprintf("replica%d.log", i))}
@@ -211,6 +225,10 @@ func (c *chaos) run() {
 	bg.Add(2)
 	go func() { defer bg.Done(); c.killer(stopBG) }()
 	go func() { defer bg.Done(); c.faulter(stopBG) }()
+	if c.galera != nil {
+		bg.Add(1)
+		go func() { defer bg.Done(); c.dbKiller(stopBG) }()
+	}
 
 	ids := make(chan int)
 	var wg sync.WaitGroup
@@ -231,7 +249,7 @@ func (c *chaos) run() {
 	workload := time.Since(began)
 	c.done.Store(true)
 	// Keep killing until the minimum is reached.
-	for c.kills.Load() < int64(c.scale.minKills) {
+	for c.kills.Load() < int64(c.scale.minKills) || c.dbKills.Load() < int64(c.scale.minDBKills) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	close(stopBG)
@@ -264,6 +282,9 @@ func (c *chaos) run() {
 	}
 	if c.kills.Load() < int64(c.scale.minKills) {
 		t.Errorf("only %d kills, want at least %d", c.kills.Load(), c.scale.minKills)
+	}
+	if c.galera != nil {
+		c.reportGalera(violations)
 	}
 }
 
@@ -301,12 +322,23 @@ func (c *chaos) startSim() {
 }
 
 func (c *chaos) writeConfig(r *replica, dsn string) {
+	failover := "[]"
+	if n := len(c.dsns); n > 0 {
+		// Replica i uses node i and fails over to the next ones, in order.
+		dsn = c.dsns[r.idx%n]
+		var rest []string
+		for k := 1; k < n; k++ {
+			rest = append(rest, strconv.Quote(c.dsns[(r.idx+k)%n]))
+		}
+		failover = "[" + strings.Join(rest, ", ") + "]"
+	}
 	cfg := fmt.Sprintf(`listen: %q
 log_format: json
 log_level: info
 database:
   driver: mysql
   dsn: %q
+  failover: %s
 clients:
   - id: %s
     secret: %q
@@ -333,7 +365,7 @@ executor:
   lease: 2s
   poll_interval: 50ms
   drain_timeout: 3s
-`, r.addr, dsn, chaosClient, chaosSecret, c.sim, chaosToken, chaosTokSec)
+`, r.addr, dsn, failover, chaosClient, chaosSecret, c.sim, chaosToken, chaosTokSec)
 	if err := os.WriteFile(r.cfg, []byte(cfg), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
@@ -374,6 +406,7 @@ func (c *chaos) kill(r *replica) {
 	if !r.up {
 		return
 	}
+	c.scrapeRetries(r)
 	_ = r.cmd.Process.Signal(syscall.SIGKILL)
 	<-r.exited
 	r.up = false
@@ -386,6 +419,7 @@ func (c *chaos) term(r *replica) {
 	if !r.up {
 		return
 	}
+	c.scrapeRetries(r)
 	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-r.exited:
