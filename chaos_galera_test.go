@@ -186,7 +186,7 @@ func (c *chaos) scrapeRetries(r *replica) {
 	if err != nil {
 		return // the replica is not up yet: nothing counted since its start
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	var sum float64

@@ -24,7 +24,7 @@ func TestOpenFailsOverAnUnreachableNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate over the second node: %v", err)
 	}
@@ -50,7 +50,7 @@ func TestFailoverLeavesANodeThatIsNotSynced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	ctx := context.Background()
 	conn, err := admin.Gorm.DB()
 	if err != nil {
@@ -60,12 +60,12 @@ func TestFailoverLeavesANodeThatIsNotSynced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pinned.Close()
+	defer func() { _ = pinned.Close() }()
 	db, err := models.Open(models.MySQL, dsns[0], dsns[1:]...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	if err := db.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
