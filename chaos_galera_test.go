@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,7 @@ func TestChaosGalera(t *testing.T) {
 	}
 	c := newChaos(t, scale, seed)
 	c.galera = startGalera(t)
+	c.retriesByCode = map[string]int64{}
 	c.run()
 }
 
@@ -175,8 +177,9 @@ func (c *chaos) dbKiller(stop chan struct{}) {
 	}
 }
 
-// scrapeRetries adds the replica's transaction retries (pvebill_db_tx_retries_total, every
-// code) to the run's count; it is read just before the replica is stopped or killed.
+// scrapeRetries adds the replica's transaction retries (pvebill_db_tx_retries_total by code)
+// and give-ups (pvebill_db_tx_retries_exhausted_total) to the run's count; it is read just
+// before the replica is stopped or killed.
 func (c *chaos) scrapeRetries(r *replica) {
 	if c.galera == nil {
 		return
@@ -189,18 +192,27 @@ func (c *chaos) scrapeRetries(r *replica) {
 	defer func() { _ = resp.Body.Close() }()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var sum float64
 	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "pvebill_db_tx_retries_total{") {
+		m := retryLineRE.FindStringSubmatch(sc.Text())
+		if m == nil {
 			continue
 		}
-		if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
-			sum += v
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			continue
 		}
+		if m[1] == "exhausted_" {
+			c.dbGiveUps.Add(int64(v))
+			continue
+		}
+		c.dbRetries.Add(int64(v))
+		c.mu.Lock()
+		c.retriesByCode[m[2]] += int64(v)
+		c.mu.Unlock()
 	}
-	c.dbRetries.Add(int64(sum))
 }
+
+var retryLineRE = regexp.MustCompile(`^pvebill_db_tx_retries_(exhausted_)?total\{code="(\d+)"\} (\S+)$`)
 
 // reportGalera logs the run's Galera figures in one line (the README's table reads them).
 func (c *chaos) reportGalera(violations int) {
@@ -210,8 +222,8 @@ func (c *chaos) reportGalera(violations int) {
 		per1000 = float64(c.dbRetries.Load()) * 1000 / float64(ops)
 	}
 	c.t.Logf("galera %s seed=%d: %d operations, %d pvebill kills, %d database-node kills, %d invariant violations, "+
-		"%d transaction retries (%.1f per 1,000 operations)", c.scale.name, c.seed, ops, c.kills.Load(), c.dbKills.Load(),
-		violations, c.dbRetries.Load(), per1000)
+		"%d transaction retries (%.1f per 1,000 operations; by code %v), %d given up", c.scale.name, c.seed, ops, c.kills.Load(),
+		c.dbKills.Load(), violations, c.dbRetries.Load(), per1000, c.retriesByCode, c.dbGiveUps.Load())
 	if c.dbKills.Load() < int64(c.scale.minDBKills) {
 		c.t.Errorf("only %d database-node kills, want at least %d", c.dbKills.Load(), c.scale.minDBKills)
 	}

@@ -121,10 +121,12 @@ type chaos struct {
 	rng       *rand.Rand
 	passwords []string
 	accepted  map[string]string // operation id -> action
+	// retriesByCode counts the Galera run's transaction retries by MariaDB error number.
+	retriesByCode map[string]int64
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
 	waitTimeouts, waitNanos, sendNanos, inProgress                   atomic.Int64
-	dbKills, dbRetries                                               atomic.Int64
+	dbKills, dbRetries, dbGiveUps                                    atomic.Int64
 	done                                                             atomic.Bool
 }
 

@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 single=${BENCH_DSN:-root:@tcp(127.0.0.1:3306)/}
 work=$(mktemp -d /tmp/pvebill-bench-galera.XXXXXX)
+chmod 0755 "$work" # the nodes run as mysql, which must reach their folder
 trap 'scripts/galera.sh down "$work/cluster" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 scripts/galera.sh up "$work/cluster"
-galera=$(scripts/galera.sh dsns | head -n 1)
+galera=$(scripts/galera.sh dsns | sed -n 1p)
 
 run() { # NAME DSN
   echo "== webhook scenario on $1 ($2)"

@@ -3,6 +3,7 @@
 # pvebill on Galera by hand (README, "pvebill on a MariaDB Galera cluster").
 #
 #   scripts/galera.sh up DIR       create DIR/node{1,2,3}, bootstrap node 1, join 2 and 3 by SST
+#                                  (DIR's parents must be reachable by the mysql user)
 #   scripts/galera.sh down DIR     SIGKILL every node and remove DIR
 #   scripts/galera.sh kill DIR N   SIGKILL node N (1..3)
 #   scripts/galera.sh start DIR N  start node N again: it rejoins (IST, or SST) and is waited for
