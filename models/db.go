@@ -55,6 +55,9 @@ func Open(driver, dsn string, failover ...string) (*DB, error) {
 		if len(failover) > 0 {
 			return nil, errors.New("database failover nodes need the mysql driver")
 		}
+		if err := prepareSQLiteFile(dsn); err != nil {
+			return nil, err
+		}
 		if !strings.Contains(dsn, "?") {
 			dsn += "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 		}

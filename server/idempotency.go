@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -51,10 +52,7 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 			return
 		}
 		cl := client(c)
-		h := sha256.New()
-		h.Write([]byte(c.Request.Method + "\n" + c.Request.URL.Path + "\n"))
-		h.Write(rawBody(c))
-		hash := hex.EncodeToString(h.Sum(nil))
+		hash := cl.requestHash(c.Request.Method, c.Request.URL.Path, rawBody(c))
 		ctx := c.Request.Context()
 
 		deadline := time.Now().Add(idempotencyWaitFor)
@@ -105,6 +103,19 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 			s.log.Error("store idempotency answer", "request_id", requestID(c), "err", err)
 		}
 	}
+}
+
+// requestHash identifies a request for its Idempotency-Key (R36) without putting a secret at
+// rest (R48): the body may carry a root password, so the hash is an HMAC-SHA256 keyed with the
+// client's own secret, which is in the config and not in the database. Guessing a password
+// from a stored hash needs that secret too. When a client's secret is rotated, a key reserved
+// before the rotation no longer matches its own request: the retry is refused as
+// idempotency_key_reused until the record expires (never run twice).
+func (cl *Client) requestHash(method, path string, body []byte) string {
+	mac := hmac.New(sha256.New, cl.secret)
+	mac.Write([]byte("idempotency\n" + method + "\n" + path + "\n"))
+	mac.Write(body)
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 func replay(c *gin.Context, rec *models.IdempotencyKey) {
