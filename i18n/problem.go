@@ -15,6 +15,8 @@ type Code string
 const (
 	CodeSignatureInvalid      Code = "signature_invalid"
 	CodeSignatureExpired      Code = "signature_expired"
+	// CodeSignatureReplayed: a signed mutating request whose signature was already used (R47).
+	CodeSignatureReplayed Code = "signature_replayed"
 	CodeForbidden             Code = "forbidden"
 	CodeNotFound              Code = "not_found"
 	CodeRouteNotFound         Code = "route_not_found"
@@ -68,7 +70,7 @@ var Codes = []Code{
 	CodeNotPossibleContainer, CodeNotYetAvailable, CodeServiceLocked, CodeProxmoxUnavailable,
 	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
 	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse, CodeNothingToReconcile,
-	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout,
+	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout, CodeSignatureReplayed,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

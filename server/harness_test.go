@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,6 +64,9 @@ type harness struct {
 	mu   sync.Mutex
 	// release lets a test hold test-action runs until it says so.
 	gate chan struct{}
+	// sent counts the requests signed per client, method, URI, timestamp and body.
+	sent   map[string]int
+	sentMu sync.Mutex
 }
 
 // testJob is the body of the test-only action route.
@@ -260,11 +264,28 @@ func (h *harness) signed(method, path, id, secret string, body []byte, opts ...r
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	sign(req, id, secret, h.clock(), body)
+	sign(req, id, secret, h.resignedAt(id, method, req.URL.RequestURI(), body), body)
 	for _, o := range opts {
 		o(req)
 	}
 	return h.do(req)
+}
+
+// resignedAt is the time a request is signed at: the harness clock, or for a request identical
+// to one signed before, a second earlier per earlier copy. A billing system signs each retry
+// anew, so a resent request carries a new signature (R47); tests of a replayed signature send
+// one signed request twice through do.
+func (h *harness) resignedAt(id, method, uri string, body []byte) time.Time {
+	at := h.clock()
+	key := strings.Join([]string{id, method, uri, strconv.FormatInt(at.Unix(), 10), string(body)}, "\n")
+	h.sentMu.Lock()
+	defer h.sentMu.Unlock()
+	if h.sent == nil {
+		h.sent = map[string]int{}
+	}
+	n := h.sent[key]
+	h.sent[key] = n + 1
+	return at.Add(-time.Duration(n) * time.Second)
 }
 
 func (h *harness) do(req *http.Request) response {

@@ -19,13 +19,16 @@ type Jobs struct {
 	Limits jobs.Job
 }
 
-// Jobs schedules the cron jobs over the stack: the idempotency purge, the swap sampler and
+// Jobs schedules the cron jobs over the stack: the idempotency and seen-signature purges (R47), the swap sampler and
 // the usage retention (R31–R33), limit enforcement (R16). Replicas share one schedule: each
 // job's tick runs on one of them, and the sampled nodes are split between them by leases.
 func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 	j := &Jobs{Scheduler: jobs.NewScheduler(st.Log, jobs.NewMetrics(st.Metrics)),
 		Shards: &jobs.Shards{DB: st.DB, Owner: st.Exec.Owner(), Log: st.Log}}
 	if err := st.once(j, "@every 1h", jobs.IdempotencyPurge{DB: st.DB, Log: st.Log}, 5*time.Minute); err != nil {
+		return nil, err
+	}
+	if err := st.once(j, "@every 5m", jobs.SignaturePurge{DB: st.DB, Log: st.Log}, time.Minute); err != nil {
 		return nil, err
 	}
 	if err := st.scheduleUsage(cfg, j); err != nil {
