@@ -306,8 +306,11 @@ func webhook(t *testing.T, rep *Report) {
 	nv, vrounds := n*10, scale(5, 1)
 	validate := func(url string) func(int) (float64, []time.Duration) {
 		return func(int) (float64, []time.Duration) {
+			// Each request has its own URI: a signed POST is accepted once (R47), so a request
+			// sent again within the same second would be refused as a replay.
 			return load(t, client, nv, conc, http.StatusNoContent, func(int) *http.Request {
-				return signedRequest(http.MethodPost, url+"/v1/_bench/validate", body)
+				n := strconv.FormatInt(validateSeq.Add(1), 10)
+				return signedRequest(http.MethodPost, url+"/v1/_bench/validate?n="+n, body)
 			})
 		}
 	}
@@ -324,6 +327,9 @@ func webhook(t *testing.T, rep *Report) {
 	}
 	rep.target(sc, "create operations written", float64(queued), "", "==", float64(n*(rounds+1)), true, "with the warm-up round")
 }
+
+// validateSeq numbers the validation requests of every round, so that no two are alike.
+var validateSeq atomic.Int64
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
