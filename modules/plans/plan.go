@@ -63,13 +63,13 @@ type Spec struct {
 	Name          string      `json:"name" yaml:"name" validate:"required,max=255"`
 	GuestTypes    []GuestType `json:"guest_types" yaml:"guest_types" validate:"required,min=1,unique,dive,oneof=container vm"`
 	Cluster       string      `json:"cluster" yaml:"cluster" validate:"required,max=64"`
-	Cores         *int        `json:"cores" yaml:"cores" validate:"required,min=1,max=8192"`
-	MemoryMiB     *int        `json:"memory_mib" yaml:"memory_mib" validate:"required,min=16"`
-	SwapMiB       *int        `json:"swap_mib" yaml:"swap_mib" validate:"omitempty,min=0"`
-	DiskGiB       *int        `json:"disk_gib" yaml:"disk_gib" validate:"required,min=1"`
+	Cores         *int        `json:"cores" yaml:"cores" validate:"required,min=1,max=512"`
+	MemoryMiB     *int        `json:"memory_mib" yaml:"memory_mib" validate:"required,min=16,max=4194304"`
+	SwapMiB       *int        `json:"swap_mib" yaml:"swap_mib" validate:"omitempty,min=0,max=4194304"`
+	DiskGiB       *int        `json:"disk_gib" yaml:"disk_gib" validate:"required,min=1,max=65536"`
 	Storage       string      `json:"storage" yaml:"storage" validate:"required,max=64"`
 	Bridge        string      `json:"bridge" yaml:"bridge" validate:"required,max=15"`
-	BandwidthGiB  *int64      `json:"bandwidth_gib" yaml:"bandwidth_gib" validate:"omitempty,min=1"`
+	BandwidthGiB  *int64      `json:"bandwidth_gib" yaml:"bandwidth_gib" validate:"omitempty,min=1,max=1073741824"`
 	RateMbps      *float64    `json:"rate_mbps" yaml:"rate_mbps" validate:"omitempty,min=0.01"`
 	VMSuspendMode SuspendMode `json:"vm_suspend_mode" yaml:"vm_suspend_mode" validate:"omitempty,oneof=stop pause"`
 	OS            OSCatalog   `json:"os" yaml:"os"`

@@ -212,6 +212,13 @@ func TestValidationFailures(t *testing.T) {
 		}, "os.vm[debian-12]", i18n.FieldTooSmall},
 		{"negative cores", func(s *plans.Spec) { s.Cores = ptr(-1) }, "cores", i18n.FieldTooSmall},
 		{"too many cores", func(s *plans.Spec) { s.Cores = ptr(8193) }, "cores", i18n.FieldTooLarge},
+		{"cores above 512", func(s *plans.Spec) { s.Cores = ptr(513) }, "cores", i18n.FieldTooLarge},
+		{"memory above 4 TiB", func(s *plans.Spec) { s.MemoryMiB = ptr(4<<20 + 1) }, "memory_mib", i18n.FieldTooLarge},
+		{"swap above 4 TiB", func(s *plans.Spec) { s.SwapMiB = ptr(4<<20 + 1) }, "swap_mib", i18n.FieldTooLarge},
+		{"disk above 64 TiB", func(s *plans.Spec) { s.DiskGiB = ptr(64<<10 + 1) }, "disk_gib", i18n.FieldTooLarge},
+		// 2^33 GiB is 2^63 bytes: disk_gib × GiB would overflow int64.
+		{"disk whose bytes overflow int64", func(s *plans.Spec) { s.DiskGiB = ptr(1 << 33) }, "disk_gib", i18n.FieldTooLarge},
+		{"bandwidth whose bytes overflow int64", func(s *plans.Spec) { s.BandwidthGiB = ptr(int64(1) << 33) }, "bandwidth_gib", i18n.FieldTooLarge},
 		{"no cores", func(s *plans.Spec) { s.Cores = nil }, "cores", i18n.FieldRequired},
 		{"memory below Proxmox minimum", func(s *plans.Spec) { s.MemoryMiB = ptr(8) }, "memory_mib", i18n.FieldTooSmall},
 		{"negative swap", func(s *plans.Spec) { s.SwapMiB = ptr(-512) }, "swap_mib", i18n.FieldTooSmall},
