@@ -59,7 +59,7 @@ var (
 const (
 	chaosMaxLog = 2_000_000
 	chaosClient = "whmcs"
-	chaosSecret = "chaos-client-secret-0123456789"
+	chaosSecret = "chaos-client-secret-0123456789abcdef"
 	chaosToken  = "pvebill@pve!provision"
 	chaosTokSec = "00000000-0000-0000-0000-000000000000"
 )

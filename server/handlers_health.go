@@ -62,6 +62,10 @@ func (s *Server) readyz(c *gin.Context) {
 	// Cluster reachability and the datacenter firewall are reported, never a reason to be
 	// unready (R9), from the last background check (R50).
 	checks["clusters"] = s.prov.Readiness(ctx)
+	if len(s.transport) > 0 {
+		// Reported, never a reason to be unready: the operator chose the setting.
+		checks["insecure_transport"] = s.transport
+	}
 	status, word := http.StatusOK, "ready"
 	if !ready {
 		status, word = http.StatusServiceUnavailable, "not_ready"

@@ -118,6 +118,8 @@ var testAction = func(h *harness) executor.Action {
 
 type harnessOpts struct {
 	metricsToken string
+	tls          config.TLS
+	clusters     []config.Cluster
 }
 
 func newHarness(t *testing.T, dialect string) *harness {
@@ -141,6 +143,7 @@ func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harne
 		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
 	}
 	cfg.Metrics.BearerToken = ho.metricsToken
+	cfg.TLS, cfg.Clusters = ho.tls, ho.clusters
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// The bare harness wires no guest kind: every capability of its plans reads as not built.
 	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: prometheus.NewRegistry(),

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -83,6 +84,8 @@ type Server struct {
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
+	// transport lists the insecure transport settings, logged at start and shown in readiness.
+	transport []config.Warning
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -102,6 +105,10 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall}
+	s.transport = o.Config.TransportWarnings()
+	for _, w := range s.transport {
+		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)
+	}
 	s.metrics = newHTTPMetrics(o.Registry)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -121,7 +128,8 @@ func (s *Server) V1(scopes ...string) *gin.RouterGroup {
 // ServeHTTP lets the server be used as an http.Handler (httptest).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
-// Serve answers on ln until Shutdown.
+// Serve answers on ln until Shutdown: HTTPS when tls.cert_file and tls.key_file are set,
+// plain HTTP otherwise.
 func (s *Server) Serve(ln net.Listener) error {
 	s.httpSrv = &http.Server{
 		Handler:           s.engine,
@@ -132,7 +140,13 @@ func (s *Server) Serve(ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	err := s.httpSrv.Serve(ln)
+	var err error
+	if s.cfg.TLS.CertFile != "" {
+		s.httpSrv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		err = s.httpSrv.ServeTLS(ln, s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+	} else {
+		err = s.httpSrv.Serve(ln)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

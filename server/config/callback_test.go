@@ -13,7 +13,7 @@ database:
   dsn: "pvebill.db"
 clients:
   - id: whmcs
-    secret: "change-me-please"
+    secret: "test-client-secret-0123456789abcdef"
     scopes: [billing]
     callback_url: "https://billing.example.com/modules/servers/pvebill/callback.php?x=1"
     callback_secret: "callback-secret-0123456789"
@@ -39,6 +39,7 @@ func TestCallbackErrorsNameTheKey(t *testing.T) {
 		{"relative url", strings.Replace(withCallback, "https://billing.example.com", "/billing", 1), "clients[0].callback_url"},
 		{"ftp url", strings.Replace(withCallback, "https://", "ftp://", 1), "clients[0].callback_url"},
 		{"short secret", strings.Replace(withCallback, "callback-secret-0123456789", "short", 1), "clients[0].callback_secret"},
+		{"placeholder secret", strings.Replace(withCallback, "callback-secret-0123456789", "CHANGE-ME-callback-secret-0123456789", 1), "clients[0].callback_secret"},
 		{"url without secret", strings.Replace(withCallback, `    callback_secret: "callback-secret-0123456789"`+"\n", "", 1), "clients[0].callback_secret"},
 	}
 	for _, c := range cases {

@@ -28,6 +28,14 @@ type Config struct {
 	Jobs      Jobs       `yaml:"jobs"`
 	Executor  Executor   `yaml:"executor"`
 	Metrics   MetricsCfg `yaml:"metrics"`
+	TLS       TLS        `yaml:"tls"`
+}
+
+// TLS makes the server answer HTTPS itself: both files set, or neither (plain HTTP, for a
+// listener behind a TLS-terminating proxy).
+type TLS struct {
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
 }
 
 // Database selects the storage driver.
@@ -269,7 +277,7 @@ func setScalar(v reflect.Value, value string) error {
 
 // Validate checks the configuration and names the first bad key.
 func (c *Config) Validate() error {
-	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits} {
+	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -300,6 +308,19 @@ func (c *Config) validateBasics() error {
 	return nil
 }
 
+// MinClientSecret is the shortest client secret accepted: 32 characters.
+const MinClientSecret = 32
+
+// placeholder marks the secrets of example configs; a secret that contains it is refused.
+const placeholder = "CHANGE-ME"
+
+// isPlaceholder reports whether a secret is an example config's placeholder.
+func isPlaceholder(secret string) bool {
+	return strings.Contains(strings.ToUpper(secret), placeholder)
+}
+
+// validateClients checks the API clients: unique ids, secrets that are not placeholders and at
+// least MinClientSecret long, known scopes, callbacks.
 func (c *Config) validateClients() error {
 	seen := map[string]bool{}
 	for i, cl := range c.Clients {
@@ -311,8 +332,11 @@ func (c *Config) validateClients() error {
 			return &Error{Key: key + ".id", Reason: "duplicate client id"}
 		}
 		seen[cl.ID] = true
-		if len(cl.Secret) < 8 {
-			return &Error{Key: key + ".secret", Reason: "must be at least 8 characters"}
+		if isPlaceholder(cl.Secret) {
+			return &Error{Key: key + ".secret", Reason: "is a placeholder (contains CHANGE-ME): set a long random secret"}
+		}
+		if len(cl.Secret) < MinClientSecret {
+			return &Error{Key: key + ".secret", Reason: fmt.Sprintf("must be at least %d characters", MinClientSecret)}
 		}
 		if len(cl.Scopes) == 0 {
 			return &Error{Key: key + ".scopes", Reason: "must name at least one scope"}
@@ -331,6 +355,8 @@ func (c *Config) validateClients() error {
 	return nil
 }
 
+// validateClusters checks the Proxmox clusters: unique names, an http(s) URL, an API token
+// whose secret is not a placeholder.
 func (c *Config) validateClusters() error {
 	names := map[string]bool{}
 	for i, cl := range c.Clusters {
@@ -350,6 +376,9 @@ func (c *Config) validateClusters() error {
 		}
 		if cl.TokenSecret == "" {
 			return &Error{Key: key + ".token_secret", Reason: "must not be empty"}
+		}
+		if isPlaceholder(cl.TokenSecret) {
+			return &Error{Key: key + ".token_secret", Reason: "is a placeholder (contains CHANGE-ME): set the API token's secret"}
 		}
 	}
 	return nil
@@ -374,6 +403,37 @@ func (c *Config) validateLimits() error {
 	return nil
 }
 
+// validateTLS checks that tls.cert_file and tls.key_file are set together.
+func (c *Config) validateTLS() error {
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		return &Error{Key: "tls", Reason: "cert_file and key_file are set together or not at all"}
+	}
+	return nil
+}
+
+// Warning is a setting that works but weakens transport security.
+type Warning struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// TransportWarnings lists the clusters reached without TLS, or without verifying their
+// certificate: the API token and every root password cross the network readable or to an
+// impostor. pvebill starts with them, logs each at WARN and reports them in readiness.
+func (c *Config) TransportWarnings() []Warning {
+	var out []Warning
+	for i, cl := range c.Clusters {
+		key := fmt.Sprintf("clusters[%d]", i)
+		if strings.HasPrefix(cl.URL, "http://") {
+			out = append(out, Warning{Key: key + ".url", Reason: "plain http: the API token and root passwords cross the network unencrypted"})
+		}
+		if cl.InsecureSkipVerify {
+			out = append(out, Warning{Key: key + ".insecure_skip_verify", Reason: "the cluster's TLS certificate is not verified: anyone on the path can impersonate it"})
+		}
+	}
+	return out
+}
+
 // validateCallback checks a client's optional callback_url and callback_secret: both or neither,
 // an absolute http(s) URL, a secret of at least 16 characters.
 func validateCallback(key string, cl Client) error {
@@ -386,6 +446,9 @@ func validateCallback(key string, cl Client) error {
 	u, err := url.Parse(cl.CallbackURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return &Error{Key: key + ".callback_url", Reason: "must be an absolute http(s) URL"}
+	}
+	if isPlaceholder(cl.CallbackSecret) {
+		return &Error{Key: key + ".callback_secret", Reason: "is a placeholder (contains CHANGE-ME): set a long random secret"}
 	}
 	if len(cl.CallbackSecret) < 16 {
 		return &Error{Key: key + ".callback_secret", Reason: "must be at least 16 characters when callback_url is set"}

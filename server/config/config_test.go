@@ -26,7 +26,7 @@ database:
   dsn: "pvebill:file-secret@tcp(127.0.0.1:3306)/pvebill"
 clients:
   - id: whmcs
-    secret: "change-me-please"
+    secret: "test-client-secret-0123456789abcdef"
     scopes: [billing, admin]
 clusters:
   - name: default
@@ -45,7 +45,7 @@ func TestLoadAndEnvOverrides(t *testing.T) {
 		"PVEBILL_CLUSTERS_0_TOKEN_SECRET=from-env",
 		"PVEBILL_CLUSTERS_0_NODES=pve3, pve4",
 		"PVEBILL_CLIENTS_1_ID=shop",
-		"PVEBILL_CLIENTS_1_SECRET=shop-secret-123",
+		"PVEBILL_CLIENTS_1_SECRET=shop-secret-0123456789abcdef0123456",
 		"PVEBILL_CLIENTS_1_SCOPES=storefront",
 		"PVEBILL_EXECUTOR_LEASE=45s",
 		"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=true",
@@ -65,7 +65,7 @@ func TestLoadAndEnvOverrides(t *testing.T) {
 		t.Fatalf("clients %+v lease %v", cfg.Clients, cfg.Executor.Lease)
 	}
 	s := cfg.String()
-	for _, secret := range []string{"env-secret", "from-env", "change-me-please", "shop-secret-123"} {
+	for _, secret := range []string{"env-secret", "from-env", "test-client-secret-0123456789abcdef", "shop-secret-0123456789abcdef0123456"} {
 		if strings.Contains(s, secret) {
 			t.Errorf("String() shows %q", secret)
 		}
@@ -82,7 +82,12 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"log format", strings.Replace(good, "log_format: text", "log_format: xml", 1), nil, "log_format"},
 		{"driver", strings.Replace(good, "driver: mysql", "driver: oracle", 1), nil, "database.driver"},
 		{"scope", strings.Replace(good, "[billing, admin]", "[billing, root]", 1), nil, "clients[0].scopes"},
-		{"short secret", strings.Replace(good, `"change-me-please"`, `"x"`, 1), nil, "clients[0].secret"},
+		{"short secret", strings.Replace(good, `"test-client-secret-0123456789abcdef"`, `"x"`, 1), nil, "clients[0].secret"},
+		{"secret of 31 characters", strings.Replace(good, `"test-client-secret-0123456789abcdef"`, `"`+strings.Repeat("s", 31)+`"`, 1), nil, "clients[0].secret"},
+		{"placeholder secret", strings.Replace(good, `"test-client-secret-0123456789abcdef"`, `"CHANGE-ME-a-long-random-secret-of-40-chars"`, 1), nil, "clients[0].secret"},
+		{"placeholder secret from env", good, []string{"PVEBILL_CLIENTS_0_SECRET=xxxxxxxxxxxxxxxxxxxxCHANGE-MExxxxxxxxxxxxxxxx"}, "clients[0].secret"},
+		{"placeholder token secret", good, []string{"PVEBILL_CLUSTERS_0_TOKEN_SECRET=CHANGE-ME"}, "clusters[0].token_secret"},
+		{"tls cert without key", good + "\ntls:\n  cert_file: /etc/pvebill/cert.pem\n", nil, "tls"},
 		{"url", strings.Replace(good, "https://pve1", "ftp://pve1", 1), nil, "clusters[0].url"},
 		{"token id", strings.Replace(good, "pvebill@pve!provision", "pvebill@pve", 1), nil, "clusters[0].token_id"},
 		{"unknown key", good + "\nswap_mb: 1\n", nil, "swap_mb"},
@@ -114,5 +119,25 @@ func TestRedactDSN(t *testing.T) {
 	}
 	if got := RedactDSN("data/pvebill.db"); got != "data/pvebill.db" {
 		t.Fatal(got)
+	}
+}
+
+// Plain http and unverified TLS towards a cluster are accepted, and each is reported.
+func TestTransportWarnings(t *testing.T) {
+	cfg, err := Load(write(t, good), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.TransportWarnings(); len(w) != 0 {
+		t.Fatalf("https, verified: %v", w)
+	}
+	cfg, err = Load(write(t, strings.Replace(good, "https://pve1", "http://pve1", 1)),
+		[]string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cfg.TransportWarnings()
+	if len(w) != 2 || w[0].Key != "clusters[0].url" || w[1].Key != "clusters[0].insecure_skip_verify" {
+		t.Fatalf("warnings %v", w)
 	}
 }
