@@ -15,8 +15,7 @@ type Code string
 const (
 	CodeSignatureInvalid      Code = "signature_invalid"
 	CodeSignatureExpired      Code = "signature_expired"
-	// CodeSignatureReplayed: a signed mutating request whose signature was already used (R47).
-	CodeSignatureReplayed Code = "signature_replayed"
+	CodeSignatureReplayed     Code = "signature_replayed" // a mutating request's signature used again (R47)
 	CodeForbidden             Code = "forbidden"
 	CodeNotFound              Code = "not_found"
 	CodeRouteNotFound         Code = "route_not_found"
