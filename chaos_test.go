@@ -556,15 +556,19 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	start := time.Now()
 	defer func() { c.sendNanos.Add(int64(time.Since(start))) }()
 	key := models.NewID()
+	// Each delivery is signed anew, as a billing system signs each retry: a signature is
+	// accepted once (R47), so one delivery's timestamp is a second before the previous one's.
+	ts := time.Now().Unix()
 	dup := c.intn(5) == 0
 	if dup {
 		c.duplicates.Add(1)
 		r := c.replicas[c.intn(len(c.replicas))]
-		go func() { _, _, _ = c.deliver(r, method, path, key, body) }()
+		go func() { _, _, _ = c.deliver(r, method, path, key, body, ts) }()
 	}
 	for attempt := 0; attempt < 40; attempt++ {
 		r := c.replicas[c.intn(len(c.replicas))]
-		status, m, err := c.deliver(r, method, path, key, body)
+		ts = min(time.Now().Unix(), ts-1)
+		status, m, err := c.deliver(r, method, path, key, body, ts)
 		if p, _ := m["code"].(string); p == "idempotency_key_in_progress" {
 			c.inProgress.Add(1)
 		}
@@ -577,10 +581,10 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	return 0, nil
 }
 
-func (c *chaos) deliver(r *replica, method, path, key string, body []byte) (int, map[string]any, error) {
+func (c *chaos) deliver(r *replica, method, path, key string, body []byte, at int64) (int, map[string]any, error) {
 	c.requests.Add(1)
 	req, _ := http.NewRequest(method, "http://"+r.addr+path, bytes.NewReader(body))
-	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	ts := strconv.FormatInt(at, 10)
 	req.Header.Set(server.HeaderKey, chaosClient)
 	req.Header.Set(server.HeaderTimestamp, ts)
 	req.Header.Set(server.HeaderSignature, server.Sign([]byte(chaosSecret), ts, method, req.URL.RequestURI(), body))
@@ -1022,7 +1026,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	c.simCtl("POST", "/_sim/task-duration", map[string]any{"type": "vzcreate", "duration": "1500ms"})
 	body, _ := json.Marshal(map[string]any{"service_id": "drain-1", "plan": "ct-2g", "hostname": "drain.example.com",
 		"os": "debian-12", "root_password": "Drain-pass-12345"})
-	status, m, err := c.deliver(r, "POST", "/v1/services", models.NewID(), body)
+	status, m, err := c.deliver(r, "POST", "/v1/services", models.NewID(), body, time.Now().Unix())
 	if err != nil || status != 202 {
 		t.Fatalf("create: %d %v %v", status, m, err)
 	}
