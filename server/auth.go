@@ -149,11 +149,12 @@ func (s *Server) authMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		cl, err := s.clients.Verify(c.GetHeader(HeaderKey), c.GetHeader(HeaderTimestamp), c.GetHeader(HeaderSignature),
 			c.Request.Method, c.Request.URL.RequestURI(), rawBody(c), s.now())
-		if err == nil {
-			err = s.claimSignature(c, cl)
-		}
 		if err != nil {
 			c.Header("WWW-Authenticate", signatureChallenge)
+			writeError(c, s.log, err)
+			return
+		}
+		if err := s.claimSignature(c, cl); err != nil {
 			writeError(c, s.log, err)
 			return
 		}

@@ -111,7 +111,7 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 // from a stored hash needs that secret too. When a client's secret is rotated, a key reserved
 // before the rotation no longer matches its own request: the retry is refused as
 // idempotency_key_reused until the record expires (never run twice).
-func (cl *Client) requestHash(method, path string, body []byte) string {
+func (cl *APIClient) requestHash(method, path string, body []byte) string {
 	mac := hmac.New(sha256.New, cl.secret)
 	mac.Write([]byte("idempotency\n" + method + "\n" + path + "\n"))
 	mac.Write(body)

@@ -23,22 +23,24 @@ func claimsSignature(method string) bool {
 
 // claimSignature accepts the verified signature of a mutating request once, across replicas
 // (R47): its use is recorded in the database until its timestamp leaves the window, and a
-// second use is 401 signature_replayed. A billing system's retry is signed again with a new
-// timestamp, so it carries a new signature and reaches the Idempotency-Key replay.
-func (s *Server) claimSignature(c *gin.Context, cl *Client) error {
+// second use is 401 signature_replayed, with the WWW-Authenticate challenge of the other 401s.
+// A billing system's retry is signed again with a new timestamp, so it carries a new signature
+// and reaches the Idempotency-Key replay.
+func (s *Server) claimSignature(c *gin.Context, cl *APIClient) error {
 	if !claimsSignature(c.Request.Method) {
 		return nil
 	}
 	ts, err := strconv.ParseInt(c.GetHeader(HeaderTimestamp), 10, 64)
-	if err != nil {
-		return i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid)
+	if err != nil { // Verify parsed it already
+		return err
 	}
 	signature := strings.TrimSpace(c.GetHeader(HeaderSignature))
-	first, err := s.db.ClaimSignature(c.Request.Context(), cl.ID, signature, time.Unix(ts, 0).Add(SignatureWindow))
+	first, err := s.db.ClaimSignature(c.Request.Context(), cl.ID, signature, time.Unix(ts, 0).Add(signatureWindow))
 	if err != nil {
 		return err
 	}
 	if !first {
+		c.Header("WWW-Authenticate", signatureChallenge)
 		return i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureReplayed)
 	}
 	return nil

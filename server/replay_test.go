@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,6 +33,9 @@ func TestSignatureReplayRefused(t *testing.T) {
 		for _, key := range []string{"replay-1", "", "replay-2"} {
 			r := send(key)
 			checkProblem(t, r, 401, "signature_replayed")
+			if c := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(c, "Pvebill-HMAC-SHA256 ") {
+				t.Fatalf("WWW-Authenticate %q", c)
+			}
 		}
 		var ops int64
 		h.db.Gorm.Table("operations").Where("service_id = ?", "svc-replay").Count(&ops)
