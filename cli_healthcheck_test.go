@@ -57,7 +57,7 @@ func TestHealthcheckConfigAndStatus(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "pvebill.yaml")
 	cfg := "listen: \"" + addr + "\"\ndatabase:\n  driver: sqlite\n  dsn: \"" + filepath.Join(dir, "p.db") + "\"\n" +
-		"clients:\n  - id: whmcs\n    secret: \"a-long-enough-secret\"\n    scopes: [billing]\n"
+		"clients:\n  - id: whmcs\n    secret: \"a-long-enough-secret-0123456789abcdef\"\n    scopes: [billing]\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"reflect"
@@ -417,14 +418,15 @@ type Warning struct {
 	Reason string `json:"reason"`
 }
 
-// TransportWarnings lists the clusters reached without TLS, or without verifying their
-// certificate: the API token and every root password cross the network readable or to an
-// impostor. pvebill starts with them, logs each at WARN and reports them in readiness.
+// TransportWarnings lists the clusters reached without TLS (on another machine), or without
+// verifying their certificate: the API token and every root password cross the network
+// readable or to an impostor. pvebill starts with them, logs each at WARN and reports them in
+// readiness.
 func (c *Config) TransportWarnings() []Warning {
 	var out []Warning
 	for i, cl := range c.Clusters {
 		key := fmt.Sprintf("clusters[%d]", i)
-		if strings.HasPrefix(cl.URL, "http://") {
+		if strings.HasPrefix(cl.URL, "http://") && !loopback(cl.URL) {
 			out = append(out, Warning{Key: key + ".url", Reason: "plain http: the API token and root passwords cross the network unencrypted"})
 		}
 		if cl.InsecureSkipVerify {
@@ -432,6 +434,20 @@ func (c *Config) TransportWarnings() []Warning {
 		}
 	}
 	return out
+}
+
+// loopback reports whether a URL's host is this machine (localhost or a loopback address):
+// plain http there crosses no network (the embedded demo's simulator).
+func loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
 }
 
 // validateCallback checks a client's optional callback_url and callback_secret: both or neither,

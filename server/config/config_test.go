@@ -140,4 +140,11 @@ func TestTransportWarnings(t *testing.T) {
 	if len(w) != 2 || w[0].Key != "clusters[0].url" || w[1].Key != "clusters[0].insecure_skip_verify" {
 		t.Fatalf("warnings %v", w)
 	}
+	// Plain http to this machine crosses no network (the embedded demo's simulator).
+	for _, u := range []string{"http://127.0.0.1:8006", "http://localhost:8006", "http://[::1]:8006"} {
+		cfg.Clusters[0].URL, cfg.Clusters[0].InsecureSkipVerify = u, false
+		if w := cfg.TransportWarnings(); len(w) != 0 {
+			t.Fatalf("%s: %v", u, w)
+		}
+	}
 }

@@ -45,4 +45,5 @@ final class ErrorCode
     public const SERVICE_SUSPENDED = 'service_suspended';
     public const GUEST_NOT_RUNNING = 'guest_not_running';
     public const SHUTDOWN_TIMEOUT = 'shutdown_timeout';
+    public const SIGNATURE_REPLAYED = 'signature_replayed';
 }
