@@ -8,12 +8,17 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// UsageBucket is one service's usage in one 5-minute bucket (R32). Sums and counts are kept
-// rather than averages so that any period weights every sample equally. A nil pointer is a value
-// that is not known (R34): no sample carried it, or no counter delta could be computed.
+// UsageBucket is one service's usage in one 5-minute bucket (R32), as the folder and the
+// report see it. Sums and counts are kept rather than averages so that any period weights every
+// sample equally. A nil pointer is a value that is not known (R34): no sample carried it, or no
+// counter delta could be computed.
+//
+// It is stored compactly in usage_5m (R45): the service by services.id, the cluster and node by
+// a usage_nodes id, the VMID and guest type not at all (they are the service's); reads join them
+// back in.
 type UsageBucket struct {
-	ServiceID   string  `gorm:"column:service_id;primaryKey"`
-	BucketStart int64   `gorm:"column:bucket_start;primaryKey;autoIncrement:false"` // unix seconds
+	ServiceID   string  `gorm:"column:service_id"`
+	BucketStart int64   `gorm:"column:bucket_start"` // unix seconds
 	Cluster     string  `gorm:"column:cluster"`
 	Node        string  `gorm:"column:node"`
 	VMID        int     `gorm:"column:vmid"`
@@ -35,31 +40,86 @@ type UsageBucket struct {
 	LastSample  int64   `gorm:"column:last_sample_at"` // unix seconds of the bucket's latest sample
 }
 
-// TableName pins the table.
-func (UsageBucket) TableName() string { return "usage_buckets" }
+// TableName is the 5-minute tier the bucket is stored in (counting rows through the model
+// counts that tier).
+func (UsageBucket) TableName() string { return Tier5m.table() }
 
-// usageBucketColumns are the columns an upsert overwrites: all but the key. The values written
-// are the bucket's whole state, never increments, so writing the same bucket twice changes
-// nothing.
-var usageBucketColumns = []string{"cluster", "node", "vmid", "guest_type", "samples", "swap_samples", "swap_sum",
-	"swap_max", "swap_limit", "mem_sum", "mem_max", "cpu_sum", "disk_max", "netin_bytes", "netout_bytes",
-	"last_netin", "last_netout", "last_uptime", "last_sample_at"}
+// usage5mRow is a UsageBucket as stored in usage_5m.
+type usage5mRow struct {
+	UsageTierRow
+	LastNetIn  *int64 `gorm:"column:last_netin"`
+	LastNetOut *int64 `gorm:"column:last_netout"`
+	LastUptime *int64 `gorm:"column:last_uptime"`
+	LastSample int64  `gorm:"column:last_sample_at"`
+}
+
+func (usage5mRow) TableName() string { return Tier5m.table() }
+
+// usage5mColumns are the columns an upsert overwrites: all but the key. The values written are
+// the bucket's whole state, never increments, so writing the same bucket twice changes nothing.
+var usage5mColumns = append(append([]string(nil), tierColumns...), "last_netin", "last_netout", "last_uptime",
+	"last_sample_at")
 
 // UsageUpsertBatch is how many buckets one INSERT statement carries.
 const UsageUpsertBatch = 500
 
 // UpsertUsageBuckets writes buckets with batched, idempotent upserts (INSERT … ON DUPLICATE KEY
-// UPDATE on MySQL, INSERT … ON CONFLICT DO UPDATE on SQLite).
+// UPDATE on MySQL, INSERT … ON CONFLICT DO UPDATE on SQLite). A bucket of a service that is not
+// in services has no guest to bill and is not stored.
 func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) error {
 	if len(buckets) == 0 {
 		return nil
 	}
+	ids := make([]string, 0, len(buckets))
+	nodes := make([]usageNode, 0, len(buckets))
+	for _, b := range buckets {
+		ids = append(ids, b.ServiceID)
+		nodes = append(nodes, usageNode{Cluster: b.Cluster, Node: b.Node})
+	}
+	keys, err := db.UsageServiceKeys(ctx, ids)
+	if err != nil {
+		return err
+	}
+	nodeIDs, err := db.usageNodeIDs(ctx, nodes)
+	if err != nil {
+		return err
+	}
+	rows := make([]usage5mRow, 0, len(buckets))
+	for _, b := range buckets {
+		svc, ok := keys[b.ServiceID]
+		if !ok {
+			continue
+		}
+		rows = append(rows, usage5mRow{UsageTierRow: UsageTierRow{Svc: svc, Start: b.BucketStart,
+			NodeID: nodeIDs[usageNode{Cluster: b.Cluster, Node: b.Node}], UsageFigures: figuresOf(b)},
+			LastNetIn: b.LastNetIn, LastNetOut: b.LastNetOut, LastUptime: b.LastUptime, LastSample: b.LastSample})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
 	return retryDeadlock(ctx, func() error {
 		return db.WithContext(ctx).Clauses(clause.OnConflict{
-			Columns:   []clause.Column{{Name: "service_id"}, {Name: "bucket_start"}},
-			DoUpdates: clause.AssignmentColumns(usageBucketColumns),
-		}).CreateInBatches(buckets, UsageUpsertBatch).Error
+			Columns:   []clause.Column{{Name: "svc"}, {Name: "start"}},
+			DoUpdates: clause.AssignmentColumns(usage5mColumns),
+		}).CreateInBatches(rows, UsageUpsertBatch).Error
 	})
+}
+
+func figuresOf(b UsageBucket) UsageFigures {
+	return UsageFigures{Samples: int64(b.Samples), SwapSamples: int64(b.SwapSamples), SwapSum: b.SwapSum,
+		SwapMax: b.SwapMax, SwapLimit: b.SwapLimit, MemSum: b.MemSum, MemMax: b.MemMax, CPUSum: b.CPUSum,
+		DiskMax: b.DiskMax, NetIn: b.NetIn, NetOut: b.NetOut}
+}
+
+// usage5mSelect reads usage_5m rows as UsageBuckets, joining back the service and the node.
+const usage5mSelect = "s.service_id AS service_id, u.start AS bucket_start, n.cluster AS cluster, n.node AS node, " +
+	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
+	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin AS netin_bytes, u.netout AS netout_bytes, " +
+	"u.last_netin, u.last_netout, u.last_uptime, u.last_sample_at"
+
+func (db *DB) usage5mQuery(ctx context.Context) *gorm.DB {
+	return db.WithContext(ctx).Table("usage_5m AS u").Select(usage5mSelect).
+		Joins("JOIN services s ON s.id = u.svc").Joins("LEFT JOIN usage_nodes n ON n.id = u.node_id")
 }
 
 // UsageBuckets returns the buckets of the services whose start lies in [from, to) (unix
@@ -69,8 +129,8 @@ func (db *DB) UsageBuckets(ctx context.Context, serviceIDs []string, from, to in
 		return nil, nil
 	}
 	var out []UsageBucket
-	err := db.WithContext(ctx).Where("service_id IN ? AND bucket_start >= ? AND bucket_start < ?", serviceIDs, from, to).
-		Order("service_id, bucket_start").Find(&out).Error
+	err := db.usage5mQuery(ctx).Where("s.service_id IN ? AND u.start >= ? AND u.start < ?", serviceIDs, from, to).
+		Order("s.service_id, u.start").Scan(&out).Error
 	return out, err
 }
 
@@ -81,8 +141,8 @@ func (db *DB) RecentUsageBuckets(ctx context.Context, serviceIDs []string, since
 	for start := 0; start < len(serviceIDs); start += UsageUpsertBatch {
 		end := min(start+UsageUpsertBatch, len(serviceIDs))
 		var rows []UsageBucket
-		err := db.WithContext(ctx).Where("service_id IN ? AND bucket_start >= ?", serviceIDs[start:end], since).
-			Order("bucket_start").Find(&rows).Error
+		err := db.usage5mQuery(ctx).Where("s.service_id IN ? AND u.start >= ?", serviceIDs[start:end], since).
+			Order("u.start").Scan(&rows).Error
 		if err != nil {
 			return nil, err
 		}
@@ -108,48 +168,16 @@ type UsageTotals struct {
 	NetOut      *int64   `gorm:"column:netout_bytes"`
 }
 
-// UsageTotalsFor sums the buckets of each service whose start lies in [from, to) (unix seconds).
-// SUM over NULL columns stays NULL, so an unknown value stays unknown.
+// UsageTotalsFor sums the 5-minute buckets of each service whose start lies in [from, to) (unix
+// seconds). SUM over NULL columns stays NULL, so an unknown value stays unknown.
 func (db *DB) UsageTotalsFor(ctx context.Context, serviceIDs []string, from, to int64) (map[string]UsageTotals, error) {
-	out := map[string]UsageTotals{}
-	if len(serviceIDs) == 0 {
-		return out, nil
-	}
-	var rows []UsageTotals
-	err := db.WithContext(ctx).Model(&UsageBucket{}).
-		Select("service_id, SUM(samples) AS samples, SUM(swap_samples) AS swap_samples, SUM(swap_sum) AS swap_sum, "+
-			"MAX(swap_max) AS swap_max, SUM(mem_sum) AS mem_sum, MAX(mem_max) AS mem_max, SUM(cpu_sum) AS cpu_sum, "+
-			"MAX(disk_max) AS disk_max, SUM(netin_bytes) AS netin_bytes, SUM(netout_bytes) AS netout_bytes").
-		Where("service_id IN ? AND bucket_start >= ? AND bucket_start < ?", serviceIDs, from, to).
-		Group("service_id").Scan(&rows).Error
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.ServiceID] = r
-	}
-	return out, nil
+	return db.UsageTierTotals(ctx, Tier5m, serviceIDs, from, to)
 }
 
-// PurgeUsageBuckets deletes buckets that started before before (unix seconds), at most limit
-// rows per statement until none is left, and returns how many it deleted.
+// PurgeUsageBuckets deletes 5-minute buckets that started before before (unix seconds), at most
+// limit rows per statement, and returns how many it deleted.
 func (db *DB) PurgeUsageBuckets(ctx context.Context, before int64, limit int) (int64, error) {
-	var total int64
-	for {
-		var res *gorm.DB
-		if db.Dialect == MySQL {
-			res = db.WithContext(ctx).Exec("DELETE FROM usage_buckets WHERE bucket_start < ? LIMIT ?", before, limit)
-		} else {
-			res = db.WithContext(ctx).Exec("DELETE FROM usage_buckets WHERE rowid IN (SELECT rowid FROM usage_buckets WHERE bucket_start < ? LIMIT ?)", before, limit)
-		}
-		if res.Error != nil {
-			return total, res.Error
-		}
-		total += res.RowsAffected
-		if res.RowsAffected < int64(limit) {
-			return total, nil
-		}
-	}
+	return db.PurgeUsageTier(ctx, Tier5m, before, limit)
 }
 
 // SampledService is a managed guest the swap sampler looks for on its cluster.
