@@ -150,10 +150,20 @@ func (e *samplerEnv) counter(name string, labels map[string]string) float64 {
 	return 0
 }
 
+// serviceIDs lists every service (the buckets are read per service).
+func (e *samplerEnv) serviceIDs() []string {
+	e.t.Helper()
+	var ids []string
+	if err := e.db.Gorm.Model(&models.Service{}).Pluck("service_id", &ids).Error; err != nil {
+		e.t.Fatal(err)
+	}
+	return ids
+}
+
 func (e *samplerEnv) buckets() map[string]models.UsageBucket {
 	e.t.Helper()
-	var rows []models.UsageBucket
-	if err := e.db.Gorm.Order("service_id, bucket_start").Find(&rows).Error; err != nil {
+	rows, err := e.db.UsageBuckets(context.Background(), e.serviceIDs(), 0, 1<<40)
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	out := map[string]models.UsageBucket{}

@@ -32,6 +32,19 @@ func seedService(t *testing.T, db *models.DB, id, client, plan string, vmid int,
 	}
 }
 
+// seedServices adds services for the ids (usage is stored under the service's key, so a
+// bucket needs its service), each with a vmid of its own.
+func seedServices(t *testing.T, db *models.DB, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		var n int64
+		if err := db.Gorm.Model(&models.Service{}).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		seedService(t, db, id, "whmcs", "ct-2g", 7000+int(n), t0.Add(-24*time.Hour))
+	}
+}
+
 func bucketsOf(t *testing.T, db *models.DB, id string) []models.UsageBucket {
 	t.Helper()
 	rows, err := db.UsageBuckets(context.Background(), []string{id}, 0, 1<<40)
@@ -46,6 +59,7 @@ func bucketsOf(t *testing.T, db *models.DB, id string) []models.UsageBucket {
 // R32: samples fold into 5-minute buckets with average, maximum and count.
 func TestFoldKnownSequences(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		seedServices(t, db, "svc-a")
 		ctx := context.Background()
 		f := usage.NewFolder(db)
 		// Bucket 1: five samples a minute apart.
@@ -99,6 +113,7 @@ func deref(p *int64) any {
 // unknown for that bucket.
 func TestFoldUnknownStaysUnknown(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		seedServices(t, db, "svc-b")
 		f := usage.NewFolder(db)
 		s := sample("svc-b", t0.Add(time.Minute), 0, 100, 0.1, 10, 5000, 5000, 50)
 		s.Swap, s.SwapLimit = nil, nil
@@ -121,6 +136,7 @@ func TestFoldUnknownStaysUnknown(t *testing.T) {
 // R32: re-writing a bucket changes nothing, and a restart resumes the open bucket.
 func TestFoldIdempotentAndResume(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		seedServices(t, db, "svc-c")
 		ctx := context.Background()
 		f := usage.NewFolder(db)
 		for i := 0; i < 3; i++ {
@@ -176,6 +192,9 @@ func sameBucket(a, b models.UsageBucket) bool {
 // distinct buckets.
 func TestUpsertBatchesAcrossStatements(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		for i := range 26 {
+			seedServices(t, db, "svc-"+string(rune('a'+i)))
+		}
 		ctx := context.Background()
 		var rows []models.UsageBucket
 		for i := 0; i < models.UsageUpsertBatch+37; i++ {
@@ -217,6 +236,7 @@ func TestBucketStart(t *testing.T) {
 // still written.
 func TestFoldRetain(t *testing.T) {
 	db := dbtest.Open(t, models.SQLite)
+	seedServices(t, db, "svc-keep", "svc-gone")
 	f := usage.NewFolder(db)
 	f.Add(sample("svc-keep", t0, 10, 1, 0.1, 1, 1, 1, 1))
 	f.Add(sample("svc-gone", t0, 20, 1, 0.1, 1, 1, 1, 1))
