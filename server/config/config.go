@@ -27,6 +27,7 @@ type Config struct {
 	PlansFile string     `yaml:"plans_file"`
 	IPPools   []IPPool   `yaml:"ip_pools"`
 	Jobs      Jobs       `yaml:"jobs"`
+	Usage     Usage      `yaml:"usage"`
 	Executor  Executor   `yaml:"executor"`
 	Metrics   MetricsCfg `yaml:"metrics"`
 	TLS       TLS        `yaml:"tls"`
@@ -89,11 +90,57 @@ type Jobs struct {
 	// SwapSamplingConcurrency is the most sampler calls in flight per node (default 2: Proxmox
 	// serves them through pvedaemon's 3 workers, shared with provisioning).
 	SwapSamplingConcurrency int `yaml:"swap_sampling_concurrency"`
-	// UsageRetention is how long 5-minute usage buckets are kept (default 400 days).
+	// UsageRetention is how long 5-minute usage buckets are kept. Deprecated: use
+	// usage.retention_5m; it is read only when that key is not set.
 	UsageRetention time.Duration `yaml:"usage_retention"`
 	// ReadinessInterval is how often each cluster is checked for /readyz in the background
 	// (default 15s, R50).
 	ReadinessInterval time.Duration `yaml:"readiness_interval"`
+}
+
+// Usage holds how long each usage tier is kept (R45); zero is the tier's default.
+type Usage struct {
+	Retention5m time.Duration `yaml:"retention_5m"`
+	Retention1h time.Duration `yaml:"retention_1h"`
+	Retention1d time.Duration `yaml:"retention_1d"`
+}
+
+// Default retentions of the usage tiers.
+const (
+	DefaultRetention5m = 35 * 24 * time.Hour
+	DefaultRetention1h = 400 * 24 * time.Hour
+	DefaultRetention1d = 3 * 365 * 24 * time.Hour
+)
+
+// UsageRetentions returns the retention of each usage tier with the defaults filled in; the
+// deprecated jobs.usage_retention still sets the 5-minute tier's when usage.retention_5m does not.
+func (c Config) UsageRetentions() Usage {
+	u := c.Usage
+	if u.Retention5m == 0 {
+		u.Retention5m = c.Jobs.UsageRetention
+	}
+	for _, f := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&u.Retention5m, DefaultRetention5m}, {&u.Retention1h, DefaultRetention1h}, {&u.Retention1d, DefaultRetention1d}} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return u
+}
+
+// Deprecations lists the deprecated keys the configuration sets, each with what replaces it
+// (logged as warnings at start-up).
+func (c Config) Deprecations() []string {
+	if c.Jobs.UsageRetention == 0 {
+		return nil
+	}
+	msg := "jobs.usage_retention is deprecated: use usage.retention_5m (and usage.retention_1h, usage.retention_1d)"
+	if c.Usage.Retention5m != 0 {
+		msg += "; ignored, usage.retention_5m is set"
+	}
+	return []string{msg}
 }
 
 // Executor tunes the operation executor.
@@ -395,6 +442,9 @@ func (c *Config) validateLimits() error {
 	if c.Jobs.ReadinessInterval != 0 && c.Jobs.ReadinessInterval < time.Second {
 		return &Error{Key: "jobs.readiness_interval", Reason: "must be at least 1s (0 = default 15s)"}
 	}
+	if err := c.Usage.validate(); err != nil {
+		return err
+	}
 	if c.Executor.Workers < 1 || c.Executor.Workers > 256 {
 		return &Error{Key: "executor.workers", Reason: "must be between 1 and 256"}
 	}
@@ -408,6 +458,20 @@ func (c *Config) validateLimits() error {
 func (c *Config) validateTLS() error {
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
 		return &Error{Key: "tls", Reason: "cert_file and key_file are set together or not at all"}
+	}
+	return nil
+}
+
+// validate refuses a tier retention under a day (each tier's buckets are rolled up from the one
+// below, and the daily tier needs whole days).
+func (u Usage) validate() error {
+	for _, f := range []struct {
+		key string
+		v   time.Duration
+	}{{"usage.retention_5m", u.Retention5m}, {"usage.retention_1h", u.Retention1h}, {"usage.retention_1d", u.Retention1d}} {
+		if f.v != 0 && f.v < 24*time.Hour {
+			return &Error{Key: f.key, Reason: "must be at least 24h"}
+		}
 	}
 	return nil
 }

@@ -98,6 +98,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"sampler concurrency", good, []string{"PVEBILL_JOBS_SWAP_SAMPLING_CONCURRENCY=99"}, "jobs.swap_sampling_concurrency"},
 		{"retention", good, []string{"PVEBILL_JOBS_USAGE_RETENTION=1h"}, "jobs.usage_retention"},
 		{"readiness interval", good, []string{"PVEBILL_JOBS_READINESS_INTERVAL=500ms"}, "jobs.readiness_interval"},
+		{"retention 5m", good, []string{"PVEBILL_USAGE_RETENTION_5M=1h"}, "usage.retention_5m"},
+		{"retention 1d", good + "\nusage:\n  retention_1d: 23h\n", nil, "usage.retention_1d"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,5 +148,32 @@ func TestTransportWarnings(t *testing.T) {
 		if w := cfg.TransportWarnings(); len(w) != 0 {
 			t.Fatalf("%s: %v", u, w)
 		}
+	}
+}
+
+// The usage tiers' retentions default to 35 days, 400 days and 3 years; the deprecated
+// jobs.usage_retention still sets the 5-minute tier's, with a warning, unless the new key is set.
+// R45: retention per tier from config, the old key kept working.
+func TestUsageRetentions(t *testing.T) {
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		name      string
+		cfg       Config
+		want      Usage
+		deprecate int
+	}{
+		{"defaults", Config{}, Usage{35 * day, 400 * day, 3 * 365 * day}, 0},
+		{"old key", Config{Jobs: Jobs{UsageRetention: 60 * day}}, Usage{60 * day, 400 * day, 3 * 365 * day}, 1},
+		{"new keys win", Config{Jobs: Jobs{UsageRetention: 60 * day}, Usage: Usage{Retention5m: 10 * day, Retention1h: 90 * day}},
+			Usage{10 * day, 90 * day, 3 * 365 * day}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.cfg.UsageRetentions(); got != c.want {
+				t.Fatalf("retentions = %+v, want %+v", got, c.want)
+			}
+			if got := c.cfg.Deprecations(); len(got) != c.deprecate {
+				t.Fatalf("deprecations = %q, want %d", got, c.deprecate)
+			}
+		})
 	}
 }
