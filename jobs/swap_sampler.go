@@ -524,36 +524,6 @@ func sampleOf(sv models.SampledService, cluster, node string, at time.Time, r pv
 	return smp
 }
 
-// UsageRetention deletes usage buckets older than its retention (default 400 days).
-type UsageRetention struct {
-	DB        *models.DB
-	Retention time.Duration
-	Now       func() time.Time
-	Log       *slog.Logger
-}
-
-// DefaultUsageRetention is how long usage buckets are kept.
-const DefaultUsageRetention = 400 * 24 * time.Hour
-
-// Name implements Job.
-func (UsageRetention) Name() string { return "usage_retention" }
-
-// Run implements Job.
-func (j UsageRetention) Run(ctx context.Context) error {
-	ret, now := j.Retention, j.Now
-	if ret <= 0 {
-		ret = DefaultUsageRetention
-	}
-	if now == nil {
-		now = time.Now
-	}
-	n, err := j.DB.PurgeUsageBuckets(ctx, now().Add(-ret).Unix(), 5000)
-	if err == nil && n > 0 && j.Log != nil {
-		j.Log.Info("purged usage buckets past retention", "count", n)
-	}
-	return err
-}
-
 // SpecInterval is the interval of an "@every D" cron spec; other specs report false.
 func SpecInterval(spec string) (time.Duration, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every ")

@@ -50,8 +50,8 @@ func (st *Stack) once(j *Jobs, spec string, job jobs.Job, deadline time.Duration
 	return j.Scheduler.Add(spec, jobs.TickLease{Job: job, DB: st.DB, Owner: st.Exec.Owner(), Every: every, Hold: deadline, Log: st.Log}, deadline)
 }
 
-// scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31) and the retention of usage
-// buckets, and registers the per-guest swap, sampler and needs-reconciliation metrics (R33).
+// scheduleUsage schedules the swap sampler (jobs.swap_sampling, R31), the usage roll-up and the
+// retention of each usage tier (R45), and registers the per-guest swap, sampler and needs-reconciliation metrics (R33).
 func (st *Stack) scheduleUsage(cfg config.Config, j *Jobs) error {
 	spec := cfg.Jobs.SwapSampling
 	if spec == "" {
@@ -70,8 +70,17 @@ func (st *Stack) scheduleUsage(cfg config.Config, j *Jobs) error {
 	if err := j.Scheduler.Add(spec, j.Sampler, interval*9/10); err != nil {
 		return err
 	}
-	retention := jobs.UsageRetention{DB: st.DB, Log: st.Log, Retention: cfg.Jobs.UsageRetention}
+	for _, w := range cfg.Deprecations() {
+		st.Log.Warn("config", "deprecated", w)
+	}
+	ret := cfg.UsageRetentions()
+	retention := jobs.UsageRetention{DB: st.DB, Log: st.Log, Retention5m: ret.Retention5m, Retention1h: ret.Retention1h,
+		Retention1d: ret.Retention1d}
 	if err := st.once(j, "@every 1h", retention, 10*time.Minute); err != nil {
+		return err
+	}
+	rollup := jobs.UsageRollup{Roller: &usagedb.Roller{DB: st.DB}, Log: st.Log, Metrics: jobs.NewRollupMetrics(st.Metrics, st.DB, nil)}
+	if err := st.once(j, "@every 5m", rollup, 4*time.Minute); err != nil {
 		return err
 	}
 	usagedb.NewReconciliationGauge(st.Metrics, st.DB)
