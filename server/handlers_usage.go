@@ -88,10 +88,10 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		q.ServiceID = id
 	}
 	if g, ok := c.GetQuery("granularity"); ok {
-		if g != "5m" {
-			fields = append(fields, i18n.FieldError{Field: "granularity", Code: i18n.FieldOneOf, Param: "5m"})
+		q.Granularity = models.Tier(g)
+		if !q.Granularity.Valid() {
+			fields = append(fields, i18n.FieldError{Field: "granularity", Code: i18n.FieldOneOf, Param: "5m, 1h, 1d"})
 		}
-		q.Buckets = true
 	}
 	if raw, ok := c.GetQuery("limit"); ok {
 		n, err := strconv.Atoi(raw)

@@ -116,11 +116,18 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 		t.Fatalf("admin: %d %s", r.Status, r.Body)
 	}
 
+	for _, g := range []string{"1h", "1d"} {
+		path := "/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {g}}.Encode()
+		if r := h.billing("GET", path, nil); r.Status != 200 || len(r.json(t)["services"].([]any)) == 0 {
+			t.Fatalf("granularity %s: %d %s", g, r.Status, r.Body)
+		}
+	}
 	for _, bad := range []string{
 		"/v1/usage",
 		"/v1/usage?from=yesterday&to=" + url.QueryEscape(to.Format(time.RFC3339)),
 		"/v1/usage?from=" + url.QueryEscape(to.Format(time.RFC3339)) + "&to=" + url.QueryEscape(from.Format(time.RFC3339)),
-		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"1h"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"15m"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {from.Add(100 * 24 * time.Hour).Format(time.RFC3339)}, "granularity": {"1h"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "limit": {"5000"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularty": {"5m"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {from.Add(40 * 24 * time.Hour).Format(time.RFC3339)}, "granularity": {"5m"}}.Encode(),

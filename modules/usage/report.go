@@ -16,10 +16,12 @@ const (
 	MaxPageSize     = 1000
 	// MaxPeriod bounds one report's period.
 	MaxPeriod = 400 * 24 * time.Hour
-	// MaxBucketPeriod and MaxBucketPageSize bound a report with buckets (a month of 5-minute
-	// buckets is 8,928 per service).
-	MaxBucketPeriod   = 31 * 24 * time.Hour
-	MaxBucketPageSize = 100
+	// MaxBucketPeriod and MaxBucketPageSize bound a report with 5-minute buckets (a month of
+	// them is 8,928 per service); MaxHourBucketPeriod one with hourly buckets (2,208 per
+	// service); daily buckets go up to MaxPeriod.
+	MaxBucketPeriod     = 31 * 24 * time.Hour
+	MaxHourBucketPeriod = 92 * 24 * time.Hour
+	MaxBucketPageSize   = 100
 )
 
 // PlanSource looks plans up by code (the plans service).
@@ -47,9 +49,11 @@ type Query struct {
 	ClientID  string // the billing client whose services are reported; "" for all (admin)
 	ServiceID string // one service, or "" for all of the client's
 	From, To  time.Time
-	Buckets   bool   // include the 5-minute buckets
-	After     string // page cursor (the last service_id of the previous page)
-	Limit     int    // page size; 0 is DefaultPageSize
+	Buckets   bool // include the 5-minute buckets (Granularity 5m)
+	// Granularity includes the buckets of that tier (5m, 1h or 1d); "" is none unless Buckets.
+	Granularity models.Tier
+	After       string // page cursor (the last service_id of the previous page)
+	Limit       int    // page size; 0 is DefaultPageSize
 }
 
 // Report is the usage of a page of services over [From, To).
@@ -78,9 +82,10 @@ type ServiceUsage struct {
 	Buckets             []BucketUsage `json:"buckets,omitempty"`
 }
 
-// BucketUsage is one 5-minute bucket. Partial marks the current, unfinished bucket; Samples
-// says how many readings it holds (five in a full bucket at one a minute): a bucket with fewer
-// says so and its figures come from those readings only.
+// BucketUsage is one bucket of the report's granularity (5 minutes, an hour or a day). Partial
+// marks the current, unfinished bucket; Samples says how many readings it holds (five in a full
+// 5-minute bucket at one a minute): a bucket with fewer says so and its figures come from those
+// readings only. Node is where the guest was at the bucket's latest reading.
 type BucketUsage struct {
 	Start          time.Time `json:"start"`
 	Partial        bool      `json:"partial"`
@@ -99,17 +104,27 @@ type BucketUsage struct {
 
 // Errors of a malformed query (the server maps them to validation failures).
 var (
-	ErrPeriod = errors.New("usage: from must be before to, and the period at most 400 days (31 with buckets)")
+	ErrPeriod = errors.New("usage: from must be before to, and the period at most 400 days (31 with 5-minute buckets, 92 with hourly ones)")
 	ErrLimit  = errors.New("usage: limit out of range")
 )
 
+// granularity is the tier whose buckets the report lists, "" for none.
+func (q Query) granularity() models.Tier {
+	if q.Granularity == "" && q.Buckets {
+		return models.Tier5m
+	}
+	return q.Granularity
+}
+
 // Check validates a query's period and page size (the server maps failures to field errors).
 func (q Query) Check() error {
-	if !q.From.Before(q.To) || q.To.Sub(q.From) > MaxPeriod || (q.Buckets && q.To.Sub(q.From) > MaxBucketPeriod) {
+	maxPeriod := map[models.Tier]time.Duration{"": MaxPeriod, models.Tier5m: MaxBucketPeriod,
+		models.Tier1h: MaxHourBucketPeriod, models.Tier1d: MaxPeriod}[q.granularity()]
+	if !q.From.Before(q.To) || q.To.Sub(q.From) > MaxPeriod || q.To.Sub(q.From) > maxPeriod {
 		return ErrPeriod
 	}
 	maxLimit := MaxPageSize
-	if q.Buckets {
+	if q.granularity() != "" {
 		maxLimit = MaxBucketPageSize
 	}
 	if q.Limit < 0 || q.Limit > maxLimit {
@@ -119,21 +134,21 @@ func (q Query) Check() error {
 }
 
 // Report builds a page of the report. A bucket belongs to the period its start falls in:
-// From <= start < To.
+// From <= start < To. Each part of the period is read from the coarsest tier that covers it
+// (R45): whole rolled-up days from the daily tier, whole rolled-up hours from the hourly one,
+// the ragged edges and the current hour from the 5-minute buckets; the figures are those the
+// 5-minute buckets alone would give.
 func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	if err := q.Check(); err != nil {
 		return Report{}, err
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
-		if q.Buckets {
+		if q.granularity() != "" {
 			q.Limit = MaxBucketPageSize
 		}
 	}
 	from, to := q.From.UTC(), q.To.UTC()
-	// A bucket starting at s is in the period when from <= s < to; buckets start on whole
-	// seconds, so the bounds round up to the next whole second.
-	fromS, toS := ceilUnix(from), ceilUnix(to)
 	svcs, err := r.db.UsageServices(ctx, models.UsageServicesQuery{ClientID: q.ClientID, ServiceID: q.ServiceID,
 		After: q.After, Limit: q.Limit + 1, From: from, To: to})
 	if err != nil {
@@ -149,21 +164,20 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	for i, s := range svcs {
 		ids[i] = s.ServiceID
 	}
-	totals, err := r.db.UsageTotalsFor(ctx, ids, fromS, toS)
+	// A bucket starting at s is in the period when from <= s < to; buckets start on whole
+	// seconds, so the bounds round up to the next whole second.
+	span := period{from: ceilUnix(from), to: ceilUnix(to)}
+	marks, err := r.db.UsageRollupMarks(ctx)
 	if err != nil {
 		return Report{}, err
 	}
-	var buckets map[string][]BucketUsage
-	if q.Buckets {
-		rows, err := r.db.UsageBuckets(ctx, ids, fromS, toS)
-		if err != nil {
-			return Report{}, err
-		}
-		now := r.now()
-		buckets = map[string][]BucketUsage{}
-		for _, b := range rows {
-			buckets[b.ServiceID] = append(buckets[b.ServiceID], bucketView(b, now))
-		}
+	totals, err := r.totals(ctx, ids, span, marks)
+	if err != nil {
+		return Report{}, err
+	}
+	buckets, err := r.buckets(ctx, ids, q.granularity(), span, marks)
+	if err != nil {
+		return Report{}, err
 	}
 	limits := map[string]planLimits{}
 	for _, s := range svcs {
@@ -176,7 +190,7 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 			return Report{}, err
 		}
 		u.BandwidthLimitBytes, u.DiskLimitBytes = lim.bandwidth, lim.disk
-		if q.Buckets {
+		if buckets != nil {
 			u.Buckets = buckets[s.ServiceID]
 			if u.Buckets == nil {
 				u.Buckets = []BucketUsage{}
@@ -186,6 +200,71 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	}
 	return out, nil
 }
+
+// totals sums each service's figures over the period, a query per part of its plan.
+func (r *Reporter) totals(ctx context.Context, ids []string, p period, marks map[models.Tier]int64) (map[string]models.UsageTotals, error) {
+	out := map[string]models.UsageTotals{}
+	for _, seg := range Plan(p.from, p.to, marks) {
+		part, err := r.db.UsageTierTotals(ctx, seg.Tier, ids, seg.From, seg.To)
+		if err != nil {
+			return nil, err
+		}
+		for id, t := range part {
+			sum, ok := out[id]
+			if !ok {
+				out[id] = t
+				continue
+			}
+			mergeTotals(&sum, t)
+			out[id] = sum
+		}
+	}
+	return out, nil
+}
+
+// buckets lists each service's buckets of granularity g (nil when g is ""): rolled-up ones from
+// their tier, the rest (the current hour or day, or periods not yet rolled up) computed from
+// the finer tiers.
+func (r *Reporter) buckets(ctx context.Context, ids []string, g models.Tier, p period, marks map[models.Tier]int64) (map[string][]BucketUsage, error) {
+	if g == "" {
+		return nil, nil
+	}
+	rows, err := r.tierBuckets(ctx, ids, g, ceilTo(p.from, g.Seconds()), p.to, marks)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	out := map[string][]BucketUsage{}
+	for _, b := range rows {
+		out[b.ServiceID] = append(out[b.ServiceID], bucketView(b, g, now))
+	}
+	return out, nil
+}
+
+// tierBuckets returns the buckets of tier g starting in [from, to) (from a multiple of g's
+// width), ordered by service and start.
+func (r *Reporter) tierBuckets(ctx context.Context, ids []string, g models.Tier, from, to int64, marks map[models.Tier]int64) ([]models.UsageBucket, error) {
+	if g == models.Tier5m {
+		return r.db.UsageBuckets(ctx, ids, from, to)
+	}
+	mark := max(from, min(marks[g], to))
+	stored, err := r.db.UsageTierBuckets(ctx, g, ids, from, mark)
+	if err != nil || mark >= to {
+		return stored, err
+	}
+	finer := models.Tier5m
+	if g == models.Tier1d {
+		finer = models.Tier1h
+	}
+	rest, err := r.tierBuckets(ctx, ids, finer, mark, ceilTo(to, g.Seconds()), marks)
+	if err != nil {
+		return nil, err
+	}
+	return mergeBuckets(stored, rollBuckets(rest, g.Seconds())), nil
+}
+
+// period is [from, to) in unix seconds.
+type period struct{ from, to int64 }
 
 func ceilUnix(t time.Time) int64 {
 	s := t.Unix()
@@ -216,9 +295,9 @@ func fill(u *ServiceUsage, t models.UsageTotals) {
 	}
 }
 
-func bucketView(b models.UsageBucket, now time.Time) BucketUsage {
+func bucketView(b models.UsageBucket, g models.Tier, now time.Time) BucketUsage {
 	start := time.Unix(b.BucketStart, 0).UTC()
-	v := BucketUsage{Start: start, Partial: now.Before(start.Add(BucketWidth)), Samples: b.Samples,
+	v := BucketUsage{Start: start, Partial: now.Before(start.Add(time.Duration(g.Seconds()) * time.Second)), Samples: b.Samples,
 		SwapLimitBytes: b.SwapLimit, NetInBytes: b.NetIn, NetOutBytes: b.NetOut, Node: b.Node}
 	if b.Samples > 0 {
 		v.MemoryAvgBytes = ptr(b.MemSum / int64(b.Samples))
