@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -120,6 +121,81 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		}
 	}
 	if len(fields) > 0 {
+		return q, i18n.Validation(fields...)
+	}
+	return q, nil
+}
+
+// seriesParams are the query parameters GET /v1/services/{id}/usage/series accepts.
+var seriesParams = map[string]bool{"metric": true, "from": true, "to": true, "points": true}
+
+// getUsageSeries answers GET /v1/services/{service_id}/usage/series (R45, API.md Usage): one
+// metric of one service over a period for a graph, at most `points` points from the coarsest
+// usage tier that still gives that many, null where a value is not known.
+func (s *Server) getUsageSeries(c *gin.Context) {
+	q, err := seriesQuery(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	cl := client(c)
+	svc, err := models.GetService(c.Request.Context(), s.db.Gorm, q.ServiceID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !cl.HasScope(config.ScopeAdmin) && svc.ClientID != cl.ID) {
+		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
+		return
+	}
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	series, err := usage.NewReporter(s.db, s.plans, s.now).Series(c.Request.Context(), q)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"series": series})
+}
+
+func seriesQuery(c *gin.Context) (usage.SeriesQuery, error) {
+	q := usage.SeriesQuery{ServiceID: c.Param("service_id"), Metric: c.Query("metric")}
+	var fields []i18n.FieldError
+	for _, k := range slices.Sorted(maps.Keys(c.Request.URL.Query())) {
+		if !seriesParams[k] {
+			fields = append(fields, i18n.FieldError{Field: k, Code: i18n.FieldUnknown})
+		}
+	}
+	if !serviceIDPattern.MatchString(q.ServiceID) {
+		fields = append(fields, i18n.FieldError{Field: "service_id", Code: i18n.FieldPattern})
+	}
+	for name, dst := range map[string]*time.Time{"from": &q.From, "to": &q.To} {
+		raw := c.Query(name)
+		t, err := time.Parse(time.RFC3339Nano, raw)
+		switch {
+		case raw == "":
+			fields = append(fields, i18n.FieldError{Field: name, Code: i18n.FieldRequired})
+		case err != nil:
+			fields = append(fields, i18n.FieldError{Field: name, Code: i18n.FieldBadTimestamp})
+		}
+		*dst = t
+	}
+	if raw, ok := c.GetQuery("points"); ok {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > usage.MaxSeriesPoints {
+			fields = append(fields, i18n.FieldError{Field: "points", Code: i18n.FieldTooLarge, Param: strconv.Itoa(usage.MaxSeriesPoints)})
+		}
+		q.Points = n
+	}
+	if len(fields) == 0 {
+		switch err := q.Check(); {
+		case errors.Is(err, usage.ErrMetric):
+			fields = append(fields, i18n.FieldError{Field: "metric", Code: i18n.FieldOneOf,
+				Param: "swap, memory, cpu, netin, netout, disk"})
+		case errors.Is(err, usage.ErrPeriod):
+			fields = append(fields, i18n.FieldError{Field: "to", Code: i18n.FieldInvalid})
+		}
+	}
+	if len(fields) > 0 {
+		slices.SortFunc(fields, func(a, b i18n.FieldError) int { return strings.Compare(a.Field, b.Field) })
 		return q, i18n.Validation(fields...)
 	}
 	return q, nil

@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	get(billing, "/services/:service_id/reinstall/:intent_id", s.getReinstall)
 	billing.POST("/services/:service_id/reinstall", s.applyReinstall)
 	get(billing, "/usage", s.getUsage)
+	get(billing, "/services/:service_id/usage/series", s.getUsageSeries)
 
 	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
 	get(shop, "/plans", s.listPlans)

@@ -163,3 +163,56 @@ func conformUsage(t *testing.T, path string, resp response, status int) {
 		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
 	}
 }
+
+// GET /v1/services/{id}/usage/series: at most `points` points a step apart from the period's
+// first bucket, averages and maxima of the buckets in each step, null where no bucket is;
+// another client's service a 404, a bad metric or point count 422; conforming to openapi.yaml.
+// R45: the series endpoint for graphs.
+func TestUsageSeriesOverHTTP(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	ctx := context.Background()
+	seedUsageService(t, h, "s-1", "whmcs", "", 5001)
+	seedUsageService(t, h, "s-other", "other", "", 5003)
+	cur := usage.BucketStart(h.clock())
+	from := cur.Add(-55 * time.Minute) // 12 buckets up to and including the current one
+	b := func(start time.Time, swapSum, swapMax int64) models.UsageBucket {
+		return models.UsageBucket{ServiceID: "s-1", BucketStart: start.Unix(), Cluster: "default", Node: "pve1",
+			Samples: 5, SwapSamples: 5, SwapSum: swapSum, SwapMax: i64p(swapMax), MemSum: 5000, MemMax: i64p(1000),
+			NetIn: i64p(600), LastSample: start.Unix()}
+	}
+	if err := h.db.UpsertUsageBuckets(ctx, []models.UsageBucket{
+		b(from, 500, 300), b(from.Add(5*time.Minute), 1500, 700), b(cur, 50, 10),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"metric": {"swap"}, "from": {from.Format(time.RFC3339)}, "to": {cur.Add(5 * time.Minute).Format(time.RFC3339)},
+		"points": {"6"}}
+	path := "/v1/services/s-1/usage/series?" + q.Encode()
+	r := h.billing("GET", path, nil)
+	conformUsage(t, path, r, 200)
+	s := r.json(t)["series"].(map[string]any)
+	pts := s["points"].([]any)
+	if s["step_seconds"] != 600.0 || s["unit"] != "bytes" || len(pts) != 6 {
+		t.Fatalf("series: %s", r.Body)
+	}
+	p0, p1, p5 := pts[0].(map[string]any), pts[1].(map[string]any), pts[5].(map[string]any)
+	if p0["t"] != from.UTC().Format(time.RFC3339) || p0["avg"] != 200.0 || p0["max"] != 700.0 {
+		t.Fatalf("first point: %v", p0)
+	}
+	if p1["avg"] != nil || p1["max"] != nil || p5["avg"] != 10.0 {
+		t.Fatalf("points 2 and 6: %v %v", p1, p5)
+	}
+	q.Set("metric", "netin")
+	if r := h.billing("GET", "/v1/services/s-1/usage/series?"+q.Encode(), nil); r.Status != 200 ||
+		r.json(t)["series"].(map[string]any)["points"].([]any)[0].(map[string]any)["avg"] != 2.0 {
+		t.Fatalf("netin: %d %s", r.Status, r.Body)
+	}
+	checkProblem(t, h.billing("GET", "/v1/services/s-other/usage/series?"+q.Encode(), nil), 404, "not_found")
+	for _, bad := range []url.Values{{"metric": {"load"}}, {"points": {"5000"}}, {"step": {"1"}}} {
+		v := url.Values{"metric": {"swap"}, "from": q["from"], "to": q["to"]}
+		for k, x := range bad {
+			v[k] = x
+		}
+		checkProblem(t, h.billing("GET", "/v1/services/s-1/usage/series?"+v.Encode(), nil), 422, "validation_failed")
+	}
+}
