@@ -58,7 +58,7 @@ func NewRollupMetrics(reg prometheus.Registerer, db *models.DB, now func() time.
 	}
 	reg.MustRegister(m.duration, m.rows, &rollupLag{db: db, now: now, desc: prometheus.NewDesc(
 		"pvebill_usage_rollup_lag_seconds",
-		"Seconds between now and the end of the last hour rolled up (absent before the first roll-up).", nil, nil)})
+		"Seconds between now and the end of the last hour rolled up (0 before there is anything to roll up).", nil, nil)})
 	return m
 }
 
@@ -78,11 +78,11 @@ func (c *rollupLag) Collect(ch chan<- prometheus.Metric) {
 	if err != nil {
 		return
 	}
-	mark, ok := marks[models.Tier1h]
-	if !ok {
-		return
+	lag := 0.0
+	if mark, ok := marks[models.Tier1h]; ok {
+		lag = c.now().Sub(time.Unix(mark, 0)).Seconds()
 	}
-	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.now().Sub(time.Unix(mark, 0)).Seconds())
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, lag)
 }
 
 // UsageRetention deletes the usage buckets of each tier past its retention. A bucket not yet

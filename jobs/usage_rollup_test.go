@@ -60,7 +60,7 @@ func TestUsageRetentionPerTierAndRollupJob(t *testing.T) {
 			t.Fatalf("rolled up %d hours, %d days; want 20, 4", h, d)
 		}
 		if err := testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP pvebill_usage_rollup_lag_seconds Seconds between now and the end of the last hour rolled up (absent before the first roll-up).
+# HELP pvebill_usage_rollup_lag_seconds Seconds between now and the end of the last hour rolled up (0 before there is anything to roll up).
 # TYPE pvebill_usage_rollup_lag_seconds gauge
 pvebill_usage_rollup_lag_seconds 3600
 # HELP pvebill_usage_rollup_rows_total Hourly and daily usage rows written by the roll-up.
