@@ -162,6 +162,7 @@ func TestBench(t *testing.T) {
 		{4, "taskwait", taskWait},
 		{5, "metrics", metricsExposition},
 		{6, "flush", bucketFlush},
+		{7, "tiers", usageTiers},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {

@@ -26,4 +26,6 @@
 //  4. Task-wait overhead: a single create end to end minus the task time, and the task-status polls.
 //  5. Metrics exposition: /metrics with 1,000 and 10,000 sampled guests.
 //  6. Bucket flush: batched upsert against row by row.
+//  7. Usage tiers (R45): storage per guest at steady state over simulated years, a month's
+//     report from the tiers against the 5-minute buckets alone, one day's roll-up.
 package bench
