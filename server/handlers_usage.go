@@ -22,8 +22,8 @@ import (
 var usageParams = map[string]bool{"from": true, "to": true, "service_id": true, "granularity": true,
 	"limit": true, "cursor": true, "wait": true}
 
-// getUsage answers GET /v1/usage (R34, API.md Usage): per service and period, from the
-// 5-minute buckets, null where a value is not known. A billing client sees its own services,
+// getUsage answers GET /v1/usage (R34, R45, docs/api.md Usage): per service and period, from
+// the coarsest usage tiers covering it, null where a value is not known. A billing client sees its own services,
 // an admin every service.
 func (s *Server) getUsage(c *gin.Context) {
 	q, err := usageQuery(c)
@@ -129,7 +129,7 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 // seriesParams are the query parameters GET /v1/services/{id}/usage/series accepts.
 var seriesParams = map[string]bool{"metric": true, "from": true, "to": true, "points": true}
 
-// getUsageSeries answers GET /v1/services/{service_id}/usage/series (R45, API.md Usage): one
+// getUsageSeries answers GET /v1/services/{service_id}/usage/series (R45, docs/api.md Usage): one
 // metric of one service over a period for a graph, at most `points` points from the coarsest
 // usage tier that still gives that many, null where a value is not known.
 func (s *Server) getUsageSeries(c *gin.Context) {

@@ -32,10 +32,10 @@ func seedUsageService(t *testing.T, h *harness, id, client, plan string, vmid in
 
 func i64p(v int64) *int64 { return &v }
 
-// GET /v1/usage as API.md shows it: the numbers of the stored buckets, null where unknown, the
+// GET /v1/usage as docs/api.md shows it: the numbers of the stored buckets, null where unknown, the
 // current bucket partial, pages by cursor, another client's service a 404, bad queries 422 —
 // and every answer conforms to openapi.yaml.
-// R34: GET /v1/usage over HTTP, as API.md shows it.
+// R34: GET /v1/usage over HTTP, as docs/api.md shows it.
 func TestUsageReportOverHTTP(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) { testUsageReportOverHTTP(t, d) })
