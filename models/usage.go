@@ -112,7 +112,7 @@ func figuresOf(b UsageBucket) UsageFigures {
 }
 
 // usage5mSelect reads usage_5m rows as UsageBuckets, joining back the service and the node.
-const usage5mSelect = "s.service_id AS service_id, u.start AS bucket_start, n.cluster AS cluster, n.node AS node, " +
+const usage5mSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin AS netin_bytes, u.netout AS netout_bytes, " +
 	"u.last_netin, u.last_netout, u.last_uptime, u.last_sample_at"

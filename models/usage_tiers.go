@@ -78,26 +78,21 @@ type usageNode struct {
 
 func (usageNode) TableName() string { return "usage_nodes" }
 
-// usageNodeIDs returns the ids of the (cluster, node) pairs, adding the pairs not yet known.
+// usageNodeIDs returns the ids of the (cluster, node) pairs, adding the pairs not yet known (a
+// pair another replica adds at the same time is ignored here and read back).
 func (db *DB) usageNodeIDs(ctx context.Context, pairs []usageNode) (map[usageNode]int, error) {
 	seen := map[usageNode]bool{}
 	var uniq []usageNode
-	var clusters []string
 	for _, p := range pairs {
 		k := usageNode{Cluster: p.Cluster, Node: p.Node}
 		if !seen[k] {
 			seen[k] = true
 			uniq = append(uniq, k)
-			clusters = append(clusters, k.Cluster)
 		}
 	}
-	var known []usageNode
-	if err := db.WithContext(ctx).Where("cluster IN ?", clusters).Find(&known).Error; err != nil {
-		return nil, err
-	}
-	out := map[usageNode]int{}
-	for _, n := range known {
-		out[usageNode{Cluster: n.Cluster, Node: n.Node}] = n.ID
+	out, err := db.knownUsageNodes(ctx, uniq)
+	if err != nil || len(out) == len(uniq) {
+		return out, err
 	}
 	var missing []usageNode
 	for _, k := range uniq {
@@ -105,14 +100,33 @@ func (db *DB) usageNodeIDs(ctx context.Context, pairs []usageNode) (map[usageNod
 			missing = append(missing, k)
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&missing).Error
-	if err != nil {
+	if err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&missing).Error; err != nil {
 		return nil, err
 	}
-	return db.usageNodeIDs(ctx, pairs)
+	return db.knownUsageNodes(ctx, uniq)
+}
+
+// knownUsageNodes returns the ids of those of the pairs usage_nodes holds.
+func (db *DB) knownUsageNodes(ctx context.Context, pairs []usageNode) (map[usageNode]int, error) {
+	clusters := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		clusters = append(clusters, p.Cluster)
+	}
+	var known []usageNode
+	if err := db.WithContext(ctx).Where("cluster IN ?", clusters).Find(&known).Error; err != nil {
+		return nil, err
+	}
+	want := map[usageNode]bool{}
+	for _, p := range pairs {
+		want[p] = true
+	}
+	out := map[usageNode]int{}
+	for _, n := range known {
+		if k := (usageNode{Cluster: n.Cluster, Node: n.Node}); want[k] {
+			out[k] = n.ID
+		}
+	}
+	return out, nil
 }
 
 // UsageServiceKeys maps service ids to the small integer key their usage rows are stored
@@ -198,7 +212,7 @@ func (db *DB) UsageTierTotals(ctx context.Context, t Tier, serviceIDs []string, 
 }
 
 // tierBucketSelect reads a tier's rows as UsageBuckets (without the folder's counters).
-const tierBucketSelect = "s.service_id AS service_id, u.start AS bucket_start, n.cluster AS cluster, n.node AS node, " +
+const tierBucketSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin AS netin_bytes, u.netout AS netout_bytes"
 
