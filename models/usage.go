@@ -128,8 +128,12 @@ func (db *DB) UsageBuckets(ctx context.Context, serviceIDs []string, from, to in
 	if len(serviceIDs) == 0 {
 		return nil, nil
 	}
+	keys, err := db.usageKeys(ctx, serviceIDs)
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
 	var out []UsageBucket
-	err := db.usage5mQuery(ctx).Where("s.service_id IN ? AND u.start >= ? AND u.start < ?", serviceIDs, from, to).
+	err = db.usage5mQuery(ctx).Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
 		Order("s.service_id, u.start").Scan(&out).Error
 	return out, err
 }
@@ -140,9 +144,15 @@ func (db *DB) RecentUsageBuckets(ctx context.Context, serviceIDs []string, since
 	out := map[string]UsageBucket{}
 	for start := 0; start < len(serviceIDs); start += UsageUpsertBatch {
 		end := min(start+UsageUpsertBatch, len(serviceIDs))
+		keys, err := db.usageKeys(ctx, serviceIDs[start:end])
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) == 0 {
+			continue
+		}
 		var rows []UsageBucket
-		err := db.usage5mQuery(ctx).Where("s.service_id IN ? AND u.start >= ?", serviceIDs[start:end], since).
-			Order("u.start").Scan(&rows).Error
+		err = db.usage5mQuery(ctx).Where("u.svc IN ? AND u.start >= ?", keys, since).Order("u.start").Scan(&rows).Error
 		if err != nil {
 			return nil, err
 		}

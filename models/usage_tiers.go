@@ -148,6 +148,20 @@ func (db *DB) UsageServiceKeys(ctx context.Context, serviceIDs []string) (map[st
 	return out, nil
 }
 
+// usageKeys returns the keys of the services (those that exist), so that usage reads are
+// primary-key ranges of the tier tables rather than joins driven by the services table.
+func (db *DB) usageKeys(ctx context.Context, serviceIDs []string) ([]int64, error) {
+	m, err := db.UsageServiceKeys(ctx, serviceIDs)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]int64, 0, len(m))
+	for _, k := range m {
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
 // UsageServiceKeyPage returns up to limit service keys above after, ascending: the roll-up and
 // the retention walk every service's rows by primary key in pages of these.
 func (db *DB) UsageServiceKeyPage(ctx context.Context, after int64, limit int) ([]int64, error) {
@@ -197,10 +211,14 @@ func (db *DB) UsageTierTotals(ctx context.Context, t Tier, serviceIDs []string, 
 	if len(serviceIDs) == 0 || from >= to {
 		return out, nil
 	}
+	keys, err := db.usageKeys(ctx, serviceIDs)
+	if err != nil || len(keys) == 0 {
+		return out, err
+	}
 	var rows []UsageTotals
-	err := db.WithContext(ctx).Table(t.table()+" AS u").Select(tierTotalsSelect).
+	err = db.WithContext(ctx).Table(t.table()+" AS u").Select(tierTotalsSelect).
 		Joins("JOIN services s ON s.id = u.svc").
-		Where("s.service_id IN ? AND u.start >= ? AND u.start < ?", serviceIDs, from, to).
+		Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
 		Group("s.service_id").Scan(&rows).Error
 	if err != nil {
 		return nil, err
@@ -222,10 +240,14 @@ func (db *DB) UsageTierBuckets(ctx context.Context, t Tier, serviceIDs []string,
 	if len(serviceIDs) == 0 || from >= to {
 		return nil, nil
 	}
+	keys, err := db.usageKeys(ctx, serviceIDs)
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
 	var out []UsageBucket
-	err := db.WithContext(ctx).Table(t.table()+" AS u").Select(tierBucketSelect).
+	err = db.WithContext(ctx).Table(t.table()+" AS u").Select(tierBucketSelect).
 		Joins("JOIN services s ON s.id = u.svc").Joins("LEFT JOIN usage_nodes n ON n.id = u.node_id").
-		Where("s.service_id IN ? AND u.start >= ? AND u.start < ?", serviceIDs, from, to).
+		Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
 		Order("s.service_id, u.start").Scan(&out).Error
 	return out, err
 }
