@@ -58,7 +58,7 @@ chaos-galera-short:
 lint: lint-install
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -run '^TestNoKindComparisonsOutsideKinds$$' ./modules/
+	$(GO) test -count=1 -run '^TestNoKindComparisonsOutsideKinds$$' ./modules/kinds/
 	@$(MAKE) --no-print-directory doccheck
 	$(GOLANGCI_LINT) run $(PKGS)
 

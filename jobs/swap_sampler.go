@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
 	"pvebill/modules/usage"
 )
@@ -124,7 +124,7 @@ type nodeState struct {
 // samples; VMs and stopped containers produce none, and nothing QEMU-only is ever called.
 type SwapSampler struct {
 	db       *models.DB
-	clusters []modules.Cluster
+	clusters []kinds.Cluster
 	folder   *usage.Folder
 	guests   *usage.GuestMetrics
 	metrics  *SamplerMetrics
@@ -147,7 +147,7 @@ type SwapSampler struct {
 }
 
 // NewSwapSampler builds the sampler.
-func NewSwapSampler(db *models.DB, clusters []modules.Cluster, folder *usage.Folder, guests *usage.GuestMetrics,
+func NewSwapSampler(db *models.DB, clusters []kinds.Cluster, folder *usage.Folder, guests *usage.GuestMetrics,
 	m *SamplerMetrics, log *slog.Logger, cfg SamplerConfig) *SwapSampler {
 	cfg.defaults()
 	if log == nil {
@@ -223,7 +223,7 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 }
 
 // runCluster lists the cluster's nodes and starts a round per node, adding each to wg.
-func (s *SwapSampler) runCluster(ctx context.Context, cl modules.Cluster, managed map[int]models.SampledService, wg *sync.WaitGroup) error {
+func (s *SwapSampler) runCluster(ctx context.Context, cl kinds.Cluster, managed map[int]models.SampledService, wg *sync.WaitGroup) error {
 	names, present, err := s.listNodes(ctx, cl)
 	if err != nil {
 		return err
@@ -255,7 +255,7 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl modules.Cluster, manage
 }
 
 // listNodes returns the cluster's node names, sorted, and the same names as a set.
-func (s *SwapSampler) listNodes(ctx context.Context, cl modules.Cluster) ([]string, map[string]bool, error) {
+func (s *SwapSampler) listNodes(ctx context.Context, cl kinds.Cluster) ([]string, map[string]bool, error) {
 	// The node list is one cheap call; it gets a third of a node's deadline.
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline/3)
 	nodes, err := cl.Client.Nodes(lctx)
@@ -279,7 +279,7 @@ func (s *SwapSampler) listNodes(ctx context.Context, cl modules.Cluster) ([]stri
 // ownedNodes keeps the nodes this replica's shard owns. A node another replica samples leaves
 // present (that replica exports its series), and the folder forgets the services last seen on
 // it.
-func (s *SwapSampler) ownedNodes(ctx context.Context, cl modules.Cluster, names []string, present map[string]bool) ([]string, error) {
+func (s *SwapSampler) ownedNodes(ctx context.Context, cl kinds.Cluster, names []string, present map[string]bool) ([]string, error) {
 	owned, err := s.cfg.Shard.Own(ctx, cl.Name, names)
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (s *SwapSampler) ownedNodes(ctx context.Context, cl modules.Cluster, names 
 
 // claimNode marks the node busy for a round, or counts the round as skipped when the node's
 // previous round still runs or it sits out a backoff round.
-func (s *SwapSampler) claimNode(cl modules.Cluster, name string, st *nodeState) bool {
+func (s *SwapSampler) claimNode(cl kinds.Cluster, name string, st *nodeState) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	switch {
@@ -330,7 +330,7 @@ func (s *SwapSampler) claimNode(cl modules.Cluster, name string, st *nodeState) 
 }
 
 // nodeRound waits out the node's stagger delay and samples it, then frees the node.
-func (s *SwapSampler) nodeRound(ctx context.Context, cl modules.Cluster, name string, managed map[int]models.SampledService, st *nodeState, delay time.Duration) {
+func (s *SwapSampler) nodeRound(ctx context.Context, cl kinds.Cluster, name string, managed map[int]models.SampledService, st *nodeState, delay time.Duration) {
 	defer func() {
 		st.mu.Lock()
 		st.busy = false
@@ -365,7 +365,7 @@ func (s *SwapSampler) node(cluster, node string) *nodeState {
 }
 
 // runNode samples one node.
-func (s *SwapSampler) runNode(ctx context.Context, cl modules.Cluster, node string, managed map[int]models.SampledService, st *nodeState) {
+func (s *SwapSampler) runNode(ctx context.Context, cl kinds.Cluster, node string, managed map[int]models.SampledService, st *nodeState) {
 	start := time.Now()
 	result := s.sampleNode(ctx, cl, node, managed)
 	s.metrics.roundDuration.WithLabelValues(cl.Name, node).Observe(time.Since(start).Seconds())
@@ -398,7 +398,7 @@ func (n nodeSem) acquire(ctx context.Context) bool {
 func (n nodeSem) release() { <-n }
 
 // sampleNode reads one node and folds its samples; it returns the round's result.
-func (s *SwapSampler) sampleNode(ctx context.Context, cl modules.Cluster, node string, managed map[int]models.SampledService) string {
+func (s *SwapSampler) sampleNode(ctx context.Context, cl kinds.Cluster, node string, managed map[int]models.SampledService) string {
 	sem := make(nodeSem, s.cfg.Concurrency)
 	nc := cl.Client.Node(node)
 	if !sem.acquire(ctx) {
@@ -444,7 +444,7 @@ func (s *SwapSampler) sampleNode(ctx context.Context, cl modules.Cluster, node s
 // sampleStatuses reads the status of each container whose index row had no swap figure, at
 // most sem's capacity at a time; it returns the samples of those still running and how many
 // could not be read.
-func (s *SwapSampler) sampleStatuses(ctx context.Context, cl modules.Cluster, node string, nc *pve.NodeClient, sem nodeSem, fallback []models.SampledService) ([]usage.Sample, int) {
+func (s *SwapSampler) sampleStatuses(ctx context.Context, cl kinds.Cluster, node string, nc *pve.NodeClient, sem nodeSem, fallback []models.SampledService) ([]usage.Sample, int) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var samples []usage.Sample
@@ -479,7 +479,7 @@ func (s *SwapSampler) sampleStatuses(ctx context.Context, cl modules.Cluster, no
 
 // foldSamples records which services the node holds, folds the samples into their buckets,
 // exports the per-guest series and writes the buckets; it reports whether the write succeeded.
-func (s *SwapSampler) foldSamples(ctx context.Context, cl modules.Cluster, node string, now time.Time, samples []usage.Sample) bool {
+func (s *SwapSampler) foldSamples(ctx context.Context, cl kinds.Cluster, node string, now time.Time, samples []usage.Sample) bool {
 	ids := make([]string, len(samples))
 	for i, smp := range samples {
 		ids[i] = smp.ServiceID

@@ -20,9 +20,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models/dbtest"
-	"pvebill/modules"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -62,8 +62,8 @@ func lifecyclePlans() []plans.Spec {
 }
 
 // testKinds are the guest kinds with short timeouts for the simulator.
-func testKinds() []modules.Module {
-	return []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}}
+func testKinds() []kinds.Module {
+	return []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}}
 }
 
 // newServicesHarness is the harness with provisioning and reinstall wired to a simulator: every
@@ -87,7 +87,7 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	reg := prometheus.NewRegistry()
 	client := sim.Client(t, pve.NewMetrics(reg))
 	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(),
-		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
 		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
 	h.exec = st.Exec
 	ctx := context.Background()

@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models/dbtest"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -41,7 +41,7 @@ func webhookServer(b *testing.B) *server.Server {
 	}
 	b.Cleanup(client.Close)
 	st := stack.New(stack.Options{DB: db, Log: log, Metrics: reg, Kinds: stack.Kinds(),
-		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
 		Executor: executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
 	if _, err := st.Plans.Import(context.Background(), lifecyclePlans(), plans.SourceFile); err != nil {
 		b.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"pvebill/i18n"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pveconf"
@@ -53,7 +53,7 @@ type Module struct {
 
 // New returns the container module with its defaults.
 func New() *Module {
-	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: modules.DefaultStateWait}
+	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: kinds.DefaultStateWait}
 }
 
 // Kind is plans.Container.
@@ -73,9 +73,9 @@ func (m *Module) Capabilities() []plans.Capability {
 	return append([]plans.Capability(nil), capabilities...)
 }
 
-func ct(g modules.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
+func ct(g kinds.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
 
-func report(rep modules.Reporter, stage string, res pve.TaskResult) {
+func report(rep kinds.Reporter, stage string, res pve.TaskResult) {
 	if rep != nil {
 		rep.Task(stage, res)
 	}
@@ -85,7 +85,7 @@ func report(rep modules.Reporter, stage string, res pve.TaskResult) {
 // hostname, unprivileged=1, cores, memory, swap (always, 0 included), rootfs in allocation form,
 // net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
 // and description. Never arch, features, mounts or devices.
-func CreateRequest(serviceID string, spec modules.CreateSpec) (pve.LXCCreateRequest, error) {
+func CreateRequest(serviceID string, spec kinds.CreateSpec) (pve.LXCCreateRequest, error) {
 	p := spec.Plan
 	tmpl, err := p.ContainerTemplate(spec.OS)
 	if err != nil {
@@ -115,8 +115,8 @@ func CreateRequest(serviceID string, spec modules.CreateSpec) (pve.LXCCreateRequ
 		Swap:          &swap,
 		RootFS:        pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
 		Net:           map[int]string{0: net0},
-		Tags:          modules.StampTag,
-		Description:   modules.StampDescription(serviceID),
+		Tags:          kinds.StampTag,
+		Description:   kinds.StampDescription(serviceID),
 	}
 	if spec.Address != nil && len(spec.Address.Nameservers) > 0 {
 		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
@@ -125,18 +125,18 @@ func CreateRequest(serviceID string, spec modules.CreateSpec) (pve.LXCCreateRequ
 }
 
 // Inspect reads the container's config and status.
-func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspection, error) {
+func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, error) {
 	c := ct(g)
 	cfg, err := c.Config(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
-		return modules.Inspection{}, nil
+		return kinds.Inspection{}, nil
 	}
 	if err != nil {
-		return modules.Inspection{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
+		return kinds.Inspection{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	in := modules.Inspection{Exists: true, Kind: Kind, Stamped: modules.HasStamp(cfg.Description, g.ServiceID),
+	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g.ServiceID),
 		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot),
-		DiskBytes: modules.RootDiskSize("rootfs", cfg.RootFS)}
+		DiskBytes: kinds.RootDiskSize("rootfs", cfg.RootFS)}
 	st, err := c.Status(ctx)
 	if err != nil {
 		return in, fmt.Errorf("read container %d status: %w", g.VMID, err)
@@ -148,7 +148,7 @@ func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspecti
 
 // Create makes the container, enables its firewall with ipfilter (R9), sets onboot and reads
 // the result back (R11). It does not start it.
-func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, rep kinds.Reporter) error {
 	req, err := CreateRequest(g.ServiceID, spec)
 	if err != nil {
 		return err
@@ -165,7 +165,7 @@ func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.Creat
 // Configure enables the guest firewall with ipfilter (Proxmox adds net0's static addresses to
 // the filter by itself, R9), sets onboot=1 and reads both back with the stamp. Everything else
 // a container gets is in its create body.
-func (m *Module) Configure(ctx context.Context, g modules.Guest, _ modules.CreateSpec, _ modules.Reporter) error {
+func (m *Module) Configure(ctx context.Context, g kinds.Guest, _ kinds.CreateSpec, _ kinds.Reporter) error {
 	c := ct(g)
 	on := true
 	if err := c.Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &on, IPFilter: &on}); err != nil {
@@ -185,7 +185,7 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, _ modules.Creat
 	if err != nil {
 		return fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
 		return fmt.Errorf("container %d reads back without its stamp", g.VMID)
 	}
 	if !bool(cfg.OnBoot) {
@@ -195,7 +195,7 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, _ modules.Creat
 }
 
 // Start starts the container and reads back that it runs.
-func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Start(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
@@ -212,13 +212,13 @@ func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporte
 }
 
 // expect reads the container's status back until it is (not) running, within StateWait.
-func (m *Module) expect(ctx context.Context, g modules.Guest, running bool) error {
+func (m *Module) expect(ctx context.Context, g kinds.Guest, running bool) error {
 	wait := m.StateWait
 	if wait <= 0 {
-		wait = modules.DefaultStateWait
+		wait = kinds.DefaultStateWait
 	}
 	last := ""
-	err := modules.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+	err := kinds.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
 		st, err := ct(g).Status(ctx)
 		if err != nil {
 			return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
@@ -236,7 +236,7 @@ func (m *Module) expect(ctx context.Context, g modules.Guest, running bool) erro
 // undo it), the HA state for an HA-managed guest, then a graceful shutdown bounded by
 // ShutdownTimeout and a hard stop if that did not end it (R15). A container is never paused:
 // a pause mode is refused as permanently impossible, and status/suspend is never called.
-func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.SuspendMode, rep modules.Reporter) error {
+func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendMode, rep kinds.Reporter) error {
 	if mode == plans.SuspendPause {
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeNotPossibleContainer).Perm(i18n.Permanent)
 	}
@@ -279,7 +279,7 @@ func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.Suspen
 }
 
 // Unsuspend restores onboot (and the HA state) and starts the container.
-func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Unsuspend(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	c := ct(g)
 	on := true
 	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{OnBoot: &on}); err != nil {
@@ -299,7 +299,7 @@ func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Rep
 
 // ChangePlan applies cores, memory and swap online and grows the root filesystem to the plan
 // size; it never shrinks (the caller refuses a shrink before).
-func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+func (m *Module) ChangePlan(ctx context.Context, g kinds.Guest, p plans.Plan, rep kinds.Reporter) error {
 	c := ct(g)
 	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
 	if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{Cores: &cores, Memory: &mem, Swap: &swap}); err != nil {
@@ -309,13 +309,13 @@ func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, 
 	if err != nil {
 		return fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	want := int64(p.DiskGiB) * modules.GiB
-	cur := modules.RootDiskSize("rootfs", cfg.RootFS)
+	want := int64(p.DiskGiB) * kinds.GiB
+	cur := kinds.RootDiskSize("rootfs", cfg.RootFS)
 	if cur == 0 {
 		return fmt.Errorf("container %d rootfs size cannot be read", g.VMID)
 	}
 	if want > cur {
-		res, err := c.Resize(ctx, pve.ResizeRequest{Disk: "rootfs", Size: modules.GiBSize(p.DiskGiB), Digest: cfg.Digest})
+		res, err := c.Resize(ctx, pve.ResizeRequest{Disk: "rootfs", Size: kinds.GiBSize(p.DiskGiB), Digest: cfg.Digest})
 		if err != nil {
 			return fmt.Errorf("grow container %d rootfs: %w", g.VMID, err)
 		}
@@ -323,7 +323,7 @@ func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, 
 		if cfg, err = c.Config(ctx); err != nil {
 			return fmt.Errorf("read container %d config: %w", g.VMID, err)
 		}
-		if got := modules.RootDiskSize("rootfs", cfg.RootFS); got < want {
+		if got := kinds.RootDiskSize("rootfs", cfg.RootFS); got < want {
 			return fmt.Errorf("container %d rootfs reads back %d bytes, want %d", g.VMID, got, want)
 		}
 	}
@@ -337,7 +337,7 @@ func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, 
 // Destroy stops the container and destroys it with purge=1 and destroy-unreferenced-disks=1,
 // so that no volume named for the vmid is left for a future guest with that id (R17); it reads
 // back that the config is gone.
-func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
@@ -366,29 +366,29 @@ func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Repor
 
 // Status reads power and monitoring from status/current. A container has no guest agent:
 // GuestAgent stays nil (R14).
-func (m *Module) Status(ctx context.Context, g modules.Guest) (modules.Status, error) {
+func (m *Module) Status(ctx context.Context, g kinds.Guest) (kinds.Status, error) {
 	st, err := ct(g).Status(ctx)
 	if err != nil {
-		return modules.Status{Power: "unknown"}, fmt.Errorf("read container %d status: %w", g.VMID, err)
+		return kinds.Status{Power: "unknown"}, fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
-	out := modules.Status{Power: "unknown"}
+	out := kinds.Status{Power: "unknown"}
 	switch st.Status {
 	case "running", "stopped":
 		out.Power = st.Status
 	}
 	cpu := float64(st.CPU)
 	out.CPU = &cpu
-	out.MemoryBytes, out.MemoryMaxBytes = modules.I64(int64(st.Mem)), modules.I64(int64(st.MaxMem))
-	out.DiskBytes, out.DiskMaxBytes = modules.I64(int64(st.Disk)), modules.I64(int64(st.MaxDisk))
+	out.MemoryBytes, out.MemoryMaxBytes = kinds.I64(int64(st.Mem)), kinds.I64(int64(st.MaxMem))
+	out.DiskBytes, out.DiskMaxBytes = kinds.I64(int64(st.Disk)), kinds.I64(int64(st.MaxDisk))
 	if st.Swap != nil {
-		out.SwapBytes = modules.I64(int64(*st.Swap))
+		out.SwapBytes = kinds.I64(int64(*st.Swap))
 	}
 	if st.MaxSwap != nil {
-		out.SwapMaxBytes = modules.I64(int64(*st.MaxSwap))
+		out.SwapMaxBytes = kinds.I64(int64(*st.MaxSwap))
 	}
-	out.NetInBytes, out.NetOutBytes = modules.I64(int64(st.NetIn)), modules.I64(int64(st.NetOut))
-	out.UptimeSeconds = modules.I64(int64(st.Uptime))
+	out.NetInBytes, out.NetOutBytes = kinds.I64(int64(st.NetIn)), kinds.I64(int64(st.NetOut))
+	out.UptimeSeconds = kinds.I64(int64(st.Uptime))
 	return out, nil
 }
 
-var _ modules.Module = (*Module)(nil)
+var _ kinds.Module = (*Module)(nil)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"pvebill/i18n"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -24,7 +24,7 @@ func TestSuspendRefusesPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	g := modules.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 200, ServiceID: "x"}
+	g := kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 200, ServiceID: "x"}
 	err = lxc.New().Suspend(context.Background(), g, plans.SuspendPause, nil)
 	var p *i18n.Problem
 	if !errors.As(err, &p) || p.Code != i18n.CodeNotPossibleContainer || p.Permanence != i18n.Permanent {
@@ -41,8 +41,8 @@ func TestCreateRequest(t *testing.T) {
 	p := plans.Plan{Code: "c", GuestTypes: []plans.GuestType{plans.Container}, Cores: 2, MemoryMiB: 1024, SwapMiB: 0,
 		DiskGiB: 16, Storage: "local-zfs", Bridge: "vmbr1",
 		OS: plans.OSCatalog{Container: map[string]string{"deb": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}}
-	req, err := lxc.CreateRequest("svc-1", modules.CreateSpec{Plan: p, OS: "deb", Hostname: "h.example",
-		Address: &modules.Address{CIDR: "198.51.100.7/24", Gateway: "198.51.100.1", Nameservers: []string{"198.51.100.53", "198.51.100.54"}}})
+	req, err := lxc.CreateRequest("svc-1", kinds.CreateSpec{Plan: p, OS: "deb", Hostname: "h.example",
+		Address: &kinds.Address{CIDR: "198.51.100.7/24", Gateway: "198.51.100.1", Nameservers: []string{"198.51.100.53", "198.51.100.54"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestCreateRequest(t *testing.T) {
 	if req.Net[0] != "name=eth0,bridge=vmbr1,firewall=1,ip=198.51.100.7/24,gw=198.51.100.1" {
 		t.Fatalf("net0 %q", req.Net[0])
 	}
-	if req.Nameserver != "198.51.100.53 198.51.100.54" || !modules.HasStamp(req.Description, "svc-1") || modules.HasStamp(req.Description, "svc-10") {
+	if req.Nameserver != "198.51.100.53 198.51.100.54" || !kinds.HasStamp(req.Description, "svc-1") || kinds.HasStamp(req.Description, "svc-10") {
 		t.Fatalf("nameserver %q description %q", req.Nameserver, req.Description)
 	}
-	if _, err := lxc.CreateRequest("svc-1", modules.CreateSpec{Plan: p, OS: "plan9"}); err == nil {
+	if _, err := lxc.CreateRequest("svc-1", kinds.CreateSpec{Plan: p, OS: "plan9"}); err == nil {
 		t.Fatal("an OS outside the catalog was accepted")
 	}
 }

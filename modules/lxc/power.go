@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
 )
 
@@ -15,7 +15,7 @@ const StageReboot = "reboot"
 
 // Stop stops the container hard and reads back that it is stopped; a stopped container is left
 // alone (no task).
-func (m *Module) Stop(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
@@ -32,9 +32,9 @@ func (m *Module) Stop(ctx context.Context, g modules.Guest, rep modules.Reporter
 }
 
 // Shutdown asks the container to shut down within timeout with forceStop=0, so Proxmox never
-// turns it into a stop; a container still running at the end is modules.ErrShutdownTimeout.
+// turns it into a stop; a container still running at the end is kinds.ErrShutdownTimeout.
 // A stopped container is left alone (no task).
-func (m *Module) Shutdown(ctx context.Context, g modules.Guest, timeout time.Duration, rep modules.Reporter) error {
+func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Duration, rep kinds.Reporter) error {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
@@ -54,31 +54,31 @@ func (m *Module) Shutdown(ctx context.Context, g modules.Guest, timeout time.Dur
 			return fmt.Errorf("read container %d status: %w", g.VMID, rerr)
 		}
 		if st.Running() {
-			return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+			return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
 		}
 	case !errors.Is(err, pve.ErrNotRunning):
 		return fmt.Errorf("shut down container %d: %w", g.VMID, err)
 	}
 	if err := m.expect(ctx, g, false); err != nil {
-		return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+		return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
 	}
 	return nil
 }
 
-// Reboot reboots a running container (modules.ErrGuestNotRunning otherwise) and reads back that
+// Reboot reboots a running container (kinds.ErrGuestNotRunning otherwise) and reads back that
 // it runs.
-func (m *Module) Reboot(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
 		return fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
 	if !st.Running() {
-		return modules.ErrGuestNotRunning
+		return kinds.ErrGuestNotRunning
 	}
 	res, err := c.Reboot(ctx, 0)
 	if errors.Is(err, pve.ErrNotRunning) {
-		return modules.ErrGuestNotRunning
+		return kinds.ErrGuestNotRunning
 	}
 	if err != nil {
 		return fmt.Errorf("reboot container %d: %w", g.VMID, err)
@@ -87,4 +87,4 @@ func (m *Module) Reboot(ctx context.Context, g modules.Guest, rep modules.Report
 	return m.expect(ctx, g, true)
 }
 
-var _ modules.PowerController = (*Module)(nil)
+var _ kinds.PowerController = (*Module)(nil)

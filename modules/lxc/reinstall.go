@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 	"pvebill/modules/reinstall"
@@ -17,7 +17,7 @@ import (
 
 // ReadForReinstall reads the container's active config and its pending section, labelled. Only
 // GET requests are sent.
-func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, _ plans.Plan, _ string) (reinstall.Read, error) {
+func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, _ plans.Plan, _ string) (reinstall.Read, error) {
 	c := ct(g)
 	cfg, err := c.ConfigCurrent(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
@@ -26,7 +26,7 @@ func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, _ plans.
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
 		return reinstall.Read{Exists: true}, nil
 	}
 	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cfg.Protection), Lock: cfg.Lock}
@@ -49,7 +49,7 @@ func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
 
 // StopForReinstall stops the container if it runs, reads back that it is stopped, and reports
 // whether it is HA-managed.
-func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, error) {
+func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, error) {
 	c := ct(g)
 	st, err := c.Status(ctx)
 	if err != nil {
@@ -71,7 +71,7 @@ func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, e
 
 // DestroyForReinstall destroys the container without destroy-unreferenced-disks (R17), with
 // purge only when asked, and reads back that the config is gone.
-func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge bool) error {
+func (m *Module) DestroyForReinstall(ctx context.Context, g kinds.Guest, purge bool) error {
 	c := ct(g)
 	if _, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: purge}); err != nil {
 		return fmt.Errorf("destroy container %d: %w", g.VMID, err)
@@ -83,7 +83,7 @@ func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge
 }
 
 // Exists reports whether a container config is at the vmid.
-func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
+func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
 	_, err := ct(g).ConfigCurrent(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
 		return false, nil
@@ -93,7 +93,7 @@ func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
 
 // Recreate creates the container again on its node from the plan, in allocation form and with
 // the stamp (the short create body, CreateRequest).
-func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.CreateSpec) (modules.Guest, error) {
+func (m *Module) Recreate(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) (kinds.Guest, error) {
 	req, err := CreateRequest(g.ServiceID, spec)
 	if err != nil {
 		return g, err
@@ -105,7 +105,7 @@ func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.Cre
 }
 
 // Reconfigure is the container's Configure (firewall, onboot, read back with the stamp).
-func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.CreateSpec) error {
+func (m *Module) Reconfigure(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) error {
 	return m.Configure(ctx, g, spec, nil)
 }
 
@@ -114,6 +114,6 @@ func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.
 func (m *Module) RootDiskFits(have, planned int64) bool { return have == planned }
 
 var (
-	_ modules.Reinstaller = (*Module)(nil)
-	_ reinstall.Reader    = (*Module)(nil)
+	_ kinds.Reinstaller = (*Module)(nil)
+	_ reinstall.Reader  = (*Module)(nil)
 )

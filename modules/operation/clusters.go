@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"sort"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 )
 
 // Clusters are the configured clusters by name.
-type Clusters map[string]modules.Cluster
+type Clusters map[string]kinds.Cluster
 
 // NewClusters indexes cls by name.
-func NewClusters(cls []modules.Cluster) Clusters {
+func NewClusters(cls []kinds.Cluster) Clusters {
 	out := make(Clusters, len(cls))
 	for _, c := range cls {
 		out[c.Name] = c
@@ -21,10 +21,10 @@ func NewClusters(cls []modules.Cluster) Clusters {
 
 // Get returns a cluster; one that is not configured is proxmox_unavailable (temporary: a
 // configuration can be fixed).
-func (c Clusters) Get(name string) (modules.Cluster, error) {
+func (c Clusters) Get(name string) (kinds.Cluster, error) {
 	cl, ok := c[name]
 	if !ok {
-		return modules.Cluster{}, Unavailable(fmt.Errorf("cluster %q is not configured", name))
+		return kinds.Cluster{}, Unavailable(fmt.Errorf("cluster %q is not configured", name))
 	}
 	return cl, nil
 }

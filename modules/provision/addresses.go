@@ -3,8 +3,8 @@ package provision
 import (
 	"context"
 
-	"pvebill/modules"
 	"pvebill/modules/ippool"
+	"pvebill/modules/kinds"
 )
 
 // IPPools adapts the IPv4 pools to Addresses.
@@ -12,12 +12,12 @@ func IPPools(s *ippool.Service) Addresses { return poolAddresses{s} }
 
 type poolAddresses struct{ s *ippool.Service }
 
-func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error) {
+func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error) {
 	a, err := p.s.Allocate(ctx, pool, serviceID)
 	if err != nil {
-		return modules.Address{}, err
+		return kinds.Address{}, err
 	}
-	out := modules.Address{CIDR: a.CIDR(), Nameservers: a.Nameservers}
+	out := kinds.Address{CIDR: a.CIDR(), Nameservers: a.Nameservers}
 	if a.Gateway.IsValid() {
 		out.Gateway = a.Gateway.String()
 	}

@@ -12,8 +12,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -155,9 +155,9 @@ type creation struct {
 	rep     *reporter
 	svc     *models.Service
 	plan    plans.Plan
-	mod     modules.Module
-	cl      modules.Cluster
-	spec    modules.CreateSpec
+	mod     kinds.Module
+	cl      kinds.Cluster
+	spec    kinds.CreateSpec
 	node    string
 	vmid    int
 	adopted bool
@@ -224,22 +224,22 @@ func (c *creation) prepare(ctx context.Context) error {
 		// The secrets lived in the memory of a process that is gone: ask for the create again.
 		return operation.Interrupted()
 	}
-	c.spec = modules.CreateSpec{Plan: c.plan, OS: c.p.OS, Hostname: c.p.Hostname, Password: password}
+	c.spec = kinds.CreateSpec{Plan: c.plan, OS: c.p.OS, Hostname: c.p.Hostname, Password: password}
 	if keys != "" {
 		c.spec.SSHKeys = strings.Split(keys, "\n")
 	}
 	return nil
 }
 
-func (c *creation) guest() modules.Guest {
-	return modules.Guest{Client: c.cl.Client, Cluster: c.cl.Name, Node: c.node, VMID: c.vmid, ServiceID: c.svc.ServiceID}
+func (c *creation) guest() kinds.Guest {
+	return kinds.Guest{Client: c.cl.Client, Cluster: c.cl.Name, Node: c.node, VMID: c.vmid, ServiceID: c.svc.ServiceID}
 }
 
 // place picks the node (the template's for a kind that clones) and allocates the service's
 // static address when the plan names a pool.
 func place(ctx context.Context, c *creation) error {
 	var err error
-	if cloner, ok := c.mod.(modules.Cloner); ok {
+	if cloner, ok := c.mod.(kinds.Cloner); ok {
 		tmpl, err := cloner.Template(c.plan, c.p.OS)
 		if err != nil {
 			return err

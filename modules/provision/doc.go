@@ -1,7 +1,7 @@
 // Package provision is the service layer of the guest lifecycle: it validates create, suspend,
 // unsuspend, terminate and change-plan requests, writes their operations, and runs them as
 // executor actions through the guest modules (modules/lxc, modules/qemu). It never tells one
-// guest kind from another: what differs is an interface of the kind's module (modules/kinds.go).
+// guest kind from another: what differs is an interface of the kind's module (modules/kinds/optional.go).
 //
 // Create applies the checkout rule (R4), is idempotent per service_id (R36), places a
 // container on the allowed online node with the fewest creates in flight among those with the

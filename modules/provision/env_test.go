@@ -14,8 +14,8 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -105,8 +105,8 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	client := e.sim.Client(t, nil)
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: e.reg,
-		Kinds:     []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters:  []modules.Cluster{{Name: "default", Client: client}},
+		Kinds:     []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters:  []kinds.Cluster{{Name: "default", Client: client}},
 		Executor:  executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
 		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
 	ps := st.Plans

@@ -9,8 +9,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 )
@@ -76,14 +76,14 @@ func (s *Provisioner) ChangePlan(ctx context.Context, clientID, serviceID string
 		return nil, i18n.Validation(i18n.FieldError{Field: "plan", Code: i18n.FieldOneOf, Param: "a plan of cluster " + svc.Cluster})
 	}
 	if old, err := s.plans.Get(ctx, svc.Plan); err == nil && np.DiskGiB < old.DiskGiB {
-		return nil, shrinkBlocker(int64(old.DiskGiB)*modules.GiB, int64(np.DiskGiB)*modules.GiB)
+		return nil, shrinkBlocker(int64(old.DiskGiB)*kinds.GiB, int64(np.DiskGiB)*kinds.GiB)
 	}
 	return s.enqueue(ctx, clientID, serviceID, ActionChangePlan, changePlanPayload(req))
 }
 
 func shrinkBlocker(cur, planned int64) *i18n.Problem {
 	p := blocked(operation.RootfsWouldShrink.Blocker(map[string]string{
-		"current": fmt.Sprintf("%d GiB", (cur+modules.GiB-1)/modules.GiB), "planned": fmt.Sprintf("%d GiB", planned/modules.GiB)}))
+		"current": fmt.Sprintf("%d GiB", (cur+kinds.GiB-1)/kinds.GiB), "planned": fmt.Sprintf("%d GiB", planned/kinds.GiB)}))
 	return p.Perm(i18n.Permanent)
 }
 
@@ -127,10 +127,10 @@ func (s *Provisioner) enqueue(ctx context.Context, clientID, serviceID, action s
 // the service's stamp (R39). Anything else refuses before a single change is sent.
 type target struct {
 	svc *models.Service
-	cl  modules.Cluster
-	mod modules.Module
-	g   modules.Guest
-	in  modules.Inspection
+	cl  kinds.Cluster
+	mod kinds.Module
+	g   kinds.Guest
+	in  kinds.Inspection
 }
 
 func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target, error) {
@@ -156,7 +156,7 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 		return nil, operation.NotOurs(*svc.VMID)
 	}
 	t := &target{svc: svc, cl: cl, mod: mod,
-		g: modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}}
+		g: kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}}
 	if t.in, err = mod.Inspect(ctx, t.g); err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 }
 
 // lockBlockers are the refusals of a guest that is protected or locked in Proxmox.
-func lockBlockers(in modules.Inspection, protection bool) []i18n.Blocker {
+func lockBlockers(in kinds.Inspection, protection bool) []i18n.Blocker {
 	var out []i18n.Blocker
 	if protection && in.Protected {
 		out = append(out, operation.ProtectionEnabled.Blocker(nil))
@@ -305,7 +305,7 @@ func precheckSuspend(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	l.mode = plans.SuspendStop
-	if sm, ok := l.t.mod.(modules.SuspendModer); ok {
+	if sm, ok := l.t.mod.(kinds.SuspendModer); ok {
 		l.mode = sm.SuspendMode(plan)
 	}
 	return nil
@@ -389,7 +389,7 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 	if err != nil {
 		return err
 	}
-	if want := int64(np.DiskGiB) * modules.GiB; t.in.DiskBytes > want {
+	if want := int64(np.DiskGiB) * kinds.GiB; t.in.DiskBytes > want {
 		return shrinkBlocker(t.in.DiskBytes, want)
 	}
 	if b := lockBlockers(t.in, false); len(b) > 0 {

@@ -10,7 +10,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 )
@@ -340,7 +340,7 @@ func TestContainerSuspendChangePlan(t *testing.T) {
 	e.mustSucceed(e.svc.ChangePlan(ctx, "whmcs", "svc-sus", provision.ChangePlanRequest{Plan: "ct-big"}))
 	g, _ = e.sim.Guest(vmid)
 	if g.Config["cores"] != "2" || g.Config["memory"] != "2048" || g.Config["swap"] != "256" ||
-		modules.RootDiskSize("rootfs", g.Config["rootfs"]) != 12*modules.GiB {
+		kinds.RootDiskSize("rootfs", g.Config["rootfs"]) != 12*kinds.GiB {
 		t.Fatalf("after change-plan: %v", g.Config)
 	}
 	_, err := e.svc.ChangePlan(ctx, "whmcs", "svc-sus", provision.ChangePlanRequest{Plan: "ct-small"})

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"pvebill/models"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 )
 
@@ -136,7 +136,7 @@ func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, sta
 	if err := models.SaveBandwidthUsage(ctx, s.db.Gorm, u); err != nil {
 		return "", fmt.Errorf("save bandwidth of %s: %w", svc.ServiceID, err)
 	}
-	if plan.BandwidthGiB != nil && u.Bytes > *plan.BandwidthGiB*modules.GiB {
+	if plan.BandwidthGiB != nil && u.Bytes > *plan.BandwidthGiB*kinds.GiB {
 		return ReasonBandwidth, nil
 	}
 	return "", nil

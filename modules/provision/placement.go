@@ -10,7 +10,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -25,8 +25,8 @@ import (
 // one lock per process (another replica's choices are seen once recorded). The node figures are
 // a shared read (sharedRead): a node that went offline less than SharedReadTTL ago may still be
 // chosen, and that create fails as proxmox_unavailable, to be retried. A kind that clones
-// (modules.Cloner, a VM) is created on the node holding its template instead (templateNode).
-func (s *Provisioner) placeNode(ctx context.Context, cl modules.Cluster, p plans.Plan, serviceID string) (string, error) {
+// (kinds.Cloner, a VM) is created on the node holding its template instead (templateNode).
+func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, serviceID string) (string, error) {
 	nodes, err := s.allowedNodes(ctx, cl, p)
 	if err != nil {
 		return "", err
@@ -69,7 +69,7 @@ type candidate struct {
 
 // allowedNodes are the online nodes the plan and the cluster allow, from the shared read of the
 // cluster's node figures; none is proxmox_unavailable.
-func (s *Provisioner) allowedNodes(ctx context.Context, cl modules.Cluster, p plans.Plan) ([]candidate, error) {
+func (s *Provisioner) allowedNodes(ctx context.Context, cl kinds.Cluster, p plans.Plan) ([]candidate, error) {
 	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
 		rows, err := cl.Client.Cluster().Resources(ctx, "node")
 		if err != nil {
@@ -108,7 +108,7 @@ func (s *Provisioner) allowedNodes(ctx context.Context, cl modules.Cluster, p pl
 
 // templateNode is the node that holds the template of a kind that clones (Proxmox clones
 // there).
-func (s *Provisioner) templateNode(ctx context.Context, cl modules.Cluster, mod modules.Module, tmpl int) (string, error) {
+func (s *Provisioner) templateNode(ctx context.Context, cl kinds.Cluster, mod kinds.Module, tmpl int) (string, error) {
 	at, err := s.mods.Locate(ctx, cl, tmpl)
 	if err != nil {
 		return "", err
@@ -133,7 +133,7 @@ const maxReserveRaces = 4096
 // confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
 // holds volumes named for it (a new guest would inherit them); a refused id is released and
 // skipped, and each refusal counts against the bound.
-func (s *Provisioner) allocateVMID(ctx context.Context, cl modules.Cluster, serviceID, node string, skip map[int]bool) (int, error) {
+func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, serviceID, node string, skip map[int]bool) (int, error) {
 	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
 		id, err := cl.Client.Cluster().NextID(ctx, nil)
 		if err != nil {
@@ -177,7 +177,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl modules.Cluster, serv
 
 // vmidFreeAt asks Proxmox whether vmid is unused cluster-wide and checks the node's storages for
 // volumes named for it.
-func (s *Provisioner) vmidFreeAt(ctx context.Context, cl modules.Cluster, node string, vmid int) (bool, error) {
+func (s *Provisioner) vmidFreeAt(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
 	if _, err := cl.Client.Cluster().NextID(ctx, &vmid); err != nil {
 		if errors.Is(err, pve.ErrAlreadyExists) {
 			return false, nil
@@ -218,7 +218,7 @@ func (s *Provisioner) firstUnreserved(ctx context.Context, cluster string, from 
 }
 
 // leftoverVolumes lists the volumes named for vmid on the node's enabled disk storages.
-func (s *Provisioner) leftoverVolumes(ctx context.Context, cl modules.Cluster, node string, vmid int) ([]string, error) {
+func (s *Provisioner) leftoverVolumes(ctx context.Context, cl kinds.Cluster, node string, vmid int) ([]string, error) {
 	n := cl.Client.Node(node)
 	stores, err := n.Storages(ctx, "")
 	if err != nil {

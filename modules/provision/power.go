@@ -9,8 +9,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 )
 
@@ -110,7 +110,7 @@ func precheckPower(ctx context.Context, l *lifecycle) error {
 	if err := precheckGuest(ctx, l); err != nil {
 		return err
 	}
-	if _, ok := l.t.mod.(modules.PowerController); !ok {
+	if _, ok := l.t.mod.(kinds.PowerController); !ok {
 		return operation.NotAvailable()
 	}
 	running := l.t.in.Running
@@ -127,7 +127,7 @@ func precheckPower(ctx context.Context, l *lifecycle) error {
 // powerGuest sends the action through the kind's module, which waits for the task and reads
 // the power state back (R11).
 func powerGuest(ctx context.Context, l *lifecycle) error {
-	pc, _ := l.t.mod.(modules.PowerController)
+	pc, _ := l.t.mod.(kinds.PowerController)
 	var err error
 	switch l.r.Op.Action {
 	case ActionStart:
@@ -142,10 +142,10 @@ func powerGuest(ctx context.Context, l *lifecycle) error {
 		err = fmt.Errorf("unknown power action %q", l.r.Op.Action)
 	}
 	switch {
-	case errors.Is(err, modules.ErrShutdownTimeout):
+	case errors.Is(err, kinds.ErrShutdownTimeout):
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeShutdownTimeout).Perm(i18n.Temporary).
 			With("timeout", fmt.Sprint(int(shutdownTimeout(l.power.TimeoutSeconds).Seconds()))).Wrap(err)
-	case errors.Is(err, modules.ErrGuestNotRunning):
+	case errors.Is(err, kinds.ErrGuestNotRunning):
 		return notRunning().Wrap(err)
 	}
 	return err

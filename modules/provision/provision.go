@@ -9,8 +9,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -46,7 +46,7 @@ const DefaultVMIDAttempts = 16
 // Addresses hands out IPv4 addresses per service (modules/ippool behind an adapter). Allocate
 // is idempotent per service.
 type Addresses interface {
-	Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error)
+	Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error)
 	Release(ctx context.Context, serviceID string) error
 }
 
@@ -55,8 +55,8 @@ type Addresses interface {
 type Options struct {
 	DB       *models.DB
 	Plans    *plans.Service
-	Modules  *modules.Registry
-	Clusters []modules.Cluster
+	Modules  *kinds.Registry
+	Clusters []kinds.Cluster
 	// Addresses allocates static addresses for plans with an ip_pool.
 	Addresses Addresses
 	Secrets   *executor.Secrets
@@ -76,7 +76,7 @@ type Options struct {
 type Provisioner struct {
 	db       *models.DB
 	plans    *plans.Service
-	mods     *modules.Registry
+	mods     *kinds.Registry
 	clusters operation.Clusters
 	names    []string
 	addrs    Addresses
@@ -127,7 +127,7 @@ func (s *Provisioner) Actions() []executor.Action {
 	}
 }
 
-func (s *Provisioner) module(kind string) (modules.Module, error) {
+func (s *Provisioner) module(kind string) (kinds.Module, error) {
 	m, ok := s.mods.Get(plans.GuestType(kind))
 	if !ok {
 		return nil, operation.NotAvailable()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"pvebill/models"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 )
 
@@ -75,7 +75,7 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 	if err != nil {
 		return v, nil
 	}
-	st, err := mod.Status(ctx, modules.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID})
+	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID})
 	if err != nil {
 		s.log.Warn("read guest status", "service_id", svc.ServiceID, "err", err)
 		return v, nil

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 )
@@ -20,14 +20,14 @@ type staticAddresses struct {
 	released []string
 }
 
-func (s *staticAddresses) Allocate(_ context.Context, _ string, serviceID string) (modules.Address, error) {
+func (s *staticAddresses) Allocate(_ context.Context, _ string, serviceID string) (kinds.Address, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.given == nil {
 		s.given = map[string]string{}
 	}
 	s.given[serviceID] = "203.0.113.10"
-	return modules.Address{CIDR: "203.0.113.10/24", Gateway: "203.0.113.1", Nameservers: []string{"203.0.113.53"}}, nil
+	return kinds.Address{CIDR: "203.0.113.10/24", Gateway: "203.0.113.1", Nameservers: []string{"203.0.113.53"}}, nil
 }
 
 func (s *staticAddresses) Release(_ context.Context, serviceID string) error {
@@ -95,7 +95,7 @@ func TestVMCreate(t *testing.T) {
 	}
 	g, _ := e.sim.Guest(*svc.VMID)
 	if g.Status != "running" || g.Firewall["ipfilter"] != "1" || len(g.IPSets["ipfilter-net0"]) != 1 ||
-		!strings.Contains(g.Config["net0"], "firewall=1") || modules.RootDiskSize("scsi0", g.Config["scsi0"]) != 10*modules.GiB {
+		!strings.Contains(g.Config["net0"], "firewall=1") || kinds.RootDiskSize("scsi0", g.Config["scsi0"]) != 10*kinds.GiB {
 		t.Fatalf("guest %+v", g)
 	}
 	assertNoSecret(t, e)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
 )
 
@@ -17,7 +17,7 @@ func stopped(st pve.QEMUStatus) bool { return !st.Running() }
 
 // Stop stops the VM hard (a paused one too) and reads back that it is stopped; a stopped VM is
 // left alone (no task).
-func (m *Module) Stop(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -35,8 +35,8 @@ func (m *Module) Stop(ctx context.Context, g modules.Guest, rep modules.Reporter
 
 // Shutdown asks the VM to shut down (ACPI or guest agent) within timeout with forceStop=0, so
 // Proxmox never turns it into a stop; a VM still running at the end is
-// modules.ErrShutdownTimeout. A stopped VM is left alone (no task).
-func (m *Module) Shutdown(ctx context.Context, g modules.Guest, timeout time.Duration, rep modules.Reporter) error {
+// kinds.ErrShutdownTimeout. A stopped VM is left alone (no task).
+func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Duration, rep kinds.Reporter) error {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -56,31 +56,31 @@ func (m *Module) Shutdown(ctx context.Context, g modules.Guest, timeout time.Dur
 			return fmt.Errorf("read VM %d status: %w", g.VMID, rerr)
 		}
 		if st.Running() {
-			return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+			return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
 		}
 	case !errors.Is(err, pve.ErrNotRunning):
 		return fmt.Errorf("shut down VM %d: %w", g.VMID, err)
 	}
 	if err := m.expect(ctx, g, "stopped", stopped); err != nil {
-		return fmt.Errorf("%w: %w", modules.ErrShutdownTimeout, err)
+		return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
 	}
 	return nil
 }
 
-// Reboot reboots a running VM (modules.ErrGuestNotRunning otherwise) and reads back that it
+// Reboot reboots a running VM (kinds.ErrGuestNotRunning otherwise) and reads back that it
 // runs.
-func (m *Module) Reboot(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
 		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
 	}
 	if !st.Running() {
-		return modules.ErrGuestNotRunning
+		return kinds.ErrGuestNotRunning
 	}
 	res, err := q.Reboot(ctx, 0)
 	if errors.Is(err, pve.ErrNotRunning) {
-		return modules.ErrGuestNotRunning
+		return kinds.ErrGuestNotRunning
 	}
 	if err != nil {
 		return fmt.Errorf("reboot VM %d: %w", g.VMID, err)
@@ -89,4 +89,4 @@ func (m *Module) Reboot(ctx context.Context, g modules.Guest, rep modules.Report
 	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
 }
 
-var _ modules.PowerController = (*Module)(nil)
+var _ kinds.PowerController = (*Module)(nil)

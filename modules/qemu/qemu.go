@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pveconf"
@@ -41,7 +41,7 @@ const (
 )
 
 // capabilities is what this module implements itself; what its optional interfaces add
-// (reinstall) is computed by modules.Capabilities.
+// (reinstall) is computed by kinds.Capabilities.
 var capabilities = []plans.Capability{
 	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
 	plans.CapUsage, plans.CapMonitoring,
@@ -57,17 +57,17 @@ type Module struct {
 
 // New returns the VM module with its defaults.
 func New() *Module {
-	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: modules.DefaultStateWait}
+	return &Module{ShutdownTimeout: DefaultShutdownTimeout, StateWait: kinds.DefaultStateWait}
 }
 
 // expect reads the VM's status back until want holds, within StateWait.
-func (m *Module) expect(ctx context.Context, g modules.Guest, what string, want func(pve.QEMUStatus) bool) error {
+func (m *Module) expect(ctx context.Context, g kinds.Guest, what string, want func(pve.QEMUStatus) bool) error {
 	wait := m.StateWait
 	if wait <= 0 {
-		wait = modules.DefaultStateWait
+		wait = kinds.DefaultStateWait
 	}
 	last := ""
-	err := modules.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+	err := kinds.WaitFor(ctx, wait, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
 		st, err := vm(g).Status(ctx)
 		if err != nil {
 			return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
@@ -98,9 +98,9 @@ func (m *Module) Capabilities() []plans.Capability {
 	return append([]plans.Capability(nil), capabilities...)
 }
 
-func vm(g modules.Guest) *pve.QEMUClient { return g.Client.Node(g.Node).QEMU(g.VMID) }
+func vm(g kinds.Guest) *pve.QEMUClient { return g.Client.Node(g.Node).QEMU(g.VMID) }
 
-func report(rep modules.Reporter, stage string, res pve.TaskResult) {
+func report(rep kinds.Reporter, stage string, res pve.TaskResult) {
 	if rep != nil {
 		rep.Task(stage, res)
 	}
@@ -125,19 +125,19 @@ func bootDisk(cfg pve.QEMUConfig) string {
 }
 
 // Inspect reads the VM's config and status.
-func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspection, error) {
+func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, error) {
 	q := vm(g)
 	cfg, err := q.Config(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
-		return modules.Inspection{}, nil
+		return kinds.Inspection{}, nil
 	}
 	if err != nil {
-		return modules.Inspection{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+		return kinds.Inspection{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	in := modules.Inspection{Exists: true, Kind: Kind, Stamped: modules.HasStamp(cfg.Description, g.ServiceID),
+	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g.ServiceID),
 		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot)}
 	if k := bootDisk(cfg); k != "" {
-		in.DiskBytes = modules.RootDiskSize(k, cfg.Disks[k])
+		in.DiskBytes = kinds.RootDiskSize(k, cfg.Disks[k])
 	}
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -153,14 +153,14 @@ func (m *Module) Inspect(ctx context.Context, g modules.Guest) (modules.Inspecti
 // cloud-init (ciuser, cipassword, sshkeys in Proxmox's encoding, ipconfig0, nameserver), the
 // stamp tag, onboot, net0's bridge and firewall=1, grows the boot disk to the plan size, fills
 // the ipfilter-net0 ipset and only then enables the firewall with ipfilter (R8, R9).
-func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, rep kinds.Reporter) error {
 	p := spec.Plan
 	tmpl, err := p.VMTemplate(spec.OS)
 	if err != nil {
 		return err
 	}
 	full := p.VMClone != plans.CloneLinked
-	req := pve.QEMUCloneRequest{NewID: g.VMID, Name: spec.Hostname, Description: modules.StampDescription(g.ServiceID), Full: &full}
+	req := pve.QEMUCloneRequest{NewID: g.VMID, Name: spec.Hostname, Description: kinds.StampDescription(g.ServiceID), Full: &full}
 	if full {
 		req.Storage = p.Storage
 	}
@@ -174,14 +174,14 @@ func (m *Module) Create(ctx context.Context, g modules.Guest, spec modules.Creat
 
 // Configure sets the clone's resources, cloud-init, stamp tag, onboot and net0, grows its boot
 // disk and enables its firewall (ipset first), reading each back.
-func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.CreateSpec, rep modules.Reporter) error {
+func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, rep kinds.Reporter) error {
 	p := spec.Plan
 	q := vm(g)
 	cfg, err := q.Config(ctx)
 	if err != nil {
 		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if !modules.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
 		return fmt.Errorf("VM %d reads back without its stamp", g.VMID)
 	}
 	net0, err := vmNet0(cfg.Net[0], p)
@@ -198,7 +198,7 @@ func (m *Module) Configure(ctx context.Context, g modules.Guest, spec modules.Cr
 	on := true
 	cores, mem := p.Cores, p.MemoryMiB
 	u := pve.QEMUConfigUpdate{
-		Tags: modules.StampTags(cfg.Tags), Cores: &cores, Memory: &mem, OnBoot: &on,
+		Tags: kinds.StampTags(cfg.Tags), Cores: &cores, Memory: &mem, OnBoot: &on,
 		CIUser: CIUser, CIPassword: pve.Secret(spec.Password), SSHKeys: spec.SSHKeys,
 		IPConfig: map[int]string{0: ipconfig}, Net: map[int]string{0: net0}, Digest: cfg.Digest,
 	}
@@ -259,7 +259,7 @@ func vmNet0(current string, p plans.Plan) (string, error) {
 // ipfilter. Proxmox adds nothing but link-local to a VM's set, so enabling ipfilter on an empty
 // set would cut the VM off (R9): a VM without a static address (DHCP) gets the firewall enabled
 // without ipfilter.
-func (m *Module) firewall(ctx context.Context, g modules.Guest, a *modules.Address) error {
+func (m *Module) firewall(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
 	fw := vm(g).Firewall()
 	on := true
 	opts := pve.GuestFirewallOptionsUpdate{Enable: &on}
@@ -284,7 +284,7 @@ func (m *Module) firewall(ctx context.Context, g modules.Guest, a *modules.Addre
 
 // fillIPFilter puts the VM's address into its ipfilter-net0 ipset, creating the set when it is
 // missing; an address already there is left as it is.
-func fillIPFilter(ctx context.Context, g modules.Guest, fw *pve.FirewallClient, a *modules.Address) error {
+func fillIPFilter(ctx context.Context, g kinds.Guest, fw *pve.FirewallClient, a *kinds.Address) error {
 	ip, _, err := net.ParseCIDR(a.CIDR)
 	if err != nil {
 		return fmt.Errorf("VM %d address %q: %w", g.VMID, a.CIDR, err)
@@ -320,7 +320,7 @@ func fillIPFilter(ctx context.Context, g modules.Guest, fw *pve.FirewallClient, 
 }
 
 // grow resizes the boot disk to the plan size when it is smaller; never shrinks.
-func (m *Module) grow(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+func (m *Module) grow(ctx context.Context, g kinds.Guest, p plans.Plan, rep kinds.Reporter) error {
 	q := vm(g)
 	cfg, err := q.Config(ctx)
 	if err != nil {
@@ -330,15 +330,15 @@ func (m *Module) grow(ctx context.Context, g modules.Guest, p plans.Plan, rep mo
 	if disk == "" {
 		return fmt.Errorf("VM %d has no boot disk", g.VMID)
 	}
-	cur := modules.RootDiskSize(disk, cfg.Disks[disk])
-	want := int64(p.DiskGiB) * modules.GiB
+	cur := kinds.RootDiskSize(disk, cfg.Disks[disk])
+	want := int64(p.DiskGiB) * kinds.GiB
 	if cur == 0 {
 		return fmt.Errorf("VM %d %s size cannot be read", g.VMID, disk)
 	}
 	if want <= cur {
 		return nil
 	}
-	res, err := q.Resize(ctx, pve.ResizeRequest{Disk: disk, Size: modules.GiBSize(p.DiskGiB), Digest: cfg.Digest})
+	res, err := q.Resize(ctx, pve.ResizeRequest{Disk: disk, Size: kinds.GiBSize(p.DiskGiB), Digest: cfg.Digest})
 	if err != nil {
 		return fmt.Errorf("grow VM %d %s: %w", g.VMID, disk, err)
 	}
@@ -346,14 +346,14 @@ func (m *Module) grow(ctx context.Context, g modules.Guest, p plans.Plan, rep mo
 	if cfg, err = q.Config(ctx); err != nil {
 		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if got := modules.RootDiskSize(disk, cfg.Disks[disk]); got < want {
+	if got := kinds.RootDiskSize(disk, cfg.Disks[disk]); got < want {
 		return fmt.Errorf("VM %d %s reads back %d bytes, want %d", g.VMID, disk, got, want)
 	}
 	return nil
 }
 
 // Start starts the VM (resumes it when paused) and reads back that it runs.
-func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Start(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -378,7 +378,7 @@ func (m *Module) Start(ctx context.Context, g modules.Guest, rep modules.Reporte
 
 // Suspend follows the plan's mode: pause keeps the VM in memory (status/suspend without
 // todisk); stop clears onboot, shuts down with a timeout and stops if needed.
-func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.SuspendMode, rep modules.Reporter) error {
+func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendMode, rep kinds.Reporter) error {
 	q := vm(g)
 	if mode == plans.SuspendPause {
 		st, err := q.Status(ctx)
@@ -416,7 +416,7 @@ func (m *Module) Suspend(ctx context.Context, g modules.Guest, mode plans.Suspen
 }
 
 // stop shuts the VM down gracefully (when it can) and stops it when that fails.
-func (m *Module) stop(ctx context.Context, g modules.Guest, graceful bool, rep modules.Reporter) error {
+func (m *Module) stop(ctx context.Context, g kinds.Guest, graceful bool, rep kinds.Reporter) error {
 	q := vm(g)
 	if graceful {
 		timeout := m.ShutdownTimeout
@@ -443,7 +443,7 @@ func (m *Module) stop(ctx context.Context, g modules.Guest, graceful bool, rep m
 }
 
 // Unsuspend restores onboot and the HA state and starts (or resumes) the VM.
-func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Unsuspend(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	q := vm(g)
 	on := true
 	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{OnBoot: &on}); err != nil {
@@ -462,7 +462,7 @@ func (m *Module) Unsuspend(ctx context.Context, g modules.Guest, rep modules.Rep
 }
 
 // ChangePlan applies cores and memory and grows the boot disk; never shrinks.
-func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, rep modules.Reporter) error {
+func (m *Module) ChangePlan(ctx context.Context, g kinds.Guest, p plans.Plan, rep kinds.Reporter) error {
 	q := vm(g)
 	cores, mem := p.Cores, p.MemoryMiB
 	if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{Cores: &cores, Memory: &mem}); err != nil {
@@ -483,7 +483,7 @@ func (m *Module) ChangePlan(ctx context.Context, g modules.Guest, p plans.Plan, 
 
 // Destroy stops the VM and destroys it with purge=1 and destroy-unreferenced-disks=1 (R17),
 // then reads back that the config is gone.
-func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Reporter) error {
+func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -510,25 +510,25 @@ func (m *Module) Destroy(ctx context.Context, g modules.Guest, rep modules.Repor
 
 // Status reads power and monitoring from status/current. A VM's disk usage is not reported by
 // Proxmox (always 0) and it has no swap of its own: those stay nil (R14).
-func (m *Module) Status(ctx context.Context, g modules.Guest) (modules.Status, error) {
+func (m *Module) Status(ctx context.Context, g kinds.Guest) (kinds.Status, error) {
 	st, err := vm(g).Status(ctx)
 	if err != nil {
-		return modules.Status{Power: "unknown"}, fmt.Errorf("read VM %d status: %w", g.VMID, err)
+		return kinds.Status{Power: "unknown"}, fmt.Errorf("read VM %d status: %w", g.VMID, err)
 	}
-	out := modules.Status{Power: "unknown", Paused: st.Paused()}
+	out := kinds.Status{Power: "unknown", Paused: st.Paused()}
 	switch st.Status {
 	case "running", "stopped":
 		out.Power = st.Status
 	}
 	cpu := float64(st.CPU)
 	out.CPU = &cpu
-	out.MemoryBytes, out.MemoryMaxBytes = modules.I64(int64(st.Mem)), modules.I64(int64(st.MaxMem))
-	out.DiskMaxBytes = modules.I64(int64(st.MaxDisk))
-	out.NetInBytes, out.NetOutBytes = modules.I64(int64(st.NetIn)), modules.I64(int64(st.NetOut))
-	out.UptimeSeconds = modules.I64(int64(st.Uptime))
+	out.MemoryBytes, out.MemoryMaxBytes = kinds.I64(int64(st.Mem)), kinds.I64(int64(st.MaxMem))
+	out.DiskMaxBytes = kinds.I64(int64(st.MaxDisk))
+	out.NetInBytes, out.NetOutBytes = kinds.I64(int64(st.NetIn)), kinds.I64(int64(st.NetOut))
+	out.UptimeSeconds = kinds.I64(int64(st.Uptime))
 	agent := bool(st.Agent)
 	out.GuestAgent = &agent
 	return out, nil
 }
 
-var _ modules.Module = (*Module)(nil)
+var _ kinds.Module = (*Module)(nil)

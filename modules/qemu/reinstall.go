@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 	"pvebill/modules/reinstall"
@@ -17,7 +17,7 @@ import (
 // efidisk0, tpmstate0, unusedN) and the boot disk, never a container's rootfs or mount points.
 
 // templateAt finds the template vmid in the cluster listing: its node, "" when no VM is there.
-func templateAt(ctx context.Context, g modules.Guest, tmpl int) (string, error) {
+func templateAt(ctx context.Context, g kinds.Guest, tmpl int) (string, error) {
 	rows, err := g.Client.Cluster().Resources(ctx, "vm")
 	if err != nil {
 		return "", fmt.Errorf("list guests of %s: %w", g.Cluster, err)
@@ -32,7 +32,7 @@ func templateAt(ctx context.Context, g modules.Guest, tmpl int) (string, error) 
 
 // ReadForReinstall reads the VM's active and merged config and the template's drives (which
 // the clone brings back), labelled. Only GET requests are sent.
-func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, p plans.Plan, os string) (reinstall.Read, error) {
+func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Plan, os string) (reinstall.Read, error) {
 	tmpl, err := p.VMTemplate(os)
 	if err != nil {
 		return reinstall.Read{}, err
@@ -45,7 +45,7 @@ func (m *Module) ReadForReinstall(ctx context.Context, g modules.Guest, p plans.
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if !modules.HasStamp(cur.Description, g.ServiceID) {
+	if !kinds.HasStamp(cur.Description, g.ServiceID) {
 		return reinstall.Read{Exists: true}, nil
 	}
 	merged, err := q.Config(ctx)
@@ -86,7 +86,7 @@ func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
 
 // StopForReinstall stops the VM if it runs, reads back that it is stopped, and reports whether
 // it is HA-managed.
-func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, error) {
+func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, error) {
 	q := vm(g)
 	st, err := q.Status(ctx)
 	if err != nil {
@@ -108,7 +108,7 @@ func (m *Module) StopForReinstall(ctx context.Context, g modules.Guest) (bool, e
 
 // DestroyForReinstall destroys the VM without destroy-unreferenced-disks (R17), with purge only
 // when asked, and reads back that the config is gone.
-func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge bool) error {
+func (m *Module) DestroyForReinstall(ctx context.Context, g kinds.Guest, purge bool) error {
 	q := vm(g)
 	if _, err := q.Delete(ctx, pve.QEMUDeleteOptions{Purge: purge}); err != nil {
 		return fmt.Errorf("destroy VM %d: %w", g.VMID, err)
@@ -120,7 +120,7 @@ func (m *Module) DestroyForReinstall(ctx context.Context, g modules.Guest, purge
 }
 
 // Exists reports whether a VM config is at the vmid.
-func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
+func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
 	_, err := vm(g).ConfigCurrent(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
 		return false, nil
@@ -131,7 +131,7 @@ func (m *Module) Exists(ctx context.Context, g modules.Guest) (bool, error) {
 // Recreate clones the plan's template onto the vmid on the template's node (Proxmox clones
 // there) and configures the clone: cloud-init, the plan, the firewall (Create). The guest
 // returned is on the template's node once that is known.
-func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.CreateSpec) (modules.Guest, error) {
+func (m *Module) Recreate(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) (kinds.Guest, error) {
 	tmpl, err := spec.Plan.VMTemplate(spec.OS)
 	if err != nil {
 		return g, err
@@ -148,8 +148,8 @@ func (m *Module) Recreate(ctx context.Context, g modules.Guest, spec modules.Cre
 }
 
 // Reconfigure reads back what a reinstall promises: Recreate configured the clone already.
-func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.CreateSpec) error {
-	planned := int64(spec.Plan.DiskGiB) * modules.GiB
+func (m *Module) Reconfigure(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) error {
+	planned := int64(spec.Plan.DiskGiB) * kinds.GiB
 	ins, err := m.Inspect(ctx, g)
 	if err != nil {
 		return err
@@ -165,6 +165,6 @@ func (m *Module) Reconfigure(ctx context.Context, g modules.Guest, spec modules.
 func (m *Module) RootDiskFits(have, planned int64) bool { return have >= planned }
 
 var (
-	_ modules.Reinstaller = (*Module)(nil)
-	_ reinstall.Reader    = (*Module)(nil)
+	_ kinds.Reinstaller = (*Module)(nil)
+	_ reinstall.Reader  = (*Module)(nil)
 )

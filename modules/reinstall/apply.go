@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 )
 
@@ -22,9 +22,9 @@ type apply struct {
 	// located is set once the guest was read: from then on a failure can tell whether it
 	// still exists.
 	located bool
-	g       modules.Guest
+	g       kinds.Guest
 	ha      bool
-	spec    modules.CreateSpec
+	spec    kinds.CreateSpec
 }
 
 // applySteps is phase 2 (R22, R26–R30): precheck (the third check, against the config the run
@@ -89,7 +89,7 @@ func precheck(ctx context.Context, a *apply) error {
 	if a.t, err = a.s.targetOf(ctx, a.in, a.r.Op.ID); err != nil {
 		return err
 	}
-	a.spec = modules.CreateSpec{Plan: a.t.plan, OS: a.in.OS, Hostname: svc.Hostname, Password: password}
+	a.spec = kinds.CreateSpec{Plan: a.t.plan, OS: a.in.OS, Hostname: svc.Hostname, Password: password}
 	if keys != "" {
 		a.spec.SSHKeys = strings.Split(keys, "\n")
 	}
@@ -98,7 +98,7 @@ func precheck(ctx context.Context, a *apply) error {
 		return err
 	}
 	a.res.Node = obs.node
-	a.g = modules.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID, ServiceID: a.in.ServiceID}
+	a.g = kinds.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID, ServiceID: a.in.ServiceID}
 	a.located = true
 	return nil
 }

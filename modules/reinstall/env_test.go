@@ -15,8 +15,8 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -78,8 +78,8 @@ func newEnv(t *testing.T, dialect string) *env {
 	e.client = cl
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: prometheus.NewRegistry(),
-		Kinds:    []modules.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters: []modules.Cluster{{Name: "default", Client: cl}},
+		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: cl}},
 		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond}})
 	ps := st.Plans
 	e.plans, e.exec, e.svc = ps, st.Exec, st.Replacer
@@ -112,7 +112,7 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 		"arch": "amd64", "hostname": "web1.example.com", "memory": "512", "swap": "512", "cores": "1",
 		"ostype": "debian", "rootfs": "local-lvm:vm-" + itoa(vmid) + "-disk-0,size=8G", "unprivileged": "1",
 		"net0":        "name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:00:50:01,ip=dhcp,type=veth",
-		"description": modules.StampDescription(id), "tags": modules.StampTag, "onboot": "1",
+		"description": kinds.StampDescription(id), "tags": kinds.StampTag, "onboot": "1",
 	}
 	for k, v := range extra {
 		if v == "" {
@@ -162,7 +162,7 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 		"name": "web1", "memory": "2048", "cores": "2", "ostype": "l26", "scsihw": "virtio-scsi-single",
 		"scsi0": "local-lvm:vm-" + v + "-disk-0,size=10G", "ide2": "local-lvm:vm-" + v + "-cloudinit,media=cdrom",
 		"net0": "virtio=BC:24:11:00:03:00,bridge=vmbr0,firewall=1", "boot": "order=scsi0", "agent": "1",
-		"description": modules.StampDescription(id), "tags": modules.StampTag, "onboot": "1", "ciuser": "root",
+		"description": kinds.StampDescription(id), "tags": kinds.StampTag, "onboot": "1", "ciuser": "root",
 	}
 	for k, val := range extra {
 		if val == "" {

@@ -3,17 +3,17 @@ package reinstall
 import (
 	"context"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 )
 
 // Reader is a guest kind's side of a reinstall's reads, implemented in the kind's package beside
-// its modules.Reinstaller: it reads the guest (GET requests only) and labels what a reinstall
+// its kinds.Reinstaller: it reads the guest (GET requests only) and labels what a reinstall
 // would replace, in the kind's own vocabulary (R12: a container's rootfs and mount points, a
 // VM's disks and boot disk).
 type Reader interface {
 	// ReadForReinstall reads the guest at g for a reinstall to plan p with os.
-	ReadForReinstall(ctx context.Context, g modules.Guest, p plans.Plan, os string) (Read, error)
+	ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Plan, os string) (Read, error)
 	// Shape puts the labelled mounts and sizes of the facts into the kind's fields of a
 	// preview.
 	Shape(pv *Preview, f Facts)
@@ -37,8 +37,8 @@ type Read struct {
 // kindOf is the reinstall side of a guest kind: nil when the kind's module does not implement
 // both halves (the kind does not offer reinstall).
 type kindOf struct {
-	mod modules.Module
-	rep modules.Reinstaller
+	mod kinds.Module
+	rep kinds.Reinstaller
 	rd  Reader
 }
 
@@ -47,7 +47,7 @@ func (s *Replacer) kind(kind plans.GuestType) (kindOf, bool) {
 	if !ok {
 		return kindOf{}, false
 	}
-	rep, ok := mod.(modules.Reinstaller)
+	rep, ok := mod.(kinds.Reinstaller)
 	if !ok {
 		return kindOf{}, false
 	}

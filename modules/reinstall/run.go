@@ -9,8 +9,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
@@ -25,7 +25,7 @@ type observation struct {
 // target is what a read of a reinstall's guest starts from.
 type target struct {
 	k         kindOf
-	cl        modules.Cluster
+	cl        kinds.Cluster
 	vmid      int
 	serviceID string
 	// except is the operation left out of our own running operations (the run itself).
@@ -57,7 +57,7 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 		return obs, nil
 	}
 	obs.node = at.Node
-	g := modules.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ServiceID: t.serviceID}
+	g := kinds.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ServiceID: t.serviceID}
 	rd, err := t.k.rd.ReadForReinstall(ctx, g, t.plan, t.os)
 	if err != nil || !rd.Exists {
 		return obs, err
@@ -92,7 +92,7 @@ func EntriesOf(items []pve.PendingItem) []Entry {
 
 // protectedBackup reports whether a storage of the node holding backups has a protected backup
 // of vmid.
-func (s *Replacer) protectedBackup(ctx context.Context, cl modules.Cluster, node string, vmid int) (bool, error) {
+func (s *Replacer) protectedBackup(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
 	n := cl.Client.Node(node)
 	stores, err := n.Storages(ctx, "backup")
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Replacer) targetOf(ctx context.Context, in *models.Intent, except strin
 		return target{}, err
 	}
 	return target{k: k, cl: cl, vmid: in.VMID, serviceID: in.ServiceID, except: except, plan: plan, os: in.OS,
-		planned: int64(plan.DiskGiB) * modules.GiB}, nil
+		planned: int64(plan.DiskGiB) * kinds.GiB}, nil
 }
 
 // preview is one run of phase 1.

@@ -11,8 +11,8 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 )
@@ -54,7 +54,7 @@ const (
 // Addresses gives a service its static address again (idempotent per service: the address it
 // already holds), for plans with an ip_pool.
 type Addresses interface {
-	Allocate(ctx context.Context, pool, serviceID string) (modules.Address, error)
+	Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error)
 }
 
 // Options configure a Replacer. Every field but Addresses is required; a nil Addresses means
@@ -62,8 +62,8 @@ type Addresses interface {
 type Options struct {
 	DB        *models.DB
 	Plans     *plans.Service
-	Modules   *modules.Registry
-	Clusters  []modules.Cluster
+	Modules   *kinds.Registry
+	Clusters  []kinds.Cluster
 	Addresses Addresses
 	Secrets   *executor.Secrets
 	Log       *slog.Logger
@@ -74,7 +74,7 @@ type Options struct {
 type Replacer struct {
 	db       *models.DB
 	plans    *plans.Service
-	mods     *modules.Registry
+	mods     *kinds.Registry
 	clusters operation.Clusters
 	addrs    Addresses
 	secrets  *executor.Secrets
@@ -371,7 +371,7 @@ func (s *Replacer) checkAgain(ctx context.Context, in *models.Intent, pv Preview
 	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
 	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
 	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
-	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*modules.GiB
+	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*kinds.GiB
 	if bs := Check(facts); len(bs) > 0 {
 		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
 			return inProgress()

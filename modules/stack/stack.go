@@ -9,9 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
-	"pvebill/modules"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -23,7 +23,7 @@ import (
 )
 
 // Kinds is the one table of guest kinds this build provisions (STYLE habit 1).
-func Kinds() []modules.Module { return []modules.Module{lxc.New(), qemu.New()} }
+func Kinds() []kinds.Module { return []kinds.Module{lxc.New(), qemu.New()} }
 
 // Options are the parts a Stack is built from. DB, Log and Metrics are required; Kinds may
 // be empty (a build that offers no guest kind).
@@ -34,9 +34,9 @@ type Options struct {
 	// Executor tunes the workers; its Owner must be unique per replica.
 	Executor executor.Config
 	// Kinds are the guest modules (Kinds() in production; tests shorten their timeouts).
-	Kinds []modules.Module
+	Kinds []kinds.Module
 	// Clusters are the Proxmox clusters guests live on.
-	Clusters []modules.Cluster
+	Clusters []kinds.Cluster
 	// PlanClusters and PoolClusters are what plans and address pools may name (nil and empty:
 	// any name, when no cluster is configured).
 	PlanClusters plans.Clusters
@@ -55,8 +55,8 @@ type Stack struct {
 	Log         *slog.Logger
 	Metrics     *prometheus.Registry
 	Exec        *executor.Executor
-	Kinds       *modules.Registry
-	Clusters    []modules.Cluster
+	Kinds       *kinds.Registry
+	Clusters    []kinds.Cluster
 	Plans       *plans.Service
 	IPPools     *ippool.Service
 	Provisioner *provision.Provisioner
@@ -68,7 +68,7 @@ type Stack struct {
 func New(o Options) *Stack {
 	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters}
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
-	st.Kinds = modules.NewRegistry(o.Kinds...)
+	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built()})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
@@ -124,19 +124,19 @@ func closing(db *models.DB, err error) error {
 }
 
 // Clusters builds one Proxmox client per configured cluster, their metrics on reg.
-func Clusters(cfg config.Config, reg prometheus.Registerer) ([]modules.Cluster, error) {
+func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, error) {
 	if len(cfg.Clusters) == 0 {
 		return nil, nil
 	}
 	m := pve.NewMetrics(reg)
-	out := make([]modules.Cluster, 0, len(cfg.Clusters))
+	out := make([]kinds.Cluster, 0, len(cfg.Clusters))
 	for _, c := range cfg.Clusters {
 		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
 			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
-		out = append(out, modules.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
+		out = append(out, kinds.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
 	}
 	return out, nil
 }

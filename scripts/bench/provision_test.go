@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"pvebill/models"
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 )
@@ -224,7 +224,7 @@ func provisioning(t *testing.T, rep *Report) {
 			continue
 		}
 		for _, sv := range svcs {
-			if modules.HasStamp(g.Config["description"], sv.ServiceID) {
+			if kinds.HasStamp(g.Config["description"], sv.ServiceID) {
 				stamps[sv.ServiceID]++
 			}
 		}

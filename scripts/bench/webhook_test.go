@@ -31,8 +31,8 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules"
 	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -71,7 +71,7 @@ func newStack(t *testing.T, db *models.DB, client *pve.Client, workers int, log 
 	t.Helper()
 	st := &stack{db: db, reg: prometheus.NewRegistry()}
 	w := wiring.New(wiring.Options{DB: db, Log: log, Metrics: st.reg, Kinds: wiring.Kinds(),
-		Clusters: []modules.Cluster{{Name: "default", Client: client}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
 		Executor: executor.Config{Owner: "bench", Workers: workers, Lease: 30 * time.Second, PollInterval: time.Second}})
 	if _, err := w.Plans.Import(context.Background(), benchPlans(), plans.SourceFile); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package modules defines the Module interface every guest kind implements (modules/lxc for
+// Package kinds defines the Module interface every guest kind implements (modules/lxc for
 // containers, modules/qemu for VMs), the optional interfaces of what only some kinds do
 // (kinds.go), the ownership stamp (R39), the one cluster type and the registry. No flow
 // (provision, reinstall) and no kind-specific code lives here.
@@ -17,7 +17,7 @@
 //
 //  1. a package under modules/ with a type implementing Module, its contract (kind, stage
 //     names, limits) as constants at the top of its main file, ending with
-//     `var _ modules.Module = (*Module)(nil)`;
+//     `var _ kinds.Module = (*Module)(nil)`;
 //  2. its vocabulary kept apart from the other kinds' (R12): no shared field meaning two things;
 //  3. each optional capability (kinds.go: Cloner, SuspendModer, Reinstaller with
 //     reinstall.Reader ...) in a file of its own in the kind's package; the capability list
@@ -26,4 +26,4 @@
 //  5. the provisioning conformance tests (modules/provision) run against it on the simulator.
 //
 // Nothing outside the kinds' packages compares a guest kind (TestNoKindComparisonsOutsideKinds).
-package modules
+package kinds

@@ -1,10 +1,10 @@
-package modules_test
+package kinds_test
 
 import (
 	"slices"
 	"testing"
 
-	"pvebill/modules"
+	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/qemu"
@@ -17,7 +17,7 @@ func TestHasStamp(t *testing.T) {
 		desc string
 		want bool
 	}{
-		{modules.StampDescription("whmcs-1"), true},
+		{kinds.StampDescription("whmcs-1"), true},
 		{"notes\npvebill-service: whmcs-1\n", true},
 		{"pvebill-service: whmcs-10", false},
 		{"pvebill-service: whmcs-", false},
@@ -25,11 +25,11 @@ func TestHasStamp(t *testing.T) {
 		{"", false},
 	}
 	for _, c := range cases {
-		if got := modules.HasStamp(c.desc, "whmcs-1"); got != c.want {
+		if got := kinds.HasStamp(c.desc, "whmcs-1"); got != c.want {
 			t.Errorf("HasStamp(%q) = %v, want %v", c.desc, got, c.want)
 		}
 	}
-	if got := modules.StampTags("web;Prod"); got != "prod;pvebill;web" {
+	if got := kinds.StampTags("web;Prod"); got != "prod;pvebill;web" {
 		t.Errorf("StampTags = %q", got)
 	}
 }
@@ -44,14 +44,14 @@ func TestRootDiskSize(t *testing.T) {
 		{"virtio0", "local-zfs:vm-102-disk-0,format=raw,size=34359738368"}: 0,
 	}
 	for in, want := range cases {
-		if got := modules.RootDiskSize(in[0], in[1]); got != want {
+		if got := kinds.RootDiskSize(in[0], in[1]); got != want {
 			t.Errorf("RootDiskSize(%s, %s) = %d, want %d", in[0], in[1], got, want)
 		}
 	}
 }
 
 func TestRegistry(t *testing.T) {
-	r := modules.NewRegistry(lxc.New(), qemu.New())
+	r := kinds.NewRegistry(lxc.New(), qemu.New())
 	if m, ok := r.Get(plans.Container); !ok || m.Kind() != plans.Container {
 		t.Fatal("no container module")
 	}
@@ -64,14 +64,14 @@ func TestRegistry(t *testing.T) {
 			t.Fatal("a duplicate kind did not panic")
 		}
 	}()
-	modules.NewRegistry(lxc.New(), lxc.New())
+	kinds.NewRegistry(lxc.New(), lxc.New())
 }
 
 // The capability list is computed from what a module implements: reinstall from the
 // Reinstaller interface, usage and the rest from the module's own list; nothing built reads as
 // not built, and a kind without the interface does not claim it.
 func TestBuiltComputedFromModules(t *testing.T) {
-	r := modules.NewRegistry(lxc.New(), qemu.New())
+	r := kinds.NewRegistry(lxc.New(), qemu.New())
 	built := r.Built()
 	for _, k := range []plans.GuestType{plans.Container, plans.VM} {
 		for _, c := range []plans.Capability{plans.CapCreate, plans.CapReinstall, plans.CapUsage, plans.CapMonitoring} {
@@ -80,11 +80,11 @@ func TestBuiltComputedFromModules(t *testing.T) {
 			}
 		}
 		m, _ := r.Get(k)
-		if _, ok := m.(modules.Reinstaller); !ok {
+		if _, ok := m.(kinds.Reinstaller); !ok {
 			t.Errorf("%s module is no Reinstaller", k)
 		}
 	}
-	bare := modules.NewRegistry(createOnly{lxc.New()}).Built()
+	bare := kinds.NewRegistry(createOnly{lxc.New()}).Built()
 	if slices.Contains(bare[plans.Container], plans.CapReinstall) {
 		t.Errorf("a module without Reinstaller lists reinstall: %v", bare)
 	}
@@ -100,15 +100,15 @@ func TestBuiltComputedFromModules(t *testing.T) {
 }
 
 // createOnly is a module with none of the optional interfaces: only Module's methods.
-type createOnly struct{ modules.Module }
+type createOnly struct{ kinds.Module }
 
 // The power actions are listed exactly for a kind that implements PowerController (R40): both
 // built kinds do, and a module without it claims none of the four.
 func TestPowerCapabilitiesComputed(t *testing.T) {
-	built := modules.NewRegistry(lxc.New(), qemu.New()).Built()
+	built := kinds.NewRegistry(lxc.New(), qemu.New()).Built()
 	p := plans.Plan{GuestTypes: []plans.GuestType{plans.Container, plans.VM}}
 	sets := plans.CapabilitiesOf(p, built)
-	bare := modules.NewRegistry(createOnly{lxc.New()}).Built()
+	bare := kinds.NewRegistry(createOnly{lxc.New()}).Built()
 	for _, c := range plans.PowerCapabilities {
 		for _, k := range []plans.GuestType{plans.Container, plans.VM} {
 			if !sets[k][c].Available {

@@ -1,4 +1,4 @@
-package modules_test
+package kinds_test
 
 import (
 	"go/ast"
@@ -84,9 +84,9 @@ func allowed(rel string) bool {
 }
 
 // No production code outside the kinds compares a guest kind: what differs between kinds is an
-// optional interface of the module (modules/kinds.go), implemented in the kind's package.
+// optional interface of the module (modules/kinds/optional.go), implemented in the kind's package.
 func TestNoKindComparisonsOutsideKinds(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestNoKindComparisonsOutsideKinds(t *testing.T) {
 		}
 		scanned++
 		for _, at := range kindComparisons(fset, f) {
-			t.Errorf("%s: compares a guest kind outside the kinds (add an optional interface in modules/kinds.go)", at)
+			t.Errorf("%s: compares a guest kind outside the kinds (add an optional interface in modules/kinds/optional.go)", at)
 		}
 		return nil
 	})
