@@ -10,7 +10,7 @@ import (
 // of the nine catalogs; a reason that is not a Code cannot be shown to a customer.
 type Code string
 
-// The error codes of the API (API.md "Error codes"). Adding one means adding its message to
+// The error codes of the API (docs/api.md "Error codes"). Adding one means adding its message to
 // every catalog; TestCatalogsComplete fails otherwise.
 const (
 	CodeSignatureInvalid      Code = "signature_invalid"

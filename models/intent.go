@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Reinstall intent states (API.md Reinstall).
+// Reinstall intent states (docs/api.md Reinstall).
 const (
 	IntentPreviewPending      = "preview_pending"
 	IntentPreviewReady        = "preview_ready"

@@ -12,7 +12,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Operation states (API.md operation.state).
+// Operation states (docs/api.md operation.state).
 const (
 	OpQueued              = "queued"
 	OpRunning             = "running"

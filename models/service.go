@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Service states (API.md service.state).
+// Service states (docs/api.md service.state).
 const (
 	ServiceProvisioning        = "provisioning"
 	ServiceActive              = "active"

@@ -10,7 +10,7 @@ import (
 	"pvebill/server/config"
 )
 
-// IPPoolView is the API shape of an IP pool (API.md IP pool) with its usage: size is the
+// IPPoolView is the API shape of an IP pool (docs/api.md IP pool) with its usage: size is the
 // number of addresses in [first, last], used those allocated to services, free the rest.
 type IPPoolView struct {
 	Name        string    `json:"name"`

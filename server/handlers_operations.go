@@ -18,7 +18,7 @@ import (
 	"pvebill/server/config"
 )
 
-// OperationView is the API shape of an operation (API.md Objects).
+// OperationView is the API shape of an operation (docs/api.md Objects).
 type OperationView struct {
 	ID         string         `json:"id"`
 	ServiceID  string         `json:"service_id"`

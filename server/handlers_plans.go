@@ -9,7 +9,7 @@ import (
 	"pvebill/server/config"
 )
 
-// PlanView is the API shape of a plan (API.md Plan): the plan and, for each guest type it
+// PlanView is the API shape of a plan (docs/api.md Plan): the plan and, for each guest type it
 // offers, its capabilities with reasons in the request's language.
 type PlanView struct {
 	plans.Plan

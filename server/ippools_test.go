@@ -12,7 +12,7 @@ import (
 	"pvebill/modules/ippool"
 )
 
-// ipPoolJSON is the API.md example pool with another range; name "" leaves the name out (the
+// ipPoolJSON is the docs/api.md example pool with another range; name "" leaves the name out (the
 // path's is taken).
 func ipPoolJSON(name, first, last string) string {
 	m := map[string]any{"cluster": "default", "bridge": "vmbr0", "cidr": "203.0.113.0/24",

@@ -11,7 +11,7 @@ import (
 	"pvebill/i18n"
 )
 
-// problemBody is the application/problem+json document (API.md Conventions).
+// problemBody is the application/problem+json document (docs/api.md Conventions).
 type problemBody struct {
 	Type       string         `json:"type"`
 	Title      string         `json:"title"`

@@ -382,7 +382,7 @@ func (d *Dispatcher) post(ctx context.Context, t Target, dl *models.CallbackDeli
 	return resp.StatusCode, nil
 }
 
-// Sign is the v1 signature of the API (API.md Conventions): hex HMAC-SHA256 over timestamp
+// Sign is the v1 signature of the API (docs/api.md Conventions): hex HMAC-SHA256 over timestamp
 // "\n" METHOD "\n" request URI with query "\n" raw body, prefixed "v1=".
 func Sign(secret []byte, timestamp, method, requestURI string, body []byte) string {
 	mac := hmac.New(sha256.New, secret)

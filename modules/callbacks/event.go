@@ -16,7 +16,7 @@ type Event struct {
 	Service   EventService   `json:"service"`
 }
 
-// EventOperation is the API's operation object (API.md Objects) at the moment it ended.
+// EventOperation is the API's operation object (docs/api.md Objects) at the moment it ended.
 type EventOperation struct {
 	ID         string      `json:"id"`
 	ServiceID  string      `json:"service_id"`

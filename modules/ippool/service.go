@@ -14,7 +14,7 @@ import (
 	"pvebill/models"
 )
 
-// maxServiceIDLen is the width of ip_allocations.service_id (and of a service id, API.md).
+// maxServiceIDLen is the width of ip_allocations.service_id (and of a service id, docs/api.md).
 const maxServiceIDLen = 64
 
 // Service keeps the pools and their allocations in the database. Every write is validated

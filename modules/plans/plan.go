@@ -6,7 +6,7 @@ import (
 	"pvebill/i18n"
 )
 
-// GuestType is the kind of guest a plan offers (API.md: guest_type).
+// GuestType is the kind of guest a plan offers (docs/api.md: guest_type).
 type GuestType string
 
 // Guest types, in their canonical order.
@@ -96,7 +96,7 @@ type Plan struct {
 	// BandwidthGiB is the traffic allowance per billing period; nil is unlimited.
 	BandwidthGiB *int64 `json:"bandwidth_gib"`
 	// RateMbps is Proxmox's net `rate`: megabytes per second, as Proxmox reads "mbps"
-	// (proxmox-api.md §4.6); nil is no limit.
+	// (docs/proxmox.md §4.6); nil is no limit.
 	RateMbps      *float64    `json:"rate_mbps"`
 	VMSuspendMode SuspendMode `json:"vm_suspend_mode"`
 	OS            OSCatalog   `json:"os"`

@@ -102,7 +102,7 @@ var allKinds = []error{
 }
 
 // TestErrorKinds replays error answers with Proxmox's own texts (see
-// shared/reference/proxmox-api.md and the Perl sources it cites) and checks
+// docs/proxmox.md and the Perl sources it cites) and checks
 // each is sorted into exactly the expected kinds.
 func TestErrorKinds(t *testing.T) {
 	param := func(k, v string) string {

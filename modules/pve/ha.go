@@ -18,7 +18,7 @@ func HAResourceID(container bool, vmid int) string {
 }
 
 // SetHAState changes an HA-managed guest's requested state ("started", "stopped"), so that HA
-// neither restarts a suspended guest nor keeps an unsuspended one down (proxmox-api.md §11.6).
+// neither restarts a suspended guest nor keeps an unsuspended one down (docs/proxmox.md §11.6).
 func (cc *ClusterClient) SetHAState(ctx context.Context, sid, state string) error {
 	if err := cc.c.DoRequest(ctx, http.MethodPut, "/cluster/ha/resources/"+sid, url.Values{"state": {state}}, nil); err != nil {
 		return fmt.Errorf("set HA state of %s to %s: %w", sid, state, err)

@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config is the whole configuration. The yaml keys are fixed by API.md.
+// Config is the whole configuration. The yaml keys are fixed by docs/api.md.
 type Config struct {
 	Listen    string     `yaml:"listen"`
 	LogFormat string     `yaml:"log_format"`

@@ -12,7 +12,7 @@ const (
 	MaxUnused      = 256
 )
 
-// MountPoint is a parsed rootfs, mpN or unusedN config value (proxmox-api.md
+// MountPoint is a parsed rootfs, mpN or unusedN config value (docs/proxmox.md
 // §5.2).
 type MountPoint struct {
 	Key    string // rootfs, mp0..mp255, unused0..unused255
@@ -137,7 +137,7 @@ func (mp *MountPoint) setOption(input string, p propPart) error {
 }
 
 // RootfsAlloc builds the rootfs value that allocates a new volume on
-// create, STORAGE:GiB (DESIGN R7): "local-lvm:8". It refuses an invalid
+// create, STORAGE:GiB (R7): "local-lvm:8". It refuses an invalid
 // storage id and a negative size; 0 asks a directory or ZFS storage for an
 // unlimited subvolume.
 func RootfsAlloc(storage string, gib int) (string, error) {

@@ -206,8 +206,8 @@ func parsePerlNumber(v string) (float64, bool) {
 	return f, true
 }
 
-// LXCNet describes a container interface to create (DESIGN R7,
-// proxmox-api.md §4.6).
+// LXCNet describes a container interface to create (R7,
+// docs/proxmox.md §4.6).
 type LXCNet struct {
 	Name     string // required, e.g. eth0
 	Bridge   string // required, e.g. vmbr0

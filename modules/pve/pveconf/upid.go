@@ -8,7 +8,7 @@ import (
 	"unicode"
 )
 
-// UPID is a decoded Proxmox task id (proxmox-api.md §2.3).
+// UPID is a decoded Proxmox task id (docs/proxmox.md §2.3).
 type UPID struct {
 	Node      string    // the node the task runs on; query that node for its status
 	PID       int64     // worker process id

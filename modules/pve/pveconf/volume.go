@@ -78,7 +78,7 @@ var (
 
 // ParseVolume parses a mount's volume part or an unusedN value: a bind or
 // device path, or a storage volume id whose owner is read from its name as
-// the storage plugins' parse_volname read it (DESIGN R21, proxmox-api.md
+// the storage plugins' parse_volname read it (R21, docs/proxmox.md
 // §6.1). The package documentation lists the accepted shapes. Anything else
 // is an error wrapping ErrSyntax (ErrRange for a vmid beyond int).
 func ParseVolume(v string) (Volume, error) {
