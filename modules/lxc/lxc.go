@@ -75,12 +75,6 @@ func (m *Module) Capabilities() []plans.Capability {
 
 func ct(g kinds.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
 
-func report(rep kinds.Reporter, stage string, res pve.TaskResult) {
-	if rep != nil {
-		rep.Task(stage, res)
-	}
-}
-
 // CreateRequest builds the short create body (R5–R7): vmid (in the path's client), ostemplate,
 // hostname, unprivileged=1, cores, memory, swap (always, 0 included), rootfs in allocation form,
 // net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
@@ -158,7 +152,7 @@ func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpe
 	if err != nil {
 		return fmt.Errorf("create container %d: %w", g.VMID, err)
 	}
-	report(rep, StageCreate, res)
+	kinds.Report(rep, StageCreate, res)
 	return m.Configure(ctx, g, spec, rep)
 }
 
@@ -206,7 +200,7 @@ func (m *Module) Start(ctx context.Context, g kinds.Guest, rep kinds.Reporter) e
 		if err != nil && !errors.Is(err, pve.ErrAlreadyRunning) {
 			return fmt.Errorf("start container %d: %w", g.VMID, err)
 		}
-		report(rep, StageStart, res)
+		kinds.Report(rep, StageStart, res)
 	}
 	return m.expect(ctx, g, true)
 }
@@ -262,7 +256,7 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 		res, err := c.Shutdown(ctx, int(timeout.Seconds()), false)
 		switch {
 		case err == nil:
-			report(rep, StageShutdown, res)
+			kinds.Report(rep, StageShutdown, res)
 		case errors.Is(err, pve.ErrNotRunning):
 		case errors.Is(err, pve.ErrTaskFailed):
 			// The guest did not shut down in time: stop it.
@@ -270,7 +264,7 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 			if err != nil && !errors.Is(err, pve.ErrNotRunning) {
 				return fmt.Errorf("stop container %d: %w", g.VMID, err)
 			}
-			report(rep, StageStop, res)
+			kinds.Report(rep, StageStop, res)
 		default:
 			return fmt.Errorf("shut down container %d: %w", g.VMID, err)
 		}
@@ -319,7 +313,7 @@ func (m *Module) ChangePlan(ctx context.Context, g kinds.Guest, p plans.Plan, re
 		if err != nil {
 			return fmt.Errorf("grow container %d rootfs: %w", g.VMID, err)
 		}
-		report(rep, StageResize, res)
+		kinds.Report(rep, StageResize, res)
 		if cfg, err = c.Config(ctx); err != nil {
 			return fmt.Errorf("read container %d config: %w", g.VMID, err)
 		}
@@ -348,7 +342,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
 			return fmt.Errorf("stop container %d: %w", g.VMID, err)
 		}
-		report(rep, StageStop, res)
+		kinds.Report(rep, StageStop, res)
 		if err := m.expect(ctx, g, false); err != nil {
 			return err
 		}
@@ -357,7 +351,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	if err != nil {
 		return fmt.Errorf("destroy container %d: %w", g.VMID, err)
 	}
-	report(rep, StageDestroy, res)
+	kinds.Report(rep, StageDestroy, res)
 	if _, err := c.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
 		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
 	}

@@ -26,7 +26,7 @@ func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) er
 		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
 			return fmt.Errorf("stop container %d: %w", g.VMID, err)
 		}
-		report(rep, StageStop, res)
+		kinds.Report(rep, StageStop, res)
 	}
 	return m.expect(ctx, g, false)
 }
@@ -35,29 +35,9 @@ func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) er
 // turns it into a stop; a container still running at the end is kinds.ErrShutdownTimeout.
 // A stopped container is left alone (no task).
 func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Duration, rep kinds.Reporter) error {
-	c := ct(g)
-	st, err := c.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read container %d status: %w", g.VMID, err)
-	}
-	if !st.Running() {
-		return nil
-	}
-	res, err := c.Shutdown(ctx, int(timeout.Seconds()), false)
-	switch {
-	case err == nil:
-		report(rep, StageShutdown, res)
-	case errors.Is(err, pve.ErrTaskFailed):
-		// The task fails when the time is up: one read says whether the guest still runs.
-		st, rerr := c.Status(ctx)
-		if rerr != nil {
-			return fmt.Errorf("read container %d status: %w", g.VMID, rerr)
-		}
-		if st.Running() {
-			return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
-		}
-	case !errors.Is(err, pve.ErrNotRunning):
-		return fmt.Errorf("shut down container %d: %w", g.VMID, err)
+	sent, err := kinds.ShutdownWithin(ctx, fmt.Sprintf("container %d", g.VMID), ctPower{ct(g)}, timeout, rep, StageShutdown)
+	if err != nil || !sent {
+		return err
 	}
 	if err := m.expect(ctx, g, false); err != nil {
 		return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
@@ -83,8 +63,16 @@ func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) 
 	if err != nil {
 		return fmt.Errorf("reboot container %d: %w", g.VMID, err)
 	}
-	report(rep, StageReboot, res)
+	kinds.Report(rep, StageReboot, res)
 	return m.expect(ctx, g, true)
 }
 
 var _ kinds.PowerController = (*Module)(nil)
+
+// ctPower is a container's client as the power calls every kind shares see it.
+type ctPower struct{ *pve.LXCClient }
+
+func (c ctPower) Running(ctx context.Context) (running, ha bool, err error) {
+	st, err := c.Status(ctx)
+	return st.Running(), st.HA != nil && bool(st.HA.Managed), err
+}

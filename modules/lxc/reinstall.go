@@ -50,23 +50,7 @@ func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
 // StopForReinstall stops the container if it runs, reads back that it is stopped, and reports
 // whether it is HA-managed.
 func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, error) {
-	c := ct(g)
-	st, err := c.Status(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
-	}
-	if st.Running() {
-		if _, err := c.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
-			return false, fmt.Errorf("stop container %d: %w", g.VMID, err)
-		}
-		if st, err = c.Status(ctx); err != nil {
-			return false, fmt.Errorf("read container %d status: %w", g.VMID, err)
-		}
-		if st.Running() {
-			return false, fmt.Errorf("container %d reads back running after stop", g.VMID)
-		}
-	}
-	return st.HA != nil && bool(st.HA.Managed), nil
+	return kinds.StopConfirmed(ctx, fmt.Sprintf("container %d", g.VMID), ctPower{ct(g)})
 }
 
 // DestroyForReinstall destroys the container without destroy-unreferenced-disks (R17), with

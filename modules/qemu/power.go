@@ -28,7 +28,7 @@ func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) er
 		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
 			return fmt.Errorf("stop VM %d: %w", g.VMID, err)
 		}
-		report(rep, StageStop, res)
+		kinds.Report(rep, StageStop, res)
 	}
 	return m.expect(ctx, g, "stopped", stopped)
 }
@@ -37,29 +37,9 @@ func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) er
 // Proxmox never turns it into a stop; a VM still running at the end is
 // kinds.ErrShutdownTimeout. A stopped VM is left alone (no task).
 func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Duration, rep kinds.Reporter) error {
-	q := vm(g)
-	st, err := q.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
-	}
-	if !st.Running() {
-		return nil
-	}
-	res, err := q.Shutdown(ctx, int(timeout.Seconds()), false)
-	switch {
-	case err == nil:
-		report(rep, StageShutdown, res)
-	case errors.Is(err, pve.ErrTaskFailed):
-		// The task fails when the time is up: one read says whether the guest still runs.
-		st, rerr := q.Status(ctx)
-		if rerr != nil {
-			return fmt.Errorf("read VM %d status: %w", g.VMID, rerr)
-		}
-		if st.Running() {
-			return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
-		}
-	case !errors.Is(err, pve.ErrNotRunning):
-		return fmt.Errorf("shut down VM %d: %w", g.VMID, err)
+	sent, err := kinds.ShutdownWithin(ctx, fmt.Sprintf("VM %d", g.VMID), vmPower{vm(g)}, timeout, rep, StageShutdown)
+	if err != nil || !sent {
+		return err
 	}
 	if err := m.expect(ctx, g, "stopped", stopped); err != nil {
 		return fmt.Errorf("%w: %w", kinds.ErrShutdownTimeout, err)
@@ -85,8 +65,16 @@ func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) 
 	if err != nil {
 		return fmt.Errorf("reboot VM %d: %w", g.VMID, err)
 	}
-	report(rep, StageReboot, res)
+	kinds.Report(rep, StageReboot, res)
 	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
 }
 
 var _ kinds.PowerController = (*Module)(nil)
+
+// vmPower is a VM's client as the power calls every kind shares see it.
+type vmPower struct{ *pve.QEMUClient }
+
+func (q vmPower) Running(ctx context.Context) (running, ha bool, err error) {
+	st, err := q.Status(ctx)
+	return st.Running(), st.HA != nil && bool(st.HA.Managed), err
+}

@@ -100,12 +100,6 @@ func (m *Module) Capabilities() []plans.Capability {
 
 func vm(g kinds.Guest) *pve.QEMUClient { return g.Client.Node(g.Node).QEMU(g.VMID) }
 
-func report(rep kinds.Reporter, stage string, res pve.TaskResult) {
-	if rep != nil {
-		rep.Task(stage, res)
-	}
-}
-
 // bootDisk returns the key of the VM's boot disk: the first disk of boot=order=…, else the
 // first of scsi0, virtio0, sata0, ide0 present.
 func bootDisk(cfg pve.QEMUConfig) string {
@@ -168,7 +162,7 @@ func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpe
 	if err != nil {
 		return fmt.Errorf("clone template %d to %d: %w", tmpl, g.VMID, err)
 	}
-	report(rep, StageClone, res)
+	kinds.Report(rep, StageClone, res)
 	return m.Configure(ctx, g, spec, rep)
 }
 
@@ -342,7 +336,7 @@ func (m *Module) grow(ctx context.Context, g kinds.Guest, p plans.Plan, rep kind
 	if err != nil {
 		return fmt.Errorf("grow VM %d %s: %w", g.VMID, disk, err)
 	}
-	report(rep, StageResize, res)
+	kinds.Report(rep, StageResize, res)
 	if cfg, err = q.Config(ctx); err != nil {
 		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
@@ -365,13 +359,13 @@ func (m *Module) Start(ctx context.Context, g kinds.Guest, rep kinds.Reporter) e
 		if err != nil {
 			return fmt.Errorf("resume VM %d: %w", g.VMID, err)
 		}
-		report(rep, StageResume, res)
+		kinds.Report(rep, StageResume, res)
 	case !st.Running():
 		res, err := q.Start(ctx)
 		if err != nil && !errors.Is(err, pve.ErrAlreadyRunning) {
 			return fmt.Errorf("start VM %d: %w", g.VMID, err)
 		}
-		report(rep, StageStart, res)
+		kinds.Report(rep, StageStart, res)
 	}
 	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
 }
@@ -390,7 +384,7 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 			if err != nil {
 				return fmt.Errorf("pause VM %d: %w", g.VMID, err)
 			}
-			report(rep, StagePause, res)
+			kinds.Report(rep, StagePause, res)
 		}
 		return m.expect(ctx, g, "paused", func(st pve.QEMUStatus) bool { return !st.Running() || st.Paused() })
 	}
@@ -426,7 +420,7 @@ func (m *Module) stop(ctx context.Context, g kinds.Guest, graceful bool, rep kin
 		res, err := q.Shutdown(ctx, int(timeout.Seconds()), false)
 		switch {
 		case err == nil:
-			report(rep, StageShutdown, res)
+			kinds.Report(rep, StageShutdown, res)
 			return nil
 		case errors.Is(err, pve.ErrNotRunning):
 			return nil
@@ -438,7 +432,7 @@ func (m *Module) stop(ctx context.Context, g kinds.Guest, graceful bool, rep kin
 	if err != nil && !errors.Is(err, pve.ErrNotRunning) {
 		return fmt.Errorf("stop VM %d: %w", g.VMID, err)
 	}
-	report(rep, StageStop, res)
+	kinds.Report(rep, StageStop, res)
 	return nil
 }
 
@@ -501,7 +495,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	if err != nil {
 		return fmt.Errorf("destroy VM %d: %w", g.VMID, err)
 	}
-	report(rep, StageDestroy, res)
+	kinds.Report(rep, StageDestroy, res)
 	if _, err := q.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
 		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
 	}

@@ -87,23 +87,7 @@ func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
 // StopForReinstall stops the VM if it runs, reads back that it is stopped, and reports whether
 // it is HA-managed.
 func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, error) {
-	q := vm(g)
-	st, err := q.Status(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
-	}
-	if st.Running() {
-		if _, err := q.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
-			return false, fmt.Errorf("stop VM %d: %w", g.VMID, err)
-		}
-		if st, err = q.Status(ctx); err != nil {
-			return false, fmt.Errorf("read VM %d status: %w", g.VMID, err)
-		}
-		if st.Running() {
-			return false, fmt.Errorf("VM %d reads back running after stop", g.VMID)
-		}
-	}
-	return st.HA != nil && bool(st.HA.Managed), nil
+	return kinds.StopConfirmed(ctx, fmt.Sprintf("VM %d", g.VMID), vmPower{vm(g)})
 }
 
 // DestroyForReinstall destroys the VM without destroy-unreferenced-disks (R17), with purge only

@@ -1,0 +1,80 @@
+package kinds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"pvebill/modules/pve"
+)
+
+// PowerCalls are a guest's power calls on its kind's Proxmox client, the same for every kind
+// but for the status read: each kind adapts its client (pve.LXCClient, pve.QEMUClient) with a
+// Running of its own.
+type PowerCalls interface {
+	// Running reads the guest's status: whether it runs and whether HA manages it.
+	Running(ctx context.Context) (running, ha bool, err error)
+	Stop(ctx context.Context) (pve.TaskResult, error)
+	Shutdown(ctx context.Context, timeoutSec int, forceStop bool) (pve.TaskResult, error)
+}
+
+// Report records a task's result when there is a Reporter.
+func Report(rep Reporter, stage string, res pve.TaskResult) {
+	if rep != nil {
+		rep.Task(stage, res)
+	}
+}
+
+// StopConfirmed stops the guest (what names it in errors: "container 5001") if it runs, reads
+// back that it is stopped, and reports whether it is HA-managed.
+func StopConfirmed(ctx context.Context, what string, p PowerCalls) (ha bool, err error) {
+	running, ha, err := p.Running(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read %s status: %w", what, err)
+	}
+	if !running {
+		return ha, nil
+	}
+	if _, err := p.Stop(ctx); err != nil && !errors.Is(err, pve.ErrNotRunning) {
+		return false, fmt.Errorf("stop %s: %w", what, err)
+	}
+	if running, ha, err = p.Running(ctx); err != nil {
+		return false, fmt.Errorf("read %s status: %w", what, err)
+	}
+	if running {
+		return false, fmt.Errorf("%s reads back running after stop", what)
+	}
+	return ha, nil
+}
+
+// ShutdownWithin asks a running guest to shut down within timeout with forceStop=0, so that
+// Proxmox never turns it into a stop (R40). It reports sent=false, and sends nothing, for a
+// guest that is not running. A task that failed while the guest still runs is
+// ErrShutdownTimeout; the caller reads back the stopped state after a sent shutdown.
+func ShutdownWithin(ctx context.Context, what string, p PowerCalls, timeout time.Duration, rep Reporter, stage string) (sent bool, err error) {
+	running, _, err := p.Running(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read %s status: %w", what, err)
+	}
+	if !running {
+		return false, nil
+	}
+	res, err := p.Shutdown(ctx, int(timeout.Seconds()), false)
+	switch {
+	case err == nil:
+		Report(rep, stage, res)
+	case errors.Is(err, pve.ErrTaskFailed):
+		// The task fails when the time is up: one read says whether the guest still runs.
+		running, _, rerr := p.Running(ctx)
+		if rerr != nil {
+			return true, fmt.Errorf("read %s status: %w", what, rerr)
+		}
+		if running {
+			return true, fmt.Errorf("%w: %w", ErrShutdownTimeout, err)
+		}
+	case !errors.Is(err, pve.ErrNotRunning):
+		return true, fmt.Errorf("shut down %s: %w", what, err)
+	}
+	return true, nil
+}
