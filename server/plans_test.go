@@ -17,6 +17,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/plans"
+	"pvebill/modules/stack/stacktest"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -269,7 +270,7 @@ func newBuiltHarness(t *testing.T, built plans.Built) *harness {
 		{ID: "ops", Secret: adminSecret, Scopes: []string{"admin"}},
 	}
 	spec, _ := os.ReadFile("../openapi.yaml")
-	srv := server.New(withServices(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: prometheus.NewRegistry(),
+	srv := server.New(stacktest.WithServices(server.Options{Config: cfg, DB: h.db, Executor: h.exec, Registry: prometheus.NewRegistry(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OpenAPI: spec, Now: h.clock,
 		Plans: plans.NewService(h.db, plans.Options{Built: built})}))
 	old := h.http

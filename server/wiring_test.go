@@ -8,42 +8,18 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"pvebill/modules/executor"
-	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest"
 	"pvebill/server"
 	"pvebill/server/config"
 )
 
-// withServices completes o with the services it leaves out, from a stack over o.DB with no
-// guest kind and no cluster (every capability of its plans reads as not built) whose executor
-// is never started: for servers whose tests run no lifecycle operation.
-func withServices(o server.Options) server.Options {
-	st := stack.New(stack.Options{DB: o.DB, Log: o.Logger, Metrics: prometheus.NewRegistry(),
-		Executor: executor.Config{Owner: "with-services", Workers: 1, Lease: 5 * time.Second, PollInterval: time.Second}})
-	full := st.ServerOptions(o.Config)
-	if o.Plans == nil {
-		o.Plans = full.Plans
-	}
-	if o.IPPools == nil {
-		o.IPPools = full.IPPools
-	}
-	if o.Provision == nil {
-		o.Provision = full.Provision
-	}
-	if o.Reinstall == nil {
-		o.Reinstall = full.Reinstall
-	}
-	return o
-}
-
 // A server is never built without a service its routes call: New names what is missing.
 func TestNewRefusesMissingDependencies(t *testing.T) {
 	h := newHarness(t, "sqlite")
-	full := withServices(server.Options{Config: config.Defaults(), DB: h.db, Executor: h.exec,
+	full := stacktest.WithServices(server.Options{Config: config.Defaults(), DB: h.db, Executor: h.exec,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
 	for name, drop := range map[string]func(*server.Options){
 		"Provision": func(o *server.Options) { o.Provision = nil },

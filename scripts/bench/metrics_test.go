@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -36,7 +37,7 @@ func newScrapeTarget(t *testing.T, nodes, perNode int) *scrapeTarget {
 	if err := e.sampler.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(withServices(server.Options{Config: config.Defaults(), DB: e.db, Registry: e.reg,
+	srv := server.New(stacktest.WithServices(server.Options{Config: config.Defaults(), DB: e.db, Registry: e.reg,
 		Logger: slog.New(slog.DiscardHandler)}))
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)

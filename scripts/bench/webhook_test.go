@@ -83,31 +83,6 @@ func newStack(t *testing.T, db *models.DB, client *pve.Client, workers int, log 
 	return st
 }
 
-// withServices completes o with what a server requires and the caller did not build, from a
-// stack over o.DB with no guest kind and no cluster whose executor is never started; the
-// stack's own metrics stay off o.Registry, so a scrape measures what it measured before.
-func withServices(o server.Options) server.Options {
-	w := wiring.New(wiring.Options{DB: o.DB, Log: o.Logger, Metrics: prometheus.NewRegistry(),
-		Executor: executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
-	full := w.ServerOptions(o.Config)
-	if o.Executor == nil {
-		o.Executor = full.Executor
-	}
-	if o.Plans == nil {
-		o.Plans = full.Plans
-	}
-	if o.IPPools == nil {
-		o.IPPools = full.IPPools
-	}
-	if o.Provision == nil {
-		o.Provision = full.Provision
-	}
-	if o.Reinstall == nil {
-		o.Reinstall = full.Reinstall
-	}
-	return o
-}
-
 // createBody is a create request body for a service id.
 func createBody(id string) []byte {
 	b, _ := json.Marshal(provision.CreateRequest{ServiceID: id, Plan: "ct-small", Hostname: "web-" + id + ".example.com",

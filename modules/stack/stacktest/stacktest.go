@@ -1,0 +1,40 @@
+// Package stacktest completes a server's options for tests and benchmarks that build a server
+// without running any lifecycle operation. It is for tests only: no production package imports
+// it.
+package stacktest
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/modules/executor"
+	"pvebill/modules/stack"
+	"pvebill/server"
+)
+
+// WithServices completes o with the services it leaves nil, from a stack over o.DB with no
+// guest kind and no cluster (every capability of its plans reads as not built) whose executor
+// is never started. The stack's own metrics stay off o.Registry, so a scrape of o.Registry
+// shows only what the caller registered.
+func WithServices(o server.Options) server.Options {
+	st := stack.New(stack.Options{DB: o.DB, Log: o.Logger, Metrics: prometheus.NewRegistry(),
+		Executor: executor.Config{Owner: "stacktest", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
+	full := st.ServerOptions(o.Config)
+	if o.Executor == nil {
+		o.Executor = full.Executor
+	}
+	if o.Plans == nil {
+		o.Plans = full.Plans
+	}
+	if o.IPPools == nil {
+		o.IPPools = full.IPPools
+	}
+	if o.Provision == nil {
+		o.Provision = full.Provision
+	}
+	if o.Reinstall == nil {
+		o.Reinstall = full.Reinstall
+	}
+	return o
+}
