@@ -17,6 +17,7 @@ type PowerCalls interface {
 	Running(ctx context.Context) (running, ha bool, err error)
 	Stop(ctx context.Context) (pve.TaskResult, error)
 	Shutdown(ctx context.Context, timeoutSec int, forceStop bool) (pve.TaskResult, error)
+	Reboot(ctx context.Context, timeoutSec int) (pve.TaskResult, error)
 }
 
 // Report records a task's result when there is a Reporter.
@@ -77,4 +78,43 @@ func ShutdownWithin(ctx context.Context, what string, p PowerCalls, timeout time
 		return true, fmt.Errorf("shut down %s: %w", what, err)
 	}
 	return true, nil
+}
+
+// StopIfRunning stops a running guest hard and sends nothing for one that is not running; the
+// caller reads back the stopped state.
+func StopIfRunning(ctx context.Context, what string, p PowerCalls, rep Reporter, stage string) error {
+	running, _, err := p.Running(ctx)
+	if err != nil {
+		return fmt.Errorf("read %s status: %w", what, err)
+	}
+	if !running {
+		return nil
+	}
+	res, err := p.Stop(ctx)
+	if err != nil && !errors.Is(err, pve.ErrNotRunning) {
+		return fmt.Errorf("stop %s: %w", what, err)
+	}
+	Report(rep, stage, res)
+	return nil
+}
+
+// RebootRunning reboots a running guest; one that is not running is ErrGuestNotRunning, with
+// no task sent. The caller reads back the running state.
+func RebootRunning(ctx context.Context, what string, p PowerCalls, rep Reporter, stage string) error {
+	running, _, err := p.Running(ctx)
+	if err != nil {
+		return fmt.Errorf("read %s status: %w", what, err)
+	}
+	if !running {
+		return ErrGuestNotRunning
+	}
+	res, err := p.Reboot(ctx, 0)
+	if errors.Is(err, pve.ErrNotRunning) {
+		return ErrGuestNotRunning
+	}
+	if err != nil {
+		return fmt.Errorf("reboot %s: %w", what, err)
+	}
+	Report(rep, stage, res)
+	return nil
 }

@@ -2,7 +2,6 @@ package lxc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,17 +15,8 @@ const StageReboot = "reboot"
 // Stop stops the container hard and reads back that it is stopped; a stopped container is left
 // alone (no task).
 func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
-	c := ct(g)
-	st, err := c.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read container %d status: %w", g.VMID, err)
-	}
-	if st.Running() {
-		res, err := c.Stop(ctx)
-		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
-			return fmt.Errorf("stop container %d: %w", g.VMID, err)
-		}
-		kinds.Report(rep, StageStop, res)
+	if err := kinds.StopIfRunning(ctx, fmt.Sprintf("container %d", g.VMID), ctPower{ct(g)}, rep, StageStop); err != nil {
+		return err
 	}
 	return m.expect(ctx, g, false)
 }
@@ -48,22 +38,9 @@ func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Durat
 // Reboot reboots a running container (kinds.ErrGuestNotRunning otherwise) and reads back that
 // it runs.
 func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
-	c := ct(g)
-	st, err := c.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read container %d status: %w", g.VMID, err)
+	if err := kinds.RebootRunning(ctx, fmt.Sprintf("container %d", g.VMID), ctPower{ct(g)}, rep, StageReboot); err != nil {
+		return err
 	}
-	if !st.Running() {
-		return kinds.ErrGuestNotRunning
-	}
-	res, err := c.Reboot(ctx, 0)
-	if errors.Is(err, pve.ErrNotRunning) {
-		return kinds.ErrGuestNotRunning
-	}
-	if err != nil {
-		return fmt.Errorf("reboot container %d: %w", g.VMID, err)
-	}
-	kinds.Report(rep, StageReboot, res)
 	return m.expect(ctx, g, true)
 }
 

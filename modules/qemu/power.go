@@ -2,7 +2,6 @@ package qemu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -18,17 +17,8 @@ func stopped(st pve.QEMUStatus) bool { return !st.Running() }
 // Stop stops the VM hard (a paused one too) and reads back that it is stopped; a stopped VM is
 // left alone (no task).
 func (m *Module) Stop(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
-	q := vm(g)
-	st, err := q.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
-	}
-	if st.Running() {
-		res, err := q.Stop(ctx)
-		if err != nil && !errors.Is(err, pve.ErrNotRunning) {
-			return fmt.Errorf("stop VM %d: %w", g.VMID, err)
-		}
-		kinds.Report(rep, StageStop, res)
+	if err := kinds.StopIfRunning(ctx, fmt.Sprintf("VM %d", g.VMID), vmPower{vm(g)}, rep, StageStop); err != nil {
+		return err
 	}
 	return m.expect(ctx, g, "stopped", stopped)
 }
@@ -50,22 +40,9 @@ func (m *Module) Shutdown(ctx context.Context, g kinds.Guest, timeout time.Durat
 // Reboot reboots a running VM (kinds.ErrGuestNotRunning otherwise) and reads back that it
 // runs.
 func (m *Module) Reboot(ctx context.Context, g kinds.Guest, rep kinds.Reporter) error {
-	q := vm(g)
-	st, err := q.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
+	if err := kinds.RebootRunning(ctx, fmt.Sprintf("VM %d", g.VMID), vmPower{vm(g)}, rep, StageReboot); err != nil {
+		return err
 	}
-	if !st.Running() {
-		return kinds.ErrGuestNotRunning
-	}
-	res, err := q.Reboot(ctx, 0)
-	if errors.Is(err, pve.ErrNotRunning) {
-		return kinds.ErrGuestNotRunning
-	}
-	if err != nil {
-		return fmt.Errorf("reboot VM %d: %w", g.VMID, err)
-	}
-	kinds.Report(rep, StageReboot, res)
 	return m.expect(ctx, g, "running", func(st pve.QEMUStatus) bool { return st.Running() && !st.Paused() })
 }
 
