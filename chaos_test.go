@@ -563,7 +563,7 @@ func (c *chaos) send(method, path string, body []byte) (int, map[string]any) {
 	if dup {
 		c.duplicates.Add(1)
 		r := c.replicas[c.intn(len(c.replicas))]
-		go func() { _, _, _ = c.deliver(r, method, path, key, body, ts) }()
+		go func(ts int64) { _, _, _ = c.deliver(r, method, path, key, body, ts) }(ts)
 	}
 	for attempt := 0; attempt < 40; attempt++ {
 		r := c.replicas[c.intn(len(c.replicas))]
@@ -757,6 +757,7 @@ func (c *chaos) check(settled bool) int {
 	c.mu.Unlock()
 	if !settled {
 		fail("operations still queued or running after the replicas settled: %v", states)
+		c.logUnfinished(ops, byID)
 	}
 	t.Logf("operations by state: %v", states)
 
@@ -1107,4 +1108,26 @@ func (c *chaos) sawCreateTask() bool {
 		}
 	}
 	return false
+}
+
+// logUnfinished says, for each operation that is not terminal, what it is and what its service
+// is doing: its state and the operation holding its lock.
+func (c *chaos) logUnfinished(ops []models.Operation, byID map[string]models.Operation) {
+	for _, op := range ops {
+		if models.IsTerminal(op.State) {
+			continue
+		}
+		var svc models.Service
+		if err := c.db.Gorm.Where("service_id = ?", op.ServiceID).Take(&svc).Error; err != nil {
+			c.t.Logf("unfinished %s %s of %s (attempts %d): service: %v", op.ID, op.Action, op.ServiceID, op.Attempts, err)
+			continue
+		}
+		holder := "none"
+		if svc.LockOperationID != nil {
+			h := byID[*svc.LockOperationID]
+			holder = fmt.Sprintf("%s %s %s", h.ID, h.Action, h.State)
+		}
+		c.t.Logf("unfinished %s %s of %s (state %s, attempts %d, created %s): service state %s, lock held by %s",
+			op.ID, op.Action, op.ServiceID, op.State, op.Attempts, op.CreatedAt.Format(time.RFC3339), svc.State, holder)
+	}
 }

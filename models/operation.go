@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
+
+	"pvebill/i18n"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -245,11 +248,26 @@ func (db *DB) finishTx(ctx context.Context, id, owner, state string, cols map[st
 		if state == OpNeedsReconciliation {
 			// R28: the lock stays closed and the service says why, in the same transaction, so
 			// no request sees an open service behind a closed lock.
-			return tx.Exec("UPDATE services SET state = ?, updated_at = ? WHERE service_id = ?",
-				ServiceNeedsReconciliation, now, op.ServiceID).Error
+			if err := tx.Exec("UPDATE services SET state = ?, updated_at = ? WHERE service_id = ?",
+				ServiceNeedsReconciliation, now, op.ServiceID).Error; err != nil {
+				return err
+			}
+			return failQueuedBehind(tx, op.ServiceID, now)
 		}
 		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
 	}, db.txOpts())
+}
+
+// failQueuedBehind ends the operations still queued for a service that now awaits an
+// operator's reconciliation (R28): behind its closed lock they would wait until the operator
+// acts and then run on a guest nobody has looked at. They fail as a new request for that
+// service is refused, service_locked, and their clients hear of it like any other end.
+func failQueuedBehind(tx *gorm.DB, serviceID string, now time.Time) error {
+	p := i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked)
+	code, detail := string(p.Code), p.Detail("en")
+	return tx.Model(&Operation{}).Where("service_id = ? AND state = ?", serviceID, OpQueued).
+		Updates(map[string]any{"state": OpFailed, "error_code": code, "error_detail": detail,
+			"lease_owner": nil, "lease_until": nil, "updated_at": now, "finished_at": now}).Error
 }
 
 // Release gives a claimed operation back to the queue (graceful shutdown before any
