@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -67,7 +68,11 @@ func TestServeTLS(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- h.srv.Serve(ln) }()
 	t.Cleanup(func() {
-		if err := h.srv.Shutdown(t.Context()); err != nil {
+		// Not t.Context(): it is cancelled before cleanups run, and Shutdown would give up on
+		// a connection that is still closing.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.srv.Shutdown(ctx); err != nil {
 			t.Error(err)
 		}
 		if err := <-served; err != nil {
