@@ -100,16 +100,46 @@ final class Client
         int $timeout = 30
     ): Response {
         $raw = $body === null ? '' : self::encode($body);
-        $ts = (string) time();
+        // A signature is accepted once (R47): two identical requests signed within the same
+        // second would carry the same one, so a request refused as signature_replayed is
+        // signed again with an earlier timestamp (the window is 300 s) and sent once more.
+        $now = time();
+        for ($attempt = 0;; $attempt++) {
+            $resp = $this->send($method, $path, $raw, $body !== null, $headers, $timeout, $now - $attempt);
+            $replayed = $resp->status === 401 && ($resp->json['code'] ?? '') === ErrorCode::SIGNATURE_REPLAYED;
+            if (!$replayed || $attempt >= self::RESIGN_ATTEMPTS) {
+                return $resp;
+            }
+        }
+    }
+
+    /** How many times a request refused as signature_replayed is signed again. */
+    private const RESIGN_ATTEMPTS = 3;
+
+    /**
+     * Signs and sends one request at timestamp $ts.
+     *
+     * @param array<string,string> $headers extra headers (Idempotency-Key)
+     * @throws TransportError when no answer arrived
+     */
+    private function send(
+        string $method,
+        string $path,
+        string $raw,
+        bool $hasBody,
+        array $headers,
+        int $timeout,
+        int $ts
+    ): Response {
         $all = [
             'Accept' => 'application/json, application/problem+json',
             'Accept-Language' => $this->language,
             'User-Agent' => self::USER_AGENT,
             'X-Pvebill-Key' => $this->clientId,
-            'X-Pvebill-Timestamp' => $ts,
-            'X-Pvebill-Signature' => self::sign($this->secret, $ts, $method, $path, $raw),
+            'X-Pvebill-Timestamp' => (string) $ts,
+            'X-Pvebill-Signature' => self::sign($this->secret, (string) $ts, $method, $path, $raw),
         ];
-        if ($body !== null) {
+        if ($hasBody) {
             $all['Content-Type'] = 'application/json';
         }
         foreach ($headers as $k => $v) {
