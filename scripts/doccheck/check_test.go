@@ -1,11 +1,42 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// plantedRepo copies testdata/repo into a temporary folder and returns it. Files whose planted
+// citations would otherwise sit in the repository as Go or PHP source are kept as NAME.in and
+// get their real name in the copy.
+func plantedRepo(t *testing.T) string {
+	t.Helper()
+	src, dst := filepath.Join("testdata", "repo"), t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, strings.TrimSuffix(rel, ".in"))
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, raw, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
 
 // TestRunPlantedCitations runs the check over testdata/repo, a small repository whose docs/
 // define R1, R2, design §1 and proxmox §5, §5.6, §11, §11.6, and whose files plant one wrong
@@ -45,7 +76,7 @@ func TestRunPlantedCitations(t *testing.T) {
 		{"sub/deep/bad.yaml:2", "rule R86 is not defined"},
 		{"sub/deep/bad.yaml:2", "outside the repository"},
 	}
-	got, err := Run(filepath.Join("testdata", "repo"), nil)
+	got, err := Run(plantedRepo(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +102,7 @@ func TestRunPlantedCitations(t *testing.T) {
 
 // TestRunSkipsDirectories: a skipped directory is not read, and neither is .git.
 func TestRunSkipsDirectories(t *testing.T) {
-	got, err := Run(filepath.Join("testdata", "repo"), []string{"sub", ".ci"})
+	got, err := Run(plantedRepo(t), []string{"sub", ".ci"})
 	if err != nil {
 		t.Fatal(err)
 	}
