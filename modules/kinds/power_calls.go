@@ -118,3 +118,34 @@ func RebootRunning(ctx context.Context, what string, p PowerCalls, rep Reporter,
 	Report(rep, stage, res)
 	return nil
 }
+
+// ReplaceCalls are the calls a reinstall's destroy makes on a kind's client, adapted by each
+// kind like PowerCalls.
+type ReplaceCalls interface {
+	// DestroyKeepingOtherDisks destroys the guest without destroy-unreferenced-disks (R17),
+	// with purge only when asked.
+	DestroyKeepingOtherDisks(ctx context.Context, purge bool) (pve.TaskResult, error)
+	// ConfigExists reports whether a config is at the guest's vmid.
+	ConfigExists(ctx context.Context) (bool, error)
+}
+
+// DestroyConfirmed destroys the guest (what names it in errors) and reads back that its config
+// is gone.
+func DestroyConfirmed(ctx context.Context, what string, r ReplaceCalls, purge bool) error {
+	if _, err := r.DestroyKeepingOtherDisks(ctx, purge); err != nil {
+		return fmt.Errorf("destroy %s: %w", what, err)
+	}
+	if exists, err := r.ConfigExists(ctx); exists || err != nil {
+		return fmt.Errorf("%s still has a config after destroy (%v)", what, err)
+	}
+	return nil
+}
+
+// Found turns the error of a config read into whether the config is there: not found is no
+// error, any other error is one.
+func Found(err error) (bool, error) {
+	if errors.Is(err, pve.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -56,23 +56,12 @@ func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, err
 // DestroyForReinstall destroys the container without destroy-unreferenced-disks (R17), with
 // purge only when asked, and reads back that the config is gone.
 func (m *Module) DestroyForReinstall(ctx context.Context, g kinds.Guest, purge bool) error {
-	c := ct(g)
-	if _, err := c.Delete(ctx, pve.LXCDeleteOptions{Purge: purge}); err != nil {
-		return fmt.Errorf("destroy container %d: %w", g.VMID, err)
-	}
-	if _, err := c.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
-	}
-	return nil
+	return kinds.DestroyConfirmed(ctx, fmt.Sprintf("container %d", g.VMID), ctPower{ct(g)}, purge)
 }
 
 // Exists reports whether a container config is at the vmid.
 func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
-	_, err := ct(g).ConfigCurrent(ctx)
-	if errors.Is(err, pve.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return ctPower{ct(g)}.ConfigExists(ctx)
 }
 
 // Recreate creates the container again on its node from the plan, in allocation form and with
@@ -101,3 +90,12 @@ var (
 	_ kinds.Reinstaller = (*Module)(nil)
 	_ reinstall.Reader  = (*Module)(nil)
 )
+
+func (c ctPower) DestroyKeepingOtherDisks(ctx context.Context, purge bool) (pve.TaskResult, error) {
+	return c.Delete(ctx, pve.LXCDeleteOptions{Purge: purge})
+}
+
+func (c ctPower) ConfigExists(ctx context.Context) (bool, error) {
+	_, err := c.ConfigCurrent(ctx)
+	return kinds.Found(err)
+}

@@ -93,23 +93,12 @@ func (m *Module) StopForReinstall(ctx context.Context, g kinds.Guest) (bool, err
 // DestroyForReinstall destroys the VM without destroy-unreferenced-disks (R17), with purge only
 // when asked, and reads back that the config is gone.
 func (m *Module) DestroyForReinstall(ctx context.Context, g kinds.Guest, purge bool) error {
-	q := vm(g)
-	if _, err := q.Delete(ctx, pve.QEMUDeleteOptions{Purge: purge}); err != nil {
-		return fmt.Errorf("destroy VM %d: %w", g.VMID, err)
-	}
-	if _, err := q.ConfigCurrent(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
-	}
-	return nil
+	return kinds.DestroyConfirmed(ctx, fmt.Sprintf("VM %d", g.VMID), vmPower{vm(g)}, purge)
 }
 
 // Exists reports whether a VM config is at the vmid.
 func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
-	_, err := vm(g).ConfigCurrent(ctx)
-	if errors.Is(err, pve.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return vmPower{vm(g)}.ConfigExists(ctx)
 }
 
 // Recreate clones the plan's template onto the vmid on the template's node (Proxmox clones
@@ -152,3 +141,12 @@ var (
 	_ kinds.Reinstaller = (*Module)(nil)
 	_ reinstall.Reader  = (*Module)(nil)
 )
+
+func (c vmPower) DestroyKeepingOtherDisks(ctx context.Context, purge bool) (pve.TaskResult, error) {
+	return c.Delete(ctx, pve.QEMUDeleteOptions{Purge: purge})
+}
+
+func (c vmPower) ConfigExists(ctx context.Context) (bool, error) {
+	_, err := c.ConfigCurrent(ctx)
+	return kinds.Found(err)
+}
