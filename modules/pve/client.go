@@ -28,6 +28,8 @@ type Client struct {
 	auth    string
 	secret  string
 	metrics *Metrics
+	// console is the console user's login (console.go).
+	console consoleLogin
 
 	timeout    time.Duration
 	maxRetries int
@@ -49,7 +51,7 @@ func New(cfg Config, m *Metrics) (*Client, error) {
 	}
 	if err != nil {
 		// Whatever field was malformed, the secret stays out of the text.
-		return nil, errors.New(redactSecret(err.Error(), cfg.TokenSecret))
+		return nil, errors.New(redactSecret(redactSecret(err.Error(), cfg.TokenSecret), cfg.ConsolePassword))
 	}
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -83,6 +85,7 @@ func New(cfg Config, m *Metrics) (*Client, error) {
 		pollInterval: orDefault(cfg.TaskPollInterval, DefaultTaskPollInterval),
 		pollMax:      orDefault(cfg.TaskPollMaxInterval, DefaultTaskPollMaxInterval),
 		pollFactor:   cfg.TaskPollFactor,
+		console:      newConsoleLogin(cfg),
 	}
 	switch {
 	case c.maxRetries == 0:
@@ -233,7 +236,7 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	if err != nil {
 		return nil, c.fail(method, path, 0, "build request: "+err.Error(), nil, ErrUnexpected, false, false), 0
 	}
-	req.Header.Set("Authorization", c.auth)
+	c.authorize(ctx, req)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -338,8 +341,11 @@ func (c *Client) fail(method, path string, status int, msg string, errs map[stri
 	}
 }
 
-// redact removes the token secret (plain or URL-escaped) from s.
-func (c *Client) redact(s string) string { return redactSecret(s, c.secret) }
+// redact removes the token secret, the console password and the console ticket (plain or
+// URL-escaped) from s.
+func (c *Client) redact(s string) string {
+	return c.console.redact(redactSecret(s, c.secret))
+}
 
 func redactSecret(s, secret string) string {
 	if secret == "" {

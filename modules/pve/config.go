@@ -24,6 +24,9 @@ const (
 	// 100 ms start and a 2 s ceiling, a 10 s task is seen finished on the 9th
 	// poll (a factor of 1.5 would need 11).
 	DefaultTaskPollFactor = 2.0
+	// DefaultConsoleTicketRenew renews the console user's ticket a quarter of an hour before
+	// its two hours end.
+	DefaultConsoleTicketRenew = 105 * time.Minute
 )
 
 // APIBasePath is the JSON API root every request path is appended to.
@@ -47,6 +50,13 @@ type Config struct {
 	// separated by commas (certificate rotation). With a pin, the certificate
 	// is trusted by the pin alone (Proxmox nodes use a self-signed cluster CA).
 	Fingerprint string
+	// ConsoleUser is the Proxmox user (user@realm, not a token) whose ticket opens consoles,
+	// holding only VM.Console (docs/proxmox.md §14); empty: no consoles. ConsolePassword is its
+	// password, a secret like TokenSecret. ConsoleTicketRenew is the age at which its ticket is
+	// renewed (default DefaultConsoleTicketRenew, before Proxmox's two hours run out).
+	ConsoleUser        string
+	ConsolePassword    string `json:"-"`
+	ConsoleTicketRenew time.Duration
 	// InsecureSkipVerify disables TLS verification. Only for tests and labs.
 	InsecureSkipVerify bool
 	// Timeout bounds each HTTP attempt (default 60 s). The caller's context
@@ -76,12 +86,15 @@ const redacted = "[redacted]"
 
 // String renders the config with the token secret redacted.
 func (c Config) String() string {
-	secret := ""
+	secret, consolePassword := "", ""
 	if c.TokenSecret != "" {
 		secret = redacted
 	}
-	return fmt.Sprintf("pve.Config{Cluster:%q URL:%q TokenID:%q TokenSecret:%q Fingerprint:%q InsecureSkipVerify:%t Timeout:%s MaxRetries:%d}",
-		c.Cluster, c.URL, c.TokenID, secret, c.Fingerprint, c.InsecureSkipVerify, c.Timeout, c.MaxRetries)
+	if c.ConsolePassword != "" {
+		consolePassword = redacted
+	}
+	return fmt.Sprintf("pve.Config{Cluster:%q URL:%q TokenID:%q TokenSecret:%q ConsoleUser:%q ConsolePassword:%q Fingerprint:%q InsecureSkipVerify:%t Timeout:%s MaxRetries:%d}",
+		c.Cluster, c.URL, c.TokenID, secret, c.ConsoleUser, consolePassword, c.Fingerprint, c.InsecureSkipVerify, c.Timeout, c.MaxRetries)
 }
 
 // GoString is String, so %#v does not print the secret either.
@@ -93,6 +106,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("cluster", c.Cluster),
 		slog.String("url", c.URL),
 		slog.String("token_id", c.TokenID),
+		slog.String("console_user", c.ConsoleUser),
 		slog.Bool("fingerprint_pinned", c.Fingerprint != ""),
 		slog.Bool("insecure_skip_verify", c.InsecureSkipVerify),
 	)
@@ -107,7 +121,10 @@ func (c Config) validate() (*url.URL, error) {
 	if err := c.validateToken(); err != nil {
 		return nil, err
 	}
-	if c.Timeout < 0 || c.RetryBaseDelay < 0 || c.RetryMaxDelay < 0 ||
+	if err := c.validateConsole(); err != nil {
+		return nil, err
+	}
+	if c.Timeout < 0 || c.ConsoleTicketRenew < 0 || c.RetryBaseDelay < 0 || c.RetryMaxDelay < 0 ||
 		c.TaskPollInterval < 0 || c.TaskPollMaxInterval < 0 || c.TaskPollFactor < 0 {
 		return nil, errors.New("pve: config: durations and factors must not be negative")
 	}
@@ -156,6 +173,25 @@ func (c Config) validateToken() error {
 	}
 	if strings.ContainsAny(c.TokenSecret, "\r\n\t =") {
 		return errors.New("pve: config: token secret contains forbidden characters")
+	}
+	return nil
+}
+
+// validateConsole checks the console user: a real user (tokens cannot open consoles) with a
+// password, or neither.
+func (c Config) validateConsole() error {
+	if c.ConsoleUser == "" {
+		if c.ConsolePassword != "" {
+			return errors.New("pve: config: console password given without a console user")
+		}
+		return nil
+	}
+	user, realm, ok := strings.Cut(c.ConsoleUser, "@")
+	if !ok || user == "" || realm == "" || strings.ContainsAny(c.ConsoleUser, "!\r\n\t :") {
+		return fmt.Errorf("pve: config: console user %q must look like user@realm (not a token)", c.ConsoleUser)
+	}
+	if c.ConsolePassword == "" {
+		return errors.New("pve: config: console password is required with a console user")
 	}
 	return nil
 }

@@ -24,7 +24,11 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 		form = url.Values{}
 	}
 	node := nodeOfPath(rel)
-	entry := Request{Method: method, Path: rel, Form: copyValues(form), Time: s.now(), Node: node}
+	entry := Request{Method: method, Path: rel, Form: redactForm(rel, copyValues(form)), Time: s.now(), Node: node}
+	if isConsoleSocketPath(method, rel) {
+		s.serveConsoleSocket(w, r, form, entry)
+		return
+	}
 	if method == http.MethodPost && isLXCSuspendPath(rel) {
 		s.logMu.Lock()
 		s.lxcSuspend++
@@ -165,9 +169,9 @@ func messageAnswer(status int, msg string) *apiAnswer {
 // variables) and returns the status and body: authentication, the schema's method and
 // parameters, the node, then the simulated handler.
 func (s *Sim) handleAPI(c *reqCtx, sn *schemaNode, form url.Values) (int, any) {
-	user, ok := s.checkAuth(c.r)
-	if !ok {
-		return http.StatusUnauthorized, map[string]any{"data": nil, "message": "authentication failure\n"}
+	user, _, refused := s.authenticate(c)
+	if refused != nil {
+		return refused.status, refused.body
 	}
 	c.user = user
 	s.settle()

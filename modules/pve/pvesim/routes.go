@@ -75,6 +75,11 @@ var apiRoutes = map[string]route{
 	"GET /pools":             (*Sim).hPoolsGet,
 	"DELETE /pools/{poolid}": (*Sim).hPoolDelete,
 
+	// access and consoles (access.go, console.go; the vncwebsocket upgrade is console_socket.go)
+	"POST /access/ticket":                     (*Sim).hAccessTicket,
+	"POST /nodes/{node}/lxc/{vmid}/termproxy": (*Sim).hLXCTermproxy,
+	"POST /nodes/{node}/qemu/{vmid}/vncproxy": (*Sim).hQemuVncproxy,
+
 	// backups (backup.go)
 	"POST /nodes/{node}/vzdump": (*Sim).hVzdump,
 }

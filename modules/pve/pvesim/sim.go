@@ -25,6 +25,12 @@ type Options struct {
 	NextIDLower, NextIDUpper int
 	// Now is the simulator's clock source (default time.Now). Advance shifts it.
 	Now func() time.Time
+	// ConsoleUser and ConsolePassword are the one user that may log in with POST
+	// /access/ticket (default "pvebill-console@pve" and "console-password-0000"); it holds
+	// only VM.Console. TicketLifetime is how long its tickets last (default 2 h of sim time).
+	ConsoleUser     string
+	ConsolePassword string
+	TicketLifetime  time.Duration
 	// MaxLog caps the request log (0 = unlimited); the oldest entries are dropped first.
 	// Useful for a long-running simulator process.
 	MaxLog int
@@ -53,8 +59,9 @@ type Sim struct {
 	// clockOff is how far Advance moved the clock.
 	clockOff atomic.Int64
 
-	requestLog // guarded by its own lock
-	faultSet   // guarded by its own lock
+	requestLog   // guarded by its own lock
+	faultSet     // guarded by its own lock
+	consoleState // guarded by its own lock
 }
 
 const (
@@ -83,6 +90,15 @@ func New(opts Options) *Sim {
 	if opts.NextIDUpper == 0 {
 		opts.NextIDUpper = 1000000
 	}
+	if opts.ConsoleUser == "" {
+		opts.ConsoleUser = defaultConsoleUser
+	}
+	if opts.ConsolePassword == "" {
+		opts.ConsolePassword = defaultConsolePassword
+	}
+	if opts.TicketLifetime == 0 {
+		opts.TicketLifetime = DefaultTicketLifetime
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -92,6 +108,7 @@ func New(opts Options) *Sim {
 	}
 	s := &Sim{opts: opts, schema: sc, faultSet: faultSet{hangCh: make(chan struct{})},
 		lxcConf: lookupConfigSchema(sc, "lxc"), qemuConf: lookupConfigSchema(sc, "qemu")}
+	s.consoleState = newConsoleState()
 	s.routes = s.buildRoutes()
 	s.control = s.buildControl()
 	s.resetState()
@@ -116,6 +133,7 @@ func (s *Sim) Reset() {
 	s.mu.Unlock()
 	s.ClearFaults()
 	s.ResetLog()
+	s.CloseConsoles()
 	s.clockOff.Store(0)
 }
 
