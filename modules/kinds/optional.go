@@ -63,6 +63,20 @@ type PowerController interface {
 	Reboot(ctx context.Context, g Guest, rep Reporter) error
 }
 
+// Consoler is a kind whose guest has a console the customer may open through pvebill's relay
+// (R41): a terminal for a container, a screen for a VM. Having it is what makes the kind offer
+// plans.CapConsole.
+type Consoler interface {
+	// OpenConsole checks the guest's stamp (R39) and that it runs, then opens its console as
+	// the cluster's console user, past Proxmox's authentication. ctx bounds the session's whole
+	// life: cancelling it closes the upstream stream. A guest that is not the service's is
+	// ErrNotOurs, a stopped one ErrGuestNotRunning.
+	OpenConsole(ctx context.Context, g Guest) (*Console, error)
+}
+
+// ErrNotOurs is a guest that does not carry its service's stamp (R39).
+var ErrNotOurs = errors.New("guest does not carry the service's stamp")
+
 // ErrShutdownTimeout is a shutdown that ran out of time: the guest still runs (R40).
 var ErrShutdownTimeout = errors.New("guest did not shut down in time")
 
@@ -78,6 +92,9 @@ func Capabilities(m Module) []plans.Capability {
 	}
 	if _, ok := m.(PowerController); ok {
 		out = append(out, plans.PowerCapabilities...)
+	}
+	if _, ok := m.(Consoler); ok {
+		out = append(out, plans.CapConsole)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -147,6 +148,11 @@ func (p ConsoleProxy) String() string {
 
 // GoString is String.
 func (p ConsoleProxy) GoString() string { return p.String() }
+
+// LogValue keeps the ticket out of structured logs.
+func (p ConsoleProxy) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("port", int(p.Port)), slog.String("user", p.User), slog.String("upid", p.UPID))
+}
 
 // Termproxy starts a container's terminal proxy (POST /nodes/{node}/lxc/{vmid}/termproxy)
 // as the console user.

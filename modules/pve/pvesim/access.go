@@ -21,8 +21,9 @@ import (
 // §14): with its ticket only the console calls are permitted.
 
 const (
-	defaultConsoleUser     = "pvebill-console@pve"
-	defaultConsolePassword = "console-password-0000"
+	// DefaultConsoleUser and DefaultConsolePassword are the console user of Options' zero value.
+	DefaultConsoleUser     = "pvebill-console@pve"
+	DefaultConsolePassword = "console-password-0000"
 	// DefaultTicketLifetime is how long a ticket is valid (PVE::AccessControl's ticket_lifetime).
 	DefaultTicketLifetime = 2 * time.Hour
 	authCookie            = "PVEAuthCookie"

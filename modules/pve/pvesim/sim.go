@@ -91,10 +91,10 @@ func New(opts Options) *Sim {
 		opts.NextIDUpper = 1000000
 	}
 	if opts.ConsoleUser == "" {
-		opts.ConsoleUser = defaultConsoleUser
+		opts.ConsoleUser = DefaultConsoleUser
 	}
 	if opts.ConsolePassword == "" {
-		opts.ConsolePassword = defaultConsolePassword
+		opts.ConsolePassword = DefaultConsolePassword
 	}
 	if opts.TicketLifetime == 0 {
 		opts.TicketLifetime = DefaultTicketLifetime

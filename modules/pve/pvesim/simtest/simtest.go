@@ -15,6 +15,9 @@ import (
 const (
 	TokenID     = "pvebill@pve!provision"
 	TokenSecret = "00000000-0000-0000-0000-000000000000"
+	// ConsoleUser and ConsolePassword log in for consoles (R41).
+	ConsoleUser     = pvesim.DefaultConsoleUser
+	ConsolePassword = pvesim.DefaultConsolePassword
 )
 
 // Server is a running simulator.
@@ -40,11 +43,13 @@ func Start(t testing.TB, sim *pvesim.Sim) *Server {
 	return s
 }
 
+// lxcQEMU lists the QEMU-only paths; a container's vncwebsocket is not one of them, since its
+// terminal (termproxy) is reached through it (docs/proxmox.md §14).
 var (
 	lxcPath  = regexp.MustCompile(`^/nodes/[^/]+/lxc/(\d+)(/|$)`)
 	qemuPath = regexp.MustCompile(`^/nodes/[^/]+/qemu/(\d+)(/|$)`)
 	lxcPause = regexp.MustCompile(`^/nodes/[^/]+/lxc/\d+/status/(suspend|resume)$`)
-	lxcQEMU  = regexp.MustCompile(`^/nodes/[^/]+/lxc/\d+/(agent|vncproxy|vncwebsocket|spiceproxy|monitor|sendkey|cloudinit)`)
+	lxcQEMU  = regexp.MustCompile(`^/nodes/[^/]+/lxc/\d+/(agent|vncproxy|spiceproxy|monitor|sendkey|cloudinit)`)
 )
 
 // Check fails t on every schema violation and every R13/R15 breach in sim's log so far.
