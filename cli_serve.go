@@ -112,7 +112,9 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	secret := randomHex(24)
 	cfg.Clients = []config.Client{{ID: "demo", Secret: secret, Scopes: []string{config.ScopeBilling, config.ScopeStorefront, config.ScopeAdmin}}}
 
-	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog}
+	consolePassword := randomHex(16)
+	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog,
+		ConsoleUser: pvesim.DefaultConsoleUser, ConsolePassword: consolePassword}
 	sim := demoSim(simOpts)
 	simLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -121,7 +123,8 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	simSrv := &http.Server{Handler: sim}
 	go simSrv.Serve(simLn) //nolint:errcheck // closed on exit
 	cfg.Clusters = []config.Cluster{{Name: "default", URL: "http://" + simLn.Addr().String(),
-		TokenID: demoTokenID, TokenSecret: demoTokenSecret}}
+		TokenID: demoTokenID, TokenSecret: demoTokenSecret,
+		ConsoleUser: pvesim.DefaultConsoleUser, ConsolePassword: consolePassword}}
 	if err := config.ApplyEnv(&cfg, os.Environ()); err != nil {
 		return cfg, nil, nil, err
 	}

@@ -132,6 +132,7 @@ func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, er
 	out := make([]kinds.Cluster, 0, len(cfg.Clusters))
 	for _, c := range cfg.Clusters {
 		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
+			ConsoleUser: c.ConsoleUser, ConsolePassword: c.ConsolePassword,
 			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)

@@ -69,6 +69,10 @@ type Cluster struct {
 	Fingerprint        string   `yaml:"fingerprint"`
 	InsecureSkipVerify bool     `yaml:"insecure_skip_verify"`
 	Nodes              []string `yaml:"nodes"`
+	// ConsoleUser is the Proxmox user (user@realm, not a token) holding only VM.Console whose
+	// ticket opens consoles (R41); ConsolePassword is its password, a secret. Both or neither.
+	ConsoleUser     string `yaml:"console_user,omitempty"`
+	ConsolePassword string `yaml:"console_password,omitempty"`
 }
 
 // IPPool is an IPv4 pool declared in the config file.
@@ -428,6 +432,31 @@ func (c *Config) validateClusters() error {
 		if isPlaceholder(cl.TokenSecret) {
 			return &Error{Key: key + ".token_secret", Reason: "is a placeholder (contains CHANGE-ME): set the API token's secret"}
 		}
+		if err := validateConsoleUser(key, cl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateConsoleUser checks a cluster's console user: a real user@realm (an API token cannot
+// open a console, docs/proxmox.md §14) with a password that is not a placeholder, or neither.
+func validateConsoleUser(key string, cl Cluster) error {
+	if cl.ConsoleUser == "" {
+		if cl.ConsolePassword != "" {
+			return &Error{Key: key + ".console_user", Reason: "must be set with console_password"}
+		}
+		return nil
+	}
+	user, realm, ok := strings.Cut(cl.ConsoleUser, "@")
+	if !ok || user == "" || realm == "" || strings.ContainsAny(cl.ConsoleUser, "!: \t\r\n") {
+		return &Error{Key: key + ".console_user", Reason: "must look like user@realm (a user, not an API token)"}
+	}
+	if cl.ConsolePassword == "" {
+		return &Error{Key: key + ".console_password", Reason: "must not be empty with console_user"}
+	}
+	if isPlaceholder(cl.ConsolePassword) {
+		return &Error{Key: key + ".console_password", Reason: "is a placeholder (contains CHANGE-ME): set the console user's password"}
 	}
 	return nil
 }
@@ -549,6 +578,9 @@ func (c Config) String() string {
 	cp.Clusters = append([]Cluster(nil), c.Clusters...)
 	for i := range cp.Clusters {
 		cp.Clusters[i].TokenSecret = "[redacted]"
+		if cp.Clusters[i].ConsolePassword != "" {
+			cp.Clusters[i].ConsolePassword = "[redacted]"
+		}
 	}
 	cp.Database.DSN = RedactDSN(c.Database.DSN)
 	if len(c.Database.Failover) > 0 {

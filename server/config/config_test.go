@@ -49,6 +49,8 @@ func TestLoadAndEnvOverrides(t *testing.T) {
 		"PVEBILL_CLIENTS_1_SCOPES=storefront",
 		"PVEBILL_EXECUTOR_LEASE=45s",
 		"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=true",
+		"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve",
+		"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=console-pass-from-env",
 		"OTHER=ignored",
 	})
 	if err != nil {
@@ -58,14 +60,15 @@ func TestLoadAndEnvOverrides(t *testing.T) {
 		t.Fatalf("%+v", cfg)
 	}
 	if cfg.Database.DSN != "pvebill:env-secret@tcp(db:3306)/pvebill" || cfg.Clusters[0].TokenSecret != "from-env" ||
-		strings.Join(cfg.Clusters[0].Nodes, ",") != "pve3,pve4" || !cfg.Clusters[0].InsecureSkipVerify {
+		strings.Join(cfg.Clusters[0].Nodes, ",") != "pve3,pve4" || !cfg.Clusters[0].InsecureSkipVerify ||
+		cfg.Clusters[0].ConsoleUser != "console@pve" || cfg.Clusters[0].ConsolePassword != "console-pass-from-env" {
 		t.Fatalf("overrides not applied: %+v", cfg)
 	}
 	if len(cfg.Clients) != 2 || cfg.Clients[1].ID != "shop" || cfg.Executor.Lease != 45*time.Second {
 		t.Fatalf("clients %+v lease %v", cfg.Clients, cfg.Executor.Lease)
 	}
 	s := cfg.String()
-	for _, secret := range []string{"env-secret", "from-env", "test-client-secret-0123456789abcdef", "shop-secret-0123456789abcdef0123456"} {
+	for _, secret := range []string{"env-secret", "from-env", "console-pass-from-env", "test-client-secret-0123456789abcdef", "shop-secret-0123456789abcdef0123456"} {
 		if strings.Contains(s, secret) {
 			t.Errorf("String() shows %q", secret)
 		}
@@ -87,6 +90,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"placeholder secret", strings.Replace(good, `"test-client-secret-0123456789abcdef"`, `"CHANGE-ME-a-long-random-secret-of-40-chars"`, 1), nil, "clients[0].secret"},
 		{"placeholder secret from env", good, []string{"PVEBILL_CLIENTS_0_SECRET=xxxxxxxxxxxxxxxxxxxxCHANGE-MExxxxxxxxxxxxxxxx"}, "clients[0].secret"},
 		{"placeholder token secret", good, []string{"PVEBILL_CLUSTERS_0_TOKEN_SECRET=CHANGE-ME"}, "clusters[0].token_secret"},
+		{"placeholder console password", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=CHANGE-ME"}, "clusters[0].console_password"},
+		{"console user without password", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve"}, "clusters[0].console_password"},
+		{"console password without user", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=s3cret-console"}, "clusters[0].console_user"},
+		{"console user is a token", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve!tok", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=s3cret-console"}, "clusters[0].console_user"},
 		{"tls cert without key", good + "\ntls:\n  cert_file: /etc/pvebill/cert.pem\n", nil, "tls"},
 		{"url", strings.Replace(good, "https://pve1", "ftp://pve1", 1), nil, "clusters[0].url"},
 		{"token id", strings.Replace(good, "pvebill@pve!provision", "pvebill@pve", 1), nil, "clusters[0].token_id"},
