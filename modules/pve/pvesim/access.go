@@ -92,31 +92,31 @@ func (s *Sim) verifyCSRF(user, token string) bool {
 	return ok && hmac.Equal([]byte(sig), []byte(s.sign("CSRF", user, ts))) && s.fresh(ts)
 }
 
-// authenticate checks a request's API token or ticket cookie. POST /access/ticket needs
-// neither. It returns the user and whether it came with a ticket; an error answer otherwise.
-func (s *Sim) authenticate(c *reqCtx) (user string, ticket bool, a *apiAnswer) {
+// authenticate checks a request's ticket cookie or API token (POST /access/ticket needs
+// neither) and returns the user, or the refusal.
+func (s *Sim) authenticate(c *reqCtx) (user string, a *apiAnswer) {
 	if c.method == http.MethodPost && c.template == "/access/ticket" {
-		return "", false, nil
-	}
-	if id, ok := s.checkAuth(c.r); ok {
-		return id, false, nil
+		return "", nil
 	}
 	ck, err := c.r.Cookie(authCookie)
-	if err != nil {
-		return "", false, messageAnswer(http.StatusUnauthorized, "authentication failure\n")
+	if err != nil { // a ticket cookie takes precedence over a token (docs/proxmox.md §1.1)
+		if id, ok := s.checkAuth(c.r); ok {
+			return id, nil
+		}
+		return "", messageAnswer(http.StatusUnauthorized, "authentication failure\n")
 	}
 	user, ok := s.verifyTicket(ck.Value)
 	if !ok {
-		return "", false, messageAnswer(http.StatusUnauthorized, "authentication failure\n")
+		return "", messageAnswer(http.StatusUnauthorized, "authentication failure\n")
 	}
 	if c.method != http.MethodGet && !s.verifyCSRF(user, c.r.Header.Get(csrfHeader)) {
-		return "", false, messageAnswer(http.StatusUnauthorized, "Permission denied - invalid csrf token\n")
+		return "", messageAnswer(http.StatusUnauthorized, "Permission denied - invalid csrf token\n")
 	}
 	if !consoleTemplates[c.method+" "+c.template] {
-		return "", false, &apiAnswer{status: http.StatusForbidden,
+		return "", &apiAnswer{status: http.StatusForbidden,
 			body: errorBody(permErr(c.path + ", Sys.Audit").(*apiError))}
 	}
-	return user, true, nil
+	return user, nil
 }
 
 // hAccessTicket logs the console user in; the password may also be a valid ticket of the
@@ -139,7 +139,7 @@ func (s *Sim) hAccessTicket(c *reqCtx) (any, error) {
 	}
 	ticket, csrf := s.issueTicket(user)
 	return map[string]any{"username": user, "ticket": ticket, "CSRFPreventionToken": csrf,
-		"clustername": "pvesim"}, nil
+		"clustername": "pvesim", "cap": map[string]any{"vms": map[string]int{"VM.Console": 1}}}, nil
 }
 
 // redactForm keeps passwords and console tickets out of the request log.

@@ -169,7 +169,7 @@ func messageAnswer(status int, msg string) *apiAnswer {
 // variables) and returns the status and body: authentication, the schema's method and
 // parameters, the node, then the simulated handler.
 func (s *Sim) handleAPI(c *reqCtx, sn *schemaNode, form url.Values) (int, any) {
-	user, _, refused := s.authenticate(c)
+	user, refused := s.authenticate(c)
 	if refused != nil {
 		return refused.status, refused.body
 	}

@@ -39,14 +39,14 @@ func (s *Sim) serveConsoleSocket(w http.ResponseWriter, r *http.Request, form ur
 		s.record(entry)
 		writeJSON(w, status, map[string]any{"data": nil, "message": msg})
 	}
-	if _, token := s.checkAuth(r); token || r.Header.Get("Authorization") != "" {
-		refuse(http.StatusUnauthorized, "authentication failure - API tokens cannot open a console\n")
-		return
-	}
 	ck, err := r.Cookie(authCookie)
 	user, ok := "", false
 	if err == nil {
 		user, ok = s.verifyTicket(ck.Value)
+	}
+	if !ok && err != nil && r.Header.Get("Authorization") != "" {
+		refuse(http.StatusUnauthorized, "authentication failure - API tokens cannot open a console\n")
+		return
 	}
 	if !ok {
 		refuse(http.StatusUnauthorized, "authentication failure\n")
