@@ -180,4 +180,3 @@ func TestConsoleDialHonoursTLSPin(t *testing.T) {
 		t.Fatalf("wrong pin: %v", err)
 	}
 }
-

@@ -32,8 +32,8 @@ const (
 
 // consoleTemplates are the calls VM.Console permits a ticket user.
 var consoleTemplates = map[string]bool{
-	"POST /nodes/{node}/lxc/{vmid}/termproxy":   true,
-	"POST /nodes/{node}/qemu/{vmid}/vncproxy":   true,
+	"POST /nodes/{node}/lxc/{vmid}/termproxy":    true,
+	"POST /nodes/{node}/qemu/{vmid}/vncproxy":    true,
 	"GET /nodes/{node}/lxc/{vmid}/vncwebsocket":  true,
 	"GET /nodes/{node}/qemu/{vmid}/vncwebsocket": true,
 }
