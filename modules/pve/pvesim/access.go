@@ -20,9 +20,11 @@ import (
 // simulator knows one ticket user, the console user, who holds only VM.Console (docs/proxmox.md
 // §14): with its ticket only the console calls are permitted.
 
+// The console user of Options' zero value, and the ticket lifetime.
 const (
-	// DefaultConsoleUser and DefaultConsolePassword are the console user of Options' zero value.
-	DefaultConsoleUser     = "pvebill-console@pve"
+	// DefaultConsoleUser is the console user's name.
+	DefaultConsoleUser = "pvebill-console@pve"
+	// DefaultConsolePassword is the console user's password.
 	DefaultConsolePassword = "console-password-0000"
 	// DefaultTicketLifetime is how long a ticket is valid (PVE::AccessControl's ticket_lifetime).
 	DefaultTicketLifetime = 2 * time.Hour

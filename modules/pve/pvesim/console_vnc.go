@@ -135,7 +135,10 @@ func (s *Sim) serveRFB(ctx context.Context, conn net.Conn, sess *consoleSession)
 		return
 	}
 	rs := &rfbSession{out: conn, in: in, pf: serverPixelFormat, screen: consoleScreen(name)}
-	for ctx.Err() == nil && rs.message() == nil {
+	for ctx.Err() == nil {
+		if rs.message() != nil {
+			return
+		}
 	}
 }
 
