@@ -223,8 +223,11 @@ func TestTerminalShell(t *testing.T) {
 	}
 	readUntil(t, in, "hostname\r\ndemo-ct\r\nroot@demo-ct:~# echo a  b\r\na b\r\nroot@demo-ct:~# uname\r\nLinux\r\n"+
 		"root@demo-ct:~# ls\r\n-bash: ls: command not found\r\nroot@demo-ct:~# ")
-	if h.sim.OpenConsoles() != 1 || h.sim.CloseConsoles() != 1 {
-		t.Fatal("the session was not open")
+	if body := h.control("GET", "/_sim/consoles"); body != `{"open":1}` {
+		t.Fatalf("open consoles %s", body)
+	}
+	if body := h.control("DELETE", "/_sim/consoles"); body != `{"closed":1}` {
+		t.Fatalf("closed consoles %s", body)
 	}
 	if _, err := in.ReadByte(); err == nil {
 		t.Fatal("the session outlived CloseConsoles")
@@ -238,4 +241,20 @@ func readUntil(t *testing.T, in *bufio.Reader, want string) {
 	if _, err := io.ReadFull(in, got); err != nil || string(got) != want {
 		t.Fatalf("read %q (%v), want %q", got, err, want)
 	}
+}
+
+// control calls the control API and returns the trimmed body of a 200 answer.
+func (h *harness) control(method, path string) string {
+	h.t.Helper()
+	req, _ := http.NewRequest(method, h.srv.URL+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		h.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return strings.TrimSpace(string(raw))
 }

@@ -31,6 +31,8 @@ import (
 //	DELETE /_sim/requests                    empty the log and the violations
 //	GET    /_sim/violations                  schema violations
 //	GET    /_sim/tasks                       UPIDs
+//	GET    /_sim/consoles                    {"open": n} connected console sessions
+//	DELETE /_sim/consoles                    end every console session {"closed": n}
 //
 // Every other path or method answers 404 {"error":"unknown control path ..."}.
 
@@ -57,6 +59,8 @@ func (s *Sim) buildControl() *http.ServeMux {
 		"DELETE /_sim/requests":              s.ctlResetLog,
 		"GET /_sim/violations":               s.ctlViolations,
 		"GET /_sim/tasks":                    s.ctlTasks,
+		"GET /_sim/consoles":                 s.ctlConsoles,
+		"DELETE /_sim/consoles":              s.ctlCloseConsoles,
 	} {
 		mux.HandleFunc(pattern, h)
 	}
@@ -306,3 +310,11 @@ func (s *Sim) ctlViolations(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Sim) ctlTasks(w http.ResponseWriter, _ *http.Request) { ctlOK(w, s.Tasks()) }
+
+func (s *Sim) ctlConsoles(w http.ResponseWriter, _ *http.Request) {
+	ctlOK(w, map[string]int{"open": s.OpenConsoles()})
+}
+
+func (s *Sim) ctlCloseConsoles(w http.ResponseWriter, _ *http.Request) {
+	ctlOK(w, map[string]int{"closed": s.CloseConsoles()})
+}
