@@ -136,6 +136,7 @@ func (s *Sim) hLXCDelete(c *reqCtx) (any, error) {
 	g.pending = map[string]string{}
 	g.pendingDelete = map[string]bool{}
 	g.lxcRaw = nil
+	g.snaps = nil
 	g.firewall = map[string]string{}
 	g.ipsets = map[string]*ipset{}
 	if purge {

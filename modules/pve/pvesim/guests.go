@@ -310,6 +310,8 @@ type guest struct {
 	firewall      map[string]string
 	ipsets        map[string]*ipset
 	ciGenerated   map[string]string
+	// snaps are the snapshot sections of the config, by name (snapshot.go).
+	snaps map[string]map[string]string
 }
 
 func (s *Sim) guestTypeName(typ string) string {

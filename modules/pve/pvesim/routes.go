@@ -110,6 +110,10 @@ func (s *Sim) buildRoutes() map[string]handlerFunc {
 			method, sub, _ := strings.Cut(k, " ")
 			bind(method+" /nodes/{node}/"+typ+"/{vmid}/firewall"+sub, h)
 		}
+		for k, h := range snapshotRoutes(typ) {
+			method, sub, _ := strings.Cut(k, " ")
+			bind(method+" /nodes/{node}/"+typ+"/{vmid}/snapshot"+sub, h)
+		}
 	}
 	if n := s.schema.lookup("/nodes/x/qemu/100/agent", map[string]string{}); n != nil {
 		for seg, child := range n.fixed {

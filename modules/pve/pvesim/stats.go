@@ -177,6 +177,7 @@ func configText(g *guest) string {
 			b.WriteString("delete: " + strings.Join(sortedKeys(g.pendingDelete), ",") + "\n")
 		}
 	}
+	b.WriteString(snapshotSections(g))
 	return b.String()
 }
 

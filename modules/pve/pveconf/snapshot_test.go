@@ -1,0 +1,18 @@
+package pveconf
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidSnapshotName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"before_upgrade": true, "Daily-1": true, "ab": true, strings.Repeat("a", 40): true,
+		"a": false, "1st": false, "_x": false, "has space": false, "dot.ted": false, "": false,
+		strings.Repeat("a", 41): false, "current": false, "pending": false, "PENDING": false, "Current": true,
+	} {
+		if got := ValidSnapshotName(name); got != want {
+			t.Errorf("ValidSnapshotName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
