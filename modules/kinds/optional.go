@@ -77,6 +77,23 @@ type Consoler interface {
 // ErrNotOurs is a guest that does not carry its service's stamp (R39).
 var ErrNotOurs = errors.New("guest does not carry the service's stamp")
 
+// Snapshotter is a kind whose guests can be snapshotted (R44). Having it is what makes the kind
+// offer plans.CapSnapshot (which the plan may still refuse, by its snapshots_max and storage).
+// Each change waits for its task and reads its effect back from the guest's snapshot list (R11).
+type Snapshotter interface {
+	// Snapshots lists the guest's snapshots, without Proxmox's "current" pseudo-entry, oldest
+	// first.
+	Snapshots(ctx context.Context, g Guest) ([]Snapshot, error)
+	// CreateSnapshot takes a snapshot named name and reads back that it is listed.
+	CreateSnapshot(ctx context.Context, g Guest, name, description string, rep Reporter) error
+	// DeleteSnapshot deletes a snapshot and reads back that it is gone.
+	DeleteSnapshot(ctx context.Context, g Guest, name string, rep Reporter) error
+	// RollbackSnapshot rolls the guest back to a snapshot (Proxmox stops it first), starts it
+	// again when it was running, and reads back that it descends from that snapshot and runs as
+	// before.
+	RollbackSnapshot(ctx context.Context, g Guest, name string, rep Reporter) error
+}
+
 // ErrShutdownTimeout is a shutdown that ran out of time: the guest still runs (R40).
 var ErrShutdownTimeout = errors.New("guest did not shut down in time")
 
@@ -95,6 +112,9 @@ func Capabilities(m Module) []plans.Capability {
 	}
 	if _, ok := m.(Consoler); ok {
 		out = append(out, plans.CapConsole)
+	}
+	if _, ok := m.(Snapshotter); ok {
+		out = append(out, plans.CapSnapshot)
 	}
 	return out
 }

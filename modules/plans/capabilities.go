@@ -26,13 +26,14 @@ const (
 	CapISOInstall        Capability = "iso_install"
 	CapPXEBoot           Capability = "pxe_boot"
 	CapFirmwareSelection Capability = "firmware_selection"
+	CapSnapshot          Capability = "snapshot"
 )
 
 // AllCapabilities lists every capability reported for each offered guest type.
 var AllCapabilities = []Capability{
 	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapStart, CapStop,
 	CapShutdown, CapReboot, CapUsage, CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall,
-	CapPXEBoot, CapFirmwareSelection,
+	CapPXEBoot, CapFirmwareSelection, CapSnapshot,
 }
 
 // PowerCapabilities are the customer's power actions (R40): a kind offers all four or none.
@@ -57,7 +58,8 @@ var containerNever = map[Capability]string{
 // ReasonKeys lists every catalog key a capability reason can use (the catalog test checks them
 // in all nine languages).
 func ReasonKeys() []string {
-	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop}
+	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
+		ReasonStorageTypeNotKnown}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)
@@ -127,6 +129,9 @@ func capability(p Plan, built Built, t GuestType, c Capability) State {
 		c = CapSuspend // a pause-mode plan pauses exactly when it suspends
 	}
 	if built.has(t, c) {
+		if c == CapSnapshot {
+			return snapshotCapability(p, t)
+		}
 		return State{Available: true}
 	}
 	return State{Refusal: i18n.Temporary, Reason: ReasonNotYetAvailable}

@@ -76,6 +76,9 @@ type Spec struct {
 	IPPool        *string     `json:"ip_pool" yaml:"ip_pool" validate:"omitempty,min=1,max=64"`
 	Nodes         []string    `json:"nodes" yaml:"nodes" validate:"omitempty,unique,dive,required,max=63"`
 	VMClone       CloneMode   `json:"vm_clone" yaml:"vm_clone" validate:"omitempty,oneof=full linked"`
+
+	// Snapshots (R44).
+	SnapshotsMax *int `json:"snapshots_max" yaml:"snapshots_max" validate:"omitempty,min=0,max=100"`
 }
 
 // Plan is a validated plan with every value explicit: the shape stored in the plans table and
@@ -105,6 +108,13 @@ type Plan struct {
 	// Nodes are the nodes a guest of this plan may be placed on; empty means the cluster's.
 	Nodes   []string  `json:"nodes"`
 	VMClone CloneMode `json:"vm_clone"`
+
+	// Snapshots (R44). SnapshotsMax is how many snapshots a guest may hold; 0 (the default)
+	// turns snapshots off. StorageType is the Proxmox type of Storage (lvmthin, dir …), read
+	// when the plan is saved and kept with it, from which the snapshot capability is decided;
+	// empty when Proxmox could not be asked then.
+	SnapshotsMax int    `json:"snapshots_max"`
+	StorageType  string `json:"storage_type,omitempty"`
 }
 
 // Offers reports whether the plan offers guest type t.

@@ -19,6 +19,10 @@ type Options struct {
 	Clusters Clusters
 	// Built is what the guest modules implement, per guest type (capabilities).
 	Built Built
+	// StorageType reads the Proxmox type of a storage of a cluster (lvmthin, dir …) when a
+	// plan is saved; the snapshot capability follows from it (R44). Nil, or an error, leaves
+	// the type unknown.
+	StorageType func(ctx context.Context, cluster, storage string) (string, error)
 }
 
 // Service reads and writes plans in the database. Every write is validated first; nothing
@@ -80,8 +84,22 @@ func (s *Service) Put(ctx context.Context, code string, spec Spec) (Plan, bool, 
 	if err != nil {
 		return Plan{}, false, err
 	}
+	p.StorageType = s.storageType(ctx, p)
 	created, err := save(ctx, s.db.Gorm, p, SourceAPI)
 	return p, created, err
+}
+
+// storageType asks Proxmox for the type of the plan's storage, "" when it cannot be known now
+// (the snapshot capability is then refused as temporary).
+func (s *Service) storageType(ctx context.Context, p Plan) string {
+	if s.opts.StorageType == nil {
+		return ""
+	}
+	t, err := s.opts.StorageType(ctx, p.Cluster, p.Storage)
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // Delete removes a plan, or answers a 404 not_found problem.
@@ -111,6 +129,7 @@ func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan,
 		if err != nil {
 			return nil, fmt.Errorf("plan %d (%s): %w", i+1, spec.Code, err)
 		}
+		p.StorageType = s.storageType(ctx, p)
 		plans = append(plans, p)
 	}
 	// Replicas starting together import the same plans_file at once: MariaDB may pick one

@@ -80,6 +80,9 @@ func normalize(s Spec) Plan {
 	if s.SwapMiB != nil {
 		p.SwapMiB = *s.SwapMiB
 	}
+	if s.SnapshotsMax != nil {
+		p.SnapshotsMax = *s.SnapshotsMax
+	}
 	if s.BandwidthGiB != nil {
 		b := *s.BandwidthGiB
 		p.BandwidthGiB = &b

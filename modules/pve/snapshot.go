@@ -16,18 +16,27 @@ func (l *LXCClient) Snapshots() *SnapshotClient { return &SnapshotClient{g: l.g}
 // Snapshots returns the VM's snapshot client.
 func (q *QEMUClient) Snapshots() *SnapshotClient { return &SnapshotClient{g: q.g} }
 
-// List reads GET …/snapshot without the "current" pseudo-entry, in Proxmox's order (which is
-// none in particular).
-func (s *SnapshotClient) List(ctx context.Context) ([]Snapshot, error) {
+// SnapshotList is GET …/snapshot split in two: the snapshots, in Proxmox's order (which is none
+// in particular), and the "current" pseudo-entry, whose Parent names the snapshot the guest
+// descends from.
+type SnapshotList struct {
+	Snapshots []Snapshot
+	Current   Snapshot
+}
+
+// List reads GET …/snapshot and sets the "current" pseudo-entry apart.
+func (s *SnapshotClient) List(ctx context.Context) (SnapshotList, error) {
 	var all []Snapshot
 	if err := s.g.callValues(ctx, http.MethodGet, "/snapshot", nil, &all); err != nil {
-		return nil, err
+		return SnapshotList{}, err
 	}
-	out := make([]Snapshot, 0, len(all))
+	out := SnapshotList{Snapshots: make([]Snapshot, 0, len(all))}
 	for _, sn := range all {
-		if sn.Name != CurrentSnapshot {
-			out = append(out, sn)
+		if sn.Name == CurrentSnapshot {
+			out.Current = sn
+			continue
 		}
+		out.Snapshots = append(out.Snapshots, sn)
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func TestSimSnapshots(t *testing.T) {
 	sim.Advance(time.Second)
 	mustOK(snaps.Create(ctx, SnapshotCreateRequest{SnapName: "a_second"}))(t)
 
-	list := must(snaps.List(ctx))(t)
+	list := must(snaps.List(ctx))(t).Snapshots
 	if len(list) != 2 || list[0].Name != "a_second" || list[0].Parent != "b_first" || list[1].Name != "b_first" ||
 		list[1].Parent != "" || list[1].Description != "before" || list[0].SnapTime <= list[1].SnapTime {
 		t.Fatalf("list %+v", list)
@@ -65,7 +65,7 @@ func TestSimSnapshots(t *testing.T) {
 	}
 
 	mustOK(snaps.Delete(ctx, "b_first"))(t)
-	list = must(snaps.List(ctx))(t)
+	list = must(snaps.List(ctx))(t).Snapshots
 	if len(list) != 1 || list[0].Name != "a_second" || list[0].Parent != "" {
 		t.Errorf("after delete: %+v", list)
 	}
@@ -103,7 +103,7 @@ func TestSimSnapshotStorages(t *testing.T) {
 	if res.Type != "qmsnapshot" {
 		t.Errorf("task type %q", res.Type)
 	}
-	if list := must(vm.List(ctx))(t); len(list) != 1 || list[0].Name != "s1" {
+	if list := must(vm.List(ctx))(t).Snapshots; len(list) != 1 || list[0].Name != "s1" {
 		t.Errorf("vm list %+v", list)
 	}
 	st := must(c.StorageConfig(ctx, "local-lvm"))(t)

@@ -69,7 +69,8 @@ func New(o Options) *Stack {
 	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters}
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
-	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built()})
+	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
+		StorageType: storageTypes(o.Clusters)})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -88,6 +89,23 @@ func New(o Options) *Stack {
 		st.Exec.Register(a)
 	}
 	return st
+}
+
+// storageTypes reads a storage's Proxmox type from its cluster, within a few seconds, for the
+// plans' snapshot capability (R44).
+func storageTypes(clusters []kinds.Cluster) func(ctx context.Context, cluster, storage string) (string, error) {
+	return func(ctx context.Context, cluster, storage string) (string, error) {
+		for _, cl := range clusters {
+			if cl.Name != cluster || cl.Client == nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			st, err := cl.Client.StorageConfig(ctx, storage)
+			return st.Type, err
+		}
+		return "", fmt.Errorf("cluster %q is not configured", cluster)
+	}
 }
 
 // ServerOptions are the server's options over the stack; the caller adds what only it knows
