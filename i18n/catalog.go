@@ -103,6 +103,14 @@ func (p *Problem) Detail(lang string) string {
 	return T(lang, "error."+string(p.Code), p.Params)
 }
 
+// ReasonMessage is the translated Reason ("" without one).
+func (p *Problem) ReasonMessage(lang string) string {
+	if p.Reason == "" {
+		return ""
+	}
+	return T(lang, p.Reason, nil)
+}
+
 // Message is the translated message of a field error.
 func (f FieldError) Message(lang string) string {
 	return T(lang, "field."+string(f.Code), map[string]string{"field": f.Field, "param": f.Param})

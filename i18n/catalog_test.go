@@ -16,7 +16,8 @@ var capabilityReasonKeys = []string{
 	"capability.not_yet_available", "capability.plan_suspends_by_stop",
 	"capability.not_possible.pause", "capability.not_possible.hibernate",
 	"capability.not_possible.iso_install", "capability.not_possible.pxe_boot",
-	"capability.not_possible.firmware_selection",
+	"capability.not_possible.firmware_selection", "capability.snapshots_off", "capability.storage_cannot_snapshot",
+	"capability.storage_type_unknown",
 }
 
 var placeholderRE = regexp.MustCompile(`\{[a-z_]+\}`)

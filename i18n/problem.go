@@ -57,6 +57,14 @@ const (
 	// CodeShutdownTimeout: a shutdown that ran out of time; the guest still runs and was not
 	// stopped (R40).
 	CodeShutdownTimeout Code = "shutdown_timeout"
+	// CodeCapabilityRefused: a request for a capability the service's plan refuses (R10), with
+	// the refusal's permanence and its reason (Problem.Reason).
+	CodeCapabilityRefused Code = "capability_refused"
+	// CodeSnapshotLimitReached: a snapshot create when the guest holds snapshots_max snapshots
+	// (R44).
+	CodeSnapshotLimitReached Code = "snapshot_limit_reached"
+	// CodeSnapshotExists: a snapshot create with the name of one the guest has (R44).
+	CodeSnapshotExists Code = "snapshot_exists"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -70,6 +78,7 @@ var Codes = []Code{
 	CodeProxmoxTaskFailed, CodeInternal, CodeUnavailable, CodeOperationInterrupted,
 	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse, CodeNothingToReconcile,
 	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout, CodeSignatureReplayed,
+	CodeCapabilityRefused, CodeSnapshotLimitReached, CodeSnapshotExists,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.
@@ -148,7 +157,10 @@ type Problem struct {
 	Params     map[string]string
 	Fields     []FieldError
 	Blockers   []Blocker
-	Cause      error
+	// Reason is the catalog key of why a capability is refused (capability_refused), answered
+	// translated as the problem's "reason".
+	Reason string
+	Cause  error
 }
 
 // NewProblem builds a Problem with the given status and code.

@@ -19,6 +19,7 @@ type problemBody struct {
 	Code       string         `json:"code"`
 	Detail     string         `json:"detail"`
 	Permanence string         `json:"permanence,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
 	Blockers   []blockerBody  `json:"blockers,omitempty"`
 	Errors     []fieldErrBody `json:"errors,omitempty"`
 	RequestID  string         `json:"request_id,omitempty"`
@@ -68,6 +69,7 @@ func writeProblem(c *gin.Context, p *i18n.Problem) {
 		Code:       string(p.Code),
 		Detail:     p.Detail(l),
 		Permanence: string(p.Permanence),
+		Reason:     p.ReasonMessage(l),
 		RequestID:  requestID(c),
 	}
 	for _, b := range p.Blockers {

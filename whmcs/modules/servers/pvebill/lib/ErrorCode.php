@@ -46,4 +46,7 @@ final class ErrorCode
     public const GUEST_NOT_RUNNING = 'guest_not_running';
     public const SHUTDOWN_TIMEOUT = 'shutdown_timeout';
     public const SIGNATURE_REPLAYED = 'signature_replayed';
+    public const CAPABILITY_REFUSED = 'capability_refused';
+    public const SNAPSHOT_LIMIT_REACHED = 'snapshot_limit_reached';
+    public const SNAPSHOT_EXISTS = 'snapshot_exists';
 }
