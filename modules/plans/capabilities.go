@@ -1,6 +1,10 @@
 package plans
 
-import "pvebill/i18n"
+import (
+	"net/http"
+
+	"pvebill/i18n"
+)
 
 // Capability names something a customer of a plan might ask for (R10). The storefront and the
 // billing panels read them as data: available, or refused with a permanence and a reason.
@@ -135,4 +139,20 @@ func capability(p Plan, built Built, t GuestType, c Capability) State {
 		return State{Available: true}
 	}
 	return State{Refusal: i18n.Temporary, Reason: ReasonNotYetAvailable}
+}
+
+// Refused is the answer to a request for capability c in state st: nil when it is available,
+// otherwise 409 capability_refused with the refusal's permanence and its reason (R10). Every
+// route that needs a capability of the plan answers with it.
+func Refused(c Capability, st State) error {
+	if st.Available {
+		return nil
+	}
+	perm, reason := st.Refusal, st.Reason
+	if perm == "" {
+		perm, reason = i18n.Temporary, ReasonNotYetAvailable
+	}
+	p := i18n.NewProblem(http.StatusConflict, i18n.CodeCapabilityRefused).Perm(perm).With("capability", string(c))
+	p.Reason = reason
+	return p
 }

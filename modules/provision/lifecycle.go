@@ -208,6 +208,8 @@ type lifecycle struct {
 	gone bool
 	// power: the payload of a power action (R40).
 	power powerPayload
+	// snap: the payload of a snapshot action (R44).
+	snap snapshotPayload
 }
 
 // The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.

@@ -114,7 +114,7 @@ func New(o Options) *Provisioner {
 // Actions are the executor actions of the lifecycle, registered before the executor starts;
 // each action's stage list is its step list's (createSteps, suspendSteps ...).
 func (s *Provisioner) Actions() []executor.Action {
-	return []executor.Action{
+	return append([]executor.Action{
 		{Name: ActionCreate, Stages: executor.StagesOf(createSteps), Run: s.runCreate},
 		{Name: ActionSuspend, Stages: executor.StagesOf(suspendSteps), Run: s.runSuspend},
 		{Name: ActionUnsuspend, Stages: executor.StagesOf(unsuspendSteps), Run: s.runUnsuspend},
@@ -124,7 +124,7 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionStop, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionShutdown, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionReboot, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
-	}
+	}, s.snapshotActions()...)
 }
 
 func (s *Provisioner) module(kind string) (kinds.Module, error) {

@@ -1,0 +1,293 @@
+package provision
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/operation"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve/pveconf"
+)
+
+// The snapshot actions (R44), as stored in operations.action.
+const (
+	ActionSnapshotCreate   = "snapshot_create"
+	ActionSnapshotDelete   = "snapshot_delete"
+	ActionSnapshotRollback = "snapshot_rollback"
+)
+
+// StageSnapshot is the stage that sends the snapshot call.
+const StageSnapshot executor.Stage = "snapshot"
+
+// SnapshotRequest is the body of POST /v1/services/{id}/snapshots. The name follows Proxmox's
+// rules (pveconf.ValidSnapshotName), checked before anything is sent.
+type SnapshotRequest struct {
+	Name        string  `json:"name" validate:"required,max=40"`
+	Description *string `json:"description" validate:"omitempty,max=255"`
+}
+
+// RollbackRequest is the body of POST /v1/services/{id}/snapshots/{name}/rollback: the
+// snapshot's name again, as the confirmation of a destructive action.
+type RollbackRequest struct {
+	Confirm string `json:"confirm" validate:"required,max=64"`
+}
+
+// SnapshotView is one snapshot as the API answers it.
+type SnapshotView struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	Parent      *string   `json:"parent"`
+}
+
+// SnapshotList is the answer of GET /v1/services/{id}/snapshots: the snapshots oldest first,
+// and the plan's limit.
+type SnapshotList struct {
+	Snapshots    []SnapshotView `json:"snapshots"`
+	SnapshotsMax int            `json:"snapshots_max"`
+}
+
+type snapshotPayload struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// The step lists of the snapshot actions: a precheck that reads the guest (R39) and its
+// snapshots, then the call.
+var (
+	snapshotCreateSteps   = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: createSnapshot}}
+	snapshotDeleteSteps   = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: deleteSnapshot}}
+	snapshotRollbackSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: rollbackSnapshot}}
+)
+
+func (s *Provisioner) snapshotActions() []executor.Action {
+	return []executor.Action{
+		{Name: ActionSnapshotCreate, Stages: executor.StagesOf(snapshotCreateSteps), Run: s.runSnapshot(snapshotCreateSteps)},
+		{Name: ActionSnapshotDelete, Stages: executor.StagesOf(snapshotDeleteSteps), Run: s.runSnapshot(snapshotDeleteSteps)},
+		{Name: ActionSnapshotRollback, Stages: executor.StagesOf(snapshotRollbackSteps), Run: s.runSnapshot(snapshotRollbackSteps)},
+	}
+}
+
+func (s *Provisioner) runSnapshot(steps []executor.Step[*lifecycle]) func(context.Context, *executor.Run) error {
+	return func(ctx context.Context, r *executor.Run) error {
+		return s.lifecycleRun(ctx, r, steps, func(l *lifecycle) any { return &l.snap })
+	}
+}
+
+// Snapshots lists the service's snapshots, oldest first, without Proxmox's "current" entry.
+// Listing needs the kind to have snapshots, not the plan to offer them: snapshots taken under an
+// earlier plan stay visible (and deletable).
+func (s *Provisioner) Snapshots(ctx context.Context, clientID, serviceID string) (SnapshotList, error) {
+	svc, err := s.snapshotService(ctx, clientID, serviceID)
+	if err != nil {
+		return SnapshotList{}, err
+	}
+	plan, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return SnapshotList{}, err
+	}
+	_, list, err := s.guestSnapshots(ctx, svc)
+	if err != nil {
+		return SnapshotList{}, err
+	}
+	out := SnapshotList{Snapshots: make([]SnapshotView, 0, len(list)), SnapshotsMax: plan.SnapshotsMax}
+	for _, sn := range list {
+		v := SnapshotView{Name: sn.Name, Description: sn.Description, CreatedAt: sn.Time}
+		if sn.Parent != "" {
+			p := sn.Parent
+			v.Parent = &p
+		}
+		out.Snapshots = append(out.Snapshots, v)
+	}
+	return out, nil
+}
+
+// CreateSnapshot queues a snapshot. The name is checked against Proxmox's rules, the plan's
+// capability, the guest's real snapshot count against snapshots_max and the names it has, all
+// before an operation is written; nothing is sent to Proxmox on a refusal (R44).
+func (s *Provisioner) CreateSnapshot(ctx context.Context, clientID, serviceID string, req SnapshotRequest) (*models.Operation, error) {
+	if !pveconf.ValidSnapshotName(req.Name) {
+		return nil, i18n.Validation(i18n.FieldError{Field: "name", Code: i18n.FieldPattern})
+	}
+	svc, err := s.snapshotService(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.snapshotAllowed(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	_, list, err := s.guestSnapshots(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	if err := createRefusal(list, req.Name, plan.SnapshotsMax); err != nil {
+		return nil, err
+	}
+	p := snapshotPayload{Name: req.Name}
+	if req.Description != nil {
+		p.Description = *req.Description
+	}
+	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotCreate, p)
+}
+
+// DeleteSnapshot queues the delete of an existing snapshot (404 not_found otherwise).
+func (s *Provisioner) DeleteSnapshot(ctx context.Context, clientID, serviceID, name string) (*models.Operation, error) {
+	svc, err := s.snapshotService(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.snapshotExists(ctx, svc, name); err != nil {
+		return nil, err
+	}
+	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotDelete, snapshotPayload{Name: name})
+}
+
+// RollbackSnapshot queues a rollback, which is destructive: the confirmation must repeat the
+// name (422 otherwise, checked first, so a wrong one reaches nothing), the plan must offer
+// snapshots and the snapshot must exist.
+func (s *Provisioner) RollbackSnapshot(ctx context.Context, clientID, serviceID, name string, req RollbackRequest) (*models.Operation, error) {
+	if req.Confirm != name {
+		return nil, i18n.Validation(i18n.FieldError{Field: "confirm", Code: i18n.FieldOneOf, Param: name})
+	}
+	svc, err := s.snapshotService(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.snapshotAllowed(ctx, svc); err != nil {
+		return nil, err
+	}
+	if err := s.snapshotExists(ctx, svc, name); err != nil {
+		return nil, err
+	}
+	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotRollback, snapshotPayload{Name: name})
+}
+
+// snapshotService reads a service the client may see that has a guest whose kind can snapshot.
+func (s *Provisioner) snapshotService(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed {
+		return nil, operation.Missing()
+	}
+	mod, err := s.module(svc.GuestType)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := mod.(kinds.Snapshotter); !ok {
+		return nil, plans.Refused(plans.CapSnapshot, plans.State{Refusal: i18n.Temporary, Reason: plans.ReasonNotYetAvailable})
+	}
+	return svc, nil
+}
+
+// snapshotAllowed is the plan's snapshot capability for the service's guest type:
+// capability_refused, with its permanence and reason, when the plan refuses it.
+func (s *Provisioner) snapshotAllowed(ctx context.Context, svc *models.Service) (plans.Plan, error) {
+	plan, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return plans.Plan{}, err
+	}
+	st := s.plans.Capabilities(plan)[plans.GuestType(svc.GuestType)][plans.CapSnapshot]
+	return plan, plans.Refused(plans.CapSnapshot, st)
+}
+
+// guestSnapshots checks the guest (R39) and lists its snapshots.
+func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) (*target, []kinds.Snapshot, error) {
+	t, err := s.target(ctx, svc)
+	if err != nil {
+		return nil, nil, err
+	}
+	sn, _ := t.mod.(kinds.Snapshotter)
+	list, err := sn.Snapshots(ctx, t.g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, list, nil
+}
+
+func (s *Provisioner) snapshotExists(ctx context.Context, svc *models.Service, name string) error {
+	_, list, err := s.guestSnapshots(ctx, svc)
+	if err != nil {
+		return err
+	}
+	if !hasSnapshot(list, name) {
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	return nil
+}
+
+func hasSnapshot(list []kinds.Snapshot, name string) bool {
+	for _, sn := range list {
+		if sn.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// createRefusal refuses a create whose name is taken, or that would go past max.
+func createRefusal(list []kinds.Snapshot, name string, max int) error {
+	if hasSnapshot(list, name) {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeSnapshotExists).Perm(i18n.Permanent).With("name", name)
+	}
+	if len(list) >= max {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeSnapshotLimitReached).Perm(i18n.Temporary).
+			With("max", strconv.Itoa(max))
+	}
+	return nil
+}
+
+// precheckSnapshot checks the guest's stamp and locks (R39), the plan again for a create or a
+// rollback (it may have changed since the request), and the snapshot list: a create re-counts
+// against snapshots_max, a delete or rollback needs the snapshot.
+func precheckSnapshot(ctx context.Context, l *lifecycle) error {
+	if err := precheckGuest(ctx, l); err != nil {
+		return err
+	}
+	action := l.r.Op.Action
+	var plan plans.Plan
+	if action != ActionSnapshotDelete {
+		var err error
+		if plan, err = l.s.snapshotAllowed(ctx, l.svc); err != nil {
+			return err
+		}
+	}
+	sn, ok := l.t.mod.(kinds.Snapshotter)
+	if !ok {
+		return operation.NotAvailable()
+	}
+	list, err := sn.Snapshots(ctx, l.t.g)
+	if err != nil {
+		return err
+	}
+	if action == ActionSnapshotCreate {
+		return createRefusal(list, l.snap.Name, plan.SnapshotsMax)
+	}
+	if !hasSnapshot(list, l.snap.Name) {
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	return nil
+}
+
+func createSnapshot(ctx context.Context, l *lifecycle) error {
+	sn, _ := l.t.mod.(kinds.Snapshotter)
+	return sn.CreateSnapshot(ctx, l.t.g, l.snap.Name, l.snap.Description, l.rep)
+}
+
+func deleteSnapshot(ctx context.Context, l *lifecycle) error {
+	sn, _ := l.t.mod.(kinds.Snapshotter)
+	return sn.DeleteSnapshot(ctx, l.t.g, l.snap.Name, l.rep)
+}
+
+func rollbackSnapshot(ctx context.Context, l *lifecycle) error {
+	sn, _ := l.t.mod.(kinds.Snapshotter)
+	return sn.RollbackSnapshot(ctx, l.t.g, l.snap.Name, l.rep)
+}

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/models"
+	"pvebill/modules/provision"
+)
+
+// The snapshot routes (R44; docs/api.md Snapshots). The changes answer an operation like the
+// other lifecycle routes; the list is read from Proxmox at the time of the request.
+
+func (s *Server) listSnapshots(c *gin.Context) {
+	list, err := s.prov.Snapshots(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, list)
+}
+
+func (s *Server) createSnapshot(c *gin.Context) {
+	var req provision.SnapshotRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.mutate(c, nil, func() (*models.Operation, error) {
+		return s.prov.CreateSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	})
+}
+
+func (s *Server) deleteSnapshot(c *gin.Context) {
+	s.mutate(c, nil, func() (*models.Operation, error) {
+		return s.prov.DeleteSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"))
+	})
+}
+
+func (s *Server) rollbackSnapshot(c *gin.Context) {
+	var req provision.RollbackRequest
+	if err := bindJSON(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	s.mutate(c, nil, func() (*models.Operation, error) {
+		return s.prov.RollbackSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"), req)
+	})
+}
