@@ -121,6 +121,8 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	if _, err := ps.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
+	// Saving the plans read their storages' types (R44): the tests count from here.
+	e.sim.ResetLog()
 	e.exec.Start(context.Background())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
