@@ -120,9 +120,7 @@ func testSnapshotsOverHTTP(t *testing.T, h *svcHarness, id string) {
 	refused("POST", base, `{"name":"zeta"}`, 409, "snapshot_exists")
 
 	list := h.billing("GET", base, nil)
-	if list.Status != 200 {
-		t.Fatalf("list: %d %s", list.Status, list.Body)
-	}
+	openAPIChecker(t)("GET", base, list, 200)
 	var got struct {
 		Snapshots []struct {
 			Name, Description string
@@ -217,6 +215,77 @@ func TestSnapshotCapabilityRefused(t *testing.T) {
 				!strings.Contains(string(r.Body), `"snapshots":[]`) || !strings.Contains(string(r.Body), `"snapshots_max":0`) {
 				t.Fatalf("list %d %s", r.Status, r.Body)
 			}
+		})
+	}
+}
+
+// R44: a reinstall preview lists the snapshots the reinstall will erase, and each is a
+// confirmation: an apply without it is confirmations_mismatch, a snapshot taken after the
+// preview makes the apply stale before anything is destroyed, and the applied reinstall leaves
+// no snapshot behind.
+func TestReinstallPreviewListsSnapshots(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			h := newServicesHarness(t, dialect)
+			check := openAPIChecker(t)
+			if r := h.signed("PUT", "/v1/admin/plans/snap-ct", "ops", adminSecret, snapPlan("container", "local-lvm")); r.Status != 201 {
+				t.Fatalf("put plan: %d %s", r.Status, r.Body)
+			}
+			id := "rs-snap"
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, "snap-ct")))
+			vmid := int(h.service(id)["vmid"].(float64))
+			succeeded(t, h.billing("POST", "/v1/services/"+id+"/snapshots?wait=20", []byte(`{"name":"keep1"}`)))
+
+			preview := func() (string, any) {
+				t.Helper()
+				r := h.billing("POST", "/v1/services/"+id+"/reinstall/preview?wait=10", []byte(`{}`))
+				check("POST", "/v1/services/"+id+"/reinstall/preview", r, 200)
+				in := r.json(t)["intent"].(map[string]any)
+				return in["id"].(string), in
+			}
+			intentID, in := preview()
+			intent := in.(map[string]any)
+			snaps := intent["snapshots"].([]any)
+			if len(snaps) != 1 || snaps[0].(map[string]any)["name"] != "keep1" {
+				t.Fatalf("preview snapshots %v", intent["snapshots"])
+			}
+			confs := intent["confirmations"].([]any)
+			last := confs[len(confs)-1].(map[string]any)
+			if last["key"] != "snapshot" || last["volume"] != "keep1" {
+				t.Fatalf("confirmations %v", confs)
+			}
+			apply := func(confs any) response {
+				body, _ := json.Marshal(map[string]any{"intent_id": intentID, "root_password": reinstallPassword, "confirmations": confs})
+				return h.billing("POST", "/v1/services/"+id+"/reinstall?wait=20", body)
+			}
+			checkProblem(t, apply(confs[:len(confs)-1]), 409, "confirmations_mismatch")
+
+			// A snapshot taken after the preview: the apply's own check finds it and stops
+			// before the destroy.
+			succeeded(t, h.billing("POST", "/v1/services/"+id+"/snapshots?wait=20", []byte(`{"name":"later"}`)))
+			n := len(h.sim.Requests())
+			if op := finished(t, h, apply(confs)); op["state"] != "failed" || errorCode(op) != "preview_stale" {
+				t.Fatalf("apply after a new snapshot: %v", op)
+			}
+			for _, r := range sentSince(h, n) {
+				if r.Method == "DELETE" {
+					t.Fatalf("a stale apply destroyed: %s", r.Path)
+				}
+			}
+			if names, _, _ := h.sim.Snapshots(vmid); len(names) != 2 {
+				t.Fatalf("snapshots after a stale apply: %v", names)
+			}
+
+			intentID, in = preview()
+			op := finished(t, h, apply(in.(map[string]any)["confirmations"]))
+			if op["state"] != "succeeded" {
+				t.Fatalf("apply: %v", op)
+			}
+			if names, _, ok := h.sim.Snapshots(vmid); !ok || len(names) != 0 {
+				t.Fatalf("after the reinstall: %v (exists %v)", names, ok)
+			}
+			r := h.billing("GET", "/v1/services/"+id+"/snapshots", nil)
+			check("GET", "/v1/services/"+id+"/snapshots", r, 200)
 		})
 	}
 }

@@ -67,7 +67,7 @@ func (a *apply) check(ctx context.Context) (observation, error) {
 	if bs := Check(obs.facts); len(bs) > 0 {
 		return obs, Blocked(bs)
 	}
-	if !SameConfirmations(Confirmations(obs.facts.Mounts), a.p.Confirmations) {
+	if !SameConfirmations(ConfirmationsOf(obs.facts), a.p.Confirmations) {
 		a.s.log.Warn("config changed since the preview; refusing", "service_id", a.in.ServiceID, "vmid", a.in.VMID)
 		return obs, stale()
 	}

@@ -1,6 +1,8 @@
 package reinstall
 
 import (
+	"time"
+
 	"pvebill/i18n"
 	"pvebill/modules/operation"
 	"pvebill/modules/pve/pveconf"
@@ -58,6 +60,8 @@ type Facts struct {
 	PlannedBytes int64
 	// ReinstallInProgress is true while another reinstall of the service is applying.
 	ReinstallInProgress bool
+	// Snapshots are the guest's snapshots, which the destroy erases with its volumes (R44).
+	Snapshots []Snapshot
 }
 
 // RootfsSizes are the current and planned root filesystem sizes: bytes compared, GiB rounded up
@@ -162,6 +166,27 @@ func Confirmations(mounts []Mount) []Confirmation {
 	out := make([]Confirmation, 0, len(mounts))
 	for _, m := range mounts {
 		out = append(out, Confirmation{Key: m.Key, Volume: m.Volume})
+	}
+	return out
+}
+
+// SnapshotConfirmationKey is the key of a snapshot's confirmation; its volume is the name.
+const SnapshotConfirmationKey = "snapshot"
+
+// Snapshot is a snapshot of the guest that a replacement erases (R44): the destroy takes the
+// snapshots with the volumes (docs/proxmox.md §15).
+type Snapshot struct {
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ConfirmationsOf lists everything a replacement asks the customer to confirm: the labelled
+// mounts, then one {"key": "snapshot", "volume": <name>} per snapshot it erases (R44). A
+// snapshot taken after the preview is therefore a difference, and the apply refuses as stale.
+func ConfirmationsOf(f Facts) []Confirmation {
+	out := Confirmations(f.Mounts)
+	for _, s := range f.Snapshots {
+		out = append(out, Confirmation{Key: SnapshotConfirmationKey, Volume: s.Name})
 	}
 	return out
 }

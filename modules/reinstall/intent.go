@@ -20,6 +20,9 @@ type Preview struct {
 	RootKey       string         `json:"root_key,omitempty"`
 	Confirmations []Confirmation `json:"confirmations"`
 	Blockers      []Blocker      `json:"blockers"`
+	// Snapshots are the guest's snapshots, which the replacement erases (R44); each is also
+	// a confirmation.
+	Snapshots []Snapshot `json:"snapshots"`
 }
 
 // labelled returns what the preview labelled: a container's mounts or a VM's disks.
@@ -134,6 +137,7 @@ type View struct {
 	BootDisk       *RootfsSizes    `json:"boot_disk,omitempty"`
 	Disks          []Mount         `json:"disks,omitempty"`
 	Confirmations  []Confirmation  `json:"confirmations"`
+	Snapshots      []Snapshot      `json:"snapshots"`
 	Blockers       []BlockerView   `json:"blockers"`
 	Applied        *Applied        `json:"applied,omitempty"`
 	Reconciliation *Reconciliation `json:"reconciliation,omitempty"`
@@ -161,7 +165,7 @@ type ErrorView struct {
 func ViewOf(in *models.Intent, lang string) View {
 	v := View{ID: in.ID, ServiceID: in.ServiceID, State: in.State, Generation: in.Generation, GuestType: in.GuestType,
 		VMID: in.VMID, OS: in.OS, OperationID: in.OperationID, Mounts: []Mount{}, Confirmations: []Confirmation{},
-		Blockers: []BlockerView{}, CreatedAt: in.CreatedAt.UTC(), UpdatedAt: in.UpdatedAt.UTC()}
+		Snapshots: []Snapshot{}, Blockers: []BlockerView{}, CreatedAt: in.CreatedAt.UTC(), UpdatedAt: in.UpdatedAt.UTC()}
 	if in.Preview != nil {
 		var p Preview
 		if json.Unmarshal([]byte(*in.Preview), &p) == nil {
@@ -171,6 +175,9 @@ func ViewOf(in *models.Intent, lang string) View {
 			}
 			if p.Confirmations != nil {
 				v.Confirmations = p.Confirmations
+			}
+			if p.Snapshots != nil {
+				v.Snapshots = p.Snapshots
 			}
 			for _, b := range p.Blockers {
 				v.Blockers = append(v.Blockers, BlockerView{Code: b.Code, Message: b.Message(lang), Params: b.Params})

@@ -71,7 +71,26 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
 		return obs, err
 	}
-	return obs, nil
+	obs.facts.Snapshots, err = snapshotsOf(ctx, t.k.mod, g)
+	return obs, err
+}
+
+// snapshotsOf lists the snapshots a replacement of the guest erases (R44), oldest first; none
+// for a kind without snapshots.
+func snapshotsOf(ctx context.Context, mod kinds.Module, g kinds.Guest) ([]Snapshot, error) {
+	sn, ok := mod.(kinds.Snapshotter)
+	if !ok {
+		return nil, nil
+	}
+	list, err := sn.Snapshots(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Snapshot, 0, len(list))
+	for _, s := range list {
+		out = append(out, Snapshot{Name: s.Name, CreatedAt: s.Time})
+	}
+	return out, nil
 }
 
 // EntriesOf turns the rows of GET .../pending into config entries: each key's active value,
@@ -166,9 +185,9 @@ func readPreview(ctx context.Context, pr *preview) error {
 	if err != nil {
 		return operation.ProblemOf(err)
 	}
-	pv := Preview{Mounts: []Mount{}}
+	pv := Preview{Mounts: []Mount{}, Snapshots: append([]Snapshot{}, obs.facts.Snapshots...)}
 	t.k.rd.Shape(&pv, obs.facts)
-	pv.Confirmations, pv.Blockers = Confirmations(obs.facts.Mounts), Check(obs.facts)
+	pv.Confirmations, pv.Blockers = ConfirmationsOf(obs.facts), Check(obs.facts)
 	pr.r.SetResult(pv)
 	return nil
 }
