@@ -114,6 +114,41 @@ function powerButtons(): void
     eq('running', service(sid(LIFECYCLE))['power'], 'power after unsuspend');
 }
 
+test('lifecycle: snapshots page takes, limits, rolls back with the typed name, deletes; a reinstall lists them', function (): void {
+    requireRoute('GET', '/v1/services/{service_id}/snapshots');
+    $p = whmcsParams(LIFECYCLE);
+    $m = module();
+    $page = $m->clientSnapshots($p, []);
+    eq('templates/snapshots', $page['templatefile'], 'template');
+    eq([[], 2, null], [$page['vars']['snapshots'], $page['vars']['max'], $page['vars']['error']], 'empty list, the plan\'s limit');
+    $creates = static fn (): int => count(simRequests('POST', '#^/nodes/[^/]+/lxc/[0-9]+/snapshot$#'));
+    $v = $m->clientSnapshots($p, ['step' => 'create', 'name' => 'first', 'description' => 'before the upgrade'])['vars'];
+    eq(['The snapshot was taken.', null], [$v['message'], $v['error']], 'create');
+    eq(['first', 'before the upgrade'], [$v['snapshots'][0]['name'], $v['snapshots'][0]['description']], 'listed');
+    contains((string) $m->clientSnapshots($p, ['step' => 'create', 'name' => 'has space'])['vars']['error'], '[validation_failed]');
+    eq('success', $m->snapshotAction($p, 'create', 'second'), 'second');
+    $sent = $creates();
+    contains((string) $m->clientSnapshots($p, ['step' => 'create', 'name' => 'third'])['vars']['error'], '[snapshot_limit_reached]');
+    eq($sent, $creates(), 'a create at the limit sends nothing to Proxmox');
+
+    $rollbacks = static fn (): int => count(simRequests('POST', '#/snapshot/first/rollback$#'));
+    $v = $m->clientSnapshots($p, ['step' => 'rollback', 'name' => 'first', 'confirm' => 'frist'])['vars'];
+    contains((string) $v['error'], 'Type the name of the snapshot exactly');
+    eq(0, $rollbacks(), 'a mistyped confirmation sends nothing');
+    $v = $m->clientSnapshots($p, ['step' => 'rollback', 'name' => 'first', 'confirm' => 'first'])['vars'];
+    eq(['The server was rolled back to the snapshot.', null], [$v['message'], $v['error']], 'rollback');
+    eq(1, $rollbacks(), 'one rollback reached Proxmox');
+    eq('running', service(sid(LIFECYCLE))['power'], 'running again after the rollback');
+
+    $v = $m->clientSnapshots($p, ['step' => 'delete', 'name' => 'second'])['vars'];
+    eq(['The snapshot was deleted.', ['first']], [$v['message'], array_column($v['snapshots'], 'name')], 'delete');
+
+    // R44: the reinstall page names the snapshots the reinstall deletes.
+    $out = $m->clientReinstall($p, []);
+    eq(['first'], $out['vars']['snapshots'], 'reinstall preview lists the snapshot');
+    eq('success', $m->snapshotAction($p, 'delete', 'first'), 'clean up');
+});
+
 test('lifecycle: reinstall preview shows every mount\'s data label and fate', function (): void {
     requireRoute('POST', '/v1/services/{service_id}/reinstall/preview');
     $out = module()->clientReinstall(whmcsParams(LIFECYCLE), []);

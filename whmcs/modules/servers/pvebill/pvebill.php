@@ -100,6 +100,7 @@ function pvebill_ClientAreaCustomButtonArray(): array
         'Shutdown' => 'Shutdown',
         'Reboot' => 'Reboot',
         'Reinstall' => 'Reinstall',
+        'Snapshots' => 'Snapshots',
     ];
 }
 
@@ -149,4 +150,16 @@ function pvebill_Reinstall(array $params): array
         }
     }
     return Module::instance()->clientReinstall($params, $input);
+}
+
+/** Client area: the snapshots page (list, take, delete, roll back with the name as confirmation). */
+function pvebill_Snapshots(array $params): array
+{
+    $input = [];
+    foreach (['step', 'name', 'description', 'confirm'] as $k) {
+        if (isset($_POST[$k]) && is_string($_POST[$k])) {
+            $input[$k] = $_POST[$k];
+        }
+    }
+    return Module::instance()->clientSnapshots($params, $input);
 }

@@ -374,8 +374,8 @@ final class Module
      */
     public function clientReinstall(array $params, array $input): array
     {
-        $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'blockers' => [],
-            'done' => false];
+        $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'snapshots' => [],
+            'blockers' => [], 'done' => false];
         $step = (string) ($input['step'] ?? '');
         if ($step === 'confirm') {
             $password = (string) ($input['root_password'] ?? '');
@@ -434,6 +434,7 @@ final class Module
             'rootfs_current' => $intent['rootfs']['current_display'] ?? Text::NOT_AVAILABLE,
             'rootfs_planned' => $intent['rootfs']['planned_display'] ?? Text::NOT_AVAILABLE];
         $vars['mounts'] = self::mountRows($intent);
+        $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
         foreach ($intent['blockers'] ?? [] as $b) {
             $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
         }
@@ -556,6 +557,85 @@ final class Module
         return $this->mutate($params, 'reinstall', $base, $body);
     }
 
+    // ---- snapshots (R44) ---------------------------------------------------------------------
+
+    /**
+     * The client area's snapshot page: the guest's snapshots (oldest first) and the plan's limit,
+     * a form to take one, a delete button per snapshot and a rollback that asks for the
+     * snapshot's name again. With step=create, delete or rollback it does that first and lists
+     * afterwards; a rollback whose typed name differs is refused here and sends nothing.
+     *
+     * @param array<string,string> $input step, name, description, confirm
+     */
+    public function clientSnapshots(array $params, array $input): array
+    {
+        $vars = ['error' => null, 'message' => null, 'snapshots' => [], 'max' => 0];
+        $step = (string) ($input['step'] ?? '');
+        $name = trim((string) ($input['name'] ?? ''));
+        $res = null;
+        if ($step === 'rollback' && ($input['confirm'] ?? '') !== $name) {
+            $vars['error'] = 'Type the name of the snapshot exactly to confirm the rollback.';
+        } elseif (in_array($step, ['create', 'delete', 'rollback'], true)) {
+            $res = $this->snapshotAction($params, $step, $name, trim((string) ($input['description'] ?? '')));
+        }
+        if ($res === 'success') {
+            $vars['message'] = self::SNAPSHOT_DONE[$step];
+        } elseif ($res !== null) {
+            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+        }
+        return ['pagetitle' => 'Snapshots', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Snapshots'],
+            'templatefile' => 'templates/snapshots', 'requirelogin' => true,
+            'vars' => $this->snapshotList($params, $vars)];
+    }
+
+    private const SNAPSHOT_DONE = [
+        'create' => 'The snapshot was taken.',
+        'delete' => 'The snapshot was deleted.',
+        'rollback' => 'The server was rolled back to the snapshot.',
+    ];
+
+    /** Takes, deletes or rolls back to a snapshot: "success", or pvebill's refusal. */
+    public function snapshotAction(array $params, string $step, string $name, string $description = ''): string
+    {
+        $base = self::servicePath($params, '/snapshots');
+        $one = $base . '/' . rawurlencode($name);
+        return match ($step) {
+            'create' => $this->mutate($params, 'snapshot_create', $base,
+                ['name' => $name] + ($description !== '' ? ['description' => $description] : [])),
+            'delete' => $this->mutate($params, 'snapshot_delete', $one, [], 'DELETE'),
+            'rollback' => $this->mutate($params, 'snapshot_rollback', $one . '/rollback', ['confirm' => $name]),
+            default => 'pvebill: unknown snapshot action ' . $step,
+        };
+    }
+
+    /** The list and the limit into the page's variables (an error when they cannot be read). */
+    private function snapshotList(array $params, array $vars): array
+    {
+        try {
+            $r = $this->client($params)->request('GET', self::servicePath($params, '/snapshots'), null, [], 20);
+        } catch (\Throwable $e) {
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::unreachable($e));
+            return $vars;
+        }
+        if ($r->isProblem()) {
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::problemText($r));
+            return $vars;
+        }
+        $vars['max'] = (int) ($r->json['snapshots_max'] ?? 0);
+        foreach ($r->json['snapshots'] ?? [] as $sn) {
+            $vars['snapshots'][] = ['name' => (string) ($sn['name'] ?? ''),
+                'description' => (string) ($sn['description'] ?? ''),
+                'created_at' => (string) ($sn['created_at'] ?? '')];
+        }
+        return $vars;
+    }
+
+    /** @return list<string> the names of the snapshots a reinstall erases */
+    public static function snapshotNames(array $snapshots): array
+    {
+        return array_values(array_map(static fn (array $sn): string => (string) ($sn['name'] ?? ''), $snapshots));
+    }
+
     // ---- the shared request path ------------------------------------------------------------
 
     /**
@@ -564,13 +644,13 @@ final class Module
      * answer, still running, or the same key still in flight) so that a retry sends the same key
      * and picks up the same operation; any definite answer closes it.
      */
-    private function mutate(array $params, string $action, string $path, array $body): string
+    private function mutate(array $params, string $action, string $path, array $body, string $method = 'POST'): string
     {
         $sid = self::serviceId($params);
         $deadline = microtime(true) + $this->waitBudget();
         try {
             $c = $this->client($params);
-            $r = $this->post($c, $sid, $action, $path, $body, $deadline);
+            $r = $this->post($c, $sid, $action, $path, $body, $deadline, $method);
         } catch (\Throwable $e) {
             self::log($action, ['service_id' => $sid], $e->getMessage());
             return self::unreachable($e);
@@ -599,13 +679,23 @@ final class Module
         return $this->outcome($sid, $action, $op);
     }
 
-    /** Sends the POST with ?wait= for the time left and the attempt's Idempotency-Key. */
-    private function post(Client $c, string $sid, string $action, string $path, array $body, float $deadline): Response
-    {
+    /** Sends the POST (or DELETE) with ?wait= for the time left and the attempt's Idempotency-Key. */
+    private function post(
+        Client $c,
+        string $sid,
+        string $action,
+        string $path,
+        array $body,
+        float $deadline,
+        string $method = 'POST'
+    ): Response {
         $raw = Client::encode($body);
         $key = self::idempotencyKey($sid, $action, $this->attempts->open($sid, $action), $raw, $c->secret());
         $wait = self::secondsLeft($deadline);
         $url = $wait > 0 ? $path . (str_contains($path, '?') ? '&' : '?') . 'wait=' . $wait : $path;
+        if ($method === 'DELETE') {
+            return $c->request('DELETE', $url, null, [], $wait + 15);
+        }
         return $c->request('POST', $url, $body, ['Idempotency-Key' => $key], $wait + 15);
     }
 

@@ -14,6 +14,10 @@
             </tr>
         {/foreach}
     </table>
+    {if $snapshots}
+        <div class="alert alert-danger">These snapshots are deleted with the server:
+            {foreach from=$snapshots item=sn name=snaps}<strong>{$sn|escape}</strong>{if !$smarty.foreach.snaps.last}, {/if}{/foreach}</div>
+    {/if}
     {foreach from=$blockers item=b}<div class="alert alert-warning">{$b|escape}</div>{/foreach}
     {if $intent.state == 'preview_ready' && !$blockers}
         <form method="post" action="clientarea.php?action=productdetails&amp;id={$serviceid}&amp;modop=custom&amp;a=Reinstall">
@@ -26,7 +30,7 @@
             </div>
             <div class="checkbox">
                 <label><input type="checkbox" name="confirm" value="1" required>
-                    I understand that the data marked "Erased" is deleted.</label>
+                    I understand that the data marked "Erased"{if $snapshots} and the snapshots listed are{else} is{/if} deleted.</label>
             </div>
             <button type="submit" class="btn btn-danger">Reinstall now</button>
         </form>
