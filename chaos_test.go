@@ -632,7 +632,8 @@ func opID(m map[string]any) string {
 }
 
 // script runs one service's life: create (retried while it fails), then a random sequence of
-// suspend, unsuspend, change-plan, reinstall and the power actions, and sometimes terminate.
+// suspend, unsuspend, change-plan, reinstall, the power actions and snapshot create and delete,
+// and sometimes terminate.
 func (c *chaos) script(id string) {
 	password := "Chaos-" + models.NewID()[:18]
 	c.mu.Lock()
@@ -660,7 +661,20 @@ func (c *chaos) script(id string) {
 	for range steps {
 		var path string
 		var body []byte
-		switch c.intn(9) {
+		switch c.intn(11) {
+		case 9:
+			path, body = "/v1/services/"+id+"/snapshots", []byte(`{"name":"s`+models.NewID()[:8]+`"}`)
+		case 10:
+			if path = c.oldestSnapshot(id); path == "" {
+				continue
+			}
+			status, m := c.send("DELETE", path, nil)
+			if oid := opID(m); oid != "" {
+				c.waitOp(oid, 60*time.Second)
+			} else if status >= 400 {
+				c.refusals.Add(1)
+			}
+			continue
 		case 5, 6, 7:
 			path, body = "/v1/services/"+id+"/"+[]string{"start", "stop", "reboot"}[c.intn(3)], []byte(`{}`)
 		case 8:
@@ -701,6 +715,18 @@ func (c *chaos) script(id string) {
 			c.refusals.Add(1)
 		}
 	}
+}
+
+// oldestSnapshot is the path of the service's oldest snapshot ("" when it has none or the list
+// is refused).
+func (c *chaos) oldestSnapshot(id string) string {
+	status, m := c.send("GET", "/v1/services/"+id+"/snapshots", nil)
+	list, _ := m["snapshots"].([]any)
+	if status != 200 || len(list) == 0 {
+		return ""
+	}
+	name, _ := list[0].(map[string]any)["name"].(string)
+	return "/v1/services/" + id + "/snapshots/" + name
 }
 
 // waitSettled waits until no operation is queued or running.
@@ -778,7 +804,7 @@ func (c *chaos) check(settled bool) int {
 		t.Fatalf("the simulator's request log reached its cap (%d entries): raise chaosMaxLog", chaosMaxLog)
 	}
 	createdBy := map[int]string{} // vmid -> service of the last guest created there
-	creates, destroys, power := map[string]int{}, map[string]int{}, map[string]int{}
+	creates, destroys, power, snaps := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	for _, r := range log {
 		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 		if r.Status != 200 {
@@ -803,6 +829,16 @@ func (c *chaos) check(settled bool) int {
 			vmid, _ := strconv.Atoi(parts[3])
 			power[parts[5]]++
 			checkPowerCall(r.Path, parts[5], r.Form, createdBy[vmid] != "", fail)
+		case len(parts) >= 5 && parts[0] == "nodes" && parts[4] == "snapshot" && r.Method != "GET":
+			// R39, R44: every snapshot change reached a guest of ours, no more often than its
+			// service's snapshot operations.
+			vmid, _ := strconv.Atoi(parts[3])
+			svc, ok := createdBy[vmid]
+			if !ok {
+				fail("snapshot call %s %s sent to guest %d, which pvebill never created", r.Method, r.Path, vmid)
+				continue
+			}
+			snaps[svc+" "+r.Method]++
 		case r.Method == "DELETE" && len(parts) == 4 && parts[0] == "nodes" && (parts[2] == "lxc" || parts[2] == "qemu"):
 			vmid, _ := strconv.Atoi(parts[3])
 			svc, ok := createdBy[vmid]
@@ -817,6 +853,13 @@ func (c *chaos) check(settled bool) int {
 	for svc, n := range creates {
 		if allowed := perService[svc]["create"] + perService[svc]["reinstall"]; n > allowed {
 			fail("service %s: %d guests created by %d create/reinstall operations", svc, n, allowed)
+		}
+	}
+	for key, n := range snaps {
+		svc, method, _ := strings.Cut(key, " ")
+		action := map[string]string{"POST": "snapshot_create", "DELETE": "snapshot_delete"}[method]
+		if n > perService[svc][action]+perService[svc]["snapshot_rollback"] {
+			fail("service %s: %d snapshot %s calls by %d %s operations", svc, n, method, perService[svc][action], action)
 		}
 	}
 	for svc, n := range destroys {
@@ -894,8 +937,8 @@ func (c *chaos) check(settled bool) int {
 		}
 		stampedBy[m[1]] = g.VMID
 	}
-	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox; power calls %v", len(res.Data),
-		len(stampedBy), sum(creates), sum(destroys), power)
+	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox; power calls %v; snapshot calls %v",
+		len(res.Data), len(stampedBy), sum(creates), sum(destroys), power, snaps)
 
 	// 6. No secret in any table or log.
 	c.mu.Lock()

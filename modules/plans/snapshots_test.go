@@ -12,8 +12,8 @@ import (
 // type is not known, not yet available when no kind implements it.
 func TestSnapshotCapability(t *testing.T) {
 	spec := flexSpec()
-	max := 3
-	spec.SnapshotsMax = &max
+	limit := 3
+	spec.SnapshotsMax = &limit
 	p, err := plans.Validate(spec, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -22,16 +22,16 @@ func TestSnapshotCapability(t *testing.T) {
 		t.Fatalf("snapshots_max %d", p.SnapshotsMax)
 	}
 	built := plans.Built{plans.Container: {plans.CapSnapshot}, plans.VM: {plans.CapSnapshot}}
-	want := func(storageType string, max int, ct, vm plans.State) {
+	want := func(storageType string, limit int, ct, vm plans.State) {
 		t.Helper()
 		q := p
-		q.StorageType, q.SnapshotsMax = storageType, max
+		q.StorageType, q.SnapshotsMax = storageType, limit
 		caps := plans.CapabilitiesOf(q, built)
 		if got := caps[plans.Container][plans.CapSnapshot]; got != ct {
-			t.Errorf("%s max %d container: %+v, want %+v", storageType, max, got, ct)
+			t.Errorf("%s max %d container: %+v, want %+v", storageType, limit, got, ct)
 		}
 		if got := caps[plans.VM][plans.CapSnapshot]; got != vm {
-			t.Errorf("%s max %d vm: %+v, want %+v", storageType, max, got, vm)
+			t.Errorf("%s max %d vm: %+v, want %+v", storageType, limit, got, vm)
 		}
 	}
 	ok := plans.State{Available: true}

@@ -233,14 +233,14 @@ func hasSnapshot(list []kinds.Snapshot, name string) bool {
 	return false
 }
 
-// createRefusal refuses a create whose name is taken, or that would go past max.
-func createRefusal(list []kinds.Snapshot, name string, max int) error {
+// createRefusal refuses a create whose name is taken, or that would go past limit.
+func createRefusal(list []kinds.Snapshot, name string, limit int) error {
 	if hasSnapshot(list, name) {
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeSnapshotExists).Perm(i18n.Permanent).With("name", name)
 	}
-	if len(list) >= max {
+	if len(list) >= limit {
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeSnapshotLimitReached).Perm(i18n.Temporary).
-			With("max", strconv.Itoa(max))
+			With("max", strconv.Itoa(limit))
 	}
 	return nil
 }
@@ -268,10 +268,17 @@ func precheckSnapshot(ctx context.Context, l *lifecycle) error {
 	if err != nil {
 		return err
 	}
+	has := hasSnapshot(list, l.snap.Name)
+	// A run taken over from a worker that died may find its own change made already (the
+	// request refused a taken name, and the service runs one operation at a time).
+	if l.r.Resumed && (action == ActionSnapshotCreate && has || action == ActionSnapshotDelete && !has) {
+		l.res.NoOp = true
+		return executor.ErrDone
+	}
 	if action == ActionSnapshotCreate {
 		return createRefusal(list, l.snap.Name, plan.SnapshotsMax)
 	}
-	if !hasSnapshot(list, l.snap.Name) {
+	if !has {
 		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
 	return nil
