@@ -25,8 +25,9 @@ func (m *Module) Snapshots(ctx context.Context, g kinds.Guest) ([]kinds.Snapshot
 	return out, err
 }
 
-// CreateSnapshot snapshots the VM (docs/proxmox.md §15: every volume must be on a storage
-// that can) and reads back that the snapshot is listed.
+// CreateSnapshot snapshots the VM without its RAM (docs/proxmox.md §15: every disk must be on a
+// storage that can, qcow2 on a file storage; CD-ROM and cloud-init drives are skipped) and reads
+// back that the snapshot is listed.
 func (m *Module) CreateSnapshot(ctx context.Context, g kinds.Guest, name, description string, rep kinds.Reporter) error {
 	return vmSnapshots(g).Create(ctx, name, description, rep, StageSnapshot)
 }
