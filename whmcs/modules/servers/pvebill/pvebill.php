@@ -75,9 +75,11 @@ function pvebill_UsageUpdate(array $params): string
     return Module::instance()->usageUpdate($params);
 }
 
+/** The service page; ?pvebill_range=day|week|month picks the usage graphs' period. */
 function pvebill_ClientArea(array $params): array
 {
-    return Module::instance()->clientArea($params);
+    $range = isset($_GET['pvebill_range']) && is_string($_GET['pvebill_range']) ? $_GET['pvebill_range'] : 'day';
+    return Module::instance()->clientArea($params, $range);
 }
 
 function pvebill_AdminCustomButtonArray(): array

@@ -270,17 +270,22 @@ final class Module
 
     // ---- client area ------------------------------------------------------------------------
 
-    /** The service page: status and monitoring, "Not available" wherever pvebill has no figure. */
-    public function clientArea(array $params): array
+    /**
+     * The service page: status and monitoring, "Not available" wherever pvebill has no figure,
+     * and the usage graphs of the period $range (day, week or month; a day for anything else).
+     */
+    public function clientArea(array $params, string $range = 'day'): array
     {
-        $vars = ['error' => null, 'service' => null, 'monitoring' => []];
+        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => ''];
         try {
-            $r = $this->client($params)->request('GET', self::servicePath($params), null, [], 20);
+            $c = $this->client($params);
+            $r = $c->request('GET', self::servicePath($params), null, [], 20);
             if ($r->isProblem()) {
                 $vars['error'] = self::problemText($r);
             } else {
                 $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
                 $vars['error'] = null;
+                $vars['graphs'] = $this->graphsHtml($c, $params, (string) ($r->json['service']['plan'] ?? ''), $range);
             }
         } catch (\Throwable $e) {
             $vars['error'] = self::unreachable($e);
@@ -288,6 +293,63 @@ final class Module
         // One namespaced variable: the product details page has variables of its own.
         return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl',
             'templateVariables' => ['pvebill' => $vars]];
+    }
+
+    /** The graphs the client area shows: title, metrics drawn in it, and the plan field of its limit. */
+    private const GRAPHS = [
+        ['Memory', ['memory' => 'Memory'], 'memory_mib'],
+        ['Swap', ['swap' => 'Swap'], 'swap_mib'],
+        ['CPU', ['cpu' => 'CPU'], null],
+        ['Network', ['netin' => 'Received', 'netout' => 'Sent'], null],
+    ];
+
+    /**
+     * The usage graphs of one period as HTML: links to the other periods (no JavaScript: a
+     * link reloads the page with ?pvebill_range=…) and one inline SVG a graph, drawn from
+     * pvebill's usage series; the plan's memory and swap are drawn as limits. $now is the
+     * period's end (null: now).
+     */
+    public function graphsHtml(Client $c, array $params, string $plan, string $range, ?int $now = null): string
+    {
+        $range = isset(Graph::RANGES[$range]) ? $range : 'day';
+        $to = $now ?? time();
+        $from = $to - Graph::RANGES[$range];
+        $limits = [];
+        if ($plan !== '') {
+            $p = $c->request('GET', '/v1/plans/' . rawurlencode($plan), null, [], 20);
+            $limits = $p->isProblem() ? [] : ($p->json['plan'] ?? []);
+        }
+        $e = static fn (string $s): string => htmlspecialchars($s, ENT_QUOTES | ENT_HTML5, 'UTF-8');
+        $html = '<div class="pvebill-graphs"><p class="pvebill-ranges">';
+        foreach (array_keys(Graph::RANGES) as $name) {
+            $label = 'Last ' . $name;
+            $html .= $name === $range ? '<strong>' . $e($label) . '</strong> '
+                : '<a href="' . $e('clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
+                    . '&pvebill_range=' . $name) . '">' . $e($label) . '</a> ';
+        }
+        $html .= '</p>';
+        $query = '&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $from)) . '&to='
+            . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $to)) . '&points=' . Graph::POINTS;
+        foreach (self::GRAPHS as [$title, $metrics, $limitField]) {
+            $lines = [];
+            $unit = '';
+            foreach ($metrics as $metric => $label) {
+                $path = self::servicePath($params, '/usage/series') . '?metric=' . $metric . $query;
+                $r = $c->request('GET', $path, null, [], 20);
+                if ($r->isProblem()) {
+                    $html .= '<p class="pvebill-graph-error">' . $e($title . ': ' . self::problemText($r)) . '</p>';
+                    continue 2;
+                }
+                $series = $r->json['series'] ?? [];
+                $unit = (string) ($series['unit'] ?? '');
+                $lines[] = ['label' => $label, 'points' => Graph::points($series)];
+            }
+            $mib = $limitField === null ? null : ($limits[$limitField] ?? null);
+            $limit = is_int($mib) && $mib > 0 ? (float) $mib * 1048576 : null;
+            $svg = Graph::svg($title . ', last ' . $range, $unit, $lines, $limit, $from, $to);
+            $html .= '<figure class="pvebill-graph">' . $svg . '</figure>';
+        }
+        return $html . '</div>';
     }
 
     /** @return array{service: array<string,string>, monitoring: array<string,string>} */

@@ -1,4 +1,5 @@
-{* pvebill service overview: status and live monitoring; "Not available" where pvebill has no figure. *}
+{* pvebill service overview: status and live monitoring; "Not available" where pvebill has no figure;
+   the usage graphs, inline SVG that the module built with every text escaped. *}
 {if $pvebill.error}
     <div class="alert alert-danger">{$pvebill.error|escape}</div>
 {else}
@@ -14,4 +15,6 @@
             <tr><th>{$label|escape}</th><td>{$value|escape}</td></tr>
         {/foreach}
     </table>
+    <h3>Usage</h3>
+    {$pvebill.graphs nofilter}
 {/if}
