@@ -32,7 +32,8 @@ func TestUsageRetentionPerTierAndRollupJob(t *testing.T) {
 		for d := int64(0); d < 10; d++ {
 			for h := int64(0); h < 24; h += 6 {
 				rows = append(rows, models.UsageBucket{ServiceID: "svc-ret", BucketStart: t0 + d*day + h*3600,
-					Cluster: "c1", Node: "pve1", Samples: 5, MemSum: 10, LastSample: t0 + d*day + h*3600 + 240})
+					Cluster: "c1", Node: "pve1", UsageFigures: models.UsageFigures{Samples: 5, MemSum: 10},
+					LastSample: t0 + d*day + h*3600 + 240})
 			}
 		}
 		if err := db.UpsertUsageBuckets(ctx, rows); err != nil {

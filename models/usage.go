@@ -8,36 +8,27 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// UsageBucket is one service's usage in one 5-minute bucket (R32), as the folder and the
-// report see it. Sums and counts are kept rather than averages so that any period weights every
-// sample equally. A nil pointer is a value that is not known (R34): no sample carried it, or no
-// counter delta could be computed.
+// UsageBucket is one service's usage in one bucket (R32), as the folder and the report see it:
+// which service and guest, when, and the bucket's figures (UsageFigures, the same sums, counts
+// and maxima every tier stores). Sums and counts are kept rather than averages so that any period
+// weights every sample equally. A nil pointer is a value that is not known (R34): no sample
+// carried it, or no counter delta could be computed.
 //
 // It is stored compactly in usage_5m (R45): the service by services.id, the cluster and node by
 // a usage_nodes id, the VMID and guest type not at all (they are the service's); reads join them
-// back in.
+// back in. The last_* counters are the folder's, kept only in the 5-minute tier.
 type UsageBucket struct {
-	ServiceID   string  `gorm:"column:service_id"`
-	BucketStart int64   `gorm:"column:bucket_start"` // unix seconds
-	Cluster     string  `gorm:"column:cluster"`
-	Node        string  `gorm:"column:node"`
-	VMID        int     `gorm:"column:vmid"`
-	GuestType   string  `gorm:"column:guest_type"`
-	Samples     int     `gorm:"column:samples"`
-	SwapSamples int     `gorm:"column:swap_samples"`
-	SwapSum     int64   `gorm:"column:swap_sum"`
-	SwapMax     *int64  `gorm:"column:swap_max"`
-	SwapLimit   *int64  `gorm:"column:swap_limit"`
-	MemSum      int64   `gorm:"column:mem_sum"`
-	MemMax      *int64  `gorm:"column:mem_max"`
-	CPUSum      float64 `gorm:"column:cpu_sum"`
-	DiskMax     *int64  `gorm:"column:disk_max"`
-	NetIn       *int64  `gorm:"column:netin_bytes"`
-	NetOut      *int64  `gorm:"column:netout_bytes"`
-	LastNetIn   *int64  `gorm:"column:last_netin"`
-	LastNetOut  *int64  `gorm:"column:last_netout"`
-	LastUptime  *int64  `gorm:"column:last_uptime"`
-	LastSample  int64   `gorm:"column:last_sample_at"` // unix seconds of the bucket's latest sample
+	ServiceID   string `gorm:"column:service_id"`
+	BucketStart int64  `gorm:"column:bucket_start"` // unix seconds
+	Cluster     string `gorm:"column:cluster"`
+	Node        string `gorm:"column:node"`
+	VMID        int    `gorm:"column:vmid"`
+	GuestType   string `gorm:"column:guest_type"`
+	UsageFigures
+	LastNetIn  *int64 `gorm:"column:last_netin"`
+	LastNetOut *int64 `gorm:"column:last_netout"`
+	LastUptime *int64 `gorm:"column:last_uptime"`
+	LastSample int64  `gorm:"column:last_sample_at"` // unix seconds of the bucket's latest sample
 }
 
 // TableName is the 5-minute tier the bucket is stored in (counting rows through the model
@@ -91,7 +82,7 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 			continue
 		}
 		rows = append(rows, usage5mRow{UsageTierRow: UsageTierRow{Svc: svc, Start: b.BucketStart,
-			NodeID: nodeIDs[usageNode{Cluster: b.Cluster, Node: b.Node}], UsageFigures: figuresOf(b)},
+			NodeID: nodeIDs[usageNode{Cluster: b.Cluster, Node: b.Node}], UsageFigures: b.UsageFigures},
 			LastNetIn: b.LastNetIn, LastNetOut: b.LastNetOut, LastUptime: b.LastUptime, LastSample: b.LastSample})
 	}
 	if len(rows) == 0 {
@@ -105,16 +96,10 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 	})
 }
 
-func figuresOf(b UsageBucket) UsageFigures {
-	return UsageFigures{Samples: int64(b.Samples), SwapSamples: int64(b.SwapSamples), SwapSum: b.SwapSum,
-		SwapMax: b.SwapMax, SwapLimit: b.SwapLimit, MemSum: b.MemSum, MemMax: b.MemMax, CPUSum: b.CPUSum,
-		DiskMax: b.DiskMax, NetIn: b.NetIn, NetOut: b.NetOut}
-}
-
 // usage5mSelect reads usage_5m rows as UsageBuckets, joining back the service and the node.
 const usage5mSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
-	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin AS netin_bytes, u.netout AS netout_bytes, " +
+	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout, " +
 	"u.last_netin, u.last_netout, u.last_uptime, u.last_sample_at"
 
 func (db *DB) usage5mQuery(ctx context.Context) *gorm.DB {

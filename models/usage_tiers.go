@@ -232,7 +232,7 @@ func (db *DB) UsageTierTotals(ctx context.Context, t Tier, serviceIDs []string, 
 // tierBucketSelect reads a tier's rows as UsageBuckets (without the folder's counters).
 const tierBucketSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
-	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin AS netin_bytes, u.netout AS netout_bytes"
+	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout"
 
 // UsageTierBuckets returns the buckets of tier t of the services whose start lies in
 // [from, to), ordered by service and start.

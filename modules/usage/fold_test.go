@@ -199,7 +199,8 @@ func TestUpsertBatchesAcrossStatements(t *testing.T) {
 		var rows []models.UsageBucket
 		for i := 0; i < models.UsageUpsertBatch+37; i++ {
 			rows = append(rows, models.UsageBucket{ServiceID: "svc-" + string(rune('a'+i%26)), BucketStart: t0.Unix() + int64(i/26)*300,
-				VMID: 100 + i, Samples: 5, SwapSum: int64(i), SwapSamples: 5, LastSample: t0.Unix() + int64(i/26)*300 + 240})
+				VMID: 100 + i, UsageFigures: models.UsageFigures{Samples: 5, SwapSum: int64(i), SwapSamples: 5},
+				LastSample: t0.Unix() + int64(i/26)*300 + 240})
 		}
 		for range 2 {
 			if err := db.UpsertUsageBuckets(ctx, rows); err != nil {

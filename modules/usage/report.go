@@ -89,7 +89,7 @@ type ServiceUsage struct {
 type BucketUsage struct {
 	Start          time.Time `json:"start"`
 	Partial        bool      `json:"partial"`
-	Samples        int       `json:"samples"`
+	Samples        int64     `json:"samples"`
 	SwapAvgBytes   *int64    `json:"swap_avg_bytes"`
 	SwapMaxBytes   *int64    `json:"swap_max_bytes"`
 	SwapLimitBytes *int64    `json:"swap_limit_bytes"`
@@ -300,13 +300,13 @@ func bucketView(b models.UsageBucket, g models.Tier, now time.Time) BucketUsage 
 	v := BucketUsage{Start: start, Partial: now.Before(start.Add(time.Duration(g.Seconds()) * time.Second)), Samples: b.Samples,
 		SwapLimitBytes: b.SwapLimit, NetInBytes: b.NetIn, NetOutBytes: b.NetOut, Node: b.Node}
 	if b.Samples > 0 {
-		v.MemoryAvgBytes = ptr(b.MemSum / int64(b.Samples))
+		v.MemoryAvgBytes = ptr(b.MemSum / b.Samples)
 		v.MemoryMaxBytes = b.MemMax
 		v.CPUAvg = ptr(b.CPUSum / float64(b.Samples))
 		v.DiskMaxBytes = b.DiskMax
 	}
 	if b.SwapSamples > 0 {
-		v.SwapAvgBytes = ptr(b.SwapSum / int64(b.SwapSamples))
+		v.SwapAvgBytes = ptr(b.SwapSum / b.SwapSamples)
 		v.SwapMaxBytes = b.SwapMax
 	}
 	return v

@@ -38,12 +38,13 @@ func randomBuckets(t *testing.T, db *models.DB, rng *rand.Rand, services int, fr
 			}
 			n := 1 + rng.IntN(5)
 			b := models.UsageBucket{ServiceID: id, BucketStart: at.Unix(), Cluster: "c1",
-				Node: fmt.Sprintf("pve%d", 1+rng.IntN(3)), Samples: n, MemSum: rng.Int64N(1 << 40),
-				MemMax: i64(rng.Int64N(1 << 32)), CPUSum: rng.Float64() * float64(n), DiskMax: opt(rng.Int64N(1 << 34)),
-				NetIn: opt(rng.Int64N(1 << 30)), NetOut: opt(rng.Int64N(1 << 30)), SwapLimit: opt(512 << 20),
+				Node: fmt.Sprintf("pve%d", 1+rng.IntN(3)), UsageFigures: models.UsageFigures{Samples: int64(n),
+					MemSum: rng.Int64N(1 << 40), MemMax: i64(rng.Int64N(1 << 32)), CPUSum: rng.Float64() * float64(n),
+					DiskMax: opt(rng.Int64N(1 << 34)), NetIn: opt(rng.Int64N(1 << 30)), NetOut: opt(rng.Int64N(1 << 30)),
+					SwapLimit: opt(512 << 20)},
 				LastSample: at.Unix() + 240}
 			if rng.IntN(5) > 0 {
-				b.SwapSamples = n
+				b.SwapSamples = int64(n)
 				b.SwapSum = rng.Int64N(1 << 36)
 				b.SwapMax = i64(rng.Int64N(1 << 30))
 			}

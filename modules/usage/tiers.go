@@ -87,9 +87,7 @@ func rollBuckets(rows []models.UsageBucket, width int64) []models.UsageBucket {
 		}
 		o := &out[len(out)-1]
 		o.Cluster, o.Node, o.VMID, o.GuestType = r.Cluster, r.Node, r.VMID, r.GuestType
-		f := figures(*o)
-		Merge(&f, figures(r))
-		setFigures(o, f)
+		Merge(&o.UsageFigures, r.UsageFigures)
 	}
 	return out
 }
@@ -109,15 +107,4 @@ func mergeBuckets(a, b []models.UsageBucket) []models.UsageBucket {
 		}
 	}
 	return out
-}
-
-func figures(b models.UsageBucket) models.UsageFigures {
-	return models.UsageFigures{Samples: int64(b.Samples), SwapSamples: int64(b.SwapSamples), SwapSum: b.SwapSum,
-		SwapMax: b.SwapMax, SwapLimit: b.SwapLimit, MemSum: b.MemSum, MemMax: b.MemMax, CPUSum: b.CPUSum,
-		DiskMax: b.DiskMax, NetIn: b.NetIn, NetOut: b.NetOut}
-}
-
-func setFigures(b *models.UsageBucket, f models.UsageFigures) {
-	b.Samples, b.SwapSamples, b.SwapSum, b.SwapMax, b.SwapLimit = int(f.Samples), int(f.SwapSamples), f.SwapSum, f.SwapMax, f.SwapLimit
-	b.MemSum, b.MemMax, b.CPUSum, b.DiskMax, b.NetIn, b.NetOut = f.MemSum, f.MemMax, f.CPUSum, f.DiskMax, f.NetIn, f.NetOut
 }

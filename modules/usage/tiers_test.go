@@ -149,7 +149,7 @@ func checkBuckets(t *testing.T, db *models.DB, s usage.ServiceUsage, g models.Ti
 			t.Fatalf("%s %s bucket %d starts %v, want %v", s.ServiceID, g, i, b.Start, time.Unix(starts[i], 0).UTC())
 		}
 		wt := want[starts[i]]
-		got := usage.ServiceUsage{ServiceID: s.ServiceID, Samples: int64(b.Samples), NetInBytes: b.NetInBytes,
+		got := usage.ServiceUsage{ServiceID: s.ServiceID, Samples: b.Samples, NetInBytes: b.NetInBytes,
 			NetOutBytes: b.NetOutBytes, DiskMaxBytes: b.DiskMaxBytes, MemoryAvgBytes: b.MemoryAvgBytes,
 			MemoryMaxBytes: b.MemoryMaxBytes, SwapAvgBytes: b.SwapAvgBytes, SwapMaxBytes: b.SwapMaxBytes, CPUAvg: b.CPUAvg}
 		if !sameUsage(got, *wt) {
@@ -170,8 +170,8 @@ func addBucket(t *models.UsageTotals, b models.UsageBucket) {
 			*p = i64(*v)
 		}
 	}
-	t.Samples += int64(b.Samples)
-	t.SwapSamples += int64(b.SwapSamples)
+	t.Samples += b.Samples
+	t.SwapSamples += b.SwapSamples
 	add(&t.SwapSum, &b.SwapSum, true)
 	add(&t.MemSum, &b.MemSum, true)
 	add(&t.SwapMax, b.SwapMax, false)
