@@ -72,8 +72,9 @@ final class Graph
             $out .= self::line($line['points'], $colour, $x, $y);
             if (count($lines) > 1) {
                 $lx = self::LEFT + 8 + $i * 110;
-                $out .= '<rect class="legend-key" x="' . $lx . '" y="' . (self::TOP + 4) . '" width="10" height="10" fill="'
-                    . $colour . '"/><text class="legend" x="' . ($lx + 14) . '" y="' . (self::TOP + 13) . '">'
+                $out .= '<rect class="legend-key" x="' . $lx . '" y="' . (self::TOP + 4)
+                    . '" width="10" height="10" fill="' . $colour . '"/><text class="legend" x="' . ($lx + 14)
+                    . '" y="' . (self::TOP + 13) . '">'
                     . self::e($line['label']) . '</text>';
             }
         }
