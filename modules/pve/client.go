@@ -219,6 +219,12 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 
 	u := *c.base
 	u.Path = c.base.Path + APIBasePath + path
+	if strings.Contains(path, "%") {
+		// An escaped segment (a volume id's "/" as %2F) stays one segment on the wire.
+		if unescaped, err := url.PathUnescape(path); err == nil {
+			u.Path, u.RawPath = c.base.Path+APIBasePath+unescaped, c.base.EscapedPath()+APIBasePath+path
+		}
+	}
 	var body io.Reader
 	encoded := params.Encode()
 	if method == http.MethodGet || method == http.MethodDelete {

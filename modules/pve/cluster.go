@@ -88,3 +88,10 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeListItem, error) {
 	err := c.DoRequest(ctx, http.MethodGet, "/nodes", nil, &out)
 	return out, err
 }
+
+// StorageConfigs reads GET /storage: every storage configured in the cluster.
+func (c *Client) StorageConfigs(ctx context.Context) ([]StorageConfig, error) {
+	var out []StorageConfig
+	err := c.DoRequest(ctx, http.MethodGet, "/storage", nil, &out)
+	return out, err
+}

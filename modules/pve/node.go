@@ -2,8 +2,10 @@ package pve
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // NodeClient addresses one node.
@@ -83,4 +85,42 @@ func (s *StorageClient) Content(ctx context.Context, f ContentFilter) ([]Storage
 	var out []StorageContent
 	err = s.node.get(ctx, "/storage/"+s.id+"/content", q, &out)
 	return out, err
+}
+
+// Vzdump starts POST /nodes/{node}/vzdump and returns its UPID. It must be sent
+// to the guest's node: elsewhere Proxmox answers "OK" and does nothing, which is
+// an error here (docs/proxmox.md §9.2).
+func (n *NodeClient) Vzdump(ctx context.Context, p VzdumpParams) (string, error) {
+	if err := checkVMID(p.VMID); err != nil {
+		return "", err
+	}
+	if err := checkIdent("storage", p.Storage); err != nil {
+		return "", err
+	}
+	q, err := encodeForm(p)
+	if err != nil {
+		return "", err
+	}
+	path, err := n.path("/vzdump")
+	if err != nil {
+		return "", err
+	}
+	return n.c.startTask(ctx, http.MethodPost, path, q)
+}
+
+// DeleteVolume starts DELETE /nodes/{node}/storage/{storage}/content/{volume}
+// for a volume id of this storage and returns its UPID. A protected backup is
+// refused by Proxmox (docs/proxmox.md §15).
+func (s *StorageClient) DeleteVolume(ctx context.Context, volid string) (string, error) {
+	if err := checkIdent("storage", s.id); err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(volid, s.id+":") {
+		return "", fmt.Errorf("pve: volume %q is not on storage %s", volid, s.id)
+	}
+	path, err := s.node.path("/storage/" + s.id + "/content/" + url.PathEscape(volid))
+	if err != nil {
+		return "", err
+	}
+	return s.node.c.startTask(ctx, http.MethodDelete, path, nil)
 }

@@ -1,5 +1,7 @@
 package pve
 
+import "strings"
+
 // StorageListItem is one row of GET /nodes/{node}/storage.
 type StorageListItem struct {
 	Storage      string `json:"storage"`
@@ -45,4 +47,38 @@ type StorageContent struct {
 type Verification struct {
 	State string `json:"state"`
 	UPID  string `json:"upid,omitempty"`
+}
+
+// VzdumpParams are the parameters of POST /nodes/{node}/vzdump for one guest
+// (docs/proxmox.md §9.2). Remove is always sent: Proxmox prunes by the storage's
+// policy unless it is 0 (§15).
+type VzdumpParams struct {
+	VMID          int    `pve:"vmid"`
+	Storage       string `pve:"storage"`
+	Mode          string `pve:"mode"`
+	Compress      string `pve:"compress"`
+	NotesTemplate string `pve:"notes-template"`
+	Remove        *bool  `pve:"remove"`
+	Protected     bool   `pve:"protected"`
+}
+
+// StorageConfig is one entry of GET /storage, the cluster's storage.cfg: what a
+// storage is and which content types it may hold (comma-separated).
+type StorageConfig struct {
+	Storage      string `json:"storage"`
+	Type         string `json:"type"`
+	Content      string `json:"content,omitempty"`
+	Shared       Bool   `json:"shared,omitempty"`
+	Disable      Bool   `json:"disable,omitempty"`
+	PruneBackups string `json:"prune-backups,omitempty"`
+}
+
+// Holds reports whether the storage may hold content type ct ("backup", "images" ...).
+func (s StorageConfig) Holds(ct string) bool {
+	for _, x := range strings.Split(s.Content, ",") {
+		if strings.TrimSpace(x) == ct {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -34,8 +35,11 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 	}
 	t.finish = func(t *task) error {
 		for _, g := range local {
-			if s.guests[g.vmid] == g {
-				s.backUp(t, c, st, g)
+			if s.guests[g.vmid] != g {
+				continue
+			}
+			if err := s.backUp(t, c, st, g); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -97,8 +101,10 @@ func (s *Sim) vzdumpGuests(c *reqCtx) ([]*guest, error) {
 	return local, nil
 }
 
-// backUp ends one guest's backup: the lock goes, the archive appears on st.
-func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) {
+// backUp ends one guest's backup: the lock goes, the archive appears on st, and unless the
+// call said remove=0 the guest's older backups there are pruned by the storage's policy
+// (or the call's prune-backups), as vzdump does.
+func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) error {
 	delete(g.conf, "lock")
 	mode := c.str("mode")
 	if mode == "" {
@@ -122,10 +128,64 @@ func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) {
 	if !st.Shared {
 		vnode = c.node
 	}
+	if s.vols[st.ID][name] != nil {
+		return fmt.Errorf("unable to create backup archive '%s:%s' - file already exists", st.ID, name)
+	}
 	s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: "backup",
 		Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: c.boolean("protected"), Config: copyMap(g.conf)}
 	t.logf("creating vzdump archive '%s'", st.ID+":"+name)
 	t.logf("Finished Backup of VM %d", g.vmid)
+	if c.str("remove") != "0" {
+		s.pruneBackups(t, st, g, vnode, keepLast(st, c.str("prune-backups")))
+	}
+	return nil
+}
+
+// keepLast is the keep-last count of the prune policy a vzdump applies: the call's
+// prune-backups, else the storage's; 0 is keep-all. Only keep-all and keep-last are
+// simulated.
+func keepLast(st *storage, param string) int {
+	policy := st.PruneBackups
+	if param != "" {
+		policy = param
+	}
+	for _, opt := range strings.Split(policy, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(opt), "=")
+		switch k {
+		case "keep-all":
+			if v == "1" {
+				return 0
+			}
+		case "keep-last":
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
+}
+
+// pruneBackups removes the guest's backups of its type on st beyond the keep newest
+// (by ctime); protected backups are neither counted nor removed (pve-storage
+// prune_mark_backup_group).
+func (s *Sim) pruneBackups(t *task, st *storage, g *guest, node string, keep int) {
+	if keep <= 0 {
+		return
+	}
+	prefix := fmt.Sprintf("backup/vzdump-%s-%d-", g.typ, g.vmid)
+	var group []*volume
+	for _, v := range s.vols[st.ID] {
+		if v.Content == "backup" && strings.HasPrefix(v.Name, prefix) && !v.Protected && (v.Node == "" || v.Node == node) {
+			group = append(group, v)
+		}
+	}
+	sort.Slice(group, func(i, j int) bool { return group[i].Ctime > group[j].Ctime })
+	for i, v := range group {
+		if i < keep {
+			continue
+		}
+		t.logf("prune older backup '%s'", v.volid())
+		delete(s.vols[st.ID], v.Name)
+	}
 }
 
 // archiveExt is a backup archive's extension: tar for a container, vma for a VM, and

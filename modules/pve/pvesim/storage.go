@@ -191,6 +191,9 @@ func storageConfigEntry(st *storage) map[string]any {
 	if st.Shared {
 		e["shared"] = 1
 	}
+	if st.PruneBackups != "" {
+		e["prune-backups"] = st.PruneBackups
+	}
 	switch st.Type {
 	case "dir":
 		e["path"] = "/var/lib/vz"
@@ -235,6 +238,16 @@ func (s *Sim) AddStorage(id, typ string, content []string, shared bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.addStorage(&storage{ID: id, Type: typ, Content: append([]string(nil), content...), Shared: shared, Total: 1024 * gib, Enabled: true})
+}
+
+// SetPruneBackups sets a storage's prune-backups policy ("keep-last=N", "keep-all=1" or
+// "" for keep-all), which a vzdump without remove=0 applies.
+func (s *Sim) SetPruneBackups(id, policy string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.storages[id]; st != nil {
+		st.PruneBackups = policy
+	}
 }
 
 func (ss *storageState) addStorage(st *storage) {

@@ -105,6 +105,9 @@ type storage struct {
 	Shared  bool     `json:"shared"`
 	Total   int64    `json:"total"`
 	Enabled bool     `json:"enabled"`
+	// PruneBackups is the storage's prune-backups policy ("keep-last=3"; "" keeps all),
+	// applied by a vzdump that does not say remove=0.
+	PruneBackups string `json:"prune-backups,omitempty"`
 }
 
 func (st *storage) hasContent(c string) bool {
