@@ -65,6 +65,14 @@ const (
 	CodeSnapshotLimitReached Code = "snapshot_limit_reached"
 	// CodeSnapshotExists: a snapshot create with the name of one the guest has (R44).
 	CodeSnapshotExists Code = "snapshot_exists"
+	// CodeBackupProtected: a delete of a backup marked protected in Proxmox (R42).
+	CodeBackupProtected Code = "backup_protected"
+	// CodeBackupLimitReached: a backup at backups_max when every kept backup is protected, so
+	// none can be rotated out; nothing was sent (R42).
+	CodeBackupLimitReached Code = "backup_limit_reached"
+	// CodeBackupNotVerified: vzdump ended but its archive was not found, was empty or did not
+	// carry the service's stamp; no older backup was rotated out (R42).
+	CodeBackupNotVerified Code = "backup_not_verified"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -79,6 +87,7 @@ var Codes = []Code{
 	CodeIPPoolExhausted, CodeIPPoolNotFound, CodeIPPoolInUse, CodeNothingToReconcile,
 	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout, CodeSignatureReplayed,
 	CodeCapabilityRefused, CodeSnapshotLimitReached, CodeSnapshotExists,
+	CodeBackupProtected, CodeBackupLimitReached, CodeBackupNotVerified,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -2,6 +2,7 @@ package plans
 
 import (
 	"net/http"
+	"slices"
 
 	"pvebill/i18n"
 )
@@ -33,11 +34,22 @@ const (
 	CapSnapshot          Capability = "snapshot"
 )
 
+// Backup capabilities (R42, R43): offered by a kind that implements them, for a plan that
+// names a backup storage.
+const (
+	CapBackup  Capability = "backup"
+	CapRestore Capability = "restore"
+)
+
+// BackupCapabilities are the capabilities a plan without a backup storage refuses.
+var BackupCapabilities = []Capability{CapBackup, CapRestore}
+
 // AllCapabilities lists every capability reported for each offered guest type.
 var AllCapabilities = []Capability{
 	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapStart, CapStop,
 	CapShutdown, CapReboot, CapUsage, CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall,
 	CapPXEBoot, CapFirmwareSelection, CapSnapshot,
+	CapBackup, CapRestore,
 }
 
 // PowerCapabilities are the customer's power actions (R40): a kind offers all four or none.
@@ -47,6 +59,7 @@ var PowerCapabilities = []Capability{CapStart, CapStop, CapShutdown, CapReboot}
 const (
 	ReasonNotYetAvailable    = "capability.not_yet_available"
 	ReasonPlanSuspendsByStop = "capability.plan_suspends_by_stop"
+	ReasonPlanHasNoBackups   = "capability.plan_has_no_backups"
 )
 
 // containerNever is what a container can never do, whatever is built (R10, R15): refused
@@ -63,7 +76,7 @@ var containerNever = map[Capability]string{
 // in all nine languages).
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
-		ReasonStorageTypeNotKnown}
+		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)
@@ -131,6 +144,9 @@ func capability(p Plan, built Built, t GuestType, c Capability) State {
 			return State{Refusal: i18n.Permanent, Reason: ReasonPlanSuspendsByStop}
 		}
 		c = CapSuspend // a pause-mode plan pauses exactly when it suspends
+	}
+	if slices.Contains(BackupCapabilities, c) && !p.HasBackups() {
+		return State{Refusal: i18n.Permanent, Reason: ReasonPlanHasNoBackups}
 	}
 	if built.has(t, c) {
 		if c == CapSnapshot {

@@ -79,7 +79,35 @@ type Spec struct {
 
 	// Snapshots (R44).
 	SnapshotsMax *int `json:"snapshots_max" yaml:"snapshots_max" validate:"omitempty,min=0,max=100"`
+	// Backups (R42). Without backup_storage the plan offers no backups and the other backup
+	// fields must be absent.
+	BackupStorage      string             `json:"backup_storage" yaml:"backup_storage" validate:"omitempty,max=64"`
+	BackupsMax         *int               `json:"backups_max" yaml:"backups_max" validate:"omitempty,min=1,max=1000"`
+	BackupSchedule     string             `json:"backup_schedule" yaml:"backup_schedule" validate:"omitempty,max=128"`
+	BackupMode         BackupMode         `json:"backup_mode" yaml:"backup_mode" validate:"omitempty,oneof=snapshot stop"`
+	BackupsOnTerminate BackupsOnTerminate `json:"backups_on_terminate" yaml:"backups_on_terminate" validate:"omitempty,oneof=delete keep"`
 }
+
+// BackupMode is vzdump's mode for the plan's backups (docs/proxmox.md §9.2).
+type BackupMode string
+
+// Backup modes.
+const (
+	BackupSnapshot BackupMode = "snapshot"
+	BackupStop     BackupMode = "stop"
+)
+
+// BackupsOnTerminate is what a terminate does with the service's backups (R42).
+type BackupsOnTerminate string
+
+// What a terminate does with the backups.
+const (
+	BackupsDelete BackupsOnTerminate = "delete"
+	BackupsKeep   BackupsOnTerminate = "keep"
+)
+
+// HasBackups reports whether the plan offers backups (it names a backup storage, R42).
+func (p Plan) HasBackups() bool { return p.BackupStorage != "" }
 
 // Plan is a validated plan with every value explicit: the shape stored in the plans table and
 // answered by the API (without its capabilities, which are computed per request).
@@ -115,6 +143,15 @@ type Plan struct {
 	// empty when Proxmox could not be asked then.
 	SnapshotsMax int    `json:"snapshots_max"`
 	StorageType  string `json:"storage_type,omitempty"`
+	// Backups (R42): BackupStorage "" is a plan without backups, the other fields then zero.
+	// BackupStorage is the Proxmox storage (holding backup content) vzdump writes to;
+	// BackupsMax how many backups a service keeps (the oldest unprotected one goes once a new
+	// one is verified at the limit); BackupSchedule a robfig/cron spec ("" none).
+	BackupStorage      string             `json:"backup_storage"`
+	BackupsMax         int                `json:"backups_max"`
+	BackupSchedule     string             `json:"backup_schedule"`
+	BackupMode         BackupMode         `json:"backup_mode"`
+	BackupsOnTerminate BackupsOnTerminate `json:"backups_on_terminate"`
 }
 
 // Offers reports whether the plan offers guest type t.

@@ -23,6 +23,9 @@ type Options struct {
 	// plan is saved; the snapshot capability follows from it (R44). Nil, or an error, leaves
 	// the type unknown.
 	StorageType func(ctx context.Context, cluster, storage string) (string, error)
+	// BackupStorages, when set, checks a plan's backup_storage against its cluster when the
+	// plan is saved (R42).
+	BackupStorages BackupStorages
 }
 
 // Service reads and writes plans in the database. Every write is validated first; nothing
@@ -84,6 +87,9 @@ func (s *Service) Put(ctx context.Context, code string, spec Spec) (Plan, bool, 
 	if err != nil {
 		return Plan{}, false, err
 	}
+	if err := s.checkBackupStorage(ctx, p); err != nil {
+		return Plan{}, false, err
+	}
 	p.StorageType = s.storageType(ctx, p)
 	created, err := save(ctx, s.db.Gorm, p, SourceAPI)
 	return p, created, err
@@ -126,6 +132,13 @@ func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan,
 		}
 		seen[spec.Code] = i
 		p, err := s.Validate(spec)
+		if err == nil {
+			// A cluster that cannot be asked at start does not stop the import: the storage
+			// is checked again by every backup (vzdump refuses a storage without backups).
+			if err = s.checkBackupStorage(ctx, p); isUnavailable(err) {
+				err = nil
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("plan %d (%s): %w", i+1, spec.Code, err)
 		}

@@ -101,6 +101,7 @@ func normalize(s Spec) Plan {
 	if p.VMClone == "" {
 		p.VMClone = CloneFull
 	}
+	normalizeBackups(s, &p)
 	if len(s.OS.Container) > 0 {
 		p.OS.Container = make(map[string]string, len(s.OS.Container))
 		for k, v := range s.OS.Container {
@@ -166,6 +167,7 @@ func tagCode(fe validator.FieldError) (i18n.FieldCode, string) {
 func (v *fieldErrors) domain(s Spec, clusters Clusters) {
 	v.names(s)
 	v.placement(s, clusters)
+	v.backups(s)
 	offered := make([]string, 0, 2)
 	for _, t := range GuestTypes {
 		if slices.Contains(s.GuestTypes, t) {

@@ -49,4 +49,7 @@ final class ErrorCode
     public const CAPABILITY_REFUSED = 'capability_refused';
     public const SNAPSHOT_LIMIT_REACHED = 'snapshot_limit_reached';
     public const SNAPSHOT_EXISTS = 'snapshot_exists';
+    public const BACKUP_PROTECTED = 'backup_protected';
+    public const BACKUP_LIMIT_REACHED = 'backup_limit_reached';
+    public const BACKUP_NOT_VERIFIED = 'backup_not_verified';
 }
