@@ -3,6 +3,8 @@ package kinds
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"pvebill/modules/plans"
@@ -94,6 +96,21 @@ type Snapshotter interface {
 	RollbackSnapshot(ctx context.Context, g Guest, name string, rep Reporter) error
 }
 
+// Backupper is a kind whose guests are backed up with vzdump (R42). The call is the same for
+// every kind; the archives differ (vzdump-lxc-…, vzdump-qemu-…, docs/proxmox.md §9.1), and a
+// kind knows its own. Having it is what makes the kind offer plans.CapBackup.
+type Backupper interface {
+	// BackupSubtype is the subtype Proxmox lists for the kind's archives, which is also the
+	// kind's word in their file names: vzdump-<subtype>-<vmid>-<time>.<format>.
+	BackupSubtype() string
+}
+
+// IsArchiveOf reports whether a backup archive's file name is one of kind b's archives of
+// vmid (the file name, without storage and "backup/").
+func IsArchiveOf(b Backupper, name string, vmid int) bool {
+	return strings.HasPrefix(name, fmt.Sprintf("vzdump-%s-%d-", b.BackupSubtype(), vmid))
+}
+
 // ErrShutdownTimeout is a shutdown that ran out of time: the guest still runs (R40).
 var ErrShutdownTimeout = errors.New("guest did not shut down in time")
 
@@ -115,6 +132,9 @@ func Capabilities(m Module) []plans.Capability {
 	}
 	if _, ok := m.(Snapshotter); ok {
 		out = append(out, plans.CapSnapshot)
+	}
+	if _, ok := m.(Backupper); ok {
+		out = append(out, plans.CapBackup)
 	}
 	return out
 }

@@ -210,13 +210,15 @@ type lifecycle struct {
 	power powerPayload
 	// snap: the payload of a snapshot action (R44).
 	snap snapshotPayload
+	// backup: what a backup's stages share (R42).
+	backup *backupRun
 }
 
 // The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.
 var (
 	suspendSteps    = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSuspend}, {Stage: StageSuspend, Run: suspendGuest}}
 	unsuspendSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckGuest}, {Stage: StageUnsuspend, Run: unsuspendGuest}}
-	terminateSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckTerminate}, {Stage: StageDestroy, Run: destroyGuest}, {Stage: StageRelease, Run: releaseService}}
+	terminateSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckTerminate}, {Stage: StageDestroy, Run: destroyGuest}, {Stage: StageRelease, Run: releaseService}, {Stage: StageDeleteBackups, Run: deleteBackupsOnTerminate}}
 	changePlanSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckChangePlan}, {Stage: StageApply, Run: applyPlan}}
 )
 

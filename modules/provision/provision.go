@@ -38,6 +38,9 @@ const (
 	StageDestroy   executor.Stage = "destroy"
 	StageRelease   executor.Stage = "release"
 	StageApply     executor.Stage = "apply"
+	// StageDeleteBackups is terminate's last stage: the service's backups go when the plan
+	// says so (R42).
+	StageDeleteBackups executor.Stage = "delete_backups"
 )
 
 // DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
@@ -124,6 +127,7 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionStop, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionShutdown, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionReboot, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
+		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Run: s.runBackup},
 	}, s.snapshotActions()...)
 }
 
@@ -166,6 +170,11 @@ type result struct {
 	Adopted  bool       `json:"adopted,omitempty"`
 	Warnings []taskNote `json:"warnings,omitempty"`
 	Failed   *taskNote  `json:"failed_task,omitempty"`
+	// Backup is the backup a backup operation made; Rotated the ids it deleted at
+	// backups_max; BackupsKept the protected backups a terminate left (R42).
+	Backup      *Backup  `json:"backup,omitempty"`
+	Rotated     []string `json:"rotated,omitempty"`
+	BackupsKept []string `json:"backups_kept,omitempty"`
 }
 
 // finishResult fills the failing task (exit status and log tail) from err.

@@ -62,10 +62,12 @@ type VzdumpParams struct {
 	Protected     bool   `pve:"protected"`
 }
 
-// StorageConfig is one entry of GET /storage, the cluster's storage.cfg: what a
-// storage is and which content types it may hold (comma-separated).
+// StorageConfig is one entry of GET /storage (or the answer of GET /storage/{storage}), the
+// cluster's storage.cfg: what a storage is and which content types it may hold
+// (comma-separated).
 type StorageConfig struct {
-	Storage      string `json:"storage"`
+	Storage string `json:"storage"`
+	// Type is the storage plugin: dir, lvmthin, lvm, zfspool, rbd, nfs, cifs, btrfs …
 	Type         string `json:"type"`
 	Content      string `json:"content,omitempty"`
 	Shared       Bool   `json:"shared,omitempty"`

@@ -1,0 +1,70 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// ServiceBackups is what pvebill last saw of a service's backups (R42): the number of
+// archives stamped for it and their bytes, keyed by the service's internal id.
+type ServiceBackups struct {
+	Svc     int64 `gorm:"column:svc;primaryKey;autoIncrement:false"`
+	Backups int   `gorm:"column:backups"`
+	Bytes   int64 `gorm:"column:bytes"`
+	SeenAt  int64 `gorm:"column:seen_at"`
+}
+
+// TableName pins the table.
+func (ServiceBackups) TableName() string { return "service_backups" }
+
+// RecordServiceBackups upserts what a listing of the service's backups found at at.
+func RecordServiceBackups(ctx context.Context, db *gorm.DB, svc int64, backups int, bytes int64, at time.Time) error {
+	row := ServiceBackups{Svc: svc, Backups: backups, Bytes: bytes, SeenAt: at.Unix()}
+	return retryDeadlock(ctx, func() error {
+		return db.WithContext(ctx).Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "svc"}},
+			DoUpdates: clause.AssignmentColumns([]string{"backups", "bytes", "seen_at"}),
+		}).Create(&row).Error
+	})
+}
+
+// ServiceBackupBytes reads the recorded backup bytes of the services with these service ids
+// (by service id; a service never seen with backups is absent).
+func ServiceBackupBytes(ctx context.Context, db *gorm.DB, serviceIDs []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(serviceIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ServiceID string
+		Bytes     int64
+	}
+	err := db.WithContext(ctx).Table("service_backups b").Select("s.service_id AS service_id, b.bytes AS bytes").
+		Joins("JOIN services s ON s.id = b.svc").Where("s.service_id IN ?", serviceIDs).Scan(&rows).Error
+	for _, r := range rows {
+		out[r.ServiceID] = r.Bytes
+	}
+	return out, err
+}
+
+// BackupGauge is one service's recorded backups, with the labels of its gauge.
+type BackupGauge struct {
+	ServiceID string
+	Cluster   string
+	GuestType string
+	Bytes     int64
+}
+
+// BackupGauges lists the recorded backups of every service that is not terminated, or is
+// terminated with backups left, by service id.
+func BackupGauges(ctx context.Context, db *gorm.DB) ([]BackupGauge, error) {
+	var rows []BackupGauge
+	err := db.WithContext(ctx).Table("service_backups b").
+		Select("s.service_id AS service_id, s.cluster AS cluster, s.guest_type AS guest_type, b.bytes AS bytes").
+		Joins("JOIN services s ON s.id = b.svc").Where("s.state <> ? OR b.backups > 0", ServiceTerminated).
+		Order("s.service_id").Scan(&rows).Error
+	return rows, err
+}

@@ -1,0 +1,382 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/operation"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+)
+
+// ActionBackup is a backup made now (R42), as stored in operations.action.
+const ActionBackup = "backup"
+
+// The stages of a backup (R42): a precheck that only reads, vzdump, the archive found and
+// verified, then the rotation at backups_max.
+const (
+	StageBackup       executor.Stage = "backup"
+	StageVerifyBackup executor.Stage = "verify_backup"
+	StageRotate       executor.Stage = "rotate"
+)
+
+// backupCompress is the compressor of every backup (docs/proxmox.md §9.2).
+const backupCompress = "zstd"
+
+// Backup is one backup of a service as the API lists it. ID is the archive's file name, which
+// names the guest kind, the vmid and the time (vzdump-lxc-5001-2026_01_31-02_00_05.tar.zst).
+type Backup struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	SizeBytes int64     `json:"size_bytes"`
+	Protected bool      `json:"protected"`
+	Format    string    `json:"format"`
+	volid     string
+}
+
+// backupIDPattern is the shape of a backup id: a vzdump archive's file name (docs/proxmox.md
+// §9.1). An id is only ever looked up in the service's own list, never sent as given.
+var backupIDPattern = regexp.MustCompile(`^vzdump-[a-z]{1,8}-[0-9]{3,9}-[0-9]{4}_[0-9]{2}_[0-9]{2}-[0-9]{2}_[0-9]{2}_[0-9]{2}\.[a-z0-9]{1,8}(?:\.[a-z0-9]{1,8})?$`)
+
+// BackupIDOK reports whether s has the shape of a backup id.
+func BackupIDOK(s string) bool { return backupIDPattern.MatchString(s) }
+
+// backupSteps is a backup's step list (R42).
+var backupSteps = []executor.Step[*lifecycle]{
+	{Stage: StagePrecheck, Run: precheckBackup},
+	{Stage: StageBackup, Run: vzdumpGuest},
+	{Stage: StageVerifyBackup, Run: verifyBackup},
+	{Stage: StageRotate, Run: rotateBackups},
+}
+
+// backupRun is what a backup's stages share.
+type backupRun struct {
+	plan   plans.Plan
+	kind   kinds.Backupper
+	before map[string]bool // the ids listed before vzdump
+	after  []Backup        // the list once the new backup is verified
+	made   Backup
+}
+
+// backupLister is where a service's backups are listed: its cluster, the node its guest is
+// on (a node-local storage lists that node's archives), the plan's storage and the kind.
+type backupLister struct {
+	cl      kinds.Cluster
+	node    string
+	storage string
+	kind    kinds.Backupper
+	svc     *models.Service
+}
+
+// list lists the backups stamped for the service and carrying its vmid, oldest first
+// (Proxmox sorts by volume id, not time, docs/proxmox.md §9.1). Anything else on the storage
+// is not the service's and is never shown or touched (R42).
+func (b backupLister) list(ctx context.Context) ([]Backup, error) {
+	vmid := *b.svc.VMID
+	items, err := b.cl.Client.Node(b.node).Storage(b.storage).Content(ctx, pve.ContentFilter{Content: "backup", VMID: vmid})
+	if err != nil {
+		return nil, err
+	}
+	prefix := b.storage + ":backup/"
+	out := []Backup{}
+	for _, it := range items {
+		name, ok := strings.CutPrefix(it.VolID, prefix)
+		if !ok || it.VMID.Int() != vmid || !kinds.HasStamp(it.Notes, b.svc.ServiceID) || !kinds.IsArchiveOf(b.kind, name, vmid) ||
+			!BackupIDOK(name) {
+			continue
+		}
+		out = append(out, Backup{ID: name, CreatedAt: time.Unix(int64(it.CTime), 0).UTC(), SizeBytes: int64(it.Size),
+			Protected: bool(it.Protected), Format: it.Format, volid: it.VolID})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// remove deletes one listed backup and waits for the task.
+func (b backupLister) remove(ctx context.Context, bk Backup, rep kinds.Reporter) error {
+	upid, err := b.cl.Client.Node(b.node).Storage(b.storage).DeleteVolume(ctx, bk.volid)
+	if err != nil {
+		return err
+	}
+	res, err := b.cl.Client.Wait(ctx, upid)
+	if rep != nil {
+		rep.Task(string(StageRotate), res)
+	}
+	return err
+}
+
+// lister is the backup lister of a service on a plan with backups; a kind without backups is
+// not_yet_available.
+func (s *Provisioner) lister(svc *models.Service, p plans.Plan) (backupLister, error) {
+	if svc.VMID == nil {
+		return backupLister{}, operation.Missing()
+	}
+	cl, err := s.clusters.Get(svc.Cluster)
+	if err != nil {
+		return backupLister{}, err
+	}
+	mod, err := s.module(svc.GuestType)
+	if err != nil {
+		return backupLister{}, err
+	}
+	kind, ok := mod.(kinds.Backupper)
+	if !ok {
+		return backupLister{}, operation.NotAvailable()
+	}
+	return backupLister{cl: cl, node: svc.Node, storage: p.BackupStorage, kind: kind, svc: svc}, nil
+}
+
+// backupPlan is the service's plan, refused as capability_refused when it has no backups.
+func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plans.Plan, error) {
+	p, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return plans.Plan{}, err
+	}
+	if !p.HasBackups() {
+		return plans.Plan{}, i18n.NewProblem(http.StatusConflict, i18n.CodeCapabilityRefused).Perm(i18n.Permanent).
+			With("capability", string(plans.CapBackup)).With("reason", plans.ReasonPlanHasNoBackups)
+	}
+	return p, nil
+}
+
+// Backup queues a backup of the service now (R42). A plan without backups refuses it.
+func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.backupPlan(ctx, svc); err != nil {
+		return nil, err
+	}
+	return s.enqueue(ctx, clientID, serviceID, ActionBackup, struct{}{})
+}
+
+// Backups lists the service's backups, oldest first (R42).
+func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) ([]Backup, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.backupPlan(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.lister(svc, p)
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.list(ctx)
+	if err != nil {
+		return nil, operation.ProblemOf(err)
+	}
+	s.recordBackups(ctx, svc, list)
+	return list, nil
+}
+
+// DeleteBackup deletes one of the service's backups, found by its id in the service's own
+// list (a foreign or unstamped archive is not found); a protected one is backup_protected.
+func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) error {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return err
+	}
+	p, err := s.backupPlan(ctx, svc)
+	if err != nil {
+		return err
+	}
+	if !BackupIDOK(backupID) {
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	b, err := s.lister(svc, p)
+	if err != nil {
+		return err
+	}
+	list, err := b.list(ctx)
+	if err != nil {
+		return operation.ProblemOf(err)
+	}
+	for i, bk := range list {
+		if bk.ID != backupID {
+			continue
+		}
+		if bk.Protected {
+			return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupProtected).Perm(i18n.Temporary)
+		}
+		if err := b.remove(ctx, bk, nil); err != nil {
+			return operation.ProblemOf(err)
+		}
+		s.recordBackups(ctx, svc, append(list[:i:i], list[i+1:]...))
+		return nil
+	}
+	return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+}
+
+func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
+	return s.lifecycleRun(ctx, r, backupSteps, nil)
+}
+
+// precheckBackup checks the plan, the guest's stamp and locks (R39), and refuses before
+// anything is sent when the kept backups cannot make room: as many protected backups as
+// backups_max leave none to rotate out (backup_limit_reached).
+func precheckBackup(ctx context.Context, l *lifecycle) error {
+	p, err := l.s.backupPlan(ctx, l.svc)
+	if err != nil {
+		return err
+	}
+	if err := precheckGuest(ctx, l); err != nil {
+		return err
+	}
+	kind, ok := l.t.mod.(kinds.Backupper)
+	if !ok {
+		return operation.NotAvailable()
+	}
+	l.backup = &backupRun{plan: p, kind: kind, before: map[string]bool{}}
+	list, err := l.backupLister().list(ctx)
+	if err != nil {
+		return err
+	}
+	protected := 0
+	for _, bk := range list {
+		l.backup.before[bk.ID] = true
+		if bk.Protected {
+			protected++
+		}
+	}
+	if protected >= p.BackupsMax {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupLimitReached).Perm(i18n.Temporary).
+			With("max", fmt.Sprint(p.BackupsMax))
+	}
+	return nil
+}
+
+// backupLister is the lister of a running backup's guest, on the node it was found on.
+func (l *lifecycle) backupLister() backupLister {
+	return backupLister{cl: l.t.cl, node: l.t.g.Node, storage: l.backup.plan.BackupStorage, kind: l.backup.kind, svc: l.svc}
+}
+
+// vzdumpGuest backs the guest up on its node with remove=0, so Proxmox prunes nothing by
+// itself, in the plan's mode, zstd-compressed, with the service's stamp as the archive's
+// notes (R42, docs/proxmox.md §15), and waits for the task.
+func vzdumpGuest(ctx context.Context, l *lifecycle) error {
+	keep := false
+	c := l.t.cl.Client
+	upid, err := c.Node(l.t.g.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.g.VMID, Storage: l.backup.plan.BackupStorage,
+		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: kinds.StampLine(l.svc.ServiceID),
+		Remove: &keep})
+	if err != nil {
+		return err
+	}
+	res, err := c.Wait(ctx, upid)
+	l.rep.Task(string(StageBackup), res)
+	return err
+}
+
+// verifyBackup finds the new archive by listing the storage (the task does not name it) and
+// verifies it: listed with the service's stamp and vmid, of the guest's kind, not empty.
+func verifyBackup(ctx context.Context, l *lifecycle) error {
+	list, err := l.backupLister().list(ctx)
+	if err != nil {
+		return err
+	}
+	var made *Backup
+	for i := range list {
+		if !l.backup.before[list[i].ID] {
+			made = &list[i] // the list is oldest first: the last new one wins
+		}
+	}
+	if made == nil || made.SizeBytes <= 0 {
+		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeBackupNotVerified).Perm(i18n.Temporary)
+	}
+	l.backup.made, l.backup.after = *made, list
+	l.res.Backup = made
+	return nil
+}
+
+// rotateBackups deletes the oldest unprotected backups of the service until backups_max are
+// kept; the new one is never among them. It runs only once the new one is verified (R42).
+func rotateBackups(ctx context.Context, l *lifecycle) error {
+	kept := append([]Backup(nil), l.backup.after...)
+	b := l.backupLister()
+	for i := 0; i < len(kept) && len(kept) > l.backup.plan.BackupsMax; {
+		bk := kept[i]
+		if bk.Protected || bk.ID == l.backup.made.ID {
+			i++
+			continue
+		}
+		if err := b.remove(ctx, bk, l.rep); err != nil {
+			l.s.recordBackups(ctx, l.svc, kept)
+			return err
+		}
+		l.res.Rotated = append(l.res.Rotated, bk.ID)
+		kept = append(kept[:i], kept[i+1:]...)
+	}
+	l.s.recordBackups(ctx, l.svc, kept)
+	return nil
+}
+
+// deleteBackupsOnTerminate deletes the service's backups after its guest is destroyed when
+// the plan says delete (R42); keep leaves them. Protected backups stay (Proxmox refuses to
+// delete them) and are named in the result. Foreign and unstamped archives are never listed,
+// so never touched.
+func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
+	p, err := l.s.plans.Get(ctx, l.svc.Plan)
+	if err != nil {
+		return err
+	}
+	if !p.HasBackups() || p.BackupsOnTerminate != plans.BackupsDelete || l.svc.VMID == nil {
+		return nil
+	}
+	b, err := l.s.lister(l.svc, p)
+	if err != nil {
+		return err
+	}
+	if l.t != nil {
+		b.node = l.t.g.Node
+	}
+	list, err := b.list(ctx)
+	if err != nil {
+		return err
+	}
+	var left []Backup
+	for _, bk := range list {
+		if bk.Protected {
+			l.res.BackupsKept = append(l.res.BackupsKept, bk.ID)
+			left = append(left, bk)
+			continue
+		}
+		if err := b.remove(ctx, bk, l.rep); err != nil {
+			return err
+		}
+	}
+	l.s.recordBackups(ctx, l.svc, left)
+	return nil
+}
+
+// recordBackups writes what the service's backup list now holds (count and bytes) for the
+// usage report's backup_bytes and the per-service gauge. The figure is recorded by what
+// pvebill does and sees (a backup, a rotation, a delete, a listing, a terminate) rather than
+// read from Proxmox per report, so that a report over many services sends no Proxmox call; a
+// failure to record is logged, never the operation's failure.
+func (s *Provisioner) recordBackups(ctx context.Context, svc *models.Service, list []Backup) {
+	var bytes int64
+	for _, b := range list {
+		bytes += b.SizeBytes
+	}
+	if err := models.RecordServiceBackups(ctx, s.db.Gorm, svc.ID, len(list), bytes, s.now()); err != nil {
+		s.log.Warn("record backup bytes", "service_id", svc.ServiceID, "err", err)
+	}
+}

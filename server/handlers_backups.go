@@ -1,0 +1,43 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/models"
+	"pvebill/modules/provision"
+)
+
+// Backups (R42, docs/api.md Backups): a backup now is an operation like a power action; the
+// list and the delete answer at once. A backup id is looked up in the service's own list,
+// never sent to Proxmox as given.
+
+func (s *Server) createBackup(c *gin.Context) {
+	var req struct{}
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	})
+}
+
+// backupsBody is the {"backups": […]} answer, oldest first.
+type backupsBody struct {
+	Backups []provision.Backup `json:"backups"`
+}
+
+func (s *Server) listBackups(c *gin.Context) {
+	list, err := s.prov.Backups(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, backupsBody{list})
+}
+
+func (s *Server) deleteBackup(c *gin.Context) {
+	if err := s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id")); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
