@@ -70,7 +70,7 @@ func New(o Options) *Stack {
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
-		StorageType: storageTypes(o.Clusters)})
+		StorageType: storageTypes(o.Clusters), BackupStorages: backupStorages(o.Clusters)})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -158,4 +158,27 @@ func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, er
 		out = append(out, kinds.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
 	}
 	return out, nil
+}
+
+// backupStorages answers, for a plan being saved, the storages of its cluster configured to
+// hold backups (R42). A cluster pvebill does not know has none.
+func backupStorages(clusters []kinds.Cluster) plans.BackupStorages {
+	return func(ctx context.Context, name string) ([]string, error) {
+		ids := []string{}
+		for _, cl := range clusters {
+			if cl.Name != name {
+				continue
+			}
+			stores, err := cl.Client.StorageConfigs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range stores {
+				if st.Holds("backup") && !bool(st.Disable) {
+					ids = append(ids, st.Storage)
+				}
+			}
+		}
+		return ids, nil
+	}
 }

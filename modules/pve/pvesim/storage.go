@@ -165,7 +165,9 @@ func (s *Sim) hStorageContentDelete(c *reqCtx) (any, error) {
 			}
 		}
 	}
-	t := s.newTask(c, c.node, "imgdel", v.Name)
+	// pve-storage forks imgdel without an id (API2/Storage/Content.pm): a volume name holds
+	// "/", which a UPID cannot.
+	t := s.newTask(c, c.node, "imgdel", "")
 	t.finish = func(*task) error {
 		delete(s.vols[st.ID], v.Name)
 		return nil

@@ -1,0 +1,307 @@
+package provision_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve/pvesim"
+)
+
+// backupPlans adds ct-bk (a container plan keeping two backups on local, deleted on
+// terminate) and vm-bk (a VM plan keeping two, kept on terminate, stop mode), saved through
+// the plan service so that their backup storage is checked against the simulator.
+func (e *env) backupPlans() {
+	e.t.Helper()
+	ctx := context.Background()
+	specs := testPlans()
+	ct, vm := specs[0], specs[2]
+	ct.BackupStorage, ct.BackupsMax, ct.BackupSchedule = "local", ptr(2), "0 3 * * *"
+	vm.BackupStorage, vm.BackupsMax, vm.BackupMode, vm.BackupsOnTerminate = "local", ptr(2), plans.BackupStop, plans.BackupsKeep
+	for code, spec := range map[string]plans.Spec{"ct-bk": ct, "vm-bk": vm} {
+		spec.Code = code
+		if _, _, err := e.plans.Put(ctx, code, spec); err != nil {
+			e.t.Fatalf("plan %s: %v", code, err)
+		}
+	}
+}
+
+// backup runs one backup to its end (the simulator's clock moved on by two seconds first, so
+// that each archive has its own name) and returns the operation.
+func (e *env) backup(serviceID string) *models.Operation {
+	e.t.Helper()
+	e.sim.Advance(2 * time.Second)
+	op, err := e.svc.Backup(context.Background(), "whmcs", serviceID)
+	if err != nil {
+		e.t.Fatalf("backup: %v", err)
+	}
+	return e.wait(op)
+}
+
+func (e *env) backupIDs(serviceID string) []string {
+	e.t.Helper()
+	list, err := e.svc.Backups(context.Background(), "whmcs", serviceID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, b := range list {
+		out = append(out, b.ID)
+	}
+	return out
+}
+
+// R42: a backup sends vzdump to the guest's node with remove=0, the plan's mode, zstd, the
+// plan's storage and the service's stamp as notes; the new archive is verified and named in
+// the result; at backups_max the oldest unprotected backup goes, and only after the new one
+// was listed (the delete comes after the verifying listing in the simulator's log).
+func TestBackupRotatesAfterVerify(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		for _, kind := range []struct{ name, plan, subtype, mode string }{
+			{"container", "ct-bk", "lxc", "snapshot"}, {"vm", "vm-bk", "qemu", "stop"}} {
+			t.Run(dialect+"/"+kind.name, func(t *testing.T) {
+				e := newEnv(t, dialect, nil, nil)
+				e.backupPlans()
+				req := ctReq("svc-bk")
+				if kind.name == "vm" {
+					req = vmReq("svc-bk", kind.plan)
+				}
+				req.Plan = kind.plan
+				e.create(req)
+				testBackupRotation(t, e, kind.subtype, kind.mode)
+			})
+		}
+	}
+}
+
+func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
+	svc := e.service("svc-bk")
+	vmid := *svc.VMID
+	var made []string
+	for i := 0; i < 3; i++ {
+		n := len(e.sim.Requests())
+		op := e.backup("svc-bk")
+		if op.State != models.OpSucceeded {
+			t.Fatalf("backup %d: %s %s %s %s", i, op.State, deref(op.ErrorCode), deref(op.ErrorDetail), deref(op.Result))
+		}
+		res := resultOf(t, op)
+		b, _ := res["backup"].(map[string]any)
+		id, _ := b["id"].(string)
+		if !strings.HasPrefix(id, fmt.Sprintf("vzdump-%s-%d-", subtype, vmid)) || b["size_bytes"].(float64) <= 0 {
+			t.Fatalf("backup %d result %v", i, res)
+		}
+		made = append(made, id)
+		log := e.sim.Requests()[n:]
+		dumps := filterReq(log, "POST", "/vzdump")
+		if len(dumps) != 1 {
+			t.Fatalf("backup %d sent %d vzdumps", i, len(dumps))
+		}
+		f := dumps[0].Form
+		want := map[string]string{"vmid": fmt.Sprint(vmid), "remove": "0", "mode": mode, "compress": "zstd",
+			"storage": "local", "notes-template": "pvebill-service: svc-bk"}
+		for k, v := range want {
+			if f.Get(k) != v {
+				t.Fatalf("vzdump %s=%q, want %q (form %v)", k, f.Get(k), v, f)
+			}
+		}
+		if dumps[0].Path != "/nodes/"+svc.Node+"/vzdump" {
+			t.Fatalf("vzdump sent to %s, guest on %s", dumps[0].Path, svc.Node)
+		}
+		deletes := filterReq(log, "DELETE", "")
+		if i < 2 && len(deletes) != 0 {
+			t.Fatalf("backup %d below the limit deleted %v", i, deletes)
+		}
+		if i == 2 {
+			if len(deletes) != 1 || !strings.HasSuffix(deletes[0].Path, made[0]) {
+				t.Fatalf("rotation deleted %v, want only %s", deletes, made[0])
+			}
+			// The delete comes after a listing that showed the new archive.
+			lastList := lastIndex(log, func(r pvesim.Request) bool { return r.Method == "GET" && strings.HasSuffix(r.Path, "/content") })
+			if del := slices.IndexFunc(log, func(r pvesim.Request) bool { return r.Method == "DELETE" }); del < lastList || lastList < 0 {
+				t.Fatalf("the delete (%d) came before the verifying listing (%d)", del, lastList)
+			}
+		}
+	}
+	if got := e.backupIDs("svc-bk"); !slices.Equal(got, made[1:]) {
+		t.Fatalf("kept %v, want %v", got, made[1:])
+	}
+}
+
+func filterReq(log []pvesim.Request, method, suffix string) []pvesim.Request {
+	var out []pvesim.Request
+	for _, r := range log {
+		if r.Method == method && strings.HasSuffix(r.Path, suffix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func lastIndex(log []pvesim.Request, f func(pvesim.Request) bool) int {
+	for i := len(log) - 1; i >= 0; i-- {
+		if f(log[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// R42: rotation skips protected backups; when as many backups as backups_max are protected
+// the backup is backup_limit_reached and no vzdump is sent. A protected backup cannot be
+// deleted (backup_protected), and a backup id naming a foreign or unstamped archive is not
+// found, with nothing deleted.
+func TestBackupLimitAndProtected(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			req := ctReq("svc-bp")
+			req.Plan = "ct-bk"
+			e.create(req)
+			vmid := *e.service("svc-bp").VMID
+			first := e.backup("svc-bp")
+			second := e.backup("svc-bp")
+			ids := e.backupIDs("svc-bp")
+			if first.State != models.OpSucceeded || second.State != models.OpSucceeded || len(ids) != 2 {
+				t.Fatalf("backups %s %s, listed %v", first.State, second.State, ids)
+			}
+			for _, id := range ids {
+				e.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: svc-bp")
+			}
+			n := len(e.sim.Requests())
+			op := e.backup("svc-bp")
+			if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeBackupLimitReached) {
+				t.Fatalf("backup at the limit: %s %s", op.State, deref(op.ErrorCode))
+			}
+			if got := filterReq(e.sim.Requests()[n:], "POST", "/vzdump"); len(got) != 0 {
+				t.Fatalf("a vzdump was sent at the limit: %v", got)
+			}
+			err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
+			if !isCode(err, i18n.CodeBackupProtected, http.StatusConflict) {
+				t.Fatalf("delete of a protected backup: %v", err)
+			}
+			// Foreign (another service's stamp, the same vmid) and unstamped archives.
+			foreign := fmt.Sprintf("vzdump-lxc-%d-2020_01_01-00_00_00.tar.zst", vmid)
+			bare := fmt.Sprintf("vzdump-lxc-%d-2020_01_02-00_00_00.tar.zst", vmid)
+			e.sim.AddVolume("local", "backup/"+foreign, 1<<20, "backup")
+			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other")
+			e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
+			for _, id := range []string{foreign, bare, "../../images/x", "local:backup/" + bare} {
+				err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
+				if !isCode(err, i18n.CodeNotFound, http.StatusNotFound) {
+					t.Fatalf("delete %s: %v", id, err)
+				}
+			}
+			if got := filterReq(e.sim.Requests()[n:], "DELETE", ""); len(got) != 0 {
+				t.Fatalf("deletes sent: %v", got)
+			}
+			if got := e.backupIDs("svc-bp"); !slices.Equal(got, ids) {
+				t.Fatalf("listed %v, want only the service's %v", got, ids)
+			}
+		})
+	}
+}
+
+func isCode(err error, code i18n.Code, status int) bool {
+	var p *i18n.Problem
+	return errors.As(err, &p) && p.Code == code && p.Status == status
+}
+
+// R42: a plan without a backup storage refuses a backup (capability_refused) before an
+// operation is written.
+func TestBackupRefusedWithoutBackupStorage(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	e.create(ctReq("svc-nb"))
+	_, err := e.svc.Backup(context.Background(), "whmcs", "svc-nb")
+	if !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
+		t.Fatalf("backup on a plan without backups: %v", err)
+	}
+	if _, err := e.svc.Backups(context.Background(), "whmcs", "svc-nb"); !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
+		t.Fatalf("list on a plan without backups: %v", err)
+	}
+}
+
+// R42: terminate deletes the service's stamped backups after the destroy when the plan says
+// delete, and keeps them when it says keep; a foreign and an unstamped archive of the same
+// vmid are never touched (the simulator's log holds no request naming them).
+func TestTerminateBackups(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		for _, kind := range []struct {
+			name, plan string
+			deleted    bool
+		}{{"delete", "ct-bk", true}, {"keep", "vm-bk", false}} {
+			t.Run(dialect+"/"+kind.name, func(t *testing.T) {
+				e := newEnv(t, dialect, nil, nil)
+				e.backupPlans()
+				req := ctReq("svc-tb")
+				if kind.plan == "vm-bk" {
+					req = vmReq("svc-tb", kind.plan)
+				}
+				req.Plan = kind.plan
+				e.create(req)
+				testTerminateBackups(t, e, kind.deleted)
+			})
+		}
+	}
+}
+
+func testTerminateBackups(t *testing.T, e *env, deleted bool) {
+	vmid := *e.service("svc-tb").VMID
+	sub := "lxc"
+	if e.service("svc-tb").GuestType == "vm" {
+		sub = "qemu"
+	}
+	e.backup("svc-tb")
+	e.backup("svc-tb")
+	ours := e.backupIDs("svc-tb")
+	foreign := fmt.Sprintf("backup/vzdump-%s-%d-2020_01_01-00_00_00.tar.zst", sub, vmid)
+	bare := fmt.Sprintf("backup/vzdump-%s-%d-2020_01_02-00_00_00.tar.zst", sub, vmid)
+	e.sim.AddVolume("local", foreign, 1<<20, "backup")
+	e.sim.SetVolumeProtected("local", foreign, false, "pvebill-service: someone-else")
+	e.sim.AddVolume("local", bare, 1<<20, "backup")
+	n := len(e.sim.Requests())
+	op, err := e.svc.Terminate(context.Background(), "whmcs", "svc-tb")
+	e.mustSucceed(op, err)
+	log := e.sim.Requests()[n:]
+	destroyAt := slices.IndexFunc(log, func(r pvesim.Request) bool {
+		return r.Method == "DELETE" && strings.HasSuffix(r.Path, "/"+fmt.Sprint(vmid))
+	})
+	var volDeletes []string
+	for i, r := range log {
+		if r.Method == "DELETE" && strings.Contains(r.Path, "/content/") {
+			if i < destroyAt {
+				t.Fatalf("a backup was deleted before the destroy: %s", r.Path)
+			}
+			volDeletes = append(volDeletes, r.Path[strings.LastIndex(r.Path, "/")+1:])
+		}
+		if strings.Contains(r.Path, "2020_01_0") {
+			t.Fatalf("a foreign or unstamped archive was touched: %s %s", r.Method, r.Path)
+		}
+	}
+	slices.Sort(volDeletes)
+	left := e.sim.Volumes("local")
+	if deleted {
+		if !slices.Equal(volDeletes, ours) {
+			t.Fatalf("terminate deleted %v, want %v", volDeletes, ours)
+		}
+	} else if len(volDeletes) != 0 {
+		t.Fatalf("keep deleted %v", volDeletes)
+	}
+	for _, id := range ours {
+		if slices.Contains(left, "backup/"+id) == deleted {
+			t.Fatalf("backup %s present=%v after terminate (plan deletes=%v)", id, !deleted, deleted)
+		}
+	}
+	if !slices.Contains(left, foreign) || !slices.Contains(left, bare) {
+		t.Fatalf("foreign or unstamped archive gone: %v", left)
+	}
+}
