@@ -134,6 +134,40 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 	if got := e.backupIDs("svc-bk"); !slices.Equal(got, made[1:]) {
 		t.Fatalf("kept %v, want %v", got, made[1:])
 	}
+	// backup_bytes and the gauge are the sum of the kept archives' sizes on the simulator.
+	var want int64
+	for _, id := range made[1:] {
+		want += e.sim.VolumeSize("local", "backup/"+id)
+	}
+	got, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []string{"svc-bk"})
+	if err != nil || got["svc-bk"] != want || want <= 0 {
+		t.Fatalf("recorded backup bytes %v (%v), want %d", got, err, want)
+	}
+	if g, ok := backupGauge(t, e, "svc-bk"); !ok || g != float64(want) {
+		t.Fatalf("gauge %v %v, want %d", g, ok, want)
+	}
+}
+
+// backupGauge reads pvebill_service_backup_bytes{service_id}.
+func backupGauge(t *testing.T, e *env, serviceID string) (float64, bool) {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "pvebill_service_backup_bytes" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "service_id" && l.GetValue() == serviceID {
+					return m.GetGauge().GetValue(), true
+				}
+			}
+		}
+	}
+	return 0, false
 }
 
 func filterReq(log []pvesim.Request, method, suffix string) []pvesim.Request {
@@ -303,5 +337,9 @@ func testTerminateBackups(t *testing.T, e *env, deleted bool) {
 	}
 	if !slices.Contains(left, foreign) || !slices.Contains(left, bare) {
 		t.Fatalf("foreign or unstamped archive gone: %v", left)
+	}
+	// The gauge of a terminated service stays while it has backups kept, and goes with them.
+	if _, ok := backupGauge(t, e, "svc-tb"); ok == deleted {
+		t.Fatalf("gauge present=%v after terminate (plan deletes=%v)", ok, deleted)
 	}
 }

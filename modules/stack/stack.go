@@ -83,6 +83,7 @@ func New(o Options) *Stack {
 		po.Now = time.Now
 	}
 	st.Provisioner = provision.New(po)
+	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log})
 	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {

@@ -79,7 +79,11 @@ type ServiceUsage struct {
 	BandwidthLimitBytes *int64        `json:"bandwidth_limit_bytes"`
 	DiskLimitBytes      *int64        `json:"disk_limit_bytes"`
 	Samples             int64         `json:"samples"`
-	Buckets             []BucketUsage `json:"buckets,omitempty"`
+	// BackupBytes is the size of the service's backups when pvebill last listed them (a
+	// backup, a rotation, a delete, a listing, R42); null when it never has. It is a current
+	// figure, not one of the period.
+	BackupBytes *int64        `json:"backup_bytes"`
+	Buckets     []BucketUsage `json:"buckets,omitempty"`
 }
 
 // BucketUsage is one bucket of the report's granularity (5 minutes, an hour or a day). Partial
@@ -179,9 +183,16 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	backups, err := models.ServiceBackupBytes(ctx, r.db.Gorm, ids)
+	if err != nil {
+		return Report{}, err
+	}
 	limits := map[string]planLimits{}
 	for _, s := range svcs {
 		u := ServiceUsage{ServiceID: s.ServiceID}
+		if b, ok := backups[s.ServiceID]; ok {
+			u.BackupBytes = &b
+		}
 		if t, ok := totals[s.ServiceID]; ok {
 			fill(&u, t)
 		}

@@ -329,3 +329,14 @@ func (s *Sim) Volumes(storageID string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// VolumeSize is a volume's size in bytes (0 when there is none).
+func (s *Sim) VolumeSize(storageID, volname string) int64 {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if v := s.vols[storageID][volname]; v != nil {
+		return v.Size
+	}
+	return 0
+}
