@@ -67,18 +67,18 @@ type Report struct {
 // ServiceUsage is one service's usage over the period. Every figure is nil (JSON null) when no
 // sample or delta carried it: unknown is never zero.
 type ServiceUsage struct {
-	ServiceID           string        `json:"service_id"`
-	NetInBytes          *int64        `json:"netin_bytes"`
-	NetOutBytes         *int64        `json:"netout_bytes"`
-	DiskMaxBytes        *int64        `json:"disk_max_bytes"`
-	MemoryAvgBytes      *int64        `json:"memory_avg_bytes"`
-	MemoryMaxBytes      *int64        `json:"memory_max_bytes"`
-	SwapAvgBytes        *int64        `json:"swap_avg_bytes"`
-	SwapMaxBytes        *int64        `json:"swap_max_bytes"`
-	CPUAvg              *float64      `json:"cpu_avg"`
-	BandwidthLimitBytes *int64        `json:"bandwidth_limit_bytes"`
-	DiskLimitBytes      *int64        `json:"disk_limit_bytes"`
-	Samples             int64         `json:"samples"`
+	ServiceID           string   `json:"service_id"`
+	NetInBytes          *int64   `json:"netin_bytes"`
+	NetOutBytes         *int64   `json:"netout_bytes"`
+	DiskMaxBytes        *int64   `json:"disk_max_bytes"`
+	MemoryAvgBytes      *int64   `json:"memory_avg_bytes"`
+	MemoryMaxBytes      *int64   `json:"memory_max_bytes"`
+	SwapAvgBytes        *int64   `json:"swap_avg_bytes"`
+	SwapMaxBytes        *int64   `json:"swap_max_bytes"`
+	CPUAvg              *float64 `json:"cpu_avg"`
+	BandwidthLimitBytes *int64   `json:"bandwidth_limit_bytes"`
+	DiskLimitBytes      *int64   `json:"disk_limit_bytes"`
+	Samples             int64    `json:"samples"`
 	// BackupBytes is the size of the service's backups when pvebill last listed them (a
 	// backup, a rotation, a delete, a listing, R42); null when it never has. It is a current
 	// figure, not one of the period.
