@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -234,4 +235,50 @@ func TestStorageConfig(t *testing.T) {
 		t.Errorf("local %v", one)
 	}
 	h.fail("GET", "/storage/nope", nil, 500, "storage 'nope' does not exist")
+}
+
+// vzdump prunes by the storage's prune-backups unless remove=0 (docs/proxmox.md §15): the
+// guest's oldest unprotected backups go beyond keep-last, protected ones are neither counted
+// nor removed, and other guests' backups are not touched. remove=0 prunes nothing; a call's
+// own prune-backups overrides the storage's; an archive name already taken fails the task.
+func TestVzdumpPrunesUnlessRemoveZero(t *testing.T) {
+	h := demoHarness(t)
+	h.sim.SetPruneBackups("local", "keep-last=2")
+	h.sim.AddVolume("local", "backup/vzdump-lxc-200-2020_01_01-00_00_00.tar.zst", mib, "backup")
+	h.sim.AddVolume("local", "backup/vzdump-lxc-200-2020_01_02-00_00_00.tar.zst", mib, "backup")
+	h.sim.AddVolume("local", "backup/vzdump-lxc-200-2020_01_03-00_00_00.tar.zst", mib, "backup")
+	h.sim.SetVolumeProtected("local", "backup/vzdump-lxc-200-2020_01_01-00_00_00.tar.zst", true, "")
+	h.sim.AddVolume("local", "backup/vzdump-qemu-300-2020_01_01-00_00_00.vma.zst", mib, "backup")
+	count := func() int { return len(h.sim.Volumes("local")) }
+	before := count()
+	h.run("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local", "remove", "0"), "OK")
+	if count() != before+1 {
+		t.Fatalf("remove=0 pruned: %v", h.sim.Volumes("local"))
+	}
+	h.sim.Advance(2 * time.Second)
+	h.run("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local"), "OK")
+	left := h.sim.Volumes("local")
+	for _, gone := range []string{"backup/vzdump-lxc-200-2020_01_02-00_00_00.tar.zst", "backup/vzdump-lxc-200-2020_01_03-00_00_00.tar.zst"} {
+		if slices.Contains(left, gone) {
+			t.Errorf("%s survived keep-last=2", gone)
+		}
+	}
+	for _, kept := range []string{"backup/vzdump-lxc-200-2020_01_01-00_00_00.tar.zst", "backup/vzdump-qemu-300-2020_01_01-00_00_00.vma.zst"} {
+		if !slices.Contains(left, kept) {
+			t.Errorf("%s (protected or another guest's) was pruned", kept)
+		}
+	}
+	h.sim.Advance(2 * time.Second)
+	h.run("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local", "prune-backups", "keep-last=1"), "OK")
+	var backups []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "backup", "vmid", "200"), &backups)
+	if len(backups) != 2 { // the protected one and the newest
+		t.Fatalf("after keep-last=1: %v", backups)
+	}
+	// The same second again: the archive's name is taken.
+	upid := h.upid("POST", "/nodes/pve1/vzdump", vals("vmid", "200", "storage", "local", "remove", "0"))
+	if st := h.taskStatus(upid); !strings.HasSuffix(fmt.Sprint(st["exitstatus"]), "file already exists") {
+		t.Fatalf("a second archive in the same second: %v", st)
+	}
+	h.noViolations()
 }
