@@ -42,7 +42,7 @@ func conform(t *testing.T, method, path string, resp response) {
 func backupPlanBody(storage string, extra map[string]any) []byte {
 	m := map[string]any{"name": "CT backups", "guest_types": []string{"container"}, "cluster": "default", "cores": 1,
 		"memory_mib": 1024, "disk_gib": 8, "storage": "local-lvm", "bridge": "vmbr0",
-		"os": map[string]any{"container": map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}},
+		"os":             map[string]any{"container": map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}},
 		"backup_storage": storage, "backups_max": 2}
 	for k, v := range extra {
 		m[k] = v
