@@ -217,14 +217,7 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
-	u := *c.base
-	u.Path = c.base.Path + APIBasePath + path
-	if strings.Contains(path, "%") {
-		// An escaped segment (a volume id's "/" as %2F) stays one segment on the wire.
-		if unescaped, err := url.PathUnescape(path); err == nil {
-			u.Path, u.RawPath = c.base.Path+APIBasePath+unescaped, c.base.EscapedPath()+APIBasePath+path
-		}
-	}
+	u := c.endpoint(path)
 	var body io.Reader
 	encoded := params.Encode()
 	if method == http.MethodGet || method == http.MethodDelete {
@@ -379,4 +372,17 @@ func flattenErrors(in map[string]json.RawMessage) map[string]string {
 		out[k] = strings.TrimSpace(string(raw))
 	}
 	return out
+}
+
+// endpoint is the URL of an API path. An escaped segment (a volume id's "/" as %2F) stays one
+// segment on the wire.
+func (c *Client) endpoint(path string) url.URL {
+	u := *c.base
+	u.Path = c.base.Path + APIBasePath + path
+	if strings.Contains(path, "%") {
+		if unescaped, err := url.PathUnescape(path); err == nil {
+			u.Path, u.RawPath = c.base.Path+APIBasePath+unescaped, c.base.EscapedPath()+APIBasePath+path
+		}
+	}
+	return u
 }
