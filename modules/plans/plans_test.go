@@ -73,6 +73,10 @@ func TestExamplePlans(t *testing.T) {
 	if !flex.Offers(plans.Container) || !flex.Offers(plans.VM) {
 		t.Errorf("flex-2g offers %v", flex.GuestTypes)
 	}
+	if !flex.HasBackups() || flex.BackupStorage != "local" || flex.BackupsMax != 3 || flex.BackupMode != plans.BackupSnapshot ||
+		flex.BackupsOnTerminate != plans.BackupsDelete || ct.HasBackups() {
+		t.Errorf("backups: flex-2g %+v, ct-2g %+v", flex, ct)
+	}
 	if flex.SwapMiB != 0 {
 		t.Errorf("flex-2g has no swap in the file but %d MiB", flex.SwapMiB)
 	}

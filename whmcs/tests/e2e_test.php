@@ -237,6 +237,30 @@ test('guest type chosen by a configurable option', function (): void {
     eq('Virtual machine', $v['service']['Guest type'], 'client area');
 });
 
+test('backups: list, back up now (vzdump with remove=0), usage counts them, delete', function (): void {
+    $p = whmcsParams(1010, ['configoption1' => 'flex-2g', 'configoption2' => 'container']);
+    eq('success', module()->createAccount($p), 'CreateAccount');
+    $page = module()->clientBackups($p, []);
+    eq('templates/backups', $page['templatefile'], 'template');
+    eq([null, []], [$page['vars']['error'], $page['vars']['backups']], 'no backups yet');
+    $page = module()->clientBackups($p, ['step' => 'create']);
+    eq([null, 'The backup has been made.'], [$page['vars']['error'], $page['vars']['message']], 'back up now');
+    eq(1, count($page['vars']['backups']), 'one backup listed');
+    $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . sid(1010)]);
+    eq(1, count($dumps), 'one vzdump with remove=0 and the stamp');
+    $hosting = new MemoryHosting();
+    $hosting->add(1, 1010);
+    eq('success', module(30, null, $hosting)->usageUpdate(whmcsParams(0)), 'UsageUpdate');
+    $backups = api('GET', '/v1/services/' . rawurlencode(sid(1010)) . '/backups')->json['backups'];
+    check($hosting->rows['1/1010']['diskusage'] >= (int) round($backups[0]['size_bytes'] / 1048576),
+        'diskusage ' . $hosting->rows['1/1010']['diskusage'] . ' does not count the backup');
+    $page = module()->clientBackups($p, ['step' => 'delete', 'backup_id' => 'vzdump-lxc-1-2020_01_01-00_00_00.tar.zst']);
+    contains((string) $page['vars']['error'], '[not_found]');
+    $page = module()->clientBackups($p, ['step' => 'delete', 'backup_id' => $page['vars']['backups'][0]['id']]);
+    eq([null, 'The backup has been deleted.', []], [$page['vars']['error'], $page['vars']['message'], $page['vars']['backups']], 'deleted');
+    eq('success', module()->terminateAccount($p), 'TerminateAccount');
+});
+
 test('UsageUpdate writes this month\'s usage and the limits in MB', function (): void {
     $p = whmcsParams(1003);
     eq('success', module()->createAccount($p), 'CreateAccount');

@@ -159,6 +159,17 @@ test('usage fields: unknown figures leave their columns alone; no allowance is W
     $f = Module::usageFields(['netin_bytes' => 3 * 1048576, 'netout_bytes' => null, 'disk_max_bytes' => 1572864,
         'disk_limit_bytes' => 20 << 30, 'bandwidth_limit_bytes' => 2000 << 30]);
     eq([3, 2, 20480, 2048000], [$f['bwusage'], $f['diskusage'], $f['disklimit'], $f['bwlimit']], 'MB, rounded');
+    $f = Module::usageFields(['disk_max_bytes' => 1572864, 'backup_bytes' => 3 * 1048576]);
+    eq(5, $f['diskusage'], 'diskusage counts the backups too');
+    $f = Module::usageFields(['disk_max_bytes' => null, 'backup_bytes' => 3 * 1048576]);
+    eq(3, $f['diskusage'], 'backups alone when the disk is not known');
+});
+
+test('backup rows: date in UTC, size for people, protection', function (): void {
+    $rows = Module::backupRows([['id' => 'vzdump-lxc-100-2026_01_31-02_00_05.tar.zst', 'created_at' => '2026-01-31T02:00:05Z',
+        'size_bytes' => 3 * 1048576, 'protected' => true, 'format' => 'tar.zst']]);
+    eq([['id' => 'vzdump-lxc-100-2026_01_31-02_00_05.tar.zst', 'created' => '2026-01-31 02:00 UTC', 'size' => '3.0 MiB',
+        'protected' => true]], $rows, 'rows');
 });
 
 test('callback receiver: signature, timestamp window, event id, repeats', function (): void {

@@ -103,6 +103,7 @@ function pvebill_ClientAreaCustomButtonArray(): array
         'Reboot' => 'Reboot',
         'Reinstall' => 'Reinstall',
         'Snapshots' => 'Snapshots',
+        'Backups' => 'Backups',
     ];
 }
 
@@ -164,4 +165,16 @@ function pvebill_Snapshots(array $params): array
         }
     }
     return Module::instance()->clientSnapshots($params, $input);
+}
+
+/** Client area: the service's backups (list, back up now, delete; R42). */
+function pvebill_Backups(array $params): array
+{
+    $input = [];
+    foreach (['step', 'backup_id'] as $k) {
+        if (isset($_POST[$k]) && is_string($_POST[$k])) {
+            $input[$k] = $_POST[$k];
+        }
+    }
+    return Module::instance()->clientBackups($params, $input);
 }

@@ -253,8 +253,11 @@ final class Module
     public static function usageFields(array $u): array
     {
         $fields = ['lastupdate' => date('Y-m-d H:i:s')];
-        if (($u['disk_max_bytes'] ?? null) !== null) {
-            $fields['diskusage'] = Text::megabytes($u['disk_max_bytes']);
+        // WHMCS has one disk figure: the guest's largest disk use plus its backups (R42), so
+        // that the disk limit covers both; backups alone count when the disk is not known.
+        $backups = $u['backup_bytes'] ?? null;
+        if (($u['disk_max_bytes'] ?? null) !== null || $backups !== null) {
+            $fields['diskusage'] = Text::megabytes(($u['disk_max_bytes'] ?? 0) + ($backups ?? 0));
         }
         if (($u['disk_limit_bytes'] ?? null) !== null) {
             $fields['disklimit'] = Text::megabytes($u['disk_limit_bytes']);
@@ -378,6 +381,81 @@ final class Module
                 'Guest agent' => Text::yesNo($get('guest_agent')),
             ],
         ];
+    }
+
+    // ---- backups (R42) -----------------------------------------------------------------------
+
+    /**
+     * The client area's backups page: the service's backups, a "Back up now" button and a
+     * delete button per backup. step=create backs up now (an operation, waited for within the
+     * budget); step=delete deletes the backup named by backup_id, which pvebill looks up in the
+     * service's own list (another service's archive cannot be named).
+     */
+    public function clientBackups(array $params, array $input): array
+    {
+        $vars = ['error' => null, 'message' => null, 'backups' => []];
+        $res = match ((string) ($input['step'] ?? '')) {
+            'create' => $this->mutate($params, 'backup', self::servicePath($params, '/backups'), []),
+            'delete' => $this->deleteBackup($params, (string) ($input['backup_id'] ?? '')),
+            default => null,
+        };
+        if ($res === 'success') {
+            $made = ($input['step'] ?? '') === 'create';
+            $vars['message'] = $made ? 'The backup has been made.' : 'The backup has been deleted.';
+        } elseif ($res !== null) {
+            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+        }
+        $list = $this->backupList($params);
+        $vars['backups'] = $list['backups'];
+        $vars['error'] ??= $list['error'];
+        return ['pagetitle' => 'Backups', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Backups'],
+            'templatefile' => 'templates/backups', 'requirelogin' => true, 'vars' => $vars];
+    }
+
+    /** @return array{backups: list<array<string,string|bool>>, error: ?string} the list, oldest first */
+    public function backupList(array $params): array
+    {
+        try {
+            $r = $this->client($params)->request('GET', self::servicePath($params, '/backups'), null, [], 30);
+        } catch (\Throwable $e) {
+            return ['backups' => [], 'error' => self::unreachable($e)];
+        }
+        if ($r->isProblem()) {
+            return ['backups' => [], 'error' => self::problemText($r)];
+        }
+        return ['backups' => self::backupRows($r->json['backups'] ?? []), 'error' => null];
+    }
+
+    /** Deletes one of the service's backups: "success", or pvebill's translated refusal. */
+    public function deleteBackup(array $params, string $backupId): string
+    {
+        if ($backupId === '') {
+            return 'pvebill: no backup was chosen';
+        }
+        $path = self::servicePath($params, '/backups/' . rawurlencode($backupId));
+        try {
+            $r = $this->client($params)->request('DELETE', $path, null, [], 60);
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+        self::log('backup_delete', ['service_id' => self::serviceId($params), 'backup_id' => $backupId], $r->body);
+        return $r->isProblem() ? self::problemText($r) : 'success';
+    }
+
+    /** @return list<array<string,string|bool>> one row per backup, for people */
+    public static function backupRows(array $list): array
+    {
+        $rows = [];
+        foreach ($list as $b) {
+            $created = strtotime((string) ($b['created_at'] ?? ''));
+            $rows[] = [
+                'id' => (string) ($b['id'] ?? ''),
+                'created' => $created === false ? Text::NOT_AVAILABLE : gmdate('Y-m-d H:i', $created) . ' UTC',
+                'size' => Text::bytes($b['size_bytes'] ?? null),
+                'protected' => (bool) ($b['protected'] ?? false),
+            ];
+        }
+        return $rows;
     }
 
     // ---- reinstall (two phases) -------------------------------------------------------------
