@@ -152,6 +152,8 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 	}
 	r = h.billing("POST", "/v1/services/bk-none/backups", nil)
 	conform(t, "POST", "/v1/services/bk-none/backups", r)
-	checkProblem(t, r, 409, "capability_refused")
+	if m := checkProblem(t, r, 409, "capability_refused"); m["permanence"] != "permanent" || m["reason"] == nil || strings.HasPrefix(m["reason"].(string), "capability.") {
+		t.Fatalf("a plan without backups: permanence or translated reason missing: %s", r.Body)
+	}
 	checkProblem(t, h.billing("GET", "/v1/services/bk-none/backups", nil), 409, "capability_refused")
 }

@@ -140,17 +140,15 @@ func (s *Provisioner) lister(svc *models.Service, p plans.Plan) (backupLister, e
 	return backupLister{cl: cl, node: svc.Node, storage: p.BackupStorage, kind: kind, svc: svc}, nil
 }
 
-// backupPlan is the service's plan, refused as capability_refused when it has no backups.
+// backupPlan is the service's plan: capability_refused, with its permanence and reason, when
+// it refuses backups (a plan without a backup storage).
 func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plans.Plan, error) {
 	p, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
 		return plans.Plan{}, err
 	}
-	if !p.HasBackups() {
-		return plans.Plan{}, i18n.NewProblem(http.StatusConflict, i18n.CodeCapabilityRefused).Perm(i18n.Permanent).
-			With("capability", string(plans.CapBackup)).With("reason", plans.ReasonPlanHasNoBackups)
-	}
-	return p, nil
+	st := s.plans.Capabilities(p)[plans.GuestType(svc.GuestType)][plans.CapBackup]
+	return p, plans.Refused(plans.CapBackup, st)
 }
 
 // Backup queues a backup of the service now (R42). A plan without backups refuses it.
