@@ -73,6 +73,8 @@ const (
 	// CodeBackupNotVerified: vzdump ended but its archive was not found, was empty or did not
 	// carry the service's stamp; no older backup was rotated out (R42).
 	CodeBackupNotVerified Code = "backup_not_verified"
+	// CodeConsoleExpired: a console token past its 60 s, used before, or not valid (R41).
+	CodeConsoleExpired Code = "console_expired"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -88,6 +90,7 @@ var Codes = []Code{
 	CodeServiceSuspended, CodeGuestNotRunning, CodeShutdownTimeout, CodeSignatureReplayed,
 	CodeCapabilityRefused, CodeSnapshotLimitReached, CodeSnapshotExists,
 	CodeBackupProtected, CodeBackupLimitReached, CodeBackupNotVerified,
+	CodeConsoleExpired,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -17,6 +17,9 @@ func (s *Server) routes() {
 	get(e, "/readyz", s.readyz)
 	get(e, "/metrics", s.metricsHandler())
 	get(e, "/openapi.yaml", s.openAPI)
+	get(e, consolePrefix+"/:token", s.consolePage)
+	e.GET(consolePrefix+"/:token/ws", s.consoleSocket)
+	get(e, consolePrefix+"/assets/*file", consoleAssets)
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	get(billing, "/operations/:id", s.getOperation)
@@ -43,6 +46,11 @@ func (s *Server) routes() {
 	billing.POST("/services/:service_id/reinstall", s.applyReinstall)
 	get(billing, "/usage", s.getUsage)
 	get(billing, "/services/:service_id/usage/series", s.getUsageSeries)
+
+	// The console's answer is a credential: no Idempotency-Key replay stores it.
+	consoleRoute := s.engine.Group("/v1", bodyMiddleware(), s.authMiddleware(),
+		requireScope(config.ScopeBilling, config.ScopeAdmin), queryMiddleware)
+	consoleRoute.POST("/services/:service_id/console", s.openConsole)
 
 	shop := s.V1(config.ScopeStorefront, config.ScopeBilling, config.ScopeAdmin)
 	get(shop, "/plans", s.listPlans)

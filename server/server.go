@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
+	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/plans"
@@ -45,6 +46,8 @@ type Options struct {
 	Reinstall *reinstall.Replacer
 	// IPPools serves the IP pool routes.
 	IPPools *ippool.Service
+	// Console serves the console routes (R41).
+	Console *console.Service
 }
 
 // missing names the required dependencies o lacks.
@@ -52,7 +55,8 @@ func (o Options) missing() []string {
 	var out []string
 	for name, absent := range map[string]bool{"DB": o.DB == nil, "Executor": o.Executor == nil,
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
-		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil} {
+		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
+		"Console": o.Console == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -81,6 +85,7 @@ type Server struct {
 	prov     *provision.Provisioner
 	reinst   *reinstall.Replacer
 	ipPools  *ippool.Service
+	console  *console.Service
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -104,7 +109,8 @@ func New(o Options) *Server {
 	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
-		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall}
+		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
+		console: o.Console}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)
@@ -161,7 +167,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		close(s.draining)
 	}
 	if s.httpSrv == nil {
+		s.console.Close()
 		return nil
 	}
-	return s.httpSrv.Shutdown(ctx)
+	err := s.httpSrv.Shutdown(ctx)
+	// Console sessions are hijacked connections, which Shutdown does not wait for.
+	s.console.Close()
+	return err
 }

@@ -68,6 +68,9 @@ type Executor struct {
 	broker  *Broker
 	secrets *Secrets
 
+	// onStart is told of each operation as a worker starts running it (OnStart).
+	onStart []func(*models.Operation)
+
 	kick     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -109,6 +112,10 @@ func (e *Executor) Register(a Action) {
 	}
 	e.actions[a.Name] = a
 }
+
+// OnStart registers f to be called, in the worker, as each operation starts running (after its
+// claim has locked the service). Registration is static: call it before Start.
+func (e *Executor) OnStart(f func(*models.Operation)) { e.onStart = append(e.onStart, f) }
 
 // Broker returns the notifier long-polls wait on.
 func (e *Executor) Broker() *Broker { return e.broker }
@@ -242,6 +249,9 @@ func (e *Executor) execute(c *models.Claim) {
 		log.Warn("lease taken over after the irreversible stage began", "stage", op.Stage)
 		e.finish(op, models.OpNeedsReconciliation, nil, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
 		return
+	}
+	for _, f := range e.onStart {
+		f(op)
 	}
 	ctx, cancel := context.WithCancel(e.runCtx)
 	defer cancel()

@@ -36,7 +36,7 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg),
 		Executor: executor.Config{Owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
 			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval},
-		Provision: provision.Options{}})
+		Provision: provision.Options{}, Console: cfg.Console})
 	if cfg.PlansFile != "" {
 		loaded, err := st.Plans.LoadFile(ctx, cfg.PlansFile)
 		if err != nil {

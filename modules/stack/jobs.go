@@ -31,6 +31,9 @@ func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 	if err := st.once(j, "@every 5m", jobs.SignaturePurge{DB: st.DB, Log: st.Log}, time.Minute); err != nil {
 		return nil, err
 	}
+	if err := st.once(j, "@every 5m", jobs.ConsolePurge{DB: st.DB, Log: st.Log}, time.Minute); err != nil {
+		return nil, err
+	}
 	if err := st.scheduleUsage(cfg, j); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
+	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
@@ -47,6 +48,8 @@ type Options struct {
 	Provision provision.Options
 	// Actions are further executor actions (tests' probes).
 	Actions []executor.Action
+	// Console configures the customer's console (R41); its zero value turns it off.
+	Console config.Console
 }
 
 // Stack is the domain, wired: every part the server and the jobs use.
@@ -61,6 +64,7 @@ type Stack struct {
 	IPPools     *ippool.Service
 	Provisioner *provision.Provisioner
 	Replacer    *reinstall.Replacer
+	Console     *console.Service
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -89,6 +93,9 @@ func New(o Options) *Stack {
 	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {
 		st.Exec.Register(a)
 	}
+	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
+		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Metrics: console.NewMetrics(o.Metrics)})
+	st.Exec.OnStart(st.Console.OperationStarted)
 	return st
 }
 
@@ -113,7 +120,7 @@ func storageTypes(clusters []kinds.Cluster) func(ctx context.Context, cluster, s
 // (the OpenAPI document, a test clock) before server.New.
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
-		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer}
+		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console}
 }
 
 // Open opens the configured database. With migrate (the embedded SQLite default) pending

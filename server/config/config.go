@@ -31,7 +31,31 @@ type Config struct {
 	Executor  Executor   `yaml:"executor"`
 	Metrics   MetricsCfg `yaml:"metrics"`
 	TLS       TLS        `yaml:"tls"`
+	Console   Console    `yaml:"console"`
 }
+
+// Console configures the customer's browser console (R41). It is off while Secret is empty:
+// POST /v1/services/{id}/console then answers not_yet_available.
+type Console struct {
+	// PublicURL is where browsers reach pvebill's /console pages (scheme, host and an optional
+	// path prefix, without a trailing slash): the one-time URLs start with it.
+	PublicURL string `yaml:"public_url"`
+	// Secret is the HMAC key of the one-time console tokens (at least MinConsoleSecret
+	// characters). Every replica needs the same one.
+	Secret string `yaml:"secret"`
+	// MaxSession ends a console session after this long (default 2h).
+	MaxSession time.Duration `yaml:"max_session"`
+}
+
+// Enabled reports whether the console is configured.
+func (c Console) Enabled() bool { return c.Secret != "" }
+
+// DefaultConsoleMaxSession is how long a console session lasts when console.max_session is 0.
+const DefaultConsoleMaxSession = 2 * time.Hour
+
+// MinConsoleSecret is the shortest console.secret accepted: 32 characters.
+const MinConsoleSecret = 32
+
 
 // TLS makes the server answer HTTPS itself: both files set, or neither (plain HTTP, for a
 // listener behind a TLS-terminating proxy).
@@ -329,7 +353,7 @@ func setScalar(v reflect.Value, value string) error {
 
 // Validate checks the configuration and names the first bad key.
 func (c *Config) Validate() error {
-	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS} {
+	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS, c.validateConsole} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -487,6 +511,30 @@ func (c *Config) validateLimits() error {
 func (c *Config) validateTLS() error {
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
 		return &Error{Key: "tls", Reason: "cert_file and key_file are set together or not at all"}
+	}
+	return nil
+}
+
+// validateConsole checks the console settings: a secret that is no placeholder and long
+// enough, and with it an absolute http(s) public URL.
+func (c *Config) validateConsole() error {
+	cc := c.Console
+	if cc.MaxSession < 0 || (cc.MaxSession > 0 && cc.MaxSession < time.Minute) {
+		return &Error{Key: "console.max_session", Reason: "must be at least 1m (0 = default 2h)"}
+	}
+	if cc.Secret == "" {
+		return nil
+	}
+	if isPlaceholder(cc.Secret) {
+		return &Error{Key: "console.secret", Reason: "is a placeholder (contains CHANGE-ME): set a long random secret"}
+	}
+	if len(cc.Secret) < MinConsoleSecret {
+		return &Error{Key: "console.secret", Reason: fmt.Sprintf("must be at least %d characters", MinConsoleSecret)}
+	}
+	u, err := url.Parse(cc.PublicURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.HasSuffix(cc.PublicURL, "/") ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return &Error{Key: "console.public_url", Reason: "must be an absolute http(s) URL without a trailing slash, query or fragment"}
 	}
 	return nil
 }

@@ -36,5 +36,8 @@ func WithServices(o server.Options) server.Options {
 	if o.Reinstall == nil {
 		o.Reinstall = full.Reinstall
 	}
+	if o.Console == nil {
+		o.Console = full.Console
+	}
 	return o
 }

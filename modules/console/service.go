@@ -1,0 +1,235 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/operation"
+)
+
+// Upstream is one console session at Proxmox, past Proxmox's authentication: what a guest
+// kind's console opens (kinds.Consoler). Each Write to Conn is one WebSocket message to
+// Proxmox; Greet, when set, is what must pass with the browser before bytes are relayed
+// unchanged both ways (a VM's screen: the RFB greeting without a password).
+type Upstream struct {
+	Conn  net.Conn
+	Greet func(browser io.ReadWriter) error
+}
+
+// Opener opens guests' consoles: the kinds a guest type offers (the first is the default; none
+// when the kind has no console), whether a service's guest can show one now (its stamp, R39,
+// and that it runs), and its session, opened under ctx (cancelling it ends the session).
+type Opener interface {
+	ConsoleKinds(guestType string) []Kind
+	ConsoleReady(ctx context.Context, svc *models.Service) error
+	OpenConsole(ctx context.Context, svc *models.Service, kind Kind) (Upstream, error)
+}
+
+// Options configure the console service.
+type Options struct {
+	DB     *models.DB
+	Opener Opener
+	Log    *slog.Logger
+	// Secret is console.secret; empty turns the console off.
+	Secret string
+	// PublicURL is console.public_url.
+	PublicURL string
+	// MaxSession is console.max_session (0: 2h).
+	MaxSession time.Duration
+	// Recheck is how often a session re-reads its service (0: 3s).
+	Recheck time.Duration
+	// Metrics receives the console metrics; nil registers none.
+	Metrics *Metrics
+	Now     func() time.Time
+}
+
+// Service issues console tokens and relays their sessions.
+type Service struct {
+	o      Options
+	tokens *Tokens
+	m      *Metrics
+
+	mu       sync.Mutex
+	sessions map[string]map[*session]struct{}
+	wg       sync.WaitGroup
+}
+
+// New builds the console service.
+func New(o Options) *Service {
+	if o.MaxSession <= 0 {
+		o.MaxSession = 2 * time.Hour
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	return &Service{o: o, tokens: NewTokens(o.Secret), m: o.Metrics, sessions: map[string]map[*session]struct{}{}}
+}
+
+// Request is the body of POST /v1/services/{id}/console.
+type Request struct {
+	Kind string `json:"kind" validate:"omitempty,oneof=terminal vnc"`
+}
+
+// Issued is a console URL handed to a billing system.
+type Issued struct {
+	URL       string    `json:"url"`
+	Kind      Kind      `json:"kind"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// endingActions are the operations that end a service's console sessions the moment they start
+// (R41): the guest is about to be stopped, destroyed or replaced.
+var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
+
+// Issue answers a one-time console URL for a client's service (R41): refused while the console
+// is not configured, for a service that is not active (suspended or limited: service_suspended;
+// being created, changed or reconciled: service_locked; without a guest: blocked), and for a
+// kind of console the guest does not have.
+func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request) (*Issued, error) {
+	if s.o.Secret == "" {
+		return nil, s.refuse(reasonDisabled, operation.NotAvailable())
+	}
+	svc, err := models.GetClientService(ctx, s.o.DB.Gorm, clientID, serviceID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	kind, err := s.kindFor(svc, Kind(req.Kind))
+	if err != nil {
+		return nil, err
+	}
+	if reason, p := s.refusal(ctx, svc); p != nil {
+		return nil, s.refuse(reason, p)
+	}
+	if err := s.o.Opener.ConsoleReady(ctx, svc); err != nil {
+		var p *i18n.Problem
+		if errors.As(err, &p) {
+			s.m.refused.WithLabelValues(reasonGuest).Inc()
+		}
+		return nil, err
+	}
+	g := Grant{ServiceRef: svc.ID, ClientID: clientID, Kind: kind, Expires: s.o.Now().Add(TokenTTL).Truncate(time.Second)}
+	tok, err := s.tokens.Issue(&g)
+	if err != nil {
+		return nil, err
+	}
+	s.m.issued.WithLabelValues(string(kind)).Inc()
+	return &Issued{URL: s.o.PublicURL + "/console/" + tok, Kind: kind, ExpiresAt: g.Expires.UTC()}, nil
+}
+
+// kindFor is the console kind asked for, or the guest's default; a kind the guest does not
+// have is a validation failure of the field, a guest type without a console not available.
+func (s *Service) kindFor(svc *models.Service, asked Kind) (Kind, error) {
+	offered := s.o.Opener.ConsoleKinds(svc.GuestType)
+	switch {
+	case len(offered) == 0:
+		return "", s.refuse(reasonKind, operation.NotAvailable())
+	case asked == "":
+		return offered[0], nil
+	case slices.Contains(offered, asked):
+		return asked, nil
+	}
+	return "", s.refuse(reasonKind, i18n.Validation(i18n.FieldError{Field: "kind", Code: i18n.FieldNotApplicable,
+		Param: svc.GuestType}))
+}
+
+// refusal is why a service may not have a console now (nil: it may): it must be active and not
+// held by an operation that stops, destroys or replaces its guest.
+func (s *Service) refusal(ctx context.Context, svc *models.Service) (string, *i18n.Problem) {
+	switch svc.State {
+	case models.ServiceActive:
+	case models.ServiceSuspended, models.ServiceLimited:
+		return reasonSuspended, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceSuspended).Perm(i18n.Temporary).
+			With("state", svc.State)
+	case models.ServiceTerminated, models.ServiceFailed:
+		return reasonNoGuest, operation.Missing()
+	default:
+		return reasonNotReady, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+	}
+	ending, err := s.endingLock(ctx, svc)
+	if err != nil {
+		return reasonInternal, i18n.NewProblem(http.StatusInternalServerError, i18n.CodeInternal).Wrap(err)
+	}
+	if ending {
+		return reasonNotReady, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+	}
+	return "", nil
+}
+
+// endingLock reports whether the service is held by an operation that ends its consoles.
+func (s *Service) endingLock(ctx context.Context, svc *models.Service) (bool, error) {
+	if svc.LockOperationID == nil {
+		return false, nil
+	}
+	op, err := models.GetOperation(ctx, s.o.DB.Gorm, *svc.LockOperationID)
+	if errors.Is(err, models.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(endingActions, op.Action), nil
+}
+
+// refuse counts a refusal by its reason and returns p.
+func (s *Service) refuse(reason string, p *i18n.Problem) *i18n.Problem {
+	s.m.refused.WithLabelValues(reason).Inc()
+	return p
+}
+
+// OperationStarted ends at once, in this process, the console sessions of the service an
+// operation that stops, destroys or replaces the guest has just started on (R41). The
+// executor calls it as each operation starts; other replicas' sessions notice within Recheck.
+func (s *Service) OperationStarted(op *models.Operation) {
+	if slices.Contains(endingActions, op.Action) {
+		s.End(op.ClientID, op.ServiceID, endServiceChanged)
+	}
+}
+
+// End ends every session of a client's service in this process, counted under reason.
+func (s *Service) End(clientID, serviceID, reason string) {
+	s.mu.Lock()
+	list := make([]*session, 0, len(s.sessions[sessionKey(clientID, serviceID)]))
+	for ss := range s.sessions[sessionKey(clientID, serviceID)] {
+		list = append(list, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range list {
+		ss.end(reason)
+	}
+}
+
+// Close ends every session (shutdown) and waits for their relays.
+func (s *Service) Close() {
+	s.mu.Lock()
+	var list []*session
+	for _, set := range s.sessions {
+		for ss := range set {
+			list = append(list, ss)
+		}
+	}
+	s.mu.Unlock()
+	for _, ss := range list {
+		ss.end(endShutdown)
+	}
+	s.wg.Wait()
+}
+
+func sessionKey(clientID, serviceID string) string { return clientID + "\x00" + serviceID }

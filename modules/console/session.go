@@ -1,0 +1,251 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"pvebill/models"
+)
+
+// WebSocket close codes the page explains to the visitor (4000-4999 are the application's).
+const (
+	closeMaxSession     websocket.StatusCode = 4000
+	closeServiceChanged websocket.StatusCode = 4001
+)
+
+// maxBrowserMessage bounds one message from the browser (keystrokes, pointer events, resizes).
+const maxBrowserMessage = 1 << 20
+
+// session is one relayed console: the browser's WebSocket and the guest's console at Proxmox.
+type session struct {
+	s       *Service
+	key     string
+	kind    Kind
+	ref     int64
+	client  string
+	browser *websocket.Conn
+	up      Upstream
+	// ctx ends with the session (end); upstream was opened under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	once   sync.Once
+	mu     sync.Mutex
+	reason string
+}
+
+// end ends the session for reason; the first reason given is the one counted.
+func (ss *session) end(reason string) {
+	ss.once.Do(func() {
+		ss.mu.Lock()
+		ss.reason = reason
+		ss.mu.Unlock()
+		ss.cancel()
+	})
+}
+
+func (ss *session) endReason() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.reason
+}
+
+// ServeSocket is GET /console/{token}/ws: it claims the token (its single use), checks the
+// service again, opens the guest's console at Proxmox, accepts the WebSocket and relays until
+// either side leaves, console.max_session passes or the service changes (R41). A refusal
+// before the upgrade is the 410 page (or 502 when Proxmox did not open the console).
+func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token string) {
+	g, svc, reason := s.claim(r.Context(), token)
+	if reason != "" {
+		s.m.refused.WithLabelValues(reason).Inc()
+		s.writeRefusal(w, r, reason)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	up, err := s.o.Opener.OpenConsole(ctx, svc, g.Kind)
+	if err != nil {
+		cancel()
+		s.o.Log.Warn("console: Proxmox did not open the console", "service_id", svc.ServiceID, "kind", g.Kind, "err", err)
+		s.m.refused.WithLabelValues(reasonUpstream).Inc()
+		s.writeRefusal(w, r, reasonUpstream)
+		return
+	}
+	// The server's read and write time-outs bound requests, not a console session.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"binary"},
+		OriginPatterns: s.originPatterns(), CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		cancel()
+		_ = up.Conn.Close()
+		return
+	}
+	conn.SetReadLimit(maxBrowserMessage)
+	ss := &session{s: s, key: sessionKey(svc.ClientID, svc.ServiceID), kind: g.Kind, ref: svc.ID, client: g.ClientID,
+		browser: conn, up: up, ctx: ctx, cancel: cancel}
+	s.run(ss)
+}
+
+// claim checks a token and claims its nonce: a malformed or foreign token, one past its 60 s,
+// one opened before, or one whose service is no longer the client's or may no longer have a
+// console is refused with its reason.
+func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Service, string) {
+	if s.o.Secret == "" {
+		return Grant{}, nil, reasonInvalid
+	}
+	g, err := s.tokens.Parse(token)
+	if err != nil {
+		return g, nil, reasonInvalid
+	}
+	if !s.o.Now().Before(g.Expires) {
+		return g, nil, reasonExpired
+	}
+	first, err := s.o.DB.ClaimConsole(ctx, g.Nonce[:], g.ServiceRef, g.Expires)
+	switch {
+	case err != nil:
+		s.o.Log.Error("console: claim token", "err", err)
+		return g, nil, reasonInternal
+	case !first:
+		return g, nil, reasonUsed
+	}
+	svc, err := models.GetServiceByRef(ctx, s.o.DB.Gorm, g.ServiceRef)
+	if err != nil || svc.ClientID != g.ClientID {
+		return g, nil, reasonForeign
+	}
+	if reason, p := s.refusal(ctx, svc); p != nil {
+		return g, nil, reason
+	}
+	return g, svc, ""
+}
+
+// run relays a session to its end, then closes both sides and records it.
+func (s *Service) run(ss *session) {
+	s.wg.Add(1)
+	defer s.wg.Done()
+	s.track(ss, true)
+	defer s.track(ss, false)
+	started := s.o.Now()
+	s.m.opened.WithLabelValues(string(ss.kind)).Inc()
+	s.m.open.WithLabelValues(string(ss.kind)).Inc()
+	// The browser's side as a stream. Its context is not the session's: cancelling it would
+	// drop the connection before the close frame that tells the page why the session ended.
+	bctx, bcancel := context.WithCancel(context.Background())
+	browser := websocket.NetConn(bctx, ss.browser, websocket.MessageBinary)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); ss.relay(browser) }()
+	go func() { defer wg.Done(); ss.watch() }()
+	<-ss.ctx.Done()
+	reason := ss.endReason()
+	code := websocket.StatusNormalClosure
+	switch reason {
+	case endMaxSession:
+		code = closeMaxSession
+	case endServiceChanged:
+		code = closeServiceChanged
+	case endShutdown:
+		code = websocket.StatusGoingAway
+	}
+	_ = ss.up.Conn.Close()
+	_ = ss.browser.Close(code, reason)
+	wg.Wait()
+	bcancel()
+	s.m.open.WithLabelValues(string(ss.kind)).Dec()
+	s.m.ended.WithLabelValues(reason).Inc()
+	s.m.duration.WithLabelValues(string(ss.kind)).Observe(s.o.Now().Sub(started).Seconds())
+}
+
+// relay greets the browser when the console needs it, then copies bytes both ways until one
+// side stops; the session ends with the side that stopped first.
+func (ss *session) relay(browser net.Conn) {
+	if ss.up.Greet != nil {
+		if err := ss.up.Greet(browser); err != nil {
+			ss.end(endClosed)
+			return
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		_, _ = io.CopyBuffer(browser, onlyReader{ss.up.Conn}, buf)
+		ss.end(endUpstream)
+	}()
+	buf := make([]byte, 32<<10)
+	_, _ = io.CopyBuffer(onlyWriter{ss.up.Conn}, onlyReader{browser}, buf)
+	ss.end(endClosed)
+	<-done
+}
+
+// onlyReader and onlyWriter hide io.ReaderFrom and io.WriterTo, so that io.CopyBuffer moves
+// one read into one write (one WebSocket message) with the relay's buffer.
+type onlyReader struct{ io.Reader }
+type onlyWriter struct{ io.Writer }
+
+// track adds a session to, or removes it from, the ones End can reach.
+func (s *Service) track(ss *session, add bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.sessions[ss.key]
+	if add {
+		if set == nil {
+			set = map[*session]struct{}{}
+			s.sessions[ss.key] = set
+		}
+		set[ss] = struct{}{}
+		return
+	}
+	delete(set, ss)
+	if len(set) == 0 {
+		delete(s.sessions, ss.key)
+	}
+}
+
+// watch ends the session at console.max_session, and when the service may no longer have a
+// console: checked every Recheck from the database (any replica's change), while
+// OperationStarted ends it at once in this process.
+func (ss *session) watch() {
+	limit := time.NewTimer(ss.s.o.MaxSession)
+	defer limit.Stop()
+	tick := time.NewTicker(ss.s.o.Recheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ss.ctx.Done():
+			return
+		case <-limit.C:
+			ss.end(endMaxSession)
+			return
+		case <-tick.C:
+			if ss.serviceChanged() {
+				ss.end(endServiceChanged)
+				return
+			}
+		}
+	}
+}
+
+// serviceChanged re-reads the session's service: gone, another client's, not active, or held
+// by an operation that stops, destroys or replaces its guest. A database error is not a change.
+func (ss *session) serviceChanged() bool {
+	svc, err := models.GetServiceByRef(ss.ctx, ss.s.o.DB.Gorm, ss.ref)
+	if errors.Is(err, models.ErrNotFound) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	if svc.ClientID != ss.client || svc.State != models.ServiceActive {
+		return true
+	}
+	ending, err := ss.s.endingLock(ss.ctx, svc)
+	return err == nil && ending
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"pvebill/modules/console"
+)
+
+// The customer's console (R41): a signed POST hands out a one-time URL; the page, its assets
+// and its WebSocket are public routes whose only credential is the token in the path.
+
+// consolePrefix is where the console's pages and assets are served.
+const consolePrefix = "/console"
+
+// openConsole is POST /v1/services/{id}/console: 201 {"console": {"url", "kind", "expires_at"}}.
+// Its answer is never stored for an Idempotency-Key replay (the URL is a credential for 60 s):
+// the route's group has no idempotency middleware, and a retry gets a new URL.
+func (s *Server) openConsole(c *gin.Context) {
+	var req console.Request
+	if err := bindOptional(c, &req); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	out, err := s.console.Issue(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	writeJSON(c, http.StatusCreated, gin.H{"console": out})
+}
+
+// consolePage is GET /console/{token}: the page, or the 410 page of a token that cannot be
+// used. Loading it does not use the token.
+func (s *Server) consolePage(c *gin.Context) {
+	s.console.ServePage(c.Writer, c.Request, c.Param("token"))
+}
+
+// consoleSocket is GET /console/{token}/ws: the WebSocket relayed to the guest's console, which
+// uses the token.
+func (s *Server) consoleSocket(c *gin.Context) {
+	s.console.ServeSocket(c.Writer, c.Request, c.Param("token"))
+}
+
+// consoleAssets serves the page's embedded scripts, styles and libraries.
+var consoleAssets = gin.WrapH(console.Assets(consolePrefix + "/assets/"))
