@@ -125,8 +125,12 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	cfg.Clusters = []config.Cluster{{Name: "default", URL: "http://" + simLn.Addr().String(),
 		TokenID: demoTokenID, TokenSecret: demoTokenSecret,
 		ConsoleUser: pvesim.DefaultConsoleUser, ConsolePassword: consolePassword}}
+	cfg.Console.Secret = randomHex(32)
 	if err := config.ApplyEnv(&cfg, os.Environ()); err != nil {
 		return cfg, nil, nil, err
+	}
+	if cfg.Console.PublicURL == "" {
+		cfg.Console.PublicURL = "http://" + cfg.Listen
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, nil, err

@@ -72,6 +72,14 @@ func testKinds() []kinds.Module {
 // guest's volume (vm-6002-disk-1) for the reinstall tests to attach.
 func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	t.Helper()
+	return newServicesHarnessWith(t, dialect, nil)
+}
+
+// newServicesHarnessWith is newServicesHarness with the console configured when cc is not nil:
+// its public URL is the harness's own address, and the cluster's client logs in as the
+// simulator's console user.
+func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *svcHarness {
+	t.Helper()
 	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
 	close(h.gate)
 	h.db = dbtest.Open(t, dialect)
@@ -86,7 +94,14 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	reg := prometheus.NewRegistry()
 	client := sim.Client(t, pve.NewMetrics(reg))
-	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(),
+	h.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.srv.ServeHTTP(w, r) }))
+	var console config.Console
+	if cc != nil {
+		console = *cc
+		console.PublicURL = "http://" + h.http.Listener.Addr().String()
+		client = consoleClient(t, sim, reg)
+	}
+	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
 		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
 	h.exec = st.Exec
@@ -106,11 +121,12 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 50*time.Millisecond
 	h.srv = server.New(so)
 	h.exec.Start(ctx)
-	h.http = httptest.NewServer(h.srv)
+	h.http.Start()
 	t.Cleanup(func() {
-		h.http.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		_ = h.srv.Shutdown(sctx)
+		h.http.Close()
 		h.exec.Stop(sctx)
 	})
 	return &svcHarness{harness: h, sim: sim, reg: reg, st: st}

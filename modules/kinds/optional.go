@@ -69,6 +69,8 @@ type PowerController interface {
 // (R41): a terminal for a container, a screen for a VM. Having it is what makes the kind offer
 // plans.CapConsole.
 type Consoler interface {
+	// ConsoleProtocols lists the consoles the kind's guests have, the default first.
+	ConsoleProtocols() []ConsoleProtocol
 	// OpenConsole checks the guest's stamp (R39) and that it runs, then opens its console as
 	// the cluster's console user, past Proxmox's authentication. ctx bounds the session's whole
 	// life: cancelling it closes the upstream stream. A guest that is not the service's is

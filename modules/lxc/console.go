@@ -20,4 +20,9 @@ func (m *Module) OpenConsole(ctx context.Context, g kinds.Guest) (*kinds.Console
 	return &kinds.Console{Protocol: kinds.ConsoleTerminal, Upstream: conn}, nil
 }
 
+// ConsoleProtocols implements kinds.Consoler: a container has a terminal.
+func (m *Module) ConsoleProtocols() []kinds.ConsoleProtocol {
+	return []kinds.ConsoleProtocol{kinds.ConsoleTerminal}
+}
+
 var _ kinds.Consoler = (*Module)(nil)

@@ -2,21 +2,75 @@ package provision
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"pvebill/models"
 	"pvebill/modules/console"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
+	"pvebill/modules/pve"
 )
 
-// ConsoleKinds implements console.Opener: no guest kind opens a console yet.
-func (s *Provisioner) ConsoleKinds(string) []console.Kind { return nil }
+// The provisioner opens consoles for the console service (console.Opener, R41) through the
+// kinds that have one (kinds.Consoler), after the same checks as every action on a guest: found
+// at its vmid, of the service's kind, carrying the service's stamp (R39).
 
-// ConsoleReady implements console.Opener.
-func (s *Provisioner) ConsoleReady(context.Context, *models.Service) error {
-	return operation.NotAvailable()
+// ConsoleKinds lists the consoles of a guest type, the default first; none when its kind has no
+// console.
+func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
+	mod, err := s.module(guestType)
+	if err != nil {
+		return nil
+	}
+	c, ok := mod.(kinds.Consoler)
+	if !ok {
+		return nil
+	}
+	var out []console.Kind
+	for _, p := range c.ConsoleProtocols() {
+		out = append(out, console.Kind(p))
+	}
+	return out
 }
 
-// OpenConsole implements console.Opener.
-func (s *Provisioner) OpenConsole(context.Context, *models.Service, console.Kind) (console.Upstream, error) {
-	return console.Upstream{}, operation.NotAvailable()
+// ConsoleReady checks, before a console URL is handed out, that the service's guest is its own
+// (R39) and runs.
+func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) error {
+	t, err := s.target(ctx, svc)
+	if err != nil {
+		return err
+	}
+	if !t.in.Running {
+		return notRunning()
+	}
+	return nil
+}
+
+// OpenConsole opens the console of the service's guest under ctx (the session's life).
+func (s *Provisioner) OpenConsole(ctx context.Context, svc *models.Service, kind console.Kind) (console.Upstream, error) {
+	t, err := s.target(ctx, svc)
+	if err != nil {
+		return console.Upstream{}, err
+	}
+	c, ok := t.mod.(kinds.Consoler)
+	if !ok {
+		return console.Upstream{}, operation.NotAvailable()
+	}
+	open, err := c.OpenConsole(ctx, t.g)
+	switch {
+	case errors.Is(err, kinds.ErrNotOurs):
+		return console.Upstream{}, operation.NotOurs(t.g.VMID)
+	case errors.Is(err, kinds.ErrGuestNotRunning):
+		return console.Upstream{}, notRunning().Wrap(err)
+	case errors.Is(err, pve.ErrNoConsoleUser):
+		return console.Upstream{}, operation.NotAvailable().Wrap(err)
+	case err != nil:
+		return console.Upstream{}, err
+	}
+	if open.Protocol != kinds.ConsoleProtocol(kind) {
+		_ = open.Close()
+		return console.Upstream{}, fmt.Errorf("console: the guest opened %s, not %s", open.Protocol, kind)
+	}
+	return console.Upstream{Conn: open.Upstream, Greet: open.GreetBrowser}, nil
 }

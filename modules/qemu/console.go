@@ -21,4 +21,9 @@ func (m *Module) OpenConsole(ctx context.Context, g kinds.Guest) (*kinds.Console
 	return &kinds.Console{Protocol: kinds.ConsoleVNC, Upstream: conn}, nil
 }
 
+// ConsoleProtocols implements kinds.Consoler: a VM has a screen.
+func (m *Module) ConsoleProtocols() []kinds.ConsoleProtocol {
+	return []kinds.ConsoleProtocol{kinds.ConsoleVNC}
+}
+
 var _ kinds.Consoler = (*Module)(nil)
