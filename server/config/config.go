@@ -56,7 +56,6 @@ const DefaultConsoleMaxSession = 2 * time.Hour
 // MinConsoleSecret is the shortest console.secret accepted: 32 characters.
 const MinConsoleSecret = 32
 
-
 // TLS makes the server answer HTTPS itself: both files set, or neither (plain HTTP, for a
 // listener behind a TLS-terminating proxy).
 type TLS struct {
