@@ -102,7 +102,7 @@ func newBrowser(t *testing.T) context.Context {
 }
 
 // openInTab opens url in a new tab of the browser, watched, and returns the tab's context.
-func openInTab(t *testing.T, bctx context.Context, rawURL string) (context.Context, *browserWatch) {
+func openInTab(bctx context.Context, t *testing.T, rawURL string) (context.Context, *browserWatch) {
 	t.Helper()
 	u, _ := url.Parse(rawURL)
 	w := &browserWatch{host: u.Host}
@@ -123,7 +123,7 @@ func openInTab(t *testing.T, bctx context.Context, rawURL string) (context.Conte
 
 // screenshot writes the tab's screenshot to the test's artifact directory (go test -artifacts)
 // and, with PVEBILL_UPDATE_SCREENSHOTS set, to docs/ for the README.
-func screenshot(t *testing.T, tctx context.Context, name string) {
+func screenshot(tctx context.Context, t *testing.T, name string) {
 	t.Helper()
 	png, err := chromedp.Run(tctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -169,7 +169,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("web-vm", "vm-2g")))
 
 	t.Run("terminal", func(t *testing.T) {
-		tctx, w := openInTab(t, bctx, h.openConsole(t, "web-ct", "", "terminal"))
+		tctx, w := openInTab(bctx, t, h.openConsole(t, "web-ct", "", "terminal"))
 		read := `(() => { const b = window.pvebillTerminal.buffer.active; const out = [];
 			for (let i = 0; i < b.length; i++) { out.push(b.getLine(i).translateToString(true)); } return out.join("\n"); })()`
 		err := chromedp.Do(tctx,
@@ -189,14 +189,14 @@ func TestConsoleInBrowser(t *testing.T) {
 		if !strings.Contains(text, "root@web1.example.com:~# hostname\nweb1.example.com\nroot@web1.example.com:~#") {
 			t.Errorf("terminal reads %q", text)
 		}
-		screenshot(t, tctx, "console-terminal.png")
+		screenshot(tctx, t, "console-terminal.png")
 		if bad, n := w.problems(); len(bad) > 0 || n < 4 {
 			t.Errorf("%d requests; page problems: %v", n, bad)
 		}
 	})
 
 	t.Run("vnc", func(t *testing.T) {
-		tctx, w := openInTab(t, bctx, h.openConsole(t, "web-vm", "", "vnc"))
+		tctx, w := openInTab(bctx, t, h.openConsole(t, "web-vm", "", "vnc"))
 		pixel := `(() => { const c = document.querySelector("#console canvas"); if (!c || c.width < 100) return [];
 			const d = c.getContext("2d").getImageData(4, 4, 1, 1).data; return [d[0], d[1], d[2]]; })()`
 		want := pvesim.ConsoleBackground
@@ -206,7 +206,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			rgb, _ := chromedp.Run(tctx, chromedp.Evaluate[[]int](pixel))
 			t.Fatalf("canvas: %v (pixel %v, want %v)", err, rgb, want)
 		}
-		screenshot(t, tctx, "console-vnc.png")
+		screenshot(tctx, t, "console-vnc.png")
 		if bad, n := w.problems(); len(bad) > 0 || n < 4 {
 			t.Errorf("%d requests; page problems: %v", n, bad)
 		}

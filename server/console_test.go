@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/console"
@@ -25,7 +26,7 @@ import (
 const consoleSecret = "console-secret-0123456789abcdef-0123456789"
 
 // consoleClient is the simulator's client that also logs in as its console user.
-func consoleClient(t *testing.T, sim *simtest.Server, reg *prometheus.Registry) *pve.Client {
+func consoleClient(t *testing.T, sim *simtest.Server) *pve.Client {
 	t.Helper()
 	c, err := pve.New(pve.Config{Cluster: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
 		ConsoleUser: simtest.ConsoleUser, ConsolePassword: simtest.ConsolePassword,
@@ -130,7 +131,7 @@ func TestConsoleTerminalOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer c.CloseNow()
+			defer func() { _ = c.CloseNow() }()
 			ctx := context.Background()
 			seen := readUntil(t, c, ":~# ")
 			if err := c.Write(ctx, websocket.MessageBinary, []byte("1:80:24:")); err != nil {
@@ -260,7 +261,7 @@ func TestConsoleVNCOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.CloseNow()
+	defer func() { _ = c.CloseNow() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	nc := websocket.NetConn(ctx, c, websocket.MessageBinary)
@@ -326,7 +327,12 @@ func TestConsoleRefusals(t *testing.T) {
 	}
 	succeeded(t, h.billing("POST", "/v1/services/con-ref/suspend?wait=20", nil))
 	p := checkProblem(t, h.billing("POST", "/v1/services/con-ref/console", nil, withHeader("Accept-Language", "de")), http.StatusConflict, "service_suspended")
-	_ = p
+	if d, _ := p["detail"].(string); d != i18n.T("de", "error.service_suspended", map[string]string{"state": "suspended"}) {
+		t.Errorf("detail %q", d)
+	}
+	if v := metricValue(t, h.reg, "pvebill_console_refused_total", "reason", "suspended"); v != 1 {
+		t.Errorf("refused{suspended} %v", v)
+	}
 
 	off := newServicesHarness(t, "sqlite")
 	succeeded(t, off.billing("POST", "/v1/services?wait=20", createBody("con-off", "ct-1g")))

@@ -99,7 +99,7 @@ func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *s
 	if cc != nil {
 		console = *cc
 		console.PublicURL = "http://" + h.http.Listener.Addr().String()
-		client = consoleClient(t, sim, reg)
+		client = consoleClient(t, sim)
 	}
 	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
