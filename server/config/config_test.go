@@ -107,6 +107,19 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"readiness interval", good, []string{"PVEBILL_JOBS_READINESS_INTERVAL=500ms"}, "jobs.readiness_interval"},
 		{"retention 5m", good, []string{"PVEBILL_USAGE_RETENTION_5M=1h"}, "usage.retention_5m"},
 		{"retention 1d", good + "\nusage:\n  retention_1d: 23h\n", nil, "usage.retention_1d"},
+		{"console secret placeholder", good, []string{"PVEBILL_CONSOLE_SECRET=CHANGE-ME-console-secret-of-forty-characters",
+			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com"}, "console.secret"},
+		{"console secret short", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 31),
+			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com"}, "console.secret"},
+		{"console without public url", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32)}, "console.public_url"},
+		{"console public url slash", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32),
+			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/"}, "console.public_url"},
+		{"console max session", good, []string{"PVEBILL_CONSOLE_MAX_SESSION=30s"}, "console.max_session"},
+		{"console user is a token", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=pvebill@pve!console",
+			"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=secret"}, "clusters[0].console_user"},
+		{"console password missing", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve"}, "clusters[0].console_password"},
+		{"console password placeholder", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve",
+			"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=CHANGE-ME"}, "clusters[0].console_password"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,6 +132,21 @@ func TestErrorsNameTheKey(t *testing.T) {
 				t.Fatalf("message %q does not name %s", err, c.key)
 			}
 		})
+	}
+}
+
+// The console (R41) is off without a secret, and on with a long secret and a public URL (a
+// path prefix allowed), with its cluster's console user.
+func TestConsoleConfig(t *testing.T) {
+	cfg, err := Load(write(t, good), nil)
+	if err != nil || cfg.Console.Enabled() {
+		t.Fatalf("default: %v, enabled %v", err, cfg.Console.Enabled())
+	}
+	cfg, err = Load(write(t, good), []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32),
+		"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/pvebill", "PVEBILL_CONSOLE_MAX_SESSION=30m",
+		"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=a-password"})
+	if err != nil || !cfg.Console.Enabled() || cfg.Console.MaxSession != 30*time.Minute || cfg.Clusters[0].ConsoleUser != "console@pve" {
+		t.Fatalf("%v %+v", err, cfg.Console)
 	}
 }
 
