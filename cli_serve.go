@@ -129,9 +129,6 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	if err := config.ApplyEnv(&cfg, os.Environ()); err != nil {
 		return cfg, nil, nil, err
 	}
-	if cfg.Console.PublicURL == "" {
-		cfg.Console.PublicURL = "http://" + cfg.Listen
-	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, nil, err
 	}

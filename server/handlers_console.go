@@ -23,7 +23,11 @@ func (s *Server) openConsole(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	out, err := s.console.Issue(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	out, err := s.console.Issue(c.Request.Context(), client(c).ID, c.Param("service_id"), req, scheme+"://"+c.Request.Host)
 	if err != nil {
 		writeError(c, s.log, err)
 		return

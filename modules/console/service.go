@@ -99,8 +99,9 @@ var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
 // Issue answers a one-time console URL for a client's service (R41): refused while the console
 // is not configured, for a service that is not active (suspended or limited: service_suspended;
 // being created, changed or reconciled: service_locked; without a guest: blocked), and for a
-// kind of console the guest does not have.
-func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request) (*Issued, error) {
+// kind of console the guest does not have. The URL starts with console.public_url, or without
+// one with requestBase (the scheme and host the request came to).
+func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request, requestBase string) (*Issued, error) {
 	if s.o.Secret == "" {
 		return nil, s.refuse(reasonDisabled, operation.NotAvailable())
 	}
@@ -131,7 +132,11 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 		return nil, err
 	}
 	s.m.issued.WithLabelValues(string(kind)).Inc()
-	return &Issued{URL: s.o.PublicURL + "/console/" + tok, Kind: kind, ExpiresAt: g.Expires.UTC()}, nil
+	base := s.o.PublicURL
+	if base == "" {
+		base = requestBase
+	}
+	return &Issued{URL: base + "/console/" + tok, Kind: kind, ExpiresAt: g.Expires.UTC()}, nil
 }
 
 // kindFor is the console kind asked for, or the guest's default; a kind the guest does not

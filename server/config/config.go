@@ -38,7 +38,8 @@ type Config struct {
 // POST /v1/services/{id}/console then answers not_yet_available.
 type Console struct {
 	// PublicURL is where browsers reach pvebill's /console pages (scheme, host and an optional
-	// path prefix, without a trailing slash): the one-time URLs start with it.
+	// path prefix, without a trailing slash): the one-time URLs start with it. Empty: the
+	// scheme and host the billing system's request came to.
 	PublicURL string `yaml:"public_url"`
 	// Secret is the HMAC key of the one-time console tokens (at least MinConsoleSecret
 	// characters). Every replica needs the same one.
@@ -515,7 +516,7 @@ func (c *Config) validateTLS() error {
 }
 
 // validateConsole checks the console settings: a secret that is no placeholder and long
-// enough, and with it an absolute http(s) public URL.
+// enough, and a public URL that is absolute http(s) when set.
 func (c *Config) validateConsole() error {
 	cc := c.Console
 	if cc.MaxSession < 0 || (cc.MaxSession > 0 && cc.MaxSession < time.Minute) {
@@ -529,6 +530,9 @@ func (c *Config) validateConsole() error {
 	}
 	if len(cc.Secret) < MinConsoleSecret {
 		return &Error{Key: "console.secret", Reason: fmt.Sprintf("must be at least %d characters", MinConsoleSecret)}
+	}
+	if cc.PublicURL == "" {
+		return nil
 	}
 	u, err := url.Parse(cc.PublicURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.HasSuffix(cc.PublicURL, "/") ||

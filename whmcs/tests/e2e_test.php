@@ -149,6 +149,37 @@ test('lifecycle: snapshots page takes, limits, rolls back with the typed name, d
     eq('success', $m->snapshotAction($p, 'delete', 'first'), 'clean up');
 });
 
+test('lifecycle: "Open console" gets a one-time URL to the terminal page; refusals are translated', function (): void {
+    requireRoute('POST', '/v1/services/{service_id}/console');
+    $p = whmcsParams(LIFECYCLE);
+    $res = module()->openConsole($p);
+    eq(null, $res['error'], 'no refusal');
+    check(str_starts_with((string) $res['url'], server()['url'] . '/console/'), 'a console URL under pvebill: ' . $res['url']);
+    $ctx = stream_context_create(['http' => ['ignore_errors' => true]]);
+    $page = (string) file_get_contents((string) $res['url'], false, $ctx);
+    contains($page, 'assets/app/terminal.js', 'the terminal page');
+    $again = module()->openConsole($p);
+    check($again['url'] !== null && $again['url'] !== $res['url'], 'each press gets a new URL');
+    eq(Module::consoleLink($p, false), $out = module()->clientArea($p)['templateVariables']['pvebill']['console_link'],
+        'the overview links the Console button');
+    contains($out, 'modop=custom&a=Console', 'client area button');
+    contains(module()->adminServicesTabFields($p)['pvebill console'], 'ac=AdminConsole', 'admin tab link');
+
+    $de = whmcsParams(LIFECYCLE, ['clientsdetails' => ['language' => 'german'], 'suspendreason' => 'Overdue']);
+    eq('success', module()->suspendAccount($de), 'SuspendAccount');
+    Module::setInstance(module());
+    try {
+        $page = pvebill_Console($de);
+        contains($page['vars']['pvebill']['error'], '[service_suspended]', 'client button refusal');
+        contains($page['vars']['pvebill']['error'], 'gesperrt', 'refusal in German');
+        eq('templates/console', $page['templatefile'], 'the refusal page');
+        contains(pvebill_AdminConsole($de), '[service_suspended]', 'admin button refusal');
+    } finally {
+        Module::setInstance(null);
+    }
+    eq('success', module()->unsuspendAccount($p), 'UnsuspendAccount');
+});
+
 test('lifecycle: reinstall preview shows every mount\'s data label and fate', function (): void {
     requireRoute('POST', '/v1/services/{service_id}/reinstall/preview');
     $out = module()->clientReinstall(whmcsParams(LIFECYCLE), []);

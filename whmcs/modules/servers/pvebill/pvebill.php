@@ -89,6 +89,7 @@ function pvebill_AdminCustomButtonArray(): array
         'Stop' => 'Stop',
         'Shutdown' => 'Shutdown',
         'Reboot' => 'Reboot',
+        'Open console' => 'AdminConsole',
         'Reinstall: preview' => 'AdminReinstallPreview',
         'Reinstall: apply' => 'AdminReinstallApply',
     ];
@@ -101,6 +102,7 @@ function pvebill_ClientAreaCustomButtonArray(): array
         'Stop' => 'Stop',
         'Shutdown' => 'Shutdown',
         'Reboot' => 'Reboot',
+        'Open console' => 'Console',
         'Reinstall' => 'Reinstall',
         'Snapshots' => 'Snapshots',
         'Backups' => 'Backups',
@@ -126,6 +128,40 @@ function pvebill_Shutdown(array $params): string
 function pvebill_Reboot(array $params): string
 {
     return Module::instance()->powerAction($params, 'reboot');
+}
+
+/**
+ * "Open console" (client area): the overview's button opens this in a new tab, which asks
+ * pvebill for a one-time console URL and goes there at once (the URL works once, within 60 s);
+ * a refusal is shown translated instead.
+ */
+function pvebill_Console(array $params): array|string
+{
+    $res = Module::instance()->openConsole($params);
+    if ($res['url'] !== null && !headers_sent()) {
+        header('Cache-Control: no-store');
+        header('Location: ' . $res['url'], true, 303);
+        exit;
+    }
+    return Module::consolePage($res['error'] ?? 'pvebill: the console could not be opened');
+}
+
+/**
+ * "Open console" (admin): the service tab's link opens this in a new tab and goes to the
+ * console; pressed as a module button, it answers the refusal or a hint to use the link.
+ */
+function pvebill_AdminConsole(array $params): string
+{
+    $res = Module::instance()->openConsole($params);
+    if ($res['url'] === null) {
+        return (string) $res['error'];
+    }
+    if (($_GET['pvebill_console'] ?? '') === '1' && !headers_sent()) {
+        header('Cache-Control: no-store');
+        header('Location: ' . $res['url'], true, 303);
+        exit;
+    }
+    return 'success';
 }
 
 function pvebill_AdminReinstallPreview(array $params): string

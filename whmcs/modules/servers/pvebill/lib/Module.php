@@ -288,6 +288,7 @@ final class Module
             } else {
                 $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
                 $vars['error'] = null;
+                $vars['console_link'] = self::consoleLink($params, false);
                 $vars['graphs'] = $this->graphsHtml($c, $params, (string) ($r->json['service']['plan'] ?? ''), $range);
             }
         } catch (\Throwable $e) {
@@ -458,6 +459,45 @@ final class Module
         return $rows;
     }
 
+    // ---- console (R41) -----------------------------------------------------------------------
+
+    /**
+     * A one-time console URL of the service (a container's terminal, a VM's screen), asked for
+     * when the customer or the admin presses "Open console": it must be opened within 60 s and
+     * works once, so it is fetched in the new tab itself and never shown or stored. A refusal
+     * (a suspended service, a stopped guest, the console not configured) is pvebill's
+     * translated text. The answer is never replayed: no Idempotency-Key.
+     *
+     * @return array{url: ?string, error: ?string}
+     */
+    public function openConsole(array $params): array
+    {
+        try {
+            $r = $this->client($params)->request('POST', self::servicePath($params, '/console'), [], [], 20);
+        } catch (\Throwable $e) {
+            return ['url' => null, 'error' => self::unreachable($e)];
+        }
+        self::log('console', ['service_id' => self::serviceId($params)], ['status' => $r->status]);
+        if ($r->isProblem()) {
+            return ['url' => null, 'error' => self::problemText($r)];
+        }
+        $url = (string) ($r->json['console']['url'] ?? '');
+        if (!preg_match('#^https?://#', $url)) {
+            return ['url' => null, 'error' => 'pvebill: the console answer carried no URL (HTTP ' . $r->status . ')'];
+        }
+        return ['url' => $url, 'error' => null];
+    }
+
+    /**
+     * The "Open console" button's page when there is no console to open: the refusal, in the
+     * client area's page frame. @return array<string,mixed>
+     */
+    public static function consolePage(string $error): array
+    {
+        return ['templatefile' => 'templates/console', 'breadcrumb' => ['#' => 'Console'],
+            'vars' => ['pvebill' => ['error' => $error]]];
+    }
+
     // ---- reinstall (two phases) -------------------------------------------------------------
 
     /** Admin button: ask for a preview; its mounts show on the service's admin tab. */
@@ -498,13 +538,30 @@ final class Module
         } catch (\Throwable $e) {
             return ['pvebill reinstall' => htmlspecialchars(self::unreachable($e))];
         }
+        $console = ['pvebill console' => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
+            . '" target="_blank" rel="noopener">Open console</a>'];
         if ($r->status === 404) {
-            return ['pvebill reinstall' => 'No reinstall preview yet.'];
+            return $console + ['pvebill reinstall' => 'No reinstall preview yet.'];
         }
         if ($r->isProblem()) {
-            return ['pvebill reinstall' => htmlspecialchars(self::problemText($r))];
+            return $console + ['pvebill reinstall' => htmlspecialchars(self::problemText($r))];
         }
-        return ['pvebill reinstall' => self::intentHtml($r->json['intent'] ?? [])];
+        return $console + ['pvebill reinstall' => self::intentHtml($r->json['intent'] ?? [])];
+    }
+
+    /**
+     * The page that opens the service's console in a new tab: the client area's Console button,
+     * or the admin's AdminConsole (with WHMCS's link token when there is one).
+     */
+    public static function consoleLink(array $params, bool $admin): string
+    {
+        $id = (int) ($params['serviceid'] ?? 0);
+        if (!$admin) {
+            return 'clientarea.php?action=productdetails&id=' . $id . '&modop=custom&a=Console';
+        }
+        $link = 'clientsservices.php?userid=' . (int) ($params['userid'] ?? 0) . '&id=' . $id
+            . '&modop=custom&ac=AdminConsole&pvebill_console=1';
+        return function_exists('generate_token') ? $link . generate_token('link') : $link;
     }
 
     /**

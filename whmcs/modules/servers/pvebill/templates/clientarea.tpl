@@ -3,6 +3,7 @@
 {if $pvebill.error}
     <div class="alert alert-danger">{$pvebill.error|escape}</div>
 {else}
+    <p><a class="btn btn-default" href="{$pvebill.console_link|escape}" target="_blank" rel="noopener">Open console</a></p>
     <h3>Service</h3>
     <table class="table table-striped">
         {foreach from=$pvebill.service key=label item=value}
