@@ -116,11 +116,6 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"console public url slash", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32),
 			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/"}, "console.public_url"},
 		{"console max session", good, []string{"PVEBILL_CONSOLE_MAX_SESSION=30s"}, "console.max_session"},
-		{"console user is a token", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=pvebill@pve!console",
-			"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=secret"}, "clusters[0].console_user"},
-		{"console password missing", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve"}, "clusters[0].console_password"},
-		{"console password placeholder", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve",
-			"PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=CHANGE-ME"}, "clusters[0].console_password"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
