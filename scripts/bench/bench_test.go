@@ -163,6 +163,7 @@ func TestBench(t *testing.T) {
 		{5, "metrics", metricsExposition},
 		{6, "flush", bucketFlush},
 		{7, "tiers", usageTiers},
+		{8, "console", consoleRelay},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {

@@ -1,5 +1,5 @@
 // Package bench is pvebill's performance harness (`make bench`, issue 7). It has no code of
-// its own outside its tests: TestBench runs seven scenarios against the Proxmox simulator, the
+// its own outside its tests: TestBench runs eight scenarios against the Proxmox simulator, the
 // real server, executor, sampler and database, and reports each figure as a ratio against a
 // baseline measured in the same run, or as a count, next to its target.
 //
@@ -31,4 +31,8 @@
 //     retention jobs doing the rest), a month's report of 10,000 services from the tiers and of
 //     the fully sampled 1,000 against their 5-minute buckets alone, one day's roll-up of 10,000
 //     services against the batched insert of that day's buckets.
+//  8. Console relay (R41): a keystroke's round trip through pvebill's relay against the same
+//     straight to the simulator's terminal in the same run, a 1 MiB/s typed stream both ways,
+//     and 500 sessions open at once (each echoes its own word), with the heap per session and
+//     the goroutines left after they close.
 package bench
