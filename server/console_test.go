@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/i18n"
@@ -24,6 +25,9 @@ import (
 )
 
 const consoleSecret = "console-secret-0123456789abcdef-0123456789"
+
+// The console's pages are HTML, which the contract tests read as plain text.
+func init() { openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder) }
 
 // consoleClient is the simulator's client that also logs in as its console user.
 func consoleClient(t *testing.T, sim *simtest.Server) *pve.Client {

@@ -25,7 +25,7 @@ import (
 	"pvebill/server/config"
 )
 
-// Options are the server's injected dependencies. DB, Executor, Registry, Logger and the four
+// Options are the server's injected dependencies. DB, Executor, Registry, Logger and the five
 // services are required: New panics without one, at wiring time, rather than a route failing
 // on its first request.
 type Options struct {

@@ -26,6 +26,7 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 		"Reinstall": func(o *server.Options) { o.Reinstall = nil },
 		"Plans":     func(o *server.Options) { o.Plans = nil },
 		"IPPools":   func(o *server.Options) { o.IPPools = nil },
+		"Console":   func(o *server.Options) { o.Console = nil },
 		"Executor":  func(o *server.Options) { o.Executor = nil },
 		"DB":        func(o *server.Options) { o.DB = nil },
 	} {
