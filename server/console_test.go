@@ -131,6 +131,9 @@ func TestConsoleTerminalOverHTTP(t *testing.T) {
 				page.Header.Get("Referrer-Policy") != "no-referrer" {
 				t.Fatalf("page %d %v %s", page.Status, page.Header, page.Body)
 			}
+			if p := get(t, url+"/ws", nil); p.Status != http.StatusUpgradeRequired {
+				t.Fatalf("a plain GET of the WebSocket: %d %s", p.Status, p.Body)
+			}
 			c, _, err := dialConsole(t, url)
 			if err != nil {
 				t.Fatal(err)
@@ -167,7 +170,7 @@ func checkSecondOpenRefused(t *testing.T, url string) {
 	if _, resp, err := dialConsole(t, url); err == nil || resp == nil || resp.StatusCode != http.StatusGone {
 		t.Fatalf("second open: %v %v", resp, err)
 	}
-	ws := get(t, url+"/ws", http.Header{"Accept": {"application/json"}, "Accept-Language": {"fr"}})
+	ws := get(t, url+"/ws", upgrade(http.Header{"Accept": {"application/json"}, "Accept-Language": {"fr"}}))
 	checkProblem(t, ws, http.StatusGone, "console_expired")
 	if !strings.Contains(string(ws.Body), "Ce lien de console") {
 		t.Errorf("detail not in French: %s", ws.Body)
@@ -207,6 +210,18 @@ func checkConsoleRows(t *testing.T, h *svcHarness, url string) {
 			}
 		}
 	}
+}
+
+// upgrade adds a WebSocket upgrade's headers to hdr.
+func upgrade(hdr http.Header) http.Header {
+	if hdr == nil {
+		hdr = http.Header{}
+	}
+	hdr.Set("Connection", "Upgrade")
+	hdr.Set("Upgrade", "websocket")
+	hdr.Set("Sec-WebSocket-Version", "13")
+	hdr.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	return hdr
 }
 
 func get(t *testing.T, url string, hdr http.Header) response {
@@ -314,13 +329,13 @@ func TestConsoleRefusals(t *testing.T) {
 	before := len(h.sim.Requests())
 	for name, g := range map[string]console.Grant{"expired": expired, "foreign client": foreign} {
 		tok, _ := tk.Issue(&g)
-		if p := get(t, h.http.URL+"/console/"+tok+"/ws", nil); p.Status != http.StatusGone || !strings.Contains(string(p.Body), "<html") {
+		if p := get(t, h.http.URL+"/console/"+tok+"/ws", upgrade(nil)); p.Status != http.StatusGone || !strings.Contains(string(p.Body), "<html") {
 			t.Errorf("%s: %d %s", name, p.Status, p.Body)
 		}
 	}
 	other, _ := console.NewTokens(strings.Repeat("x", 40)).Issue(&forged)
 	for _, path := range []string{"/console/" + other, "/console/" + other + "/ws", "/console/not-a-token"} {
-		if p := get(t, h.http.URL+path, nil); p.Status != http.StatusGone {
+		if p := get(t, h.http.URL+path, upgrade(nil)); p.Status != http.StatusGone {
 			t.Errorf("%s: %d", path, p.Status)
 		}
 	}

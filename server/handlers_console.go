@@ -11,8 +11,12 @@ import (
 // The customer's console (R41): a signed POST hands out a one-time URL; the page, its assets
 // and its WebSocket are public routes whose only credential is the token in the path.
 
-// consolePrefix is where the console's pages and assets are served.
-const consolePrefix = "/console"
+// consolePrefix is where the console's pages are served, consoleAssetsPrefix their assets (a
+// path of its own: under /console/ an asset's path would read as a token's).
+const (
+	consolePrefix       = "/console"
+	consoleAssetsPrefix = "/console-assets"
+)
 
 // openConsole is POST /v1/services/{id}/console: 201 {"console": {"url", "kind", "expires_at"}}.
 // Its answer is never stored for an Idempotency-Key replay (the URL is a credential for 60 s):
@@ -49,4 +53,4 @@ func (s *Server) consoleSocket(c *gin.Context) {
 }
 
 // consoleAssets serves the page's embedded scripts, styles and libraries.
-var consoleAssets = gin.WrapH(console.Assets(consolePrefix + "/assets/"))
+var consoleAssets = gin.WrapH(console.Assets(consoleAssetsPrefix + "/"))

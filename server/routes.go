@@ -19,7 +19,7 @@ func (s *Server) routes() {
 	get(e, "/openapi.yaml", s.openAPI)
 	get(e, consolePrefix+"/:token", s.consolePage)
 	e.GET(consolePrefix+"/:token/ws", s.consoleSocket)
-	get(e, consolePrefix+"/assets/*file", consoleAssets)
+	get(e, consoleAssetsPrefix+"/*file", consoleAssets)
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	get(billing, "/operations/:id", s.getOperation)

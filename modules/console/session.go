@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +63,12 @@ func (ss *session) endReason() string {
 // either side leaves, console.max_session passes or the service changes (R41). A refusal
 // before the upgrade is the 410 page (or 502 when Proxmox did not open the console).
 func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token string) {
+	if !isUpgrade(r) {
+		// A plain GET must not use the token: only the WebSocket does.
+		w.Header().Set("Upgrade", "websocket")
+		http.Error(w, "this is the console's WebSocket: open the console page", http.StatusUpgradeRequired)
+		return
+	}
 	g, svc, reason := s.claim(r.Context(), token)
 	if reason != "" {
 		s.m.refused.WithLabelValues(reason).Inc()
@@ -92,6 +99,12 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	ss := &session{s: s, key: sessionKey(svc.ClientID, svc.ServiceID), kind: g.Kind, ref: svc.ID, client: g.ClientID,
 		browser: conn, up: up, ctx: ctx, cancel: cancel}
 	s.run(ss)
+}
+
+// isUpgrade reports whether r asks for a WebSocket.
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
+		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
 }
 
 // claim checks a token and claims its nonce: a malformed or foreign token, one past its 60 s,
