@@ -337,7 +337,7 @@ func manySessions(ctx context.Context, t *testing.T, rep *Report, e *consoleEnv,
 				t.Error(err)
 				return
 			}
-			if _, err := nc.Write([]byte(fmt.Sprintf("0:%d:%s", len(line), line))); err != nil {
+			if _, err := fmt.Fprintf(nc, "0:%d:%s", len(line), line); err != nil {
 				t.Error(err)
 				return
 			}
