@@ -173,7 +173,13 @@ test('lifecycle: "Open console" gets a one-time URL to the terminal page; refusa
         contains($page['vars']['pvebill']['error'], '[service_suspended]', 'client button refusal');
         contains($page['vars']['pvebill']['error'], 'gesperrt', 'refusal in German');
         eq('templates/console', $page['templatefile'], 'the refusal page');
-        contains(pvebill_AdminConsole($de), '[service_suspended]', 'admin button refusal');
+        contains(pvebill_AdminConsole($de), '"Open console" link', 'the admin button points to the link');
+        $_GET['pvebill_console'] = '1';
+        try {
+            contains(pvebill_AdminConsole($de), '[service_suspended]', 'admin link refusal');
+        } finally {
+            unset($_GET['pvebill_console']);
+        }
     } finally {
         Module::setInstance(null);
     }

@@ -148,20 +148,24 @@ function pvebill_Console(array $params): array|string
 
 /**
  * "Open console" (admin): the service tab's link opens this in a new tab and goes to the
- * console; pressed as a module button, it answers the refusal or a hint to use the link.
+ * console. Pressed as a module button (no new tab to go to), it asks for no URL and points to
+ * the link.
  */
 function pvebill_AdminConsole(array $params): string
 {
+    if (($_GET['pvebill_console'] ?? '') !== '1') {
+        return 'pvebill: the console opens in a new tab from the "Open console" link on the service tab.';
+    }
     $res = Module::instance()->openConsole($params);
     if ($res['url'] === null) {
         return (string) $res['error'];
     }
-    if (($_GET['pvebill_console'] ?? '') === '1' && !headers_sent()) {
+    if (!headers_sent()) {
         header('Cache-Control: no-store');
         header('Location: ' . $res['url'], true, 303);
         exit;
     }
-    return 'success';
+    return 'pvebill: the console could not be opened here; use the "Open console" link on the service tab.';
 }
 
 function pvebill_AdminReinstallPreview(array $params): string
