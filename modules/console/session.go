@@ -86,8 +86,9 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	}
 	// The server's read and write time-outs bound requests, not a console session.
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
+	if err := errors.Join(rc.SetReadDeadline(time.Time{}), rc.SetWriteDeadline(time.Time{})); err != nil {
+		s.o.Log.Warn("console: the connection keeps the server's time-outs", "err", err)
+	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"binary"},
 		OriginPatterns: s.originPatterns(), CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
