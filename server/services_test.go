@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
@@ -80,11 +81,18 @@ func newServicesHarness(t *testing.T, dialect string) *svcHarness {
 // simulator's console user.
 func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *svcHarness {
 	t.Helper()
-	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
-	close(h.gate)
-	h.db = dbtest.Open(t, dialect)
 	sim := simtest.Start(t, nil)
 	sim.AddVolume("local-lvm", "vm-6002-disk-1", 1<<30, "images")
+	return newServicesReplica(t, dbtest.Open(t, dialect), sim, cc, "test-"+dialect, true)
+}
+
+// newServicesReplica is one pvebill replica over db and sim, its executor named owner; the
+// first replica also loads the plans and the address pool into the shared database.
+func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *config.Console, owner string, first bool) *svcHarness {
+	t.Helper()
+	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
+	close(h.gate)
+	h.db = db
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{
 		{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}},
@@ -103,15 +111,17 @@ func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *s
 	}
 	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
-		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
+		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
 	h.exec = st.Exec
 	ctx := context.Background()
-	if _, err := st.Plans.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := st.IPPools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
-		Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
-		t.Fatal(err)
+	if first {
+		if _, err := st.Plans.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.IPPools.Put(ctx, "pool-a", ippool.Spec{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
+			Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20", Nameservers: []string{"203.0.113.53"}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	spec, err := os.ReadFile("../openapi.yaml")
 	if err != nil {
