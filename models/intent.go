@@ -20,14 +20,24 @@ const (
 	IntentResolved            = "resolved"
 )
 
+// Intent kinds: a reinstall from the OS, or a restore from one of the service's backups (R43),
+// which is the same replacement with another source.
+const (
+	IntentKindReinstall = "reinstall"
+	IntentKindRestore   = "restore"
+)
+
 // Intent is the customer-facing state of one reinstall (R18–R29). No worker writes it: a read
 // advances it from the operation it is attached to (OperationID: the preview's operation, then
 // the apply's) with a compare-and-swap on Generation. Preview, Applied and Reconciliation are
 // JSON documents; none ever holds a secret.
 type Intent struct {
-	ID             string `gorm:"primaryKey"`
-	ServiceID      string `gorm:"column:service_id"`
-	ClientID       string
+	ID        string `gorm:"primaryKey"`
+	ServiceID string `gorm:"column:service_id"`
+	ClientID  string
+	// Kind is IntentKindReinstall or IntentKindRestore; BackupID names a restore's backup.
+	Kind           string
+	BackupID       *string `gorm:"column:backup_id"`
 	State          string
 	Generation     int64
 	GuestType      string
@@ -92,10 +102,21 @@ func LatestIntent(ctx context.Context, tx *gorm.DB, serviceID string) (*Intent, 
 	return &in, err
 }
 
-// LatestIntentIn reads a service's most recent intent in one of states.
+// LatestIntentOfKind reads a service's most recent intent of kind.
+func LatestIntentOfKind(ctx context.Context, tx *gorm.DB, serviceID, kind string) (*Intent, error) {
+	var in Intent
+	err := tx.WithContext(ctx).Where("service_id = ? AND kind = ?", serviceID, kind).Order("created_at DESC, id DESC").Take(&in).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &in, err
+}
+
+// LatestIntentIn reads a service's most recent intent in one of states that names an OS (a
+// reinstall's; a restore's names none).
 func LatestIntentIn(ctx context.Context, tx *gorm.DB, serviceID string, states ...string) (*Intent, error) {
 	var in Intent
-	err := tx.WithContext(ctx).Where("service_id = ? AND state IN ?", serviceID, states).
+	err := tx.WithContext(ctx).Where("service_id = ? AND state IN ? AND os <> ''", serviceID, states).
 		Order("created_at DESC, id DESC").Take(&in).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound

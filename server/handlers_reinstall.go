@@ -30,6 +30,14 @@ func (s *Server) previewReinstall(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
+	s.answerPreview(c, in, op, "reinstall", s.reinst.Get)
+}
+
+// answerPreview waits for a preview's operation (?wait=N, default 5 s) and answers the intent,
+// read again through get: 200 when it is ready, 202 while it is preview_pending.
+func (s *Server) answerPreview(c *gin.Context, in *models.Intent, op *models.Operation, route string,
+	get func(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error)) {
+	ctx := c.Request.Context()
 	s.exec.Kick()
 	wait := waitOf(c)
 	if _, given := c.GetQuery("wait"); !given {
@@ -44,7 +52,8 @@ func (s *Server) previewReinstall(c *gin.Context) {
 			return
 		}
 	}
-	if in, err = s.reinst.Get(ctx, client(c).ID, in.ServiceID, in.ID); err != nil {
+	in, err := get(ctx, client(c).ID, in.ServiceID, in.ID)
+	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
@@ -52,7 +61,7 @@ func (s *Server) previewReinstall(c *gin.Context) {
 	if in.State == models.IntentPreviewPending {
 		status = http.StatusAccepted
 	}
-	c.Header("Location", "/v1/services/"+in.ServiceID+"/reinstall/"+in.ID)
+	c.Header("Location", "/v1/services/"+in.ServiceID+"/"+route+"/"+in.ID)
 	writeJSON(c, status, gin.H{"intent": reinstall.ViewOf(in, lang(c))})
 }
 

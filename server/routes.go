@@ -44,6 +44,10 @@ func (s *Server) routes() {
 	get(billing, "/services/:service_id/reinstall", s.getReinstall)
 	get(billing, "/services/:service_id/reinstall/:intent_id", s.getReinstall)
 	billing.POST("/services/:service_id/reinstall", s.applyReinstall)
+	billing.POST("/services/:service_id/restore/preview", s.previewRestore)
+	get(billing, "/services/:service_id/restore", s.getRestore)
+	get(billing, "/services/:service_id/restore/:intent_id", s.getRestore)
+	billing.POST("/services/:service_id/restore", s.applyRestore)
 	get(billing, "/usage", s.getUsage)
 	get(billing, "/services/:service_id/usage/series", s.getUsageSeries)
 

@@ -107,6 +107,23 @@ type Backupper interface {
 	BackupSubtype() string
 }
 
+// Restorer is a kind whose guest can be replaced in place by one of its own backups (R43): a
+// restore is a reinstall whose new guest comes from an archive instead of the OS. Having it is
+// what makes the kind offer plans.CapRestore (which a plan without backups still refuses).
+type Restorer interface {
+	Backupper
+	// RestoreOver replaces the stopped guest at g.VMID by the archive (a volume id of one of its
+	// stamped backups) in one Proxmox call that destroys the old volumes before it unpacks
+	// (docs/proxmox.md §9.3), sending the plan's cores, memory, swap and root size and the stamp
+	// explicitly so that nothing of the archive's overrides them (R5). It waits for the task
+	// and returns the guest where it now is.
+	RestoreOver(ctx context.Context, g Guest, spec CreateSpec, archive string) (Guest, error)
+	// ConfigureRestored applies again what the archive may have brought back in its own
+	// version: the firewall with its anti-spoofing filter (R9) and onboot, then reads back the
+	// stamp and the plan's cores, memory, swap and root size (R11).
+	ConfigureRestored(ctx context.Context, g Guest, spec CreateSpec) error
+}
+
 // IsArchiveOf reports whether a backup archive's file name is one of kind b's archives of
 // vmid (the file name, without storage and "backup/").
 func IsArchiveOf(b Backupper, name string, vmid int) bool {
@@ -137,6 +154,9 @@ func Capabilities(m Module) []plans.Capability {
 	}
 	if _, ok := m.(Backupper); ok {
 		out = append(out, plans.CapBackup)
+	}
+	if _, ok := m.(Restorer); ok {
+		out = append(out, plans.CapRestore)
 	}
 	return out
 }

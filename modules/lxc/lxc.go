@@ -85,16 +85,9 @@ func CreateRequest(serviceID string, spec kinds.CreateSpec) (pve.LXCCreateReques
 	if err != nil {
 		return pve.LXCCreateRequest{}, err
 	}
-	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
-	if spec.Address != nil {
-		n.IP, n.GW = spec.Address.CIDR, spec.Address.Gateway
-	}
-	if p.RateMbps != nil {
-		n.Rate = *p.RateMbps
-	}
-	net0, err := pveconf.FormatLXCNet(n)
+	net0, err := net0Of(spec)
 	if err != nil {
-		return pve.LXCCreateRequest{}, fmt.Errorf("net0: %w", err)
+		return pve.LXCCreateRequest{}, err
 	}
 	unpriv := true
 	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
@@ -116,6 +109,24 @@ func CreateRequest(serviceID string, spec kinds.CreateSpec) (pve.LXCCreateReques
 		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
 	}
 	return req, nil
+}
+
+// net0Of is the container's interface as the plan and the address make it: on the plan's
+// bridge, with the firewall on (R9), the plan's rate, and DHCP or the static address.
+func net0Of(spec kinds.CreateSpec) (string, error) {
+	p := spec.Plan
+	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
+	if spec.Address != nil {
+		n.IP, n.GW = spec.Address.CIDR, spec.Address.Gateway
+	}
+	if p.RateMbps != nil {
+		n.Rate = *p.RateMbps
+	}
+	net0, err := pveconf.FormatLXCNet(n)
+	if err != nil {
+		return "", fmt.Errorf("net0: %w", err)
+	}
+	return net0, nil
 }
 
 // Inspect reads the container's config and status.

@@ -223,6 +223,40 @@ func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, bac
 	return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 }
 
+// OwnBackup finds a backup among the service's own as listed on node (stamped for it, of its
+// vmid and kind, on the plan's backup storage) and answers its volume id: the one way a restore
+// names an archive (R43). Anything else is 404 not_found, whatever is on the storage.
+func (s *Provisioner) OwnBackup(ctx context.Context, serviceID, node, backupID string) (string, error) {
+	svc, err := models.GetService(ctx, s.db.Gorm, serviceID)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.backupPlan(ctx, svc)
+	if err != nil {
+		return "", err
+	}
+	if !BackupIDOK(backupID) {
+		return "", i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	b, err := s.lister(svc, p)
+	if err != nil {
+		return "", err
+	}
+	if node != "" {
+		b.node = node
+	}
+	list, err := b.list(ctx)
+	if err != nil {
+		return "", operation.ProblemOf(err)
+	}
+	for _, bk := range list {
+		if bk.ID == backupID {
+			return bk.volid, nil
+		}
+	}
+	return "", i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+}
+
 func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
 	return s.lifecycleRun(ctx, r, backupSteps, nil)
 }

@@ -25,6 +25,8 @@ type apply struct {
 	g       kinds.Guest
 	ha      bool
 	spec    kinds.CreateSpec
+	// archive is a restore's backup volume, looked up again by its precheck.
+	archive string
 }
 
 // applySteps is phase 2 (R22, R26–R30): precheck (the third check, against the config the run
@@ -54,6 +56,9 @@ func (s *Replacer) runApply(ctx context.Context, r *executor.Run) (err error) {
 	}
 	a.res = &runResult{VMID: a.in.VMID}
 	defer func() { err = s.endApply(ctx, a, err) }()
+	if a.in.Kind == models.IntentKindRestore {
+		return executor.RunSteps(ctx, r, restoreSteps, a)
+	}
 	return executor.RunSteps(ctx, r, applySteps, a)
 }
 
@@ -86,13 +91,21 @@ func precheck(ctx context.Context, a *apply) error {
 	if err != nil {
 		return err
 	}
+	spec := kinds.CreateSpec{OS: a.in.OS, Hostname: svc.Hostname, Password: password}
+	if keys != "" {
+		spec.SSHKeys = strings.Split(keys, "\n")
+	}
+	return a.locate(ctx, spec)
+}
+
+// locate reads the intent's target and the guest (the third check) and keeps where it is; spec
+// gets the plan.
+func (a *apply) locate(ctx context.Context, spec kinds.CreateSpec) (err error) {
 	if a.t, err = a.s.targetOf(ctx, a.in, a.r.Op.ID); err != nil {
 		return err
 	}
-	a.spec = kinds.CreateSpec{Plan: a.t.plan, OS: a.in.OS, Hostname: svc.Hostname, Password: password}
-	if keys != "" {
-		a.spec.SSHKeys = strings.Split(keys, "\n")
-	}
+	spec.Plan = a.t.plan
+	a.spec = spec
 	obs, err := a.check(ctx)
 	if err != nil {
 		return err
@@ -121,16 +134,27 @@ func destroyGuest(ctx context.Context, a *apply) error {
 	return a.t.k.rep.DestroyForReinstall(ctx, a.g, a.ha)
 }
 
+// allocateAddress gives the new guest the service's static address, for a plan with an
+// ip_pool.
+func (a *apply) allocateAddress(ctx context.Context) error {
+	pool := a.t.plan.IPPool
+	if pool == nil {
+		return nil
+	}
+	if a.s.addrs == nil {
+		return fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", a.t.plan.Code, *pool)
+	}
+	addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.ServiceID)
+	if err != nil {
+		return fmt.Errorf("address of %s: %w", a.in.ServiceID, err)
+	}
+	a.spec.Address = &addr
+	return nil
+}
+
 func recreateGuest(ctx context.Context, a *apply) error {
-	if pool := a.t.plan.IPPool; pool != nil {
-		if a.s.addrs == nil {
-			return fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", a.t.plan.Code, *pool)
-		}
-		addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.ServiceID)
-		if err != nil {
-			return fmt.Errorf("address of %s: %w", a.in.ServiceID, err)
-		}
-		a.spec.Address = &addr
+	if err := a.allocateAddress(ctx); err != nil {
+		return err
 	}
 	g, err := a.t.k.rep.Recreate(ctx, a.g, a.spec)
 	a.g = g

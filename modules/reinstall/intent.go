@@ -126,6 +126,8 @@ func errorCode(op *models.Operation) *string {
 type View struct {
 	ID             string          `json:"id"`
 	ServiceID      string          `json:"service_id"`
+	Kind           string          `json:"kind"`
+	BackupID       string          `json:"backup_id,omitempty"`
 	State          string          `json:"state"`
 	Generation     int64           `json:"generation"`
 	GuestType      string          `json:"guest_type"`
@@ -163,9 +165,12 @@ type ErrorView struct {
 
 // ViewOf renders an intent in lang.
 func ViewOf(in *models.Intent, lang string) View {
-	v := View{ID: in.ID, ServiceID: in.ServiceID, State: in.State, Generation: in.Generation, GuestType: in.GuestType,
+	v := View{ID: in.ID, ServiceID: in.ServiceID, Kind: in.Kind, State: in.State, Generation: in.Generation, GuestType: in.GuestType,
 		VMID: in.VMID, OS: in.OS, OperationID: in.OperationID, Mounts: []Mount{}, Confirmations: []Confirmation{},
 		Snapshots: []Snapshot{}, Blockers: []BlockerView{}, CreatedAt: in.CreatedAt.UTC(), UpdatedAt: in.UpdatedAt.UTC()}
+	if in.BackupID != nil {
+		v.BackupID = *in.BackupID
+	}
 	if in.Preview != nil {
 		var p Preview
 		if json.Unmarshal([]byte(*in.Preview), &p) == nil {

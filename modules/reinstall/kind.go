@@ -35,11 +35,13 @@ type Read struct {
 }
 
 // kindOf is the reinstall side of a guest kind: nil when the kind's module does not implement
-// both halves (the kind does not offer reinstall).
+// both halves (the kind does not offer reinstall). res is its restore side, nil when it has
+// none (R43).
 type kindOf struct {
 	mod kinds.Module
 	rep kinds.Reinstaller
 	rd  Reader
+	res kinds.Restorer
 }
 
 func (s *Replacer) kind(kind plans.GuestType) (kindOf, bool) {
@@ -55,5 +57,6 @@ func (s *Replacer) kind(kind plans.GuestType) (kindOf, bool) {
 	if !ok {
 		return kindOf{}, false
 	}
-	return kindOf{mod: mod, rep: rep, rd: rd}, true
+	res, _ := mod.(kinds.Restorer)
+	return kindOf{mod: mod, rep: rep, rd: rd, res: res}, true
 }

@@ -33,6 +33,9 @@ type target struct {
 	plan    plans.Plan
 	os      string
 	planned int64
+	// backupID is a restore's backup ("" for a reinstall): a restore is not blocked by a
+	// protected backup, which may be the very one it restores.
+	backupID string
 }
 
 // observe reads the guest at the target's vmid: where it is (the kind from each row's type,
@@ -68,8 +71,10 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	}
 	obs.facts.Exists, obs.facts.Protected, obs.facts.Lock = true, rd.Protected, rd.Lock
 	obs.facts.Mounts, obs.facts.RootKey = rd.Mounts, rd.RootKey
-	if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
-		return obs, err
+	if t.backupID == "" {
+		if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
+			return obs, err
+		}
 	}
 	obs.facts.Snapshots, err = snapshotsOf(ctx, t.k.mod, g)
 	return obs, err
@@ -148,8 +153,15 @@ func (s *Replacer) targetOf(ctx context.Context, in *models.Intent, except strin
 	if err != nil {
 		return target{}, err
 	}
-	return target{k: k, cl: cl, vmid: in.VMID, serviceID: in.ServiceID, except: except, plan: plan, os: in.OS,
-		planned: int64(plan.DiskGiB) * kinds.GiB}, nil
+	t := target{k: k, cl: cl, vmid: in.VMID, serviceID: in.ServiceID, except: except, plan: plan, os: in.OS,
+		planned: int64(plan.DiskGiB) * kinds.GiB}
+	if in.Kind == models.IntentKindRestore {
+		if k.res == nil || in.BackupID == nil {
+			return target{}, operation.NotAvailable()
+		}
+		t.backupID = *in.BackupID
+	}
+	return t, nil
 }
 
 // preview is one run of phase 1.
@@ -184,6 +196,12 @@ func readPreview(ctx context.Context, pr *preview) error {
 	obs, err := pr.s.observe(ctx, t)
 	if err != nil {
 		return operation.ProblemOf(err)
+	}
+	if t.backupID != "" && obs.facts.Exists {
+		// The backup is looked up again among the service's own, on the guest's node.
+		if _, err := pr.s.backups.OwnBackup(ctx, in.ServiceID, obs.node, t.backupID); err != nil {
+			return operation.ProblemOf(err)
+		}
 	}
 	pv := Preview{Mounts: []Mount{}, Snapshots: append([]Snapshot{}, obs.facts.Snapshots...)}
 	t.k.rd.Shape(&pv, obs.facts)

@@ -67,6 +67,8 @@ type Options struct {
 	Addresses Addresses
 	Secrets   *executor.Secrets
 	Log       *slog.Logger
+	// Backups finds a restore's backup among the service's own (R42, R43); nil: no restores.
+	Backups Backups
 }
 
 // Replacer runs reinstalls (the replacement of a service's guest in place): it writes intents
@@ -79,12 +81,13 @@ type Replacer struct {
 	addrs    Addresses
 	secrets  *executor.Secrets
 	log      *slog.Logger
+	backups  Backups
 }
 
 // New builds the replacer.
 func New(o Options) *Replacer {
 	return &Replacer{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: operation.NewClusters(o.Clusters),
-		addrs: o.Addresses, secrets: o.Secrets, log: o.Log}
+		addrs: o.Addresses, secrets: o.Secrets, log: o.Log, backups: o.Backups}
 }
 
 // Actions are the executor actions of both phases.
@@ -92,6 +95,8 @@ func (s *Replacer) Actions() []executor.Action {
 	return []executor.Action{
 		{Name: ActionPreview, Stages: executor.StagesOf(previewSteps), Run: s.runPreview},
 		{Name: ActionApply, Stages: executor.StagesOf(applySteps), Irreversible: IrreversibleStage, Run: s.runApply},
+		{Name: ActionRestorePreview, Stages: executor.StagesOf(previewSteps), Run: s.runPreview},
+		{Name: ActionRestore, Stages: executor.StagesOf(restoreSteps), Irreversible: StageRestore, Run: s.runApply},
 	}
 }
 
@@ -193,7 +198,7 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 		return nil, nil, err
 	}
 	in := &models.Intent{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, State: models.IntentPreviewPending,
-		GuestType: svc.GuestType, Cluster: svc.Cluster, Node: svc.Node, VMID: *svc.VMID, Plan: plan.Code, OS: osName}
+		Kind: models.IntentKindReinstall, GuestType: svc.GuestType, Cluster: svc.Cluster, Node: svc.Node, VMID: *svc.VMID, Plan: plan.Code, OS: osName}
 	raw, _ := json.Marshal(previewPayload{IntentID: in.ID})
 	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: ActionPreview, Payload: string(raw)}
 	if err := s.db.InsertIntentOperation(ctx, in, op); err != nil {
@@ -231,8 +236,15 @@ func (s *Replacer) createdOS(ctx context.Context, serviceID string) (string, err
 	return p.OS, nil
 }
 
-// Get reads an intent of the client's service ("" for the latest) and advances it (R29).
+// Get reads a reinstall intent of the client's service ("" for the latest) and advances it
+// (R29).
 func (s *Replacer) Get(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error) {
+	return s.getOfKind(ctx, models.IntentKindReinstall, clientID, serviceID, intentID)
+}
+
+// getOfKind reads an intent of kind of the client's service ("" for the latest of that kind)
+// and advances it (R29); an intent of another kind is not found.
+func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, intentID string) (*models.Intent, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound()
@@ -242,10 +254,10 @@ func (s *Replacer) Get(ctx context.Context, clientID, serviceID, intentID string
 	}
 	var in *models.Intent
 	if intentID == "" {
-		in, err = models.LatestIntent(ctx, s.db.Gorm, svc.ServiceID)
+		in, err = models.LatestIntentOfKind(ctx, s.db.Gorm, svc.ServiceID, kind)
 	} else {
 		in, err = models.GetIntent(ctx, s.db.Gorm, intentID)
-		if err == nil && in.ServiceID != svc.ServiceID {
+		if err == nil && (in.ServiceID != svc.ServiceID || in.Kind != kind) {
 			err = models.ErrNotFound
 		}
 	}
@@ -293,11 +305,36 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 	if req.RootPassword == "" && len(req.SSHKeys) == 0 {
 		return nil, nil, i18n.Validation(i18n.FieldError{Field: "root_password", Code: i18n.FieldRequiredOne, Param: "root_password, ssh_keys"})
 	}
-	svc, err := s.service(ctx, clientID, serviceID)
+	secrets := map[string]string{}
+	if req.RootPassword != "" {
+		secrets[secretPassword] = req.RootPassword
+	}
+	if len(req.SSHKeys) > 0 {
+		secrets[secretSSHKeys] = strings.Join(req.SSHKeys, "\n")
+	}
+	return s.applyIntent(ctx, applyArgs{kind: models.IntentKindReinstall, action: ActionApply, event: "reinstall_applied",
+		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations, secrets: secrets})
+}
+
+// applyArgs is what starts phase 2 of an intent of kind: the operation's action, the audit
+// event, what the client sent back, and the transient secrets (R26).
+type applyArgs struct {
+	kind, action, event           string
+	clientID, serviceID, intentID string
+	confirmations                 []Confirmation
+	secrets                       map[string]string
+}
+
+// applyIntent is phase 2 of either kind: the intent must be the service's latest of any kind
+// (a newer preview of the other kind makes it stale), with its preview ready; the confirmations
+// must be the preview's, pair for pair; the blockers are checked again on our side. The secrets
+// are handed to the executor in memory only.
+func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operation, *models.Intent, error) {
+	svc, err := s.service(ctx, x.clientID, x.serviceID)
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := s.Get(ctx, clientID, serviceID, req.IntentID)
+	in, err := s.getOfKind(ctx, x.kind, x.clientID, x.serviceID, x.intentID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,7 +345,7 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 	default:
 		return nil, nil, stale()
 	}
-	latest, err := models.LatestIntent(ctx, s.db.Gorm, serviceID)
+	latest, err := models.LatestIntent(ctx, s.db.Gorm, x.serviceID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -319,35 +356,30 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 	if in.Preview == nil || json.Unmarshal([]byte(*in.Preview), &pv) != nil {
 		return nil, nil, stale()
 	}
-	if !SameConfirmations(req.Confirmations, pv.Confirmations) {
+	if !SameConfirmations(x.confirmations, pv.Confirmations) {
 		return nil, nil, i18n.NewProblem(http.StatusConflict, i18n.CodeConfirmationsMismatch).Perm(i18n.Permanent)
 	}
 	if err := s.checkAgain(ctx, in, pv); err != nil {
 		return nil, nil, err
 	}
-	applied := Applied{Confirmations: req.Confirmations, Mounts: pv.Mounts, Disks: pv.Disks}
+	applied := Applied{Confirmations: x.confirmations, Mounts: pv.Mounts, Disks: pv.Disks}
 	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied})
 	appliedRaw, _ := json.Marshal(applied)
-	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: svc.ClientID, Action: ActionApply, Payload: string(payload)}
+	op := &models.Operation{ID: models.NewID(), ServiceID: x.serviceID, ClientID: svc.ClientID, Action: x.action, Payload: string(payload)}
 	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": pv.labelled()})
 	d := string(detail)
-	ev := &models.AuditEvent{Actor: clientID, ServiceID: serviceID, Event: "reinstall_applied", Detail: &d}
+	ev := &models.AuditEvent{Actor: x.clientID, ServiceID: x.serviceID, Event: x.event, Detail: &d}
 	// The secrets are in memory before the operation can be claimed; a refused apply drops them.
-	secrets := map[string]string{}
-	if req.RootPassword != "" {
-		secrets[secretPassword] = req.RootPassword
+	if len(x.secrets) > 0 {
+		s.secrets.Put(op.ID, x.secrets)
+		s.secrets.Pin(op)
 	}
-	if len(req.SSHKeys) > 0 {
-		secrets[secretSSHKeys] = strings.Join(req.SSHKeys, "\n")
-	}
-	s.secrets.Put(op.ID, secrets)
-	s.secrets.Pin(op)
 	if err := s.db.ApplyIntent(ctx, in.ID, in.Generation, op, string(appliedRaw), ev); err != nil {
 		s.secrets.Drop(op.ID)
 		if errors.Is(err, models.ErrIntentChanged) {
 			return nil, nil, inProgress()
 		}
-		return nil, nil, fmt.Errorf("write reinstall operation: %w", err)
+		return nil, nil, fmt.Errorf("write %s operation: %w", x.action, err)
 	}
 	in, err = models.GetIntent(ctx, s.db.Gorm, in.ID)
 	if err != nil {

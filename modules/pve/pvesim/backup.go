@@ -132,7 +132,8 @@ func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) error {
 		return fmt.Errorf("unable to create backup archive '%s:%s' - file already exists", st.ID, name)
 	}
 	s.vols[st.ID][name] = &volume{Storage: st.ID, Name: name, Node: vnode, Size: size, Content: "backup",
-		Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: c.boolean("protected"), Config: copyMap(g.conf)}
+		Format: backupFormat(name), Ctime: s.now().Unix(), Notes: notes, Protected: c.boolean("protected"), Config: copyMap(g.conf),
+		Firewall: copyMap(g.firewall)}
 	t.logf("creating vzdump archive '%s'", st.ID+":"+name)
 	t.logf("Finished Backup of VM %d", g.vmid)
 	if c.str("remove") != "0" {

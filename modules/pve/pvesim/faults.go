@@ -45,6 +45,10 @@ type Fault struct {
 	Delay    time.Duration `json:"delay"`
 	// TaskFail makes the task started by the matched call fail with this exit status.
 	TaskFail string `json:"task_fail"`
+	// UnpackFail makes the restore task started by the matched call fail with this message
+	// after it destroyed the overwritten guest's volumes and before it unpacks the archive:
+	// the old guest is gone and no new one is made (docs/proxmox.md §9.3).
+	UnpackFail string `json:"unpack_fail"`
 	// TaskWarnings makes the task started by the matched call end with "WARNINGS: n".
 	TaskWarnings int `json:"task_warnings"`
 }

@@ -316,10 +316,16 @@ func (cr *lxcCreate) finish(t *task, g *guest, oldConf map[string]string) error 
 			return err
 		}
 	}
+	if t.unpackFail != "" {
+		return fmt.Errorf("%s", t.unpackFail)
+	}
 	store, name, _ := splitVolid(cr.ostemplate)
 	tv := s.vols[store][name]
 	if tv == nil || (tv.Node != "" && tv.Node != node && !s.storages[tv.Storage].Shared) {
 		return fmt.Errorf("volume '%s' does not exist", cr.ostemplate)
+	}
+	if cr.restore && tv.Firewall != nil {
+		g.firewall = copyMap(tv.Firewall) // the archive's firewall file replaces the guest's
 	}
 	cr.fillDefaults()
 	if cr.restore {

@@ -47,7 +47,9 @@ type task struct {
 	// rollback undoes what the synchronous part did when the task fails.
 	rollback func(t *task)
 	failWith string
-	warnWith int
+	// unpackFail fails a restore between destroying the old volumes and unpacking.
+	unpackFail string
+	warnWith   int
 }
 
 func (t *task) logf(format string, a ...any) { t.log = append(t.log, fmt.Sprintf(format, a...)) }
@@ -72,6 +74,7 @@ func (s *Sim) newTask(c *reqCtx, node, typ, id string) *task {
 	t.due = now.Add(d)
 	if c.fault != nil {
 		t.failWith = c.fault.TaskFail
+		t.unpackFail = c.fault.UnpackFail
 		t.warnWith = c.fault.TaskWarnings
 	}
 	s.tasks[t.upid] = t

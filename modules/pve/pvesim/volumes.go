@@ -142,6 +142,9 @@ type volume struct {
 	Protected bool   `json:"protected,omitempty"`
 	// Config is the guest config stored inside a backup archive (made by vzdump).
 	Config map[string]string `json:"-"`
+	// Firewall is the guest's firewall options inside a backup archive; a restore makes them
+	// the guest's, replacing what it had (docs/proxmox.md §9.3).
+	Firewall map[string]string `json:"-"`
 }
 
 func (v *volume) volid() string { return v.Storage + ":" + v.Name }
