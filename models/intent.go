@@ -77,6 +77,9 @@ func (db *DB) InsertIntentOperation(ctx context.Context, in *Intent, op *Operati
 				in.ID = NewID()
 			}
 			in.OperationID, in.Generation, in.CreatedAt, in.UpdatedAt = op.ID, 1, now, now
+			if in.Kind == "" {
+				in.Kind = IntentKindReinstall
+			}
 			return tx.Create(in).Error
 		}, db.txOpts())
 	})

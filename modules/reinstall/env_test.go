@@ -19,6 +19,7 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
+	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -59,6 +60,7 @@ type env struct {
 	client  *pve.Client
 	plans   *plans.Service
 	exec    *executor.Executor
+	prov    *provision.Provisioner
 	logs    *logBuf
 	started sync.Once
 }
@@ -82,7 +84,7 @@ func newEnv(t *testing.T, dialect string) *env {
 		Clusters: []kinds.Cluster{{Name: "default", Client: cl}},
 		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond}})
 	ps := st.Plans
-	e.plans, e.exec, e.svc = ps, st.Exec, st.Replacer
+	e.plans, e.exec, e.svc, e.prov = ps, st.Exec, st.Replacer, st.Provisioner
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
 	if _, err := ps.Import(context.Background(), []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
