@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 )
 
 // QEMUClient addresses one virtual machine on one node.
@@ -171,3 +172,21 @@ func (q *QEMUClient) Delete(ctx context.Context, opts QEMUDeleteOptions) (TaskRe
 
 // Firewall returns the VM's firewall client.
 func (q *QEMUClient) Firewall() *FirewallClient { return q.g.firewall() }
+
+// Restore restores a backup archive at the VM's vmid (over the VM with Force) and waits for
+// the qmrestore task.
+func (q *QEMUClient) Restore(ctx context.Context, req QEMURestoreRequest) (TaskResult, error) {
+	if err := checkIdent("node", q.g.node); err != nil {
+		return TaskResult{}, err
+	}
+	if err := checkVMID(q.g.vmid); err != nil {
+		return TaskResult{}, err
+	}
+	f, err := encodeForm(req)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	f.Set("vmid", strconv.Itoa(q.g.vmid))
+	upid, err := q.g.c.startTask(ctx, http.MethodPost, "/nodes/"+q.g.node+"/qemu", f)
+	return q.g.wait(ctx, upid, err)
+}

@@ -212,3 +212,21 @@ type QEMUDeleteOptions struct {
 	Purge                    bool `pve:"purge"`
 	DestroyUnreferencedDisks bool `pve:"destroy-unreferenced-disks"`
 }
+
+// QEMURestoreRequest is POST /nodes/{node}/qemu with archive=: qmrestore's API (the vmid
+// comes from the client). Drives may not be passed with an archive; every other option
+// passed overrides the archive's (docs/proxmox.md §9.3). Pointer fields are sent whenever
+// non-nil.
+type QEMURestoreRequest struct {
+	Archive     string `pve:"archive"`
+	Force       bool   `pve:"force"`
+	Storage     string `pve:"storage"`
+	Unique      bool   `pve:"unique"`
+	Cores       *int   `pve:"cores"`
+	Sockets     *int   `pve:"sockets"`
+	Memory      *int   `pve:"memory"` // MiB
+	Balloon     *int   `pve:"balloon"`
+	Description string `pve:"description"`
+	Tags        string `pve:"tags"`
+	OnBoot      *bool  `pve:"onboot"`
+}

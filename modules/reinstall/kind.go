@@ -19,6 +19,13 @@ type Reader interface {
 	Shape(pv *Preview, f Facts)
 }
 
+// RestoreReader is a kind whose restore preview reads its guest differently from a
+// reinstall's (a VM's drives come back from the archive, not from a template). A kind without
+// it is read by ReadForReinstall for a restore too.
+type RestoreReader interface {
+	ReadForRestore(ctx context.Context, g kinds.Guest) (Read, error)
+}
+
 // Read is what a kind read of its guest for a reinstall.
 type Read struct {
 	// Exists is false when no config is at the vmid (nothing else is read then).

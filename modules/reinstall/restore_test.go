@@ -367,3 +367,101 @@ func TestRestoreConcurrentAppliesAndStale(t *testing.T) {
 		t.Fatalf("%d restore calls", n)
 	}
 }
+
+// R43, R5, R9 for a VM: the restore is qmrestore's API — the create with archive=, force=1, the
+// plan's storage, cores and memory and the stamp, no drive — over the stopped VM; the archive
+// said 4 cores and 8192 MiB, the VM reads back the plan's 2 and 2048 with a boot disk of the
+// plan's size, its firewall (off in the archive) on again after the restore, running. On
+// SQLite and MariaDB.
+func TestVMRestore(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect)
+			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
+				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
+				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
+				OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}}}, plans.SourceFile); err != nil {
+				t.Fatal(err)
+			}
+			e.seedVM("svc-vm", 6001, true, map[string]string{"cores": "4", "memory": "8192"})
+			if err := e.db.Gorm.Exec("UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm").Error; err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			off := false
+			if err := e.client.Node("pve1").QEMU(6001).Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off}); err != nil {
+				t.Fatal(err)
+			}
+			op, err := e.prov.Backup(ctx, client, "svc-vm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done := e.wait(op); done.State != models.OpSucceeded {
+				t.Fatalf("backup %s %s", done.State, deref(done.ErrorCode))
+			}
+			list, err := e.prov.Backups(ctx, client, "svc-vm")
+			if err != nil || len(list) != 1 {
+				t.Fatalf("backups %v %v", list, err)
+			}
+			e.resetLog()
+			in := e.restorePreview("svc-vm", list[0].ID)
+			v := e.view(in)
+			if v.Kind != "restore" || len(v.Blockers) != 0 || len(v.Disks) == 0 || v.Disks[0].Key != "scsi0" ||
+				v.Disks[0].Data != reinstall.Erased || v.Disks[0].MountAfter != reinstall.Recreated {
+				t.Fatalf("VM restore preview %+v", v)
+			}
+			op, err = e.applyRestore("svc-vm", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done := e.wait(op); done.State != models.OpSucceeded {
+				t.Fatalf("VM restore %s at %s: %s %s", done.State, done.Stage, deref(done.ErrorCode), deref(done.Result))
+			}
+			creates := e.requests("POST", "/nodes/pve1/qemu")
+			if len(creates) != 1 {
+				t.Fatalf("%d restore calls", len(creates))
+			}
+			f := creates[0].Form
+			for k, val := range map[string]string{"archive": "local:backup/" + list[0].ID, "force": "1", "storage": "local-lvm",
+				"cores": "2", "memory": "2048", "tags": kinds.StampTag} {
+				if f.Get(k) != val {
+					t.Errorf("restore %s=%q, want %q", k, f.Get(k), val)
+				}
+			}
+			if !kinds.HasStamp(f.Get("description"), "svc-vm") || f.Has("scsi0") {
+				t.Errorf("restore body %v", f)
+			}
+			if n := len(e.requests("DELETE", "/qemu/6001")); n != 0 {
+				t.Fatalf("%d separate destroys", n)
+			}
+			checkFirewallOnAfter(t, e, "/nodes/pve1/qemu")
+			cfg, err := e.client.Node("pve1").QEMU(6001).Config(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Cores.Int() != 2 || string(cfg.Memory) != "2048" || !strings.Contains(cfg.Disks["scsi0"], "size=10G") ||
+				!kinds.HasStamp(cfg.Description, "svc-vm") {
+				t.Fatalf("restored VM cores %v memory %v scsi0 %s", cfg.Cores, cfg.Memory, cfg.Disks["scsi0"])
+			}
+			if g, _ := e.sim.Guest(6001); g.Status != "running" {
+				t.Fatal("restored VM does not run")
+			}
+			simtest.Check(t, e.sim.Sim)
+		})
+	}
+}
+
+// checkFirewallOnAfter fails unless the firewall was switched on after the request to path.
+func checkFirewallOnAfter(t *testing.T, e *env, path string) {
+	t.Helper()
+	seen := false
+	for _, r := range e.sim.Requests() {
+		if r.Method == "POST" && r.Path == path {
+			seen = true
+		}
+		if seen && r.Method == "PUT" && strings.HasSuffix(r.Path, "/firewall/options") && r.Form.Get("enable") == "1" {
+			return
+		}
+	}
+	t.Fatal("the firewall was not switched on again after the restore")
+}

@@ -61,7 +61,7 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	}
 	obs.node = at.Node
 	g := kinds.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ServiceID: t.serviceID}
-	rd, err := t.k.rd.ReadForReinstall(ctx, g, t.plan, t.os)
+	rd, err := t.read(ctx, g)
 	if err != nil || !rd.Exists {
 		return obs, err
 	}
@@ -78,6 +78,14 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	}
 	obs.facts.Snapshots, err = snapshotsOf(ctx, t.k.mod, g)
 	return obs, err
+}
+
+// read reads the guest for the target: a restore by the kind's RestoreReader when it has one.
+func (t target) read(ctx context.Context, g kinds.Guest) (Read, error) {
+	if rr, ok := t.k.rd.(RestoreReader); ok && t.backupID != "" {
+		return rr.ReadForRestore(ctx, g)
+	}
+	return t.k.rd.ReadForReinstall(ctx, g, t.plan, t.os)
 }
 
 // snapshotsOf lists the snapshots a replacement of the guest erases (R44), oldest first; none

@@ -47,6 +47,7 @@ var apiRoutes = map[string]route{
 
 	// VMs (qemu.go, qemu_config.go, qemu_clone.go, qemu_agent.go)
 	"DELETE /nodes/{node}/qemu/{vmid}":               (*Sim).hQemuDelete,
+	"POST /nodes/{node}/qemu":                        (*Sim).hQemuCreate,
 	"POST /nodes/{node}/qemu/{vmid}/clone":           (*Sim).hQemuClone,
 	"GET /nodes/{node}/qemu/{vmid}/config":           (*Sim).hQemuConfigGet,
 	"PUT /nodes/{node}/qemu/{vmid}/config":           (*Sim).hQemuConfigPut,

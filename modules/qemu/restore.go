@@ -1,0 +1,88 @@
+package qemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"pvebill/modules/kinds"
+	"pvebill/modules/pve"
+	"pvebill/modules/reinstall"
+)
+
+// A VM's restore (R43) is qmrestore's API: the create call with archive=<backup>, force=1 over
+// the stopped VM, the plan's storage, and the plan's cores and memory and the stamp sent
+// explicitly (any option passed overrides the archive's; drives cannot be passed with an
+// archive, docs/proxmox.md §9.3). The archive's drives come back at their archived sizes; the
+// boot disk is then grown to the plan's size, and the plan's net0, cloud-init network and
+// firewall with its anti-spoofing filter are applied again as after a clone (R9).
+
+// ReadForRestore reads the VM for a restore's preview: its drives and unused volumes
+// labelled, a drive coming back from the archive (the archive is one of this VM's) and an
+// unused volume removed. Only GET requests are sent.
+func (m *Module) ReadForRestore(ctx context.Context, g kinds.Guest) (reinstall.Read, error) {
+	q := vm(g)
+	cur, err := q.ConfigCurrent(ctx)
+	if errors.Is(err, pve.ErrNotFound) {
+		return reinstall.Read{}, nil
+	}
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	if !kinds.HasStamp(cur.Description, g.ServiceID) {
+		return reinstall.Read{Exists: true}, nil
+	}
+	merged, err := q.Config(ctx)
+	if err != nil {
+		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	recreated := map[string]bool{}
+	for k := range cur.Disks {
+		recreated[k] = true
+	}
+	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
+		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), recreated), RootKey: bootDisk(cur)}
+	if rd.RootKey == "" {
+		rd.RootKey = "boot"
+	}
+	return rd, nil
+}
+
+// RestoreOver restores the archive over the stopped VM with qmrestore's API and waits for the
+// task.
+func (m *Module) RestoreOver(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, archive string) (kinds.Guest, error) {
+	p := spec.Plan
+	cores, mem := p.Cores, p.MemoryMiB
+	req := pve.QEMURestoreRequest{Archive: archive, Force: true, Storage: p.Storage, Cores: &cores, Memory: &mem,
+		Description: kinds.StampDescription(g.ServiceID), Tags: kinds.StampTag}
+	if _, err := vm(g).Restore(ctx, req); err != nil {
+		return g, fmt.Errorf("restore VM %d: %w", g.VMID, err)
+	}
+	return g, nil
+}
+
+// ConfigureRestored applies the plan to the restored VM as to a clone (Configure: cores,
+// memory, net0, cloud-init network, onboot, the boot disk grown to the plan's size, the
+// ipfilter set and the firewall, R9) and reads back the plan's memory.
+func (m *Module) ConfigureRestored(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) error {
+	if err := m.Configure(ctx, g, spec, nil); err != nil {
+		return err
+	}
+	cfg, err := vm(g).Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	// memory reads "2048", or "current=2048" on PVE 8.1 and later.
+	mem := strings.TrimPrefix(strings.SplitN(string(cfg.Memory), ",", 2)[0], "current=")
+	if mem != strconv.Itoa(spec.Plan.MemoryMiB) {
+		return fmt.Errorf("restored VM %d memory does not read back as the plan's", g.VMID)
+	}
+	return nil
+}
+
+var (
+	_ kinds.Restorer          = (*Module)(nil)
+	_ reinstall.RestoreReader = (*Module)(nil)
+)
