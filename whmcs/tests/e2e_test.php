@@ -298,6 +298,31 @@ test('backups: list, back up now (vzdump with remove=0), usage counts them, dele
     eq('success', module()->terminateAccount($p), 'TerminateAccount');
 });
 
+test('restore: the confirmation step shows what is replaced, then the backup is restored with the plan', function (): void {
+    $p = whmcsParams(1011, ['configoption1' => 'flex-2g', 'configoption2' => 'container']);
+    eq('success', module()->createAccount($p), 'CreateAccount');
+    $page = module()->clientBackups($p, ['step' => 'create']);
+    eq(null, $page['vars']['error'], 'back up now');
+    $id = $page['vars']['backups'][0]['id'];
+    $page = module()->clientBackups($p, ['step' => 'restore', 'backup_id' => 'vzdump-lxc-1-2020_01_01-00_00_00.tar.zst']);
+    contains((string) $page['vars']['error'], '[not_found]');
+    eq(null, $page['vars']['restore'], 'no confirmation step for a backup that is not the service\'s');
+    $page = module()->clientBackups($p, ['step' => 'restore', 'backup_id' => $id]);
+    eq([null, 'preview_ready', $id, []], [$page['vars']['error'], $page['vars']['restore']['state'],
+        $page['vars']['restore']['backup_id'], $page['vars']['blockers']], 'confirmation step');
+    eq(['rootfs:erased'], array_map(fn ($m) => $m['key'] . ':' . $m['data'], $page['vars']['mounts']), 'what the restore replaces');
+    eq(0, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['restore' => '1'])), 'nothing restored before the confirmation');
+    $intent = $page['vars']['restore']['id'];
+    $page = module()->clientBackups($p, ['step' => 'restore_confirm', 'intent_id' => $intent]);
+    contains((string) $page['vars']['error'], 'Tick the box');
+    eq(0, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['restore' => '1'])), 'nothing restored without the tick');
+    $page = module()->clientBackups($p, ['step' => 'restore_confirm', 'intent_id' => $intent, 'confirm' => '1']);
+    eq([null, 'The server has been restored from the backup.'], [$page['vars']['error'], $page['vars']['message']], 'restored');
+    eq(1, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['restore' => '1', 'force' => '1',
+        'ostemplate' => 'local:backup/' . $id])), 'one restore of that backup');
+    eq('success', module()->terminateAccount($p), 'TerminateAccount');
+});
+
 test('UsageUpdate writes this month\'s usage and the limits in MB', function (): void {
     $p = whmcsParams(1003);
     eq('success', module()->createAccount($p), 'CreateAccount');

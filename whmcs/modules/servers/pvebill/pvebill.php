@@ -207,11 +207,11 @@ function pvebill_Snapshots(array $params): array
     return Module::instance()->clientSnapshots($params, $input);
 }
 
-/** Client area: the service's backups (list, back up now, delete; R42). */
+/** Client area: the service's backups (list, back up now, delete; R42) and a restore with its confirmation step (R43). */
 function pvebill_Backups(array $params): array
 {
     $input = [];
-    foreach (['step', 'backup_id'] as $k) {
+    foreach (['step', 'backup_id', 'intent_id', 'confirm'] as $k) {
         if (isset($_POST[$k]) && is_string($_POST[$k])) {
             $input[$k] = $_POST[$k];
         }

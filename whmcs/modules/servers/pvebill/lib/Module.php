@@ -394,15 +394,23 @@ final class Module
      */
     public function clientBackups(array $params, array $input): array
     {
-        $vars = ['error' => null, 'message' => null, 'backups' => []];
-        $res = match ((string) ($input['step'] ?? '')) {
+        $vars = ['error' => null, 'message' => null, 'backups' => [], 'restore' => null, 'mounts' => [],
+            'snapshots' => [], 'blockers' => []];
+        $step = (string) ($input['step'] ?? '');
+        if ($step === 'restore') {
+            // The confirmation step: what the restore erases, and a form that applies exactly that.
+            $vars = $this->restorePreviewVars($params, (string) ($input['backup_id'] ?? ''), $vars);
+        }
+        $res = match ($step) {
             'create' => $this->mutate($params, 'backup', self::servicePath($params, '/backups'), []),
             'delete' => $this->deleteBackup($params, (string) ($input['backup_id'] ?? '')),
+            'restore_confirm' => ($input['confirm'] ?? '') === '1'
+                ? $this->applyRestore($params, (string) ($input['intent_id'] ?? ''))
+                : 'Tick the box to confirm that the data marked "Erased" will be replaced by the backup.',
             default => null,
         };
         if ($res === 'success') {
-            $made = ($input['step'] ?? '') === 'create';
-            $vars['message'] = $made ? 'The backup has been made.' : 'The backup has been deleted.';
+            $vars['message'] = self::BACKUP_DONE[$step];
         } elseif ($res !== null) {
             $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
         }
@@ -411,6 +419,68 @@ final class Module
         $vars['error'] ??= $list['error'];
         return ['pagetitle' => 'Backups', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Backups'],
             'templatefile' => 'templates/backups', 'requirelogin' => true, 'vars' => $vars];
+    }
+
+    private const BACKUP_DONE = [
+        'create' => 'The backup has been made.',
+        'delete' => 'The backup has been deleted.',
+        'restore_confirm' => 'The server has been restored from the backup.',
+    ];
+
+    /** The restore preview of a backup into the page's variables (R43). */
+    private function restorePreviewVars(array $params, string $backupId, array $vars): array
+    {
+        if ($backupId === '') {
+            $vars['error'] = 'pvebill: no backup was chosen';
+            return $vars;
+        }
+        $res = $this->previewIntent($params, 'restore', ['backup_id' => $backupId]);
+        if ($res['error'] !== null) {
+            $vars['error'] = $res['error'];
+            return $vars;
+        }
+        $intent = $res['intent'];
+        $vars['restore'] = ['id' => (string) ($intent['id'] ?? ''), 'state' => (string) ($intent['state'] ?? ''),
+            'backup_id' => (string) ($intent['backup_id'] ?? $backupId)];
+        $vars['mounts'] = self::mountRows($intent);
+        $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
+        foreach ($intent['blockers'] ?? [] as $b) {
+            $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
+        }
+        if (($intent['state'] ?? '') === 'preview_pending') {
+            $vars['message'] = 'pvebill is still preparing the restore preview. Reload this page in a moment.';
+        }
+        return $vars;
+    }
+
+    /** Restore phase 2: re-reads the intent for its confirmations and applies it. */
+    private function applyRestore(array $params, string $intentId): string
+    {
+        if ($intentId === '') {
+            return 'pvebill: there is no restore preview to apply; choose the backup again';
+        }
+        $base = self::servicePath($params, '/restore');
+        try {
+            $g = $this->client($params)->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
+        } catch (\Throwable $e) {
+            return self::unreachable($e);
+        }
+        if ($g->isProblem()) {
+            return self::problemText($g);
+        }
+        $intent = $g->json['intent'] ?? [];
+        $state = (string) ($intent['state'] ?? '');
+        if ($state === 'applying') {
+            return self::inProgress('restore', null, 'applying');
+        }
+        if ($state === 'completed') {
+            return 'success';
+        }
+        if ($state !== 'preview_ready') {
+            return 'pvebill: this restore preview is ' . $state . ' and cannot be applied; choose the backup again';
+        }
+        $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? []];
+        return $this->mutate($params, 'restore', $base, $body);
     }
 
     /** @return array{backups: list<array<string,string|bool>>, error: ?string} the list, oldest first */
@@ -687,21 +757,31 @@ final class Module
     /** @return array{intent: ?array, error: ?string} */
     private function preview(array $params, string $os): array
     {
+        return $this->previewIntent($params, 'reinstall', $os === '' ? [] : ['os' => $os]);
+    }
+
+    /**
+     * Phase 1 of a reinstall or a restore ($route), waited for within the module's budget.
+     *
+     * @return array{intent: ?array, error: ?string}
+     */
+    private function previewIntent(array $params, string $route, array $body): array
+    {
         $sid = self::serviceId($params);
-        $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
-        $body = $os === '' ? [] : ['os' => $os];
+        $base = '/v1/services/' . rawurlencode($sid) . '/' . $route;
+        $action = $route . '_preview';
         $deadline = microtime(true) + $this->waitBudget();
         try {
             $c = $this->client($params);
-            $r = $this->post($c, $sid, 'reinstall_preview', $base . '/preview', $body, $deadline);
+            $r = $this->post($c, $sid, $action, $base . '/preview', $body, $deadline);
             if ($r->isProblem() && ($r->json['code'] ?? '') !== ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
-                $this->attempts->close($sid, 'reinstall_preview');
+                $this->attempts->close($sid, $action);
             }
             if ($r->isProblem()) {
                 return ['intent' => null, 'error' => self::problemText($r)];
             }
             // A preview is read-only: the next one is a new request, never a replay of this one.
-            $this->attempts->close($sid, 'reinstall_preview');
+            $this->attempts->close($sid, $action);
             $intent = $r->json['intent'] ?? [];
             while (($intent['state'] ?? '') === 'preview_pending' && microtime(true) < $deadline) {
                 usleep(500000);
