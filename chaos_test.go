@@ -632,19 +632,26 @@ func opID(m map[string]any) string {
 }
 
 // script runs one service's life: create (retried while it fails), then a random sequence of
-// suspend, unsuspend, change-plan, reinstall, the power actions and snapshot create and delete,
-// and sometimes terminate.
+// suspend, unsuspend, change-plan, reinstall, the power actions, snapshot create and delete, and
+// a backup followed by a restore, and sometimes terminate.
 func (c *chaos) script(id string) {
 	password := "Chaos-" + models.NewID()[:18]
 	c.mu.Lock()
 	c.passwords = append(c.passwords, password)
 	c.mu.Unlock()
-	plan := "ct-2g"
-	if c.intn(4) == 0 {
+	plan, kind := "ct-2g", ""
+	switch c.intn(4) {
+	case 0:
 		plan = "vm-4g"
+	case 1:
+		plan, kind = "flex-2g", "container" // a plan with backups, so that restores run
 	}
-	create, _ := json.Marshal(map[string]any{"service_id": id, "plan": plan, "hostname": id + ".example.com",
-		"os": "debian-12", "root_password": password})
+	spec := map[string]any{"service_id": id, "plan": plan, "hostname": id + ".example.com",
+		"os": "debian-12", "root_password": password}
+	if kind != "" {
+		spec["guest_type"] = kind
+	}
+	create, _ := json.Marshal(spec)
 	created := false
 	for try := 0; try < 3 && !created; try++ {
 		status, m := c.send("POST", "/v1/services", create)
@@ -661,7 +668,10 @@ func (c *chaos) script(id string) {
 	for range steps {
 		var path string
 		var body []byte
-		switch c.intn(11) {
+		switch c.intn(13) {
+		case 11, 12:
+			c.backupAndRestore(id)
+			continue
 		case 9:
 			path, body = "/v1/services/"+id+"/snapshots", []byte(`{"name":"s`+models.NewID()[:8]+`"}`)
 		case 10:
@@ -714,6 +724,41 @@ func (c *chaos) script(id string) {
 		} else if status >= 400 {
 			c.refusals.Add(1)
 		}
+	}
+}
+
+// backupAndRestore backs the service up now and, every other time, restores its newest backup
+// through the two phases (R42, R43). A plan without backups refuses both.
+func (c *chaos) backupAndRestore(id string) {
+	status, m := c.send("POST", "/v1/services/"+id+"/backups", nil)
+	if oid := opID(m); oid != "" {
+		c.waitOp(oid, 60*time.Second)
+	} else if status >= 400 {
+		c.refusals.Add(1)
+		return
+	}
+	if c.intn(2) == 0 {
+		return
+	}
+	_, m = c.send("GET", "/v1/services/"+id+"/backups", nil)
+	list, _ := m["backups"].([]any)
+	if len(list) == 0 {
+		return
+	}
+	newest, _ := list[len(list)-1].(map[string]any)
+	body, _ := json.Marshal(map[string]any{"backup_id": newest["id"]})
+	status, m = c.send("POST", "/v1/services/"+id+"/restore/preview?wait=10", body)
+	in, _ := m["intent"].(map[string]any)
+	if status != 200 || in == nil || in["state"] != "preview_ready" {
+		c.refusals.Add(1)
+		return
+	}
+	body, _ = json.Marshal(map[string]any{"intent_id": in["id"], "confirmations": in["confirmations"]})
+	status, m = c.send("POST", "/v1/services/"+id+"/restore", body)
+	if oid := opID(m); oid != "" {
+		c.waitOp(oid, 60*time.Second)
+	} else if status >= 400 {
+		c.refusals.Add(1)
 	}
 }
 
@@ -805,16 +850,17 @@ func (c *chaos) check(settled bool) int {
 	}
 	createdBy := map[int]string{} // vmid -> service of the last guest created there
 	creates, destroys, power, snaps := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	restores := map[string]int{}
 	for _, r := range log {
 		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 		if r.Status != 200 {
 			continue
 		}
 		switch {
-		case r.Method == "POST" && len(parts) == 3 && parts[0] == "nodes" && parts[2] == "lxc",
+		case r.Method == "POST" && len(parts) == 3 && parts[0] == "nodes" && (parts[2] == "lxc" || parts[2] == "qemu"),
 			r.Method == "POST" && len(parts) == 5 && parts[2] == "qemu" && parts[4] == "clone":
 			key := "vmid"
-			if parts[2] == "qemu" {
+			if len(parts) == 5 {
 				key = "newid"
 			}
 			vmid, _ := strconv.Atoi(first(r.Form[key]))
@@ -825,6 +871,9 @@ func (c *chaos) check(settled bool) int {
 			}
 			createdBy[vmid] = m[1]
 			creates[m[1]]++
+			if first(r.Form["restore"]) == "1" || first(r.Form["archive"]) != "" {
+				restores[m[1]]++
+			}
 		case r.Method == "POST" && len(parts) == 6 && parts[0] == "nodes" && parts[4] == "status":
 			vmid, _ := strconv.Atoi(parts[3])
 			power[parts[5]]++
@@ -851,10 +900,16 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	for svc, n := range creates {
-		if allowed := perService[svc]["create"] + perService[svc]["reinstall"]; n > allowed {
-			fail("service %s: %d guests created by %d create/reinstall operations", svc, n, allowed)
+		if allowed := perService[svc]["create"] + perService[svc]["reinstall"] + perService[svc]["restore"]; n > allowed {
+			fail("service %s: %d guests created by %d create/reinstall/restore operations", svc, n, allowed)
 		}
 	}
+	for svc, n := range restores {
+		if n > perService[svc]["restore"] {
+			fail("service %s: %d restores reached Proxmox for %d restore operations", svc, n, perService[svc]["restore"])
+		}
+	}
+	checkRestores(ops, fail)
 	for key, n := range snaps {
 		svc, method, _ := strings.Cut(key, " ")
 		action := map[string]string{"POST": "snapshot_create", "DELETE": "snapshot_delete"}[method]
@@ -937,8 +992,17 @@ func (c *chaos) check(settled bool) int {
 		}
 		stampedBy[m[1]] = g.VMID
 	}
-	t.Logf("simulator: %d guests, %d stamped; %d creates and %d destroys reached Proxmox; power calls %v; snapshot calls %v",
-		len(res.Data), len(stampedBy), sum(creates), sum(destroys), power, snaps)
+	t.Logf("simulator: %d guests, %d stamped; %d creates (%d restores) and %d destroys reached Proxmox; power calls %v; snapshot calls %v",
+		len(res.Data), len(stampedBy), sum(creates), sum(restores), sum(destroys), power, snaps)
+	// R43: no silent loss — a service that went through a restore and is live again has its
+	// stamped guest at its vmid.
+	for svc := range restores {
+		s, ok := svcByID[svc]
+		live := ok && (s.State == models.ServiceActive || s.State == models.ServiceSuspended || s.State == models.ServiceLimited)
+		if live && (s.VMID == nil || stampedBy[svc] != *s.VMID) {
+			fail("service %s is %s after a restore but no guest of it is at vmid %v", svc, s.State, derefInt(s.VMID))
+		}
+	}
 
 	// 6. No secret in any table or log.
 	c.mu.Lock()
@@ -989,6 +1053,20 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	return violations
+}
+
+// checkRestores is the invariant of restore operations (R28, R43): one ends succeeded, or
+// needs_reconciliation, or failed before Proxmox was asked to restore (precheck or stop) —
+// never failed from the restore stage on, which would be a loss nobody is told about.
+func checkRestores(ops []models.Operation, fail func(string, ...any)) {
+	for _, op := range ops {
+		if op.Action != "restore" || op.State != models.OpFailed {
+			continue
+		}
+		if op.Stage != "precheck" && op.Stage != "stop" {
+			fail("restore %s of service %s failed at stage %q instead of needing reconciliation", op.ID, op.ServiceID, op.Stage)
+		}
+	}
 }
 
 // checkPowerCall is the invariant of one power call that Proxmox accepted (R39, R40): it reached
