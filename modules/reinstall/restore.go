@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+
+	"pvebill/i18n"
 
 	"pvebill/models"
 	"pvebill/modules/executor"
@@ -67,6 +70,9 @@ func (s *Replacer) RestorePreview(ctx context.Context, clientID, serviceID strin
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := refuseSuspended(svc); err != nil {
+		return nil, nil, err
+	}
 	if own, err := s.ownFacts(ctx, serviceID, ""); err != nil {
 		return nil, nil, err
 	} else if own.ReinstallInProgress {
@@ -98,6 +104,16 @@ func (s *Replacer) RestorePreview(ctx context.Context, clientID, serviceID strin
 	return in, op, nil
 }
 
+// refuseSuspended refuses a restore of a suspended or limited service: the restored guest is
+// started and the service made active, and a suspension belongs to the billing system (R16,
+// R40).
+func refuseSuspended(svc *models.Service) error {
+	if svc.State != models.ServiceSuspended && svc.State != models.ServiceLimited {
+		return nil
+	}
+	return i18n.NewProblem(http.StatusConflict, i18n.CodeServiceSuspended).Perm(i18n.Temporary).With("state", svc.State)
+}
+
 // GetRestore reads a restore intent of the client's service ("" for the latest) and advances
 // it (R29).
 func (s *Replacer) GetRestore(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error) {
@@ -106,6 +122,13 @@ func (s *Replacer) GetRestore(ctx context.Context, clientID, serviceID, intentID
 
 // ApplyRestore starts a restore's phase 2, exactly as a reinstall's (R22) but without secrets.
 func (s *Replacer) ApplyRestore(ctx context.Context, clientID, serviceID string, req RestoreApplyRequest) (*models.Operation, *models.Intent, error) {
+	svc, err := s.service(ctx, clientID, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := refuseSuspended(svc); err != nil {
+		return nil, nil, err
+	}
 	return s.applyIntent(ctx, applyArgs{kind: models.IntentKindRestore, action: ActionRestore, event: "restore_applied",
 		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations})
 }

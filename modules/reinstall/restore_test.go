@@ -193,7 +193,8 @@ func (e *env) intentOf(id string) *models.Intent {
 
 // R42, R43: only the service's own backups restore: a backup id naming another service's
 // archive of the same vmid, an unstamped one, a name of the wrong shape or a volume id is 404
-// before anything is written; a plan without backups is capability_refused.
+// before anything is written; a suspended service is service_suspended; a plan without backups
+// is capability_refused.
 func TestRestoreRefusesForeignBackups(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	e.backedUp("svc-r", 5001)
@@ -203,16 +204,29 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 	e.sim.SetVolumeProtected("local", "backup/"+foreign, false, kinds.StampDescription("svc-other"))
 	e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 	ctx := context.Background()
+	var err error
 	for _, id := range []string{foreign, bare, "local:backup/" + bare, "../" + bare} {
-		_, _, err := e.svc.RestorePreview(ctx, client, "svc-r", reinstall.RestorePreviewRequest{BackupID: id})
+		_, _, err = e.svc.RestorePreview(ctx, client, "svc-r", reinstall.RestorePreviewRequest{BackupID: id})
 		if problemCode(err) != i18n.CodeNotFound {
 			t.Fatalf("%s: %v", id, err)
 		}
 	}
 	e.seed("svc-plain", 5002, "ct-8", true, nil)
-	_, _, err := e.svc.RestorePreview(ctx, client, "svc-plain", reinstall.RestorePreviewRequest{BackupID: bare})
+	_, _, err = e.svc.RestorePreview(ctx, client, "svc-plain", reinstall.RestorePreviewRequest{BackupID: bare})
 	if problemCode(err) != i18n.CodeCapabilityRefused {
 		t.Fatalf("plan without backups: %v", err)
+	}
+	// A suspended service is not restored: the restored guest would start (R16, R40).
+	if err := e.db.Gorm.Exec("UPDATE services SET state = ? WHERE service_id = ?", models.ServiceSuspended, "svc-r").Error; err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.prov.Backups(ctx, client, "svc-r")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("backups %v %v", list, err)
+	}
+	_, _, err = e.svc.RestorePreview(ctx, client, "svc-r", reinstall.RestorePreviewRequest{BackupID: list[0].ID})
+	if problemCode(err) != i18n.CodeServiceSuspended {
+		t.Fatalf("restore of a suspended service: %v", err)
 	}
 	var n int64
 	if err := e.db.Gorm.Model(&models.Intent{}).Count(&n).Error; err != nil || n != 0 {
