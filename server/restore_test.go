@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"pvebill/models/dbtest"
 )
@@ -71,4 +72,37 @@ func TestRestoreOverHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// R41, R43: a restore ends the service's console sessions the moment its operation starts
+// (close code 4001), as a reinstall does.
+func TestRestoreEndsConsoleSessions(t *testing.T) {
+	h := newConsoleHarness(t, "sqlite", 0)
+	if r := h.signed("PUT", "/v1/admin/plans/ct-bk", "ops", adminSecret, backupPlanBody("local", nil)); r.Status != 201 {
+		t.Fatalf("plan: %d %s", r.Status, r.Body)
+	}
+	id := "rs-con"
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, "ct-bk")))
+	op := finished(t, h, h.billing("POST", "/v1/services/"+id+"/backups?wait=20", nil))
+	backupID := op["result"].(map[string]any)["backup"].(map[string]any)["id"].(string)
+	body, _ := json.Marshal(map[string]string{"backup_id": backupID})
+	r := h.billing("POST", "/v1/services/"+id+"/restore/preview?wait=10", body)
+	in := r.json(t)["intent"].(map[string]any)
+	if in["state"] != "preview_ready" {
+		t.Fatalf("preview %s", r.Body)
+	}
+	c, _, err := dialConsole(t, h.openConsole(t, id, "", "terminal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, c, ":~# ")
+	apply, _ := json.Marshal(map[string]any{"intent_id": in["id"], "confirmations": in["confirmations"]})
+	r = h.billing("POST", "/v1/services/"+id+"/restore", apply)
+	if r.Status != 202 && r.Status != 200 {
+		t.Fatalf("restore %d %s", r.Status, r.Body)
+	}
+	if code := waitClose(t, c, 3*time.Second); code != 4001 {
+		t.Fatalf("close code %d, want 4001", code)
+	}
+	succeeded(t, h.billing("GET", "/v1/operations/"+operationOf(t, r, r.Status)["id"].(string)+"?wait=20", nil))
 }
