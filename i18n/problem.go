@@ -75,6 +75,9 @@ const (
 	CodeBackupNotVerified Code = "backup_not_verified"
 	// CodeConsoleExpired: a console token past its 60 s, used before, or not valid (R41).
 	CodeConsoleExpired Code = "console_expired"
+	// CodeServiceAmbiguous: an admin named a service id that several clients have without
+	// naming the client (R46).
+	CodeServiceAmbiguous Code = "service_ambiguous"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -91,6 +94,7 @@ var Codes = []Code{
 	CodeCapabilityRefused, CodeSnapshotLimitReached, CodeSnapshotExists,
 	CodeBackupProtected, CodeBackupLimitReached, CodeBackupNotVerified,
 	CodeConsoleExpired,
+	CodeServiceAmbiguous,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -12,6 +12,7 @@ type AuditEvent struct {
 	ID          int64 `gorm:"primaryKey"`
 	At          time.Time
 	Actor       string
+	ClientID    string // the service's client (the actor may be an admin)
 	ServiceID   string `gorm:"column:service_id"`
 	OperationID string
 	Event       string
@@ -30,8 +31,8 @@ func InsertAudit(ctx context.Context, tx *gorm.DB, ev *AuditEvent) error {
 }
 
 // ListAudit returns a service's events, oldest first.
-func ListAudit(ctx context.Context, tx *gorm.DB, serviceID string) ([]AuditEvent, error) {
+func ListAudit(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]AuditEvent, error) {
 	var out []AuditEvent
-	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Order("at, id").Find(&out).Error
+	err := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Order("at, id").Find(&out).Error
 	return out, err
 }

@@ -31,27 +31,25 @@ func RecordServiceBackups(ctx context.Context, db *gorm.DB, svc int64, backups i
 	})
 }
 
-// ServiceBackupBytes reads the recorded backup bytes of the services with these service ids
-// (by service id; a service never seen with backups is absent).
-func ServiceBackupBytes(ctx context.Context, db *gorm.DB, serviceIDs []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(serviceIDs) == 0 {
+// ServiceBackupBytes reads the recorded backup bytes of the services with these keys
+// (services.id: a service id alone may name services of several clients, R46), by key; a
+// service never seen with backups is absent.
+func ServiceBackupBytes(ctx context.Context, db *gorm.DB, svcs []int64) (map[int64]int64, error) {
+	out := map[int64]int64{}
+	if len(svcs) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		ServiceID string
-		Bytes     int64
-	}
-	err := db.WithContext(ctx).Table("service_backups b").Select("s.service_id AS service_id, b.bytes AS bytes").
-		Joins("JOIN services s ON s.id = b.svc").Where("s.service_id IN ?", serviceIDs).Scan(&rows).Error
+	var rows []ServiceBackups
+	err := db.WithContext(ctx).Where("svc IN ?", svcs).Find(&rows).Error
 	for _, r := range rows {
-		out[r.ServiceID] = r.Bytes
+		out[r.Svc] = r.Bytes
 	}
 	return out, err
 }
 
 // BackupGauge is one service's recorded backups, with the labels of its gauge.
 type BackupGauge struct {
+	ClientID  string
 	ServiceID string
 	Cluster   string
 	GuestType string
@@ -63,8 +61,9 @@ type BackupGauge struct {
 func BackupGauges(ctx context.Context, db *gorm.DB) ([]BackupGauge, error) {
 	var rows []BackupGauge
 	err := db.WithContext(ctx).Table("service_backups b").
-		Select("s.service_id AS service_id, s.cluster AS cluster, s.guest_type AS guest_type, b.bytes AS bytes").
+		Select("s.client_id AS client_id, s.service_id AS service_id, s.cluster AS cluster, s.guest_type AS guest_type, "+
+			"b.bytes AS bytes").
 		Joins("JOIN services s ON s.id = b.svc").Where("s.state <> ? OR b.backups > 0", ServiceTerminated).
-		Order("s.service_id").Scan(&rows).Error
+		Order("s.service_id, s.client_id").Scan(&rows).Error
 	return rows, err
 }

@@ -96,9 +96,9 @@ func GetIntent(ctx context.Context, tx *gorm.DB, id string) (*Intent, error) {
 }
 
 // LatestIntent reads a service's most recent intent.
-func LatestIntent(ctx context.Context, tx *gorm.DB, serviceID string) (*Intent, error) {
+func LatestIntent(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Intent, error) {
 	var in Intent
-	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Order("created_at DESC, id DESC").Take(&in).Error
+	err := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Order("created_at DESC, id DESC").Take(&in).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -106,9 +106,10 @@ func LatestIntent(ctx context.Context, tx *gorm.DB, serviceID string) (*Intent, 
 }
 
 // LatestIntentOfKind reads a service's most recent intent of kind.
-func LatestIntentOfKind(ctx context.Context, tx *gorm.DB, serviceID, kind string) (*Intent, error) {
+func LatestIntentOfKind(ctx context.Context, tx *gorm.DB, k ServiceKey, kind string) (*Intent, error) {
 	var in Intent
-	err := tx.WithContext(ctx).Where("service_id = ? AND kind = ?", serviceID, kind).Order("created_at DESC, id DESC").Take(&in).Error
+	err := tx.WithContext(ctx).Where(keyCond+" AND kind = ?", k.ClientID, k.ServiceID, kind).Order("created_at DESC, id DESC").
+		Take(&in).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -117,9 +118,9 @@ func LatestIntentOfKind(ctx context.Context, tx *gorm.DB, serviceID, kind string
 
 // LatestIntentIn reads a service's most recent intent in one of states that names an OS (a
 // reinstall's; a restore's names none).
-func LatestIntentIn(ctx context.Context, tx *gorm.DB, serviceID string, states ...string) (*Intent, error) {
+func LatestIntentIn(ctx context.Context, tx *gorm.DB, k ServiceKey, states ...string) (*Intent, error) {
 	var in Intent
-	err := tx.WithContext(ctx).Where("service_id = ? AND state IN ? AND os <> ''", serviceID, states).
+	err := tx.WithContext(ctx).Where(keyCond+" AND state IN ? AND os <> ''", k.ClientID, k.ServiceID, states).
 		Order("created_at DESC, id DESC").Take(&in).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
@@ -148,7 +149,7 @@ func swapIntent(tx *gorm.DB, id string, gen int64, cols map[string]any) (bool, e
 // same transaction (a reinstall that needs reconciliation marks its service). It returns
 // ErrIntentChanged when another reader won; that reader made exactly this transition, so the
 // loser re-reads (R29).
-func (db *DB) AdvanceIntent(ctx context.Context, id string, gen int64, cols map[string]any, serviceID, serviceState string) error {
+func (db *DB) AdvanceIntent(ctx context.Context, id string, gen int64, cols map[string]any, svc ServiceKey, serviceState string) error {
 	return retryDeadlock(ctx, func() error {
 		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			won, err := swapIntent(tx, id, gen, cols)
@@ -159,7 +160,7 @@ func (db *DB) AdvanceIntent(ctx context.Context, id string, gen int64, cols map[
 				return ErrIntentChanged
 			}
 			if serviceState != "" {
-				return UpdateService(ctx, tx, serviceID, map[string]any{"state": serviceState})
+				return UpdateService(ctx, tx, svc, map[string]any{"state": serviceState})
 			}
 			return nil
 		}, db.txOpts())
@@ -195,10 +196,10 @@ func (db *DB) ApplyIntent(ctx context.Context, id string, gen int64, op *Operati
 
 // CountActiveOperations counts a service's queued or running operations of the given actions,
 // leaving out the operation except ("" for none).
-func CountActiveOperations(ctx context.Context, tx *gorm.DB, serviceID, except string, actions ...string) (int64, error) {
+func CountActiveOperations(ctx context.Context, tx *gorm.DB, k ServiceKey, except string, actions ...string) (int64, error) {
 	var n int64
 	err := tx.WithContext(ctx).Model(&Operation{}).
-		Where("service_id = ? AND action IN ? AND state IN ? AND id <> ?", serviceID, actions, []string{OpQueued, OpRunning}, except).
+		Where(keyCond+" AND action IN ? AND state IN ? AND id <> ?", k.ClientID, k.ServiceID, actions, []string{OpQueued, OpRunning}, except).
 		Count(&n).Error
 	return n, err
 }
@@ -212,11 +213,11 @@ var ErrNothingToReconcile = errors.New("service does not await reconciliation")
 // recorded, in one transaction. The operation keeps its needs_reconciliation state as history.
 // A service awaits reconciliation when its state says so or when the operation holding its lock
 // ended needs_reconciliation (a run taken over after a crash, R38).
-func (db *DB) Reconcile(ctx context.Context, serviceID, state string, ev *AuditEvent) (*Service, error) {
+func (db *DB) Reconcile(ctx context.Context, k ServiceKey, state string, ev *AuditEvent) (*Service, error) {
 	var out *Service
 	err := retryDeadlock(ctx, func() error {
 		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			svc, err := GetService(ctx, tx, serviceID)
+			svc, err := GetService(ctx, tx, k)
 			if err != nil {
 				return err
 			}
@@ -237,10 +238,10 @@ func (db *DB) Reconcile(ctx context.Context, serviceID, state string, ev *AuditE
 			if !awaiting {
 				return ErrNothingToReconcile
 			}
-			if err := UpdateService(ctx, tx, serviceID, map[string]any{"state": state, "lock_operation_id": nil}); err != nil {
+			if err := UpdateService(ctx, tx, k, map[string]any{"state": state, "lock_operation_id": nil}); err != nil {
 				return err
 			}
-			if err := tx.Model(&Intent{}).Where("service_id = ? AND (state = ? OR (state = ? AND operation_id = ?))", serviceID,
+			if err := tx.Model(&Intent{}).Where(keyCond+" AND (state = ? OR (state = ? AND operation_id = ?))", k.ClientID, k.ServiceID,
 				IntentNeedsReconciliation, IntentApplying, ev.OperationID).
 				Updates(map[string]any{"state": IntentResolved, "generation": gorm.Expr("generation + 1"), "updated_at": Now()}).Error; err != nil {
 				return err
@@ -248,7 +249,7 @@ func (db *DB) Reconcile(ctx context.Context, serviceID, state string, ev *AuditE
 			if err := InsertAudit(ctx, tx, ev); err != nil {
 				return err
 			}
-			out, err = GetService(ctx, tx, serviceID)
+			out, err = GetService(ctx, tx, k)
 			return err
 		}, db.txOpts())
 	})

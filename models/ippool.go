@@ -33,10 +33,11 @@ type IPPool struct {
 func (IPPool) TableName() string { return "ip_pools" }
 
 // IPAllocation is one address of a pool held by a service. The table is keyed on (pool, ip) and
-// unique on (pool, service_id).
+// unique on (pool, client_id, service_id).
 type IPAllocation struct {
 	Pool      string `gorm:"primaryKey"`
 	IP        int64  `gorm:"primaryKey;column:ip"`
+	ClientID  string
 	ServiceID string `gorm:"column:service_id"`
 	CreatedAt time.Time
 }
@@ -223,9 +224,9 @@ WHERE NOT EXISTS (SELECT 1 FROM ip_allocations x WHERE x.pool = ? AND x.ip = c.i
 //
 // Two services never hold one address, across any number of replicas: the allocation runs in
 // one transaction that first locks the pool row (FOR UPDATE on MySQL; SQLite has a single
-// writer), and ip_allocations is unique on (pool, ip) and on (pool, service_id), so an insert
+// writer), and ip_allocations is unique on (pool, ip) and on (pool, client_id, service_id), so an insert
 // that got past the lock anyway fails with a duplicate key and the pick is made again.
-func (db *DB) AllocateIP(ctx context.Context, pool, serviceID string) (IPAllocation, IPPool, error) {
+func (db *DB) AllocateIP(ctx context.Context, pool string, k ServiceKey) (IPAllocation, IPPool, error) {
 	var alloc IPAllocation
 	var row IPPool
 	err := retryDeadlock(ctx, func() error {
@@ -238,7 +239,7 @@ func (db *DB) AllocateIP(ctx context.Context, pool, serviceID string) (IPAllocat
 			for attempt := 0; attempt < maxAllocateAttempts; attempt++ {
 				// A fresh value: gorm adds the primary key of a non-empty destination to the query.
 				var held IPAllocation
-				err := tx.Where("pool = ? AND service_id = ?", pool, serviceID).Take(&held).Error
+				err := tx.Where("pool = ? AND "+keyCond, pool, k.ClientID, k.ServiceID).Take(&held).Error
 				if err == nil {
 					alloc = held
 					return nil
@@ -258,7 +259,7 @@ func (db *DB) AllocateIP(ctx context.Context, pool, serviceID string) (IPAllocat
 						return err
 					}
 				}
-				alloc = IPAllocation{Pool: pool, IP: next.Int64, ServiceID: serviceID, CreatedAt: Now()}
+				alloc = IPAllocation{Pool: pool, IP: next.Int64, ClientID: k.ClientID, ServiceID: k.ServiceID, CreatedAt: Now()}
 				err = tx.Create(&alloc).Error
 				if err == nil {
 					return nil
@@ -278,9 +279,9 @@ func (db *DB) AllocateIP(ctx context.Context, pool, serviceID string) (IPAllocat
 }
 
 // ServiceIPAllocations returns the addresses a service holds with their pools, ordered by pool.
-func ServiceIPAllocations(ctx context.Context, tx *gorm.DB, serviceID string) ([]IPAllocation, map[string]IPPool, error) {
+func ServiceIPAllocations(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]IPAllocation, map[string]IPPool, error) {
 	var allocs []IPAllocation
-	if err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Order("pool").Find(&allocs).Error; err != nil {
+	if err := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Order("pool").Find(&allocs).Error; err != nil {
 		return nil, nil, err
 	}
 	pools := map[string]IPPool{}
@@ -303,7 +304,7 @@ func ServiceIPAllocations(ctx context.Context, tx *gorm.DB, serviceID string) ([
 
 // ReleaseIPs frees every address a service holds and returns how many were freed (0 is not an
 // error: a release is idempotent).
-func ReleaseIPs(ctx context.Context, tx *gorm.DB, serviceID string) (int64, error) {
-	res := tx.WithContext(ctx).Where("service_id = ?", serviceID).Delete(&IPAllocation{})
+func ReleaseIPs(ctx context.Context, tx *gorm.DB, k ServiceKey) (int64, error) {
+	res := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Delete(&IPAllocation{})
 	return res.RowsAffected, res.Error
 }

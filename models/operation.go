@@ -132,7 +132,7 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 		// Secrets.Pin) until its lease_until.
 		Where("((state = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)) OR (state = ? AND lease_until < ?))",
 			OpQueued, owner, now, OpRunning, now).
-		Where("service_id NOT IN (SELECT s.service_id FROM services s WHERE s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
+		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
 	if db.Dialect == MySQL {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
@@ -144,14 +144,14 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 	for i := range cands {
 		c := &cands[i]
 		// Take the service lock (a service without a row has nothing to lock).
-		res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
-			c.ID, c.ServiceID, c.ID)
+		res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE client_id = ? AND service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
+			c.ID, c.ClientID, c.ServiceID, c.ID)
 		if res.Error != nil {
 			return nil, fmt.Errorf("lock service: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
 			var n int64
-			if err := tx.Model(&Service{}).Where("service_id = ?", c.ServiceID).Count(&n).Error; err != nil {
+			if err := tx.Model(&Service{}).Where(keyCond, c.ClientID, c.ServiceID).Count(&n).Error; err != nil {
 				return nil, err
 			}
 			if n > 0 {
@@ -248,13 +248,13 @@ func (db *DB) finishTx(ctx context.Context, id, owner, state string, cols map[st
 		if state == OpNeedsReconciliation {
 			// R28: the lock stays closed and the service says why, in the same transaction, so
 			// no request sees an open service behind a closed lock.
-			if err := tx.Exec("UPDATE services SET state = ?, updated_at = ? WHERE service_id = ?",
-				ServiceNeedsReconciliation, now, op.ServiceID).Error; err != nil {
+			if err := tx.Exec("UPDATE services SET state = ?, updated_at = ? WHERE client_id = ? AND service_id = ?",
+				ServiceNeedsReconciliation, now, op.ClientID, op.ServiceID).Error; err != nil {
 				return err
 			}
-			return failQueuedBehind(tx, op.ServiceID, now)
+			return failQueuedBehind(tx, op.Key(), now)
 		}
-		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
+		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE client_id = ? AND service_id = ? AND lock_operation_id = ?", op.ClientID, op.ServiceID, id).Error
 	}, db.txOpts())
 }
 
@@ -262,10 +262,10 @@ func (db *DB) finishTx(ctx context.Context, id, owner, state string, cols map[st
 // operator's reconciliation (R28): behind its closed lock they would wait until the operator
 // acts and then run on a guest nobody has looked at. They fail as a new request for that
 // service is refused, service_locked, and their clients hear of it like any other end.
-func failQueuedBehind(tx *gorm.DB, serviceID string, now time.Time) error {
+func failQueuedBehind(tx *gorm.DB, k ServiceKey, now time.Time) error {
 	p := i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked)
 	code, detail := string(p.Code), p.Detail("en")
-	return tx.Model(&Operation{}).Where("service_id = ? AND state = ?", serviceID, OpQueued).
+	return tx.Model(&Operation{}).Where(keyCond+" AND state = ?", k.ClientID, k.ServiceID, OpQueued).
 		Updates(map[string]any{"state": OpFailed, "error_code": code, "error_detail": detail,
 			"lease_owner": nil, "lease_until": nil, "updated_at": now, "finished_at": now}).Error
 }
@@ -290,6 +290,6 @@ func (db *DB) releaseTx(ctx context.Context, id, owner string) error {
 		if res.RowsAffected == 0 {
 			return ErrLeaseLost
 		}
-		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ? AND lock_operation_id = ?", op.ServiceID, id).Error
+		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE client_id = ? AND service_id = ? AND lock_operation_id = ?", op.ClientID, op.ServiceID, id).Error
 	}, db.txOpts())
 }

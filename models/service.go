@@ -20,8 +20,8 @@ const (
 	ServiceFailed              = "failed"
 )
 
-// Service is one customer guest managed by pvebill. It is unique on ServiceID and on
-// (Cluster, VMID) — never including the guest type (R1).
+// Service is one customer guest managed by pvebill. It is unique on (ClientID, ServiceID) (R46)
+// and on (Cluster, VMID) — never including the guest type (R1).
 type Service struct {
 	ID              int64  `gorm:"primaryKey"`
 	ServiceID       string `gorm:"column:service_id"`
@@ -35,14 +35,17 @@ type Service struct {
 	State           string
 	ParamsHash      string
 	LockOperationID *string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// LegacyStamp is set on the services that existed before service ids became per client
+	// (R46): their guests may carry the one-part stamp that names the service id alone (R39).
+	LegacyStamp bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // TableName pins the table.
 func (Service) TableName() string { return "services" }
 
-// InsertService writes a new service row; a duplicate service_id or (cluster, vmid) returns
+// InsertService writes a new service row; a duplicate (client_id, service_id) or (cluster, vmid) returns
 // ErrDuplicate.
 func InsertService(ctx context.Context, tx *gorm.DB, s *Service) error {
 	now := Now()
@@ -50,10 +53,10 @@ func InsertService(ctx context.Context, tx *gorm.DB, s *Service) error {
 	return tx.WithContext(ctx).Create(s).Error
 }
 
-// GetService finds a service by its id.
-func GetService(ctx context.Context, tx *gorm.DB, serviceID string) (*Service, error) {
+// GetService finds a service by its key.
+func GetService(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Service, error) {
 	var s Service
-	err := pooled(ctx, tx).Where("service_id = ?", serviceID).Take(&s).Error
+	err := pooled(ctx, tx).Where(keyCond, k.ClientID, k.ServiceID).Take(&s).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -69,19 +72,19 @@ type serviceIPRow struct {
 
 // GetClientServiceWithIPs reads a client's service and the IPv4 addresses it holds, in one
 // statement: the service view is the most frequent read of the webhook path. Another client's
-// service is reported as not found.
+// service with the same id is not this one (R46): it is not found.
 func GetClientServiceWithIPs(ctx context.Context, tx *gorm.DB, clientID, serviceID string) (*Service, []netip.Addr, error) {
 	var rows []serviceIPRow
 	err := pooled(ctx, tx).Table("services").
 		Select("services.*, ip_allocations.ip AS alloc_ip").
-		Joins("LEFT JOIN ip_allocations ON ip_allocations.service_id = services.service_id").
-		Where("services.service_id = ?", serviceID).
+		Joins("LEFT JOIN ip_allocations ON ip_allocations.client_id = services.client_id AND ip_allocations.service_id = services.service_id").
+		Where("services.client_id = ? AND services.service_id = ?", clientID, serviceID).
 		Order("ip_allocations.pool, ip_allocations.ip").
 		Scan(&rows).Error
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(rows) == 0 || rows[0].ClientID != clientID {
+	if len(rows) == 0 {
 		return nil, nil, ErrNotFound
 	}
 	ips := make([]netip.Addr, 0, len(rows))
@@ -100,15 +103,17 @@ func IPv4(v int64) netip.Addr {
 	return netip.AddrFrom4([4]byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)})
 }
 
-// GetClientService finds a service that belongs to a client; another client's service is
-// reported as not found.
+// GetClientService finds a service that belongs to a client; another client's service with the
+// same id is not this one (R46): it is not found.
 func GetClientService(ctx context.Context, tx *gorm.DB, clientID, serviceID string) (*Service, error) {
-	s, err := GetService(ctx, tx, serviceID)
-	if err != nil {
-		return nil, err
-	}
-	if s.ClientID != clientID {
-		return nil, ErrNotFound
-	}
-	return s, nil
+	return GetService(ctx, tx, ServiceKey{ClientID: clientID, ServiceID: serviceID})
+}
+
+// ServiceOwners lists the clients that have a service with this id, in order (the admin scope
+// addresses a service by its id and, when several clients share it, its client: docs/api.md).
+func ServiceOwners(ctx context.Context, tx *gorm.DB, serviceID string) ([]string, error) {
+	var out []string
+	err := pooled(ctx, tx).Model(&Service{}).Where("service_id = ?", serviceID).Order("client_id").
+		Pluck("client_id", &out).Error
+	return out, err
 }

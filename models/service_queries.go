@@ -10,7 +10,7 @@ import (
 )
 
 // CreateServiceOperation inserts a new service and its first operation in one transaction. A
-// service_id that exists already returns ErrDuplicate and writes nothing.
+// client's service_id that exists already returns ErrDuplicate and writes nothing.
 func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operation) error {
 	// A Galera certification failure (two replicas creating the same service_id) is run again;
 	// the second run meets the winner's row as a duplicate (R51).
@@ -27,10 +27,10 @@ func (db *DB) CreateServiceOperation(ctx context.Context, s *Service, op *Operat
 
 // UpdateService writes the named columns of a service (explicit columns: a zero value such as
 // a NULL vmid is written, never skipped).
-func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[string]any) error {
+func UpdateService(ctx context.Context, tx *gorm.DB, k ServiceKey, cols map[string]any) error {
 	cols["updated_at"] = Now()
 	update := func() error {
-		res := tx.WithContext(ctx).Model(&Service{}).Where("service_id = ?", serviceID).Updates(cols)
+		res := tx.WithContext(ctx).Model(&Service{}).Where(keyCond, k.ClientID, k.ServiceID).Updates(cols)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -42,7 +42,7 @@ func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[
 	if inTransaction(tx) {
 		return update() // the caller's transaction is the unit to retry
 	}
-	// On its own the statement locks the service_id index entry, then the row: MariaDB may
+	// On its own the statement locks the (client_id, service_id) index entry, then the row: MariaDB may
 	// pick it as a deadlock victim against a claim or a finish, and it is simply run again.
 	return retryDeadlock(ctx, update)
 }
@@ -50,13 +50,13 @@ func UpdateService(ctx context.Context, tx *gorm.DB, serviceID string, cols map[
 // ReserveVMID records vmid on the service in cluster. The unique key (cluster, vmid) makes the
 // reservation exclusive across replicas (R1, R2): a vmid another service holds returns
 // ErrDuplicate.
-func ReserveVMID(ctx context.Context, tx *gorm.DB, serviceID, cluster string, vmid int) error {
-	return UpdateService(ctx, tx, serviceID, map[string]any{"cluster": cluster, "vmid": vmid})
+func ReserveVMID(ctx context.Context, tx *gorm.DB, k ServiceKey, cluster string, vmid int) error {
+	return UpdateService(ctx, tx, k, map[string]any{"cluster": cluster, "vmid": vmid})
 }
 
 // ReleaseVMID clears the service's vmid reservation.
-func ReleaseVMID(ctx context.Context, tx *gorm.DB, serviceID string) error {
-	return UpdateService(ctx, tx, serviceID, map[string]any{"vmid": nil})
+func ReleaseVMID(ctx context.Context, tx *gorm.DB, k ServiceKey) error {
+	return UpdateService(ctx, tx, k, map[string]any{"vmid": nil})
 }
 
 // ReservedVMIDs returns the vmids services hold in cluster from from on, ascending, at most
@@ -69,24 +69,24 @@ func ReservedVMIDs(ctx context.Context, tx *gorm.DB, cluster string, from, limit
 }
 
 // ServiceVMIDs maps each vmid of cluster held by a service that is not terminated to its
-// service_id.
-func ServiceVMIDs(ctx context.Context, tx *gorm.DB, cluster string) (map[int]string, error) {
+// service's key.
+func ServiceVMIDs(ctx context.Context, tx *gorm.DB, cluster string) (map[int]ServiceKey, error) {
 	var rows []Service
-	err := tx.WithContext(ctx).Select("service_id", "vmid").
+	err := tx.WithContext(ctx).Select("client_id", "service_id", "vmid").
 		Where("cluster = ? AND vmid IS NOT NULL AND state <> ?", cluster, ServiceTerminated).Find(&rows).Error
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int]string, len(rows))
+	out := make(map[int]ServiceKey, len(rows))
 	for _, r := range rows {
-		out[*r.VMID] = r.ServiceID
+		out[*r.VMID] = r.Key()
 	}
 	return out, nil
 }
 
 // LatestOperation returns the service's most recent operation of action ("" for any).
-func LatestOperation(ctx context.Context, tx *gorm.DB, serviceID, action string) (*Operation, error) {
-	q := tx.WithContext(ctx).Where("service_id = ?", serviceID)
+func LatestOperation(ctx context.Context, tx *gorm.DB, k ServiceKey, action string) (*Operation, error) {
+	q := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID)
 	if action != "" {
 		q = q.Where("action = ?", action)
 	}
@@ -96,13 +96,14 @@ func LatestOperation(ctx context.Context, tx *gorm.DB, serviceID, action string)
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("latest %s operation of %s: %w", action, serviceID, err)
+		return nil, fmt.Errorf("latest %s operation of %s: %w", action, k.ServiceID, err)
 	}
 	return &op, nil
 }
 
 // BandwidthUsage is a service's traffic in its current billing period.
 type BandwidthUsage struct {
+	ClientID    string `gorm:"primaryKey;column:client_id"`
 	ServiceID   string `gorm:"primaryKey;column:service_id"`
 	PeriodStart time.Time
 	Bytes       int64
@@ -114,9 +115,9 @@ type BandwidthUsage struct {
 func (BandwidthUsage) TableName() string { return "bandwidth_usage" }
 
 // GetBandwidthUsage reads a service's row; ErrNotFound when it has none yet.
-func GetBandwidthUsage(ctx context.Context, tx *gorm.DB, serviceID string) (*BandwidthUsage, error) {
+func GetBandwidthUsage(ctx context.Context, tx *gorm.DB, k ServiceKey) (*BandwidthUsage, error) {
 	var u BandwidthUsage
-	err := tx.WithContext(ctx).Where("service_id = ?", serviceID).Take(&u).Error
+	err := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -126,7 +127,7 @@ func GetBandwidthUsage(ctx context.Context, tx *gorm.DB, serviceID string) (*Ban
 // SaveBandwidthUsage writes a service's row, every column explicitly.
 func SaveBandwidthUsage(ctx context.Context, tx *gorm.DB, u *BandwidthUsage) error {
 	u.UpdatedAt = Now()
-	res := tx.WithContext(ctx).Model(&BandwidthUsage{}).Where("service_id = ?", u.ServiceID).
+	res := tx.WithContext(ctx).Model(&BandwidthUsage{}).Where(keyCond, u.ClientID, u.ServiceID).
 		Updates(map[string]any{"period_start": u.PeriodStart, "bytes": u.Bytes, "last_counter": u.LastCounter, "updated_at": u.UpdatedAt})
 	if res.Error != nil {
 		return res.Error
@@ -136,7 +137,7 @@ func SaveBandwidthUsage(ctx context.Context, tx *gorm.DB, u *BandwidthUsage) err
 	}
 	err := tx.WithContext(ctx).Create(u).Error
 	if errors.Is(err, ErrDuplicate) {
-		return tx.WithContext(ctx).Model(&BandwidthUsage{}).Where("service_id = ?", u.ServiceID).
+		return tx.WithContext(ctx).Model(&BandwidthUsage{}).Where(keyCond, u.ClientID, u.ServiceID).
 			Updates(map[string]any{"period_start": u.PeriodStart, "bytes": u.Bytes, "last_counter": u.LastCounter, "updated_at": u.UpdatedAt}).Error
 	}
 	return err
@@ -147,27 +148,28 @@ func SaveBandwidthUsage(ctx context.Context, tx *gorm.DB, u *BandwidthUsage) err
 func EnforceableServices(ctx context.Context, tx *gorm.DB, cluster string) ([]Service, error) {
 	var out []Service
 	err := tx.WithContext(ctx).Where("cluster = ? AND vmid IS NOT NULL AND state IN ?", cluster,
-		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("service_id").Find(&out).Error
+		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("service_id, client_id").Find(&out).Error
 	return out, err
 }
 
 // HasOpenOperation reports whether a service has a queued or running operation.
-func HasOpenOperation(ctx context.Context, tx *gorm.DB, serviceID string) (bool, error) {
+func HasOpenOperation(ctx context.Context, tx *gorm.DB, k ServiceKey) (bool, error) {
 	var n int64
-	err := tx.WithContext(ctx).Model(&Operation{}).Where("service_id = ? AND state IN ?", serviceID,
+	err := tx.WithContext(ctx).Model(&Operation{}).Where(keyCond+" AND state IN ?", k.ClientID, k.ServiceID,
 		[]string{OpQueued, OpRunning}).Count(&n).Error
 	return n > 0, err
 }
 
 // CreatesInFlight counts, per node of cluster, the services still provisioning that have been
 // placed there (their create has not ended), leaving out the service except.
-func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster, except string) (map[string]int, error) {
+func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster string, except ServiceKey) (map[string]int, error) {
 	var rows []struct {
 		Node  string
 		Count int
 	}
 	err := tx.WithContext(ctx).Model(&Service{}).Select("node, COUNT(*) AS count").
-		Where("cluster = ? AND state = ? AND node <> '' AND service_id <> ?", cluster, ServiceProvisioning, except).
+		Where("cluster = ? AND state = ? AND node <> '' AND NOT ("+keyCond+")", cluster, ServiceProvisioning,
+			except.ClientID, except.ServiceID).
 		Group("node").Scan(&rows).Error
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {

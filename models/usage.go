@@ -18,6 +18,9 @@ import (
 // a usage_nodes id, the VMID and guest type not at all (they are the service's); reads join them
 // back in. The last_* counters are the folder's, kept only in the 5-minute tier.
 type UsageBucket struct {
+	// Svc is the service's key in services.id, set on the buckets read back: a service id alone
+	// may name services of several clients (R46).
+	Svc         int64  `gorm:"column:svc"`
 	ServiceID   string `gorm:"column:service_id"`
 	BucketStart int64  `gorm:"column:bucket_start"` // unix seconds
 	Cluster     string `gorm:"column:cluster"`
@@ -97,7 +100,7 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 }
 
 // usage5mSelect reads usage_5m rows as UsageBuckets, joining back the service and the node.
-const usage5mSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
+const usage5mSelect = "u.svc AS svc, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout, " +
 	"u.last_netin, u.last_netout, u.last_uptime, u.last_sample_at"
@@ -114,12 +117,21 @@ func (db *DB) UsageBuckets(ctx context.Context, serviceIDs []string, from, to in
 		return nil, nil
 	}
 	keys, err := db.usageKeys(ctx, serviceIDs)
-	if err != nil || len(keys) == 0 {
+	if err != nil {
 		return nil, err
 	}
+	return db.UsageBucketsOf(ctx, keys, from, to)
+}
+
+// UsageBucketsOf is UsageBuckets for services named by their keys (services.id), ordered by
+// service id, key and start.
+func (db *DB) UsageBucketsOf(ctx context.Context, keys []int64, from, to int64) ([]UsageBucket, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
 	var out []UsageBucket
-	err = db.usage5mQuery(ctx).Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
-		Order("s.service_id, u.start").Scan(&out).Error
+	err := db.usage5mQuery(ctx).Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
+		Order("s.service_id, u.svc, u.start").Scan(&out).Error
 	return out, err
 }
 
@@ -150,6 +162,7 @@ func (db *DB) RecentUsageBuckets(ctx context.Context, serviceIDs []string, since
 
 // UsageTotals is one service's usage summed over a period; nil where no bucket knew the value.
 type UsageTotals struct {
+	Svc         int64    `gorm:"column:svc"` // the service's key (services.id)
 	ServiceID   string   `gorm:"column:service_id"`
 	Samples     int64    `gorm:"column:samples"`
 	SwapSamples int64    `gorm:"column:swap_samples"`

@@ -200,7 +200,7 @@ func (db *DB) UpsertUsageTier(ctx context.Context, t Tier, rows []UsageTierRow) 
 }
 
 // tierTotalsSelect sums a tier's buckets per service.
-const tierTotalsSelect = "s.service_id AS service_id, SUM(u.samples) AS samples, SUM(u.swap_samples) AS swap_samples, " +
+const tierTotalsSelect = "u.svc AS svc, MIN(s.service_id) AS service_id, SUM(u.samples) AS samples, SUM(u.swap_samples) AS swap_samples, " +
 	"SUM(u.swap_sum) AS swap_sum, MAX(u.swap_max) AS swap_max, SUM(u.mem_sum) AS mem_sum, MAX(u.mem_max) AS mem_max, " +
 	"SUM(u.cpu_sum) AS cpu_sum, MAX(u.disk_max) AS disk_max, SUM(u.netin) AS netin_bytes, SUM(u.netout) AS netout_bytes"
 
@@ -212,25 +212,38 @@ func (db *DB) UsageTierTotals(ctx context.Context, t Tier, serviceIDs []string, 
 		return out, nil
 	}
 	keys, err := db.usageKeys(ctx, serviceIDs)
-	if err != nil || len(keys) == 0 {
-		return out, err
+	if err != nil {
+		return nil, err
+	}
+	byKey, err := db.UsageTierTotalsOf(ctx, t, keys, from, to)
+	for _, r := range byKey {
+		out[r.ServiceID] = r
+	}
+	return out, err
+}
+
+// UsageTierTotalsOf is UsageTierTotals for services named by their keys (services.id), by key.
+func (db *DB) UsageTierTotalsOf(ctx context.Context, t Tier, keys []int64, from, to int64) (map[int64]UsageTotals, error) {
+	out := map[int64]UsageTotals{}
+	if len(keys) == 0 || from >= to {
+		return out, nil
 	}
 	var rows []UsageTotals
-	err = db.WithContext(ctx).Table(t.table()+" AS u").Select(tierTotalsSelect).
+	err := db.WithContext(ctx).Table(t.table()+" AS u").Select(tierTotalsSelect).
 		Joins("JOIN services s ON s.id = u.svc").
 		Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
-		Group("s.service_id").Scan(&rows).Error
+		Group("u.svc").Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		out[r.ServiceID] = r
+		out[r.Svc] = r
 	}
 	return out, nil
 }
 
 // tierBucketSelect reads a tier's rows as UsageBuckets (without the folder's counters).
-const tierBucketSelect = "s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
+const tierBucketSelect = "u.svc AS svc, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout"
 
@@ -241,14 +254,23 @@ func (db *DB) UsageTierBuckets(ctx context.Context, t Tier, serviceIDs []string,
 		return nil, nil
 	}
 	keys, err := db.usageKeys(ctx, serviceIDs)
-	if err != nil || len(keys) == 0 {
+	if err != nil {
 		return nil, err
 	}
+	return db.UsageTierBucketsOf(ctx, t, keys, from, to)
+}
+
+// UsageTierBucketsOf is UsageTierBuckets for services named by their keys (services.id),
+// ordered by service id, key and start.
+func (db *DB) UsageTierBucketsOf(ctx context.Context, t Tier, keys []int64, from, to int64) ([]UsageBucket, error) {
+	if len(keys) == 0 || from >= to {
+		return nil, nil
+	}
 	var out []UsageBucket
-	err = db.WithContext(ctx).Table(t.table()+" AS u").Select(tierBucketSelect).
+	err := db.WithContext(ctx).Table(t.table()+" AS u").Select(tierBucketSelect).
 		Joins("JOIN services s ON s.id = u.svc").Joins("LEFT JOIN usage_nodes n ON n.id = u.node_id").
 		Where("u.svc IN ? AND u.start >= ? AND u.start < ?", keys, from, to).
-		Order("s.service_id, u.start").Scan(&out).Error
+		Order("s.service_id, u.svc, u.start").Scan(&out).Error
 	return out, err
 }
 

@@ -68,7 +68,12 @@ func (s *Server) answerPreview(c *gin.Context, in *models.Intent, op *models.Ope
 // getReinstall is GET /v1/services/{id}/reinstall[/{intent_id}]: the intent, advanced on read
 // (R29).
 func (s *Server) getReinstall(c *gin.Context) {
-	in, err := s.reinst.Get(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("intent_id"))
+	owner, err := s.serviceClient(c, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	in, err := s.reinst.Get(c.Request.Context(), owner, c.Param("service_id"), c.Param("intent_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -101,11 +106,17 @@ func (s *Server) reconcileService(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	svc, err := s.reinst.Reconcile(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	writeJSON(c, http.StatusOK, gin.H{"reconciliation": gin.H{"service_id": svc.ServiceID, "state": svc.State,
-		"resolution": req.Resolution}})
+	key := models.ServiceKey{ClientID: owner, ServiceID: c.Param("service_id")}
+	svc, err := s.reinst.Reconcile(c.Request.Context(), client(c).ID, key, req)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"reconciliation": gin.H{"service_id": svc.ServiceID, "client_id": svc.ClientID,
+		"state": svc.State, "resolution": req.Resolution}})
 }

@@ -31,8 +31,15 @@ func (s *Server) createService(c *gin.Context) {
 	s.acceptOperation(c, op)
 }
 
+// getService is GET /v1/services/{id}: a billing client's own service, or any client's for an
+// admin (serviceClient).
 func (s *Server) getService(c *gin.Context) {
-	v, err := s.prov.Get(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	owner, err := s.serviceClient(c, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	v, err := s.prov.Get(c.Request.Context(), owner, c.Param("service_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return

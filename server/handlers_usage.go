@@ -20,7 +20,7 @@ import (
 // usageParams are the query parameters GET /v1/usage accepts; anything else is refused, so a
 // misspelt parameter is never silently ignored.
 var usageParams = map[string]bool{"from": true, "to": true, "service_id": true, "granularity": true,
-	"limit": true, "cursor": true, "wait": true}
+	"limit": true, "cursor": true, "wait": true, clientParam: true}
 
 // getUsage answers GET /v1/usage (R34, R45, docs/api.md Usage): per service and period, from
 // the coarsest usage tiers covering it, null where a value is not known. A billing client sees its own services,
@@ -35,10 +35,28 @@ func (s *Server) getUsage(c *gin.Context) {
 	if !cl.HasScope(config.ScopeAdmin) {
 		q.ClientID = cl.ID
 	}
+	if named, ok := c.GetQuery(clientParam); ok {
+		if !cl.HasScope(config.ScopeAdmin) && named != cl.ID {
+			// Another client's services are not there for a billing client (R46).
+			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
+			return
+		}
+		q.ClientID = named
+	}
 	ctx := c.Request.Context()
 	if q.ServiceID != "" {
-		svc, err := models.GetService(ctx, s.db.Gorm, q.ServiceID)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && q.ClientID != "" && svc.ClientID != q.ClientID) {
+		if q.ClientID == "" {
+			// An admin's report of one service id: the client is resolved as on the service
+			// routes, so a shared id needs ?client= (R46).
+			owner, err := s.serviceClient(c, q.ServiceID)
+			if err != nil {
+				writeError(c, s.log, err)
+				return
+			}
+			q.ClientID = owner
+		}
+		_, err := models.GetClientService(ctx, s.db.Gorm, q.ClientID, q.ServiceID)
+		if errors.Is(err, models.ErrNotFound) {
 			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
 			return
 		}
@@ -127,7 +145,7 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 }
 
 // seriesParams are the query parameters GET /v1/services/{id}/usage/series accepts.
-var seriesParams = map[string]bool{"metric": true, "from": true, "to": true, "points": true}
+var seriesParams = map[string]bool{"metric": true, "from": true, "to": true, "points": true, clientParam: true}
 
 // getUsageSeries answers GET /v1/services/{service_id}/usage/series (R45, docs/api.md Usage): one
 // metric of one service over a period for a graph, at most `points` points from the coarsest
@@ -138,9 +156,13 @@ func (s *Server) getUsageSeries(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	cl := client(c)
-	svc, err := models.GetService(c.Request.Context(), s.db.Gorm, q.ServiceID)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && !cl.HasScope(config.ScopeAdmin) && svc.ClientID != cl.ID) {
+	owner, err := s.serviceClient(c, q.ServiceID)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	svc, err := models.GetClientService(c.Request.Context(), s.db.Gorm, owner, q.ServiceID)
+	if errors.Is(err, models.ErrNotFound) {
 		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
 		return
 	}
@@ -148,6 +170,7 @@ func (s *Server) getUsageSeries(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
+	q.Svc = svc.ID
 	series, err := usage.NewReporter(s.db, s.plans, s.now).Series(c.Request.Context(), q)
 	if err != nil {
 		writeError(c, s.log, err)

@@ -172,12 +172,12 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 // Allocate gives a service an address of pool: the address it already holds there, or the
 // lowest free one. ErrNoSuchPool when the pool does not exist, ErrPoolExhausted when every
 // address is taken.
-func (s *Service) Allocate(ctx context.Context, pool, serviceID string) (Address, error) {
-	if serviceID == "" || len(serviceID) > maxServiceIDLen {
-		return Address{}, fmt.Errorf("allocate in pool %s: service id %q: %w", pool, serviceID,
+func (s *Service) Allocate(ctx context.Context, pool string, k models.ServiceKey) (Address, error) {
+	if k.ServiceID == "" || len(k.ServiceID) > maxServiceIDLen {
+		return Address{}, fmt.Errorf("allocate in pool %s: service id %q: %w", pool, k.ServiceID,
 			i18n.Validation(i18n.FieldError{Field: "service_id", Code: i18n.FieldPattern}))
 	}
-	alloc, row, err := s.db.AllocateIP(ctx, pool, serviceID)
+	alloc, row, err := s.db.AllocateIP(ctx, pool, k)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return Address{}, fmt.Errorf("allocate in pool %s: %w", pool, ErrNoSuchPool)
@@ -195,16 +195,16 @@ func (s *Service) Allocate(ctx context.Context, pool, serviceID string) (Address
 
 // Lookup returns the addresses a service holds, one per pool, ordered by pool name (none:
 // an empty list).
-func (s *Service) Lookup(ctx context.Context, serviceID string) ([]Address, error) {
-	allocs, pools, err := models.ServiceIPAllocations(ctx, s.db.Gorm, serviceID)
+func (s *Service) Lookup(ctx context.Context, k models.ServiceKey) ([]Address, error) {
+	allocs, pools, err := models.ServiceIPAllocations(ctx, s.db.Gorm, k)
 	if err != nil {
-		return nil, fmt.Errorf("look up addresses of %s: %w", serviceID, err)
+		return nil, fmt.Errorf("look up addresses of %s: %w", k.ServiceID, err)
 	}
 	out := make([]Address, 0, len(allocs))
 	for _, a := range allocs {
 		row, ok := pools[a.Pool]
 		if !ok {
-			return nil, fmt.Errorf("address %d of %s: pool %s vanished", a.IP, serviceID, a.Pool)
+			return nil, fmt.Errorf("address %d of %s: pool %s vanished", a.IP, k.ServiceID, a.Pool)
 		}
 		p, err := decodeRow(row)
 		if err != nil {
@@ -217,9 +217,9 @@ func (s *Service) Lookup(ctx context.Context, serviceID string) ([]Address, erro
 
 // Release frees every address the service holds. Releasing a service that holds none is not
 // an error.
-func (s *Service) Release(ctx context.Context, serviceID string) error {
-	if _, err := models.ReleaseIPs(ctx, s.db.Gorm, serviceID); err != nil {
-		return fmt.Errorf("release addresses of %s: %w", serviceID, err)
+func (s *Service) Release(ctx context.Context, k models.ServiceKey) error {
+	if _, err := models.ReleaseIPs(ctx, s.db.Gorm, k); err != nil {
+		return fmt.Errorf("release addresses of %s: %w", k.ServiceID, err)
 	}
 	return nil
 }

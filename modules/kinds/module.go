@@ -13,13 +13,17 @@ import (
 )
 
 // Guest addresses one guest: the cluster's client, the node it is on, its vmid and the service
-// it belongs to (whose stamp it must carry, R39).
+// it belongs to, named by its billing client and its id (whose stamp it must carry, R39, R46).
 type Guest struct {
 	Client    *pve.Client
 	Cluster   string
 	Node      string
 	VMID      int
+	ClientID  string
 	ServiceID string
+	// LegacyStamp accepts the one-part stamp that names the service id alone: only a service
+	// that existed before service ids became per client may own a guest stamped so (R46).
+	LegacyStamp bool
 }
 
 // Address is a static IPv4 address for a guest's first interface. A nil *Address means DHCP.
@@ -119,12 +123,18 @@ const StampTag = "pvebill"
 // stampPrefix starts the description line naming the service.
 const stampPrefix = "pvebill-service: "
 
-// StampLine is the description line naming a guest's service.
-func StampLine(serviceID string) string { return stampPrefix + serviceID }
+// StampLine is the description line naming a guest's service: its client and its id,
+// "pvebill-service: CLIENT/ID" (R39, R46). A service id holds no "/", so the line names one
+// service whatever the client id holds.
+func StampLine(g Guest) string { return stampPrefix + g.ClientID + "/" + g.ServiceID }
+
+// legacyStampLine is the one-part line guests were stamped with before service ids became per
+// client: it names the id alone.
+func legacyStampLine(serviceID string) string { return stampPrefix + serviceID }
 
 // StampDescription is the description a new guest is created with.
-func StampDescription(serviceID string) string {
-	return StampLine(serviceID) + "\nManaged by pvebill: do not edit this line."
+func StampDescription(g Guest) string {
+	return StampLine(g) + "\nManaged by pvebill: do not edit this line."
 }
 
 // StampTags adds the stamp tag to a guest's tags.
@@ -132,14 +142,19 @@ func StampTags(existing string) string {
 	return pveconf.JoinTags(pveconf.NormalizeTags(existing + ";" + StampTag))
 }
 
-// HasStamp reports whether a config's description carries the stamp of serviceID: a line that
+// HasStamp reports whether a config's description carries the stamp of g's service: a line that
 // is exactly the stamp line (R39). The description is the authority because it is written by the
 // very call that makes the guest (create or clone); the tag is a marker for people browsing the
-// cluster, added with it or right after.
-func HasStamp(description, serviceID string) bool {
-	want := StampLine(serviceID)
+// cluster, added with it or right after. The one-part line of earlier versions is accepted only
+// when g.LegacyStamp says the service existed before ids became per client (R46): for any other
+// service a bare id could be another client's service of the same id.
+func HasStamp(description string, g Guest) bool {
+	want, legacy := StampLine(g), ""
+	if g.LegacyStamp {
+		legacy = legacyStampLine(g.ServiceID)
+	}
 	for _, line := range strings.Split(description, "\n") {
-		if strings.TrimSpace(line) == want {
+		if t := strings.TrimSpace(line); t == want || (legacy != "" && t == legacy) {
 			return true
 		}
 	}

@@ -79,7 +79,7 @@ func ct(g kinds.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID)
 // hostname, unprivileged=1, cores, memory, swap (always, 0 included), rootfs in allocation form,
 // net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
 // and description. Never arch, features, mounts or devices.
-func CreateRequest(serviceID string, spec kinds.CreateSpec) (pve.LXCCreateRequest, error) {
+func CreateRequest(g kinds.Guest, spec kinds.CreateSpec) (pve.LXCCreateRequest, error) {
 	p := spec.Plan
 	tmpl, err := p.ContainerTemplate(spec.OS)
 	if err != nil {
@@ -103,7 +103,7 @@ func CreateRequest(serviceID string, spec kinds.CreateSpec) (pve.LXCCreateReques
 		RootFS:        pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
 		Net:           map[int]string{0: net0},
 		Tags:          kinds.StampTag,
-		Description:   kinds.StampDescription(serviceID),
+		Description:   kinds.StampDescription(g),
 	}
 	if spec.Address != nil && len(spec.Address.Nameservers) > 0 {
 		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
@@ -139,7 +139,7 @@ func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, 
 	if err != nil {
 		return kinds.Inspection{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g.ServiceID),
+	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g),
 		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot),
 		DiskBytes: kinds.RootDiskSize("rootfs", cfg.RootFS)}
 	st, err := c.Status(ctx)
@@ -154,7 +154,7 @@ func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, 
 // Create makes the container, enables its firewall with ipfilter (R9), sets onboot and reads
 // the result back (R11). It does not start it.
 func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, rep kinds.Reporter) error {
-	req, err := CreateRequest(g.ServiceID, spec)
+	req, err := CreateRequest(g, spec)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, _ kinds.CreateSpe
 	if err != nil {
 		return fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g) {
 		return fmt.Errorf("container %d reads back without its stamp", g.VMID)
 	}
 	if !bool(cfg.OnBoot) {

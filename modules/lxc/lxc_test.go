@@ -41,7 +41,7 @@ func TestCreateRequest(t *testing.T) {
 	p := plans.Plan{Code: "c", GuestTypes: []plans.GuestType{plans.Container}, Cores: 2, MemoryMiB: 1024, SwapMiB: 0,
 		DiskGiB: 16, Storage: "local-zfs", Bridge: "vmbr1",
 		OS: plans.OSCatalog{Container: map[string]string{"deb": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}}
-	req, err := lxc.CreateRequest("svc-1", kinds.CreateSpec{Plan: p, OS: "deb", Hostname: "h.example",
+	req, err := lxc.CreateRequest(kinds.Guest{ClientID: "c1", ServiceID: "svc-1"}, kinds.CreateSpec{Plan: p, OS: "deb", Hostname: "h.example",
 		Address: &kinds.Address{CIDR: "198.51.100.7/24", Gateway: "198.51.100.1", Nameservers: []string{"198.51.100.53", "198.51.100.54"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestCreateRequest(t *testing.T) {
 	if req.Nameserver != "198.51.100.53 198.51.100.54" || !kinds.HasStamp(req.Description, "svc-1") || kinds.HasStamp(req.Description, "svc-10") {
 		t.Fatalf("nameserver %q description %q", req.Nameserver, req.Description)
 	}
-	if _, err := lxc.CreateRequest("svc-1", kinds.CreateSpec{Plan: p, OS: "plan9"}); err == nil {
+	if _, err := lxc.CreateRequest(kinds.Guest{ClientID: "c1", ServiceID: "svc-1"}, kinds.CreateSpec{Plan: p, OS: "plan9"}); err == nil {
 		t.Fatal("an OS outside the catalog was accepted")
 	}
 }

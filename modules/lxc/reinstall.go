@@ -26,7 +26,7 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, _ plans.Pl
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read container %d config: %w", g.VMID, err)
 	}
-	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g) {
 		return reinstall.Read{Exists: true}, nil
 	}
 	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cfg.Protection), Lock: cfg.Lock}
@@ -67,7 +67,7 @@ func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
 // Recreate creates the container again on its node from the plan, in allocation form and with
 // the stamp (the short create body, CreateRequest).
 func (m *Module) Recreate(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) (kinds.Guest, error) {
-	req, err := CreateRequest(g.ServiceID, spec)
+	req, err := CreateRequest(g, spec)
 	if err != nil {
 		return g, err
 	}

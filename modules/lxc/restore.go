@@ -17,7 +17,7 @@ import (
 
 // RestoreRequest is the restore's create body: the archive with restore=1 and force=1, and the
 // plan's resources and the stamp explicitly (R5); never a password (the archive's stays).
-func RestoreRequest(serviceID string, spec kinds.CreateSpec, archive string) (pve.LXCCreateRequest, error) {
+func RestoreRequest(g kinds.Guest, spec kinds.CreateSpec, archive string) (pve.LXCCreateRequest, error) {
 	p := spec.Plan
 	net0, err := net0Of(spec)
 	if err != nil {
@@ -38,14 +38,14 @@ func RestoreRequest(serviceID string, spec kinds.CreateSpec, archive string) (pv
 		Storage:      p.Storage,
 		Net:          map[int]string{0: net0},
 		Tags:         kinds.StampTag,
-		Description:  kinds.StampDescription(serviceID),
+		Description:  kinds.StampDescription(g),
 	}
 	return req, nil
 }
 
 // RestoreOver restores the archive over the stopped container and waits for the task.
 func (m *Module) RestoreOver(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, archive string) (kinds.Guest, error) {
-	req, err := RestoreRequest(g.ServiceID, spec, archive)
+	req, err := RestoreRequest(g, spec, archive)
 	if err != nil {
 		return g, err
 	}

@@ -3,6 +3,7 @@ package provision
 import (
 	"context"
 
+	"pvebill/models"
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
 )
@@ -12,8 +13,8 @@ func IPPools(s *ippool.Service) Addresses { return poolAddresses{s} }
 
 type poolAddresses struct{ s *ippool.Service }
 
-func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error) {
-	a, err := p.s.Allocate(ctx, pool, serviceID)
+func (p poolAddresses) Allocate(ctx context.Context, pool string, k models.ServiceKey) (kinds.Address, error) {
+	a, err := p.s.Allocate(ctx, pool, k)
 	if err != nil {
 		return kinds.Address{}, err
 	}
@@ -24,6 +25,6 @@ func (p poolAddresses) Allocate(ctx context.Context, pool, serviceID string) (ki
 	return out, nil
 }
 
-func (p poolAddresses) Release(ctx context.Context, serviceID string) error {
-	return p.s.Release(ctx, serviceID)
+func (p poolAddresses) Release(ctx context.Context, k models.ServiceKey) error {
+	return p.s.Release(ctx, k)
 }

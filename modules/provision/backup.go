@@ -77,6 +77,12 @@ type backupLister struct {
 	svc     *models.Service
 }
 
+// stampOf is what a backup's notes must name to be the service's: its client and id, or for a
+// service from before ids became per client also the id alone (R39, R46).
+func stampOf(svc *models.Service) kinds.Guest {
+	return kinds.Guest{ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
+}
+
 // list lists the backups stamped for the service and carrying its vmid, oldest first
 // (Proxmox sorts by volume id, not time, docs/proxmox.md §9.1). Anything else on the storage
 // is not the service's and is never shown or touched (R42).
@@ -90,7 +96,7 @@ func (b backupLister) list(ctx context.Context) ([]Backup, error) {
 	out := []Backup{}
 	for _, it := range items {
 		name, ok := strings.CutPrefix(it.VolID, prefix)
-		if !ok || it.VMID.Int() != vmid || !kinds.HasStamp(it.Notes, b.svc.ServiceID) || !kinds.IsArchiveOf(b.kind, name, vmid) ||
+		if !ok || it.VMID.Int() != vmid || !kinds.HasStamp(it.Notes, stampOf(b.svc)) || !kinds.IsArchiveOf(b.kind, name, vmid) ||
 			!BackupIDOK(name) {
 			continue
 		}
@@ -226,8 +232,8 @@ func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, bac
 // OwnBackup finds a backup among the service's own as listed on node (stamped for it, of its
 // vmid and kind, on the plan's backup storage) and answers its volume id: the one way a restore
 // names an archive (R43). Anything else is 404 not_found, whatever is on the storage.
-func (s *Provisioner) OwnBackup(ctx context.Context, serviceID, node, backupID string) (string, error) {
-	svc, err := models.GetService(ctx, s.db.Gorm, serviceID)
+func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, backupID string) (string, error) {
+	svc, err := models.GetService(ctx, s.db.Gorm, k)
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +313,7 @@ func vzdumpGuest(ctx context.Context, l *lifecycle) error {
 	keep := false
 	c := l.t.cl.Client
 	upid, err := c.Node(l.t.g.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.g.VMID, Storage: l.backup.plan.BackupStorage,
-		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: kinds.StampLine(l.svc.ServiceID),
+		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: kinds.StampLine(l.t.g),
 		Remove: &keep})
 	if err != nil {
 		return err

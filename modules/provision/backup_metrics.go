@@ -12,11 +12,12 @@ import (
 
 // BackupMetrics is the per-service gauge of backup bytes (R42),
 //
-//	pvebill_service_backup_bytes{cluster,service_id,guest_type}
+//	pvebill_service_backup_bytes{cluster,service_id,guest_type,client_id}
 //
 // read from the recorded figures (service_backups) at each scrape, so that every replica
 // exposes the same value whichever one ran the backup. Its labels are those of the
-// per-guest series (R49): a service id, never a value a request can invent. A terminated
+// per-guest series (R49): a service id and its client (service ids are per client, R46), never
+// a value a request can invent. A terminated
 // service's series goes once it has no backups left.
 type BackupMetrics struct {
 	db   *models.DB
@@ -31,7 +32,7 @@ const backupScrapeTimeout = 5 * time.Second
 func NewBackupMetrics(reg prometheus.Registerer, db *models.DB, log *slog.Logger) *BackupMetrics {
 	m := &BackupMetrics{db: db, log: log, desc: prometheus.NewDesc("pvebill_service_backup_bytes",
 		"Bytes of the service's backups when pvebill last listed them (R42).",
-		[]string{"cluster", "service_id", "guest_type"}, nil)}
+		[]string{"cluster", "service_id", "guest_type", "client_id"}, nil)}
 	reg.MustRegister(m)
 	return m
 }
@@ -49,6 +50,7 @@ func (m *BackupMetrics) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, r := range rows {
-		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(r.Bytes), r.Cluster, r.ServiceID, r.GuestType)
+		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(r.Bytes), r.Cluster, r.ServiceID, r.GuestType,
+			r.ClientID)
 	}
 }

@@ -139,8 +139,9 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 	for _, id := range made[1:] {
 		want += e.sim.VolumeSize("local", "backup/"+id)
 	}
-	got, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []string{"svc-bk"})
-	if err != nil || got["svc-bk"] != want || want <= 0 {
+	key := e.service("svc-bk").ID
+	got, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []int64{key})
+	if err != nil || got[key] != want || want <= 0 {
 		t.Fatalf("recorded backup bytes %v (%v), want %d", got, err, want)
 	}
 	if g, ok := backupGauge(t, e, "svc-bk"); !ok || g != float64(want) {

@@ -118,14 +118,14 @@ func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateReq
 // adopts whatever the failed one left (R39); anything else is 409 service_exists.
 func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, hash, raw string,
 	secrets map[string]string) (*models.Operation, bool, error) {
-	existing, err := models.GetService(ctx, s.db.Gorm, serviceID)
+	existing, err := models.GetService(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID})
 	if err != nil {
 		return nil, false, fmt.Errorf("read service %s: %w", serviceID, err)
 	}
 	if existing.ClientID != clientID || existing.ParamsHash != hash {
 		return nil, false, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceExists).Perm(i18n.Permanent)
 	}
-	last, err := models.LatestOperation(ctx, s.db.Gorm, serviceID, ActionCreate)
+	last, err := models.LatestOperation(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, ActionCreate)
 	if err != nil {
 		return nil, false, err
 	}
@@ -133,7 +133,7 @@ func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, has
 		return last, false, nil
 	}
 	// The previous create failed: a new one adopts what it left (R36, R39).
-	if err := models.UpdateService(ctx, s.db.Gorm, serviceID, map[string]any{"state": models.ServiceProvisioning}); err != nil {
+	if err := models.UpdateService(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, map[string]any{"state": models.ServiceProvisioning}); err != nil {
 		return nil, false, err
 	}
 	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: clientID, Action: ActionCreate, Payload: raw}
@@ -190,7 +190,7 @@ func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error
 			// A lost lease belongs to another worker now, and a shutdown gives the operation
 			// back to the queue: neither is the create's failure.
 			if !errors.Is(err, models.ErrLeaseLost) && ctx.Err() == nil {
-				s.setState(r.Op.ServiceID, models.ServiceFailed)
+				s.setState(r.Op.Key(), models.ServiceFailed)
 			}
 			err = operation.ProblemOf(err)
 		}
@@ -206,7 +206,7 @@ func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error
 // the transient secrets.
 func (c *creation) prepare(ctx context.Context) error {
 	var err error
-	if c.svc, err = models.GetService(ctx, c.s.db.Gorm, c.r.Op.ServiceID); err != nil {
+	if c.svc, err = models.GetService(ctx, c.s.db.Gorm, c.r.Op.Key()); err != nil {
 		return err
 	}
 	if c.plan, err = c.s.plans.Get(ctx, c.p.Plan); err != nil {
@@ -232,7 +232,8 @@ func (c *creation) prepare(ctx context.Context) error {
 }
 
 func (c *creation) guest() kinds.Guest {
-	return kinds.Guest{Client: c.cl.Client, Cluster: c.cl.Name, Node: c.node, VMID: c.vmid, ServiceID: c.svc.ServiceID}
+	return kinds.Guest{Client: c.cl.Client, Cluster: c.cl.Name, Node: c.node, VMID: c.vmid,
+		ClientID: c.svc.ClientID, ServiceID: c.svc.ServiceID, LegacyStamp: c.svc.LegacyStamp}
 }
 
 // place picks the node (the template's for a kind that clones) and allocates the service's
@@ -247,7 +248,7 @@ func place(ctx context.Context, c *creation) error {
 		if c.node, err = c.s.templateNode(ctx, c.cl, c.mod, tmpl); err != nil {
 			return err
 		}
-	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.ServiceID); err != nil {
+	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key()); err != nil {
 		return err
 	}
 	if c.plan.IPPool == nil {
@@ -257,7 +258,7 @@ func place(ctx context.Context, c *creation) error {
 		return operation.NotAvailable().
 			Wrap(fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", c.plan.Code, *c.plan.IPPool))
 	}
-	a, err := c.s.addrs.Allocate(ctx, *c.plan.IPPool, c.svc.ServiceID)
+	a, err := c.s.addrs.Allocate(ctx, *c.plan.IPPool, c.svc.Key())
 	if err != nil {
 		return fmt.Errorf("allocate address: %w", err)
 	}
@@ -272,7 +273,7 @@ func allocate(ctx context.Context, c *creation) error {
 		if err := c.adopt(ctx, *c.svc.VMID); err != nil || c.adopted {
 			return err
 		}
-		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.ServiceID); err != nil {
+		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.Key()); err != nil {
 			return err
 		}
 	}
@@ -306,10 +307,10 @@ func (c *creation) adopt(ctx context.Context, vmid int) error {
 // reserve reserves a free vmid for the service and records the chosen node.
 func (c *creation) reserve(ctx context.Context) error {
 	var err error
-	if c.vmid, err = c.s.allocateVMID(ctx, c.cl, c.svc.ServiceID, c.node, c.skip); err != nil {
+	if c.vmid, err = c.s.allocateVMID(ctx, c.cl, c.svc.Key(), c.node, c.skip); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.ServiceID, map[string]any{"node": c.node})
+	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.Key(), map[string]any{"node": c.node})
 }
 
 // createGuest makes the guest (configures an adopted one). A vmid taken between the check and
@@ -330,7 +331,7 @@ func createGuest(ctx context.Context, c *creation) error {
 		// Somebody took the id between the check and the create: pick another (R2).
 		c.s.log.Warn("vmid taken at create; trying another", "service_id", c.svc.ServiceID, "vmid", c.vmid)
 		c.skip[c.vmid] = true
-		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.ServiceID); err != nil {
+		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.Key()); err != nil {
 			return err
 		}
 		if tries >= c.s.attempts {
@@ -359,10 +360,10 @@ func verifyCreated(ctx context.Context, c *creation) error {
 	if !in.Exists || !in.Stamped || !in.Running {
 		return fmt.Errorf("guest %d does not read back running with its stamp", c.vmid)
 	}
-	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.ServiceID, map[string]any{"state": models.ServiceActive, "node": c.node})
+	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.Key(), map[string]any{"state": models.ServiceActive, "node": c.node})
 }
 
 // setState records a service state after an operation.
-func (s *Provisioner) setState(serviceID, state string) {
-	operation.SetState(s.db, s.log, serviceID, state)
+func (s *Provisioner) setState(k models.ServiceKey, state string) {
+	operation.SetState(s.db, s.log, k, state)
 }

@@ -156,7 +156,8 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 		return nil, operation.NotOurs(*svc.VMID)
 	}
 	t := &target{svc: svc, cl: cl, mod: mod,
-		g: kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID}}
+		g: kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID,
+			ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}}
 	if t.in, err = mod.Inspect(ctx, t.g); err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 		return nil, operation.NotOurs(*svc.VMID)
 	}
 	if at.Node != svc.Node {
-		if err := models.UpdateService(ctx, s.db.Gorm, svc.ServiceID, map[string]any{"node": at.Node}); err != nil {
+		if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": at.Node}); err != nil {
 			return nil, err
 		}
 	}
@@ -236,7 +237,7 @@ func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, steps [
 		}
 		r.SetResult(l.res)
 	}()
-	if l.svc, err = models.GetService(ctx, s.db.Gorm, r.Op.ServiceID); err != nil {
+	if l.svc, err = models.GetService(ctx, s.db.Gorm, r.Op.Key()); err != nil {
 		return err
 	}
 	l.res.VMID, l.res.Node = l.svc.VMID, l.svc.Node
@@ -327,14 +328,14 @@ func suspendGuest(ctx context.Context, l *lifecycle) error {
 	if l.suspend.Enforce != "" {
 		l.s.metrics.enforcements.WithLabelValues(l.suspend.Enforce, l.svc.GuestType).Inc()
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": l.next})
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": l.next})
 }
 
 func unsuspendGuest(ctx context.Context, l *lifecycle) error {
 	if err := l.t.mod.Unsuspend(ctx, l.t.g, l.rep); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": models.ServiceActive})
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceActive})
 }
 
 // precheckTerminate reads the guest (a gone guest is no refusal) and refuses a protected or
@@ -363,7 +364,7 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 		return nil
 	}
 	if err := l.t.mod.Destroy(ctx, l.t.g, l.rep); err != nil {
-		l.s.setState(l.svc.ServiceID, models.ServiceNeedsReconciliation)
+		l.s.setState(l.svc.Key(), models.ServiceNeedsReconciliation)
 		return err
 	}
 	return nil
@@ -371,11 +372,11 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 
 func releaseService(ctx context.Context, l *lifecycle) error {
 	if l.s.addrs != nil {
-		if err := l.s.addrs.Release(ctx, l.svc.ServiceID); err != nil {
+		if err := l.s.addrs.Release(ctx, l.svc.Key()); err != nil {
 			return fmt.Errorf("release addresses: %w", err)
 		}
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"state": models.ServiceTerminated})
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceTerminated})
 }
 
 // precheckChangePlan checks the new plan against the guest: the service's kind offered, a disk
@@ -407,5 +408,5 @@ func applyPlan(ctx context.Context, l *lifecycle) error {
 	if err := l.t.mod.ChangePlan(ctx, l.t.g, l.plan, l.rep); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.ServiceID, map[string]any{"plan": l.plan.Code})
+	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"plan": l.plan.Code})
 }

@@ -78,7 +78,7 @@ func (s *Provisioner) EnforceLimits(ctx context.Context) (LimitRound, error) {
 			if reason == "" {
 				continue
 			}
-			open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.ServiceID)
+			open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.Key())
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -113,7 +113,7 @@ func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, sta
 	if err != nil {
 		return "", fmt.Errorf("plan of %s: %w", svc.ServiceID, err)
 	}
-	u, err := models.GetBandwidthUsage(ctx, s.db.Gorm, svc.ServiceID)
+	u, err := models.GetBandwidthUsage(ctx, s.db.Gorm, svc.Key())
 	if errors.Is(err, models.ErrNotFound) {
 		u, err = &models.BandwidthUsage{ServiceID: svc.ServiceID, PeriodStart: PeriodStart(now)}, nil
 	}

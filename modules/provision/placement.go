@@ -26,14 +26,14 @@ import (
 // a shared read (sharedRead): a node that went offline less than SharedReadTTL ago may still be
 // chosen, and that create fails as proxmox_unavailable, to be retried. A kind that clones
 // (kinds.Cloner, a VM) is created on the node holding its template instead (templateNode).
-func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, serviceID string) (string, error) {
+func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey) (string, error) {
 	nodes, err := s.allowedNodes(ctx, cl, p)
 	if err != nil {
 		return "", err
 	}
 	s.placeMu.Lock()
 	defer s.placeMu.Unlock()
-	inFlight, err := models.CreatesInFlight(ctx, s.db.Gorm, cl.Name, serviceID)
+	inFlight, err := models.CreatesInFlight(ctx, s.db.Gorm, cl.Name, k)
 	if err != nil {
 		return "", fmt.Errorf("creates in flight on %s: %w", cl.Name, err)
 	}
@@ -55,7 +55,7 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 			best = n
 		}
 	}
-	if err := models.UpdateService(ctx, s.db.Gorm, serviceID, map[string]any{"node": best.name}); err != nil {
+	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": best.name}); err != nil {
 		return "", err
 	}
 	return best.name, nil
@@ -133,7 +133,7 @@ const maxReserveRaces = 4096
 // confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
 // holds volumes named for it (a new guest would inherit them); a refused id is released and
 // skipped, and each refusal counts against the bound.
-func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, serviceID, node string, skip map[int]bool) (int, error) {
+func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, k models.ServiceKey, node string, skip map[int]bool) (int, error) {
 	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
 		id, err := cl.Client.Cluster().NextID(ctx, nil)
 		if err != nil {
@@ -151,7 +151,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, servic
 			return 0, err
 		}
 		skip[cand] = true
-		err = models.ReserveVMID(ctx, s.db.Gorm, serviceID, cl.Name, cand)
+		err = models.ReserveVMID(ctx, s.db.Gorm, k, cl.Name, cand)
 		if errors.Is(err, models.ErrDuplicate) {
 			races++
 			continue
@@ -163,7 +163,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, servic
 		if err == nil && free {
 			return cand, nil
 		}
-		if rerr := models.ReleaseVMID(ctx, s.db.Gorm, serviceID); rerr != nil {
+		if rerr := models.ReleaseVMID(ctx, s.db.Gorm, k); rerr != nil {
 			return 0, fmt.Errorf("release vmid %d: %w", cand, rerr)
 		}
 		if err != nil {

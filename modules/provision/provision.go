@@ -49,8 +49,8 @@ const DefaultVMIDAttempts = 16
 // Addresses hands out IPv4 addresses per service (modules/ippool behind an adapter). Allocate
 // is idempotent per service.
 type Addresses interface {
-	Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error)
-	Release(ctx context.Context, serviceID string) error
+	Allocate(ctx context.Context, pool string, k models.ServiceKey) (kinds.Address, error)
+	Release(ctx context.Context, k models.ServiceKey) error
 }
 
 // Options configure a Provisioner. Every dependency is required (modules/stack wires them);

@@ -75,7 +75,8 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 	if err != nil {
 		return v, nil
 	}
-	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ServiceID: svc.ServiceID})
+	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,
+		ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp})
 	if err != nil {
 		s.log.Warn("read guest status", "service_id", svc.ServiceID, "err", err)
 		return v, nil
@@ -97,6 +98,7 @@ type GuestView struct {
 	Status    string  `json:"status"`
 	Template  bool    `json:"template"`
 	ServiceID *string `json:"service_id"`
+	ClientID  *string `json:"client_id"` // the managing service's client (R46)
 }
 
 // Guests lists every guest of every cluster from /cluster/resources?type=vm, the guest type
@@ -120,8 +122,8 @@ func (s *Provisioner) Guests(ctx context.Context) ([]GuestView, error) {
 			}
 			g := GuestView{Cluster: name, Node: r.Node, VMID: r.VMID.Int(), GuestType: string(kind), Name: r.Name,
 				Status: r.Status, Template: bool(r.Template)}
-			if id, ok := owners[g.VMID]; ok {
-				g.ServiceID = &id
+			if k, ok := owners[g.VMID]; ok {
+				g.ServiceID, g.ClientID = &k.ServiceID, &k.ClientID
 			}
 			out = append(out, g)
 		}

@@ -128,7 +128,7 @@ func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, 
 	if err != nil {
 		return kinds.Inspection{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g.ServiceID),
+	in := kinds.Inspection{Exists: true, Kind: Kind, Stamped: kinds.HasStamp(cfg.Description, g),
 		Protected: bool(cfg.Protection), Lock: cfg.Lock, OnBoot: bool(cfg.OnBoot)}
 	if k := bootDisk(cfg); k != "" {
 		in.DiskBytes = kinds.RootDiskSize(k, cfg.Disks[k])
@@ -154,7 +154,7 @@ func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpe
 		return err
 	}
 	full := p.VMClone != plans.CloneLinked
-	req := pve.QEMUCloneRequest{NewID: g.VMID, Name: spec.Hostname, Description: kinds.StampDescription(g.ServiceID), Full: &full}
+	req := pve.QEMUCloneRequest{NewID: g.VMID, Name: spec.Hostname, Description: kinds.StampDescription(g), Full: &full}
 	if full {
 		req.Storage = p.Storage
 	}
@@ -175,7 +175,7 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 	if err != nil {
 		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if !kinds.HasStamp(cfg.Description, g.ServiceID) {
+	if !kinds.HasStamp(cfg.Description, g) {
 		return fmt.Errorf("VM %d reads back without its stamp", g.VMID)
 	}
 	net0, err := vmNet0(cfg.Net[0], p)

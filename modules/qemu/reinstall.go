@@ -45,7 +45,7 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Pl
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if !kinds.HasStamp(cur.Description, g.ServiceID) {
+	if !kinds.HasStamp(cur.Description, g) {
 		return reinstall.Read{Exists: true}, nil
 	}
 	merged, err := q.Config(ctx)

@@ -31,7 +31,7 @@ func (m *Module) ReadForRestore(ctx context.Context, g kinds.Guest) (reinstall.R
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	if !kinds.HasStamp(cur.Description, g.ServiceID) {
+	if !kinds.HasStamp(cur.Description, g) {
 		return reinstall.Read{Exists: true}, nil
 	}
 	merged, err := q.Config(ctx)
@@ -56,7 +56,7 @@ func (m *Module) RestoreOver(ctx context.Context, g kinds.Guest, spec kinds.Crea
 	p := spec.Plan
 	cores, mem := p.Cores, p.MemoryMiB
 	req := pve.QEMURestoreRequest{Archive: archive, Force: true, Storage: p.Storage, Cores: &cores, Memory: &mem,
-		Description: kinds.StampDescription(g.ServiceID), Tags: kinds.StampTag}
+		Description: kinds.StampDescription(g), Tags: kinds.StampTag}
 	if _, err := vm(g).Restore(ctx, req); err != nil {
 		return g, fmt.Errorf("restore VM %d: %w", g.VMID, err)
 	}

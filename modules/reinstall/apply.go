@@ -87,7 +87,7 @@ func precheck(ctx context.Context, a *apply) error {
 		// for the apply again.
 		return operation.Interrupted()
 	}
-	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.ServiceID)
+	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.Key())
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,8 @@ func (a *apply) locate(ctx context.Context, spec kinds.CreateSpec) (err error) {
 		return err
 	}
 	a.res.Node = obs.node
-	a.g = kinds.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID, ServiceID: a.in.ServiceID}
+	a.g = kinds.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID,
+		ClientID: a.t.svc.ClientID, ServiceID: a.t.svc.ServiceID, LegacyStamp: a.t.legacy}
 	a.located = true
 	return nil
 }
@@ -144,7 +145,7 @@ func (a *apply) allocateAddress(ctx context.Context) error {
 	if a.s.addrs == nil {
 		return fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", a.t.plan.Code, *pool)
 	}
-	addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.ServiceID)
+	addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.Key())
 	if err != nil {
 		return fmt.Errorf("address of %s: %w", a.in.ServiceID, err)
 	}
@@ -181,5 +182,5 @@ func verifyGuest(ctx context.Context, a *apply) error {
 		return fmt.Errorf("guest %d root disk reads back %d bytes, want %d", a.in.VMID, ins.DiskBytes, a.t.planned)
 	}
 	a.res.Node = a.g.Node
-	return models.UpdateService(ctx, a.s.db.Gorm, a.in.ServiceID, map[string]any{"state": models.ServiceActive, "node": a.g.Node})
+	return models.UpdateService(ctx, a.s.db.Gorm, a.in.Key(), map[string]any{"state": models.ServiceActive, "node": a.g.Node})
 }

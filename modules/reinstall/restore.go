@@ -47,7 +47,7 @@ var restoreSteps = []executor.Step[*apply]{
 // not one of them (a foreign or unstamped archive is never named), or capability_refused when
 // the plan has no backups.
 type Backups interface {
-	OwnBackup(ctx context.Context, serviceID, node, backupID string) (string, error)
+	OwnBackup(ctx context.Context, k models.ServiceKey, node, backupID string) (string, error)
 }
 
 // RestorePreviewRequest is the body of POST /v1/services/{id}/restore/preview.
@@ -73,7 +73,7 @@ func (s *Replacer) RestorePreview(ctx context.Context, clientID, serviceID strin
 	if err := refuseSuspended(svc); err != nil {
 		return nil, nil, err
 	}
-	if own, err := s.ownFacts(ctx, serviceID, ""); err != nil {
+	if own, err := s.ownFacts(ctx, svc.Key(), ""); err != nil {
 		return nil, nil, err
 	} else if own.ReinstallInProgress {
 		return nil, nil, inProgress()
@@ -89,7 +89,7 @@ func (s *Replacer) RestorePreview(ctx context.Context, clientID, serviceID strin
 	if k, ok := s.kind(gt); !ok || k.res == nil || s.backups == nil {
 		return nil, nil, operation.NotAvailable()
 	}
-	if _, err := s.backups.OwnBackup(ctx, serviceID, svc.Node, req.BackupID); err != nil {
+	if _, err := s.backups.OwnBackup(ctx, svc.Key(), svc.Node, req.BackupID); err != nil {
 		return nil, nil, err
 	}
 	id := req.BackupID
@@ -136,7 +136,7 @@ func (s *Replacer) ApplyRestore(ctx context.Context, clientID, serviceID string,
 // precheckRestore is the restore's precheck: the third check against the config this run
 // reads, and the backup looked up again among the service's own on the guest's node, now.
 func precheckRestore(ctx context.Context, a *apply) error {
-	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.ServiceID)
+	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.Key())
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func precheckRestore(ctx context.Context, a *apply) error {
 	if a.s.backups == nil {
 		return operation.NotAvailable()
 	}
-	a.archive, err = a.s.backups.OwnBackup(ctx, a.in.ServiceID, a.g.Node, a.t.backupID)
+	a.archive, err = a.s.backups.OwnBackup(ctx, a.in.Key(), a.g.Node, a.t.backupID)
 	return err
 }
 

@@ -24,10 +24,11 @@ type observation struct {
 
 // target is what a read of a reinstall's guest starts from.
 type target struct {
-	k         kindOf
-	cl        kinds.Cluster
-	vmid      int
-	serviceID string
+	k      kindOf
+	cl     kinds.Cluster
+	vmid   int
+	svc    models.ServiceKey
+	legacy bool // the service may own a guest with the one-part stamp (R39, R46)
 	// except is the operation left out of our own running operations (the run itself).
 	except  string
 	plan    plans.Plan
@@ -43,7 +44,7 @@ type target struct {
 // backups on its node, and our own operations. A guest of another kind, or without the
 // service's stamp, refuses (R39). Only GET requests are sent.
 func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
-	own, err := s.ownFacts(ctx, t.serviceID, t.except)
+	own, err := s.ownFacts(ctx, t.svc, t.except)
 	if err != nil {
 		return observation{}, err
 	}
@@ -60,13 +61,14 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 		return obs, nil
 	}
 	obs.node = at.Node
-	g := kinds.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ServiceID: t.serviceID}
+	g := kinds.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ClientID: t.svc.ClientID,
+		ServiceID: t.svc.ServiceID, LegacyStamp: t.legacy}
 	rd, err := t.read(ctx, g)
 	if err != nil || !rd.Exists {
 		return obs, err
 	}
 	if !rd.Stamped {
-		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", t.serviceID, "vmid", t.vmid)
+		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "client_id", t.svc.ClientID, "service_id", t.svc.ServiceID, "vmid", t.vmid)
 		return obs, operation.NotOurs(t.vmid)
 	}
 	obs.facts.Exists, obs.facts.Protected, obs.facts.Lock = true, rd.Protected, rd.Lock
@@ -161,8 +163,12 @@ func (s *Replacer) targetOf(ctx context.Context, in *models.Intent, except strin
 	if err != nil {
 		return target{}, err
 	}
-	t := target{k: k, cl: cl, vmid: in.VMID, serviceID: in.ServiceID, except: except, plan: plan, os: in.OS,
-		planned: int64(plan.DiskGiB) * kinds.GiB}
+	svc, err := models.GetService(ctx, s.db.Gorm, in.Key())
+	if err != nil {
+		return target{}, err
+	}
+	t := target{k: k, cl: cl, vmid: in.VMID, svc: in.Key(), legacy: svc.LegacyStamp, except: except, plan: plan,
+		os: in.OS, planned: int64(plan.DiskGiB) * kinds.GiB}
 	if in.Kind == models.IntentKindRestore {
 		if k.res == nil || in.BackupID == nil {
 			return target{}, operation.NotAvailable()
@@ -207,7 +213,7 @@ func readPreview(ctx context.Context, pr *preview) error {
 	}
 	if t.backupID != "" && obs.facts.Exists {
 		// The backup is looked up again among the service's own, on the guest's node.
-		if _, err := pr.s.backups.OwnBackup(ctx, in.ServiceID, obs.node, t.backupID); err != nil {
+		if _, err := pr.s.backups.OwnBackup(ctx, in.Key(), obs.node, t.backupID); err != nil {
 			return operation.ProblemOf(err)
 		}
 	}
@@ -219,8 +225,8 @@ func readPreview(ctx context.Context, pr *preview) error {
 }
 
 // setState records a service state after a run.
-func (s *Replacer) setState(serviceID, state string) {
-	operation.SetState(s.db, s.log, serviceID, state)
+func (s *Replacer) setState(k models.ServiceKey, state string) {
+	operation.SetState(s.db, s.log, k, state)
 }
 
 // probe tells, after a failure at or after destroy, whether the guest still exists (nil when
@@ -253,7 +259,7 @@ func (s *Replacer) endApply(ctx context.Context, a *apply, err error) error {
 			if a.located {
 				a.res.GuestExisted, a.res.Checked = s.probe(ctx, a), true
 			}
-			s.setState(a.in.ServiceID, models.ServiceNeedsReconciliation)
+			s.setState(a.in.Key(), models.ServiceNeedsReconciliation)
 		}
 	}
 	a.r.SetResult(a.res)

@@ -54,7 +54,7 @@ const (
 // Addresses gives a service its static address again (idempotent per service: the address it
 // already holds), for plans with an ip_pool.
 type Addresses interface {
-	Allocate(ctx context.Context, pool, serviceID string) (kinds.Address, error)
+	Allocate(ctx context.Context, pool string, k models.ServiceKey) (kinds.Address, error)
 }
 
 // Options configure a Replacer. Every field but Addresses is required; a nil Addresses means
@@ -175,7 +175,7 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 	}
 	// A reinstall applying holds the service lock, so a preview queued now would only run after
 	// it: say so at once instead.
-	if own, err := s.ownFacts(ctx, serviceID, ""); err != nil {
+	if own, err := s.ownFacts(ctx, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, ""); err != nil {
 		return nil, nil, err
 	} else if own.ReinstallInProgress {
 		return nil, nil, inProgress()
@@ -190,7 +190,7 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 	}
 	osName := req.OS
 	if osName == "" {
-		if osName, err = s.createdOS(ctx, serviceID); err != nil {
+		if osName, err = s.createdOS(ctx, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -209,21 +209,21 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 
 // createdOS is the OS the guest runs: that of the last completed reinstall, else that of the
 // service's create operation.
-func (s *Replacer) createdOS(ctx context.Context, serviceID string) (string, error) {
+func (s *Replacer) createdOS(ctx context.Context, k models.ServiceKey) (string, error) {
 	// Only the latest intent can still be moving: bring it up to date first.
-	if latest, err := models.LatestIntent(ctx, s.db.Gorm, serviceID); err == nil {
+	if latest, err := models.LatestIntent(ctx, s.db.Gorm, k); err == nil {
 		if _, err := s.Advance(ctx, latest.ID); err != nil {
 			return "", err
 		}
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return "", err
 	}
-	if in, err := models.LatestIntentIn(ctx, s.db.Gorm, serviceID, models.IntentCompleted); err == nil && in.OS != "" {
+	if in, err := models.LatestIntentIn(ctx, s.db.Gorm, k, models.IntentCompleted); err == nil && in.OS != "" {
 		return in.OS, nil
 	} else if err != nil && !errors.Is(err, models.ErrNotFound) {
 		return "", err
 	}
-	op, err := models.LatestOperation(ctx, s.db.Gorm, serviceID, "create")
+	op, err := models.LatestOperation(ctx, s.db.Gorm, k, "create")
 	if err != nil {
 		return "", i18n.Validation(i18n.FieldError{Field: "os", Code: i18n.FieldRequired})
 	}
@@ -254,7 +254,7 @@ func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, int
 	}
 	var in *models.Intent
 	if intentID == "" {
-		in, err = models.LatestIntentOfKind(ctx, s.db.Gorm, svc.ServiceID, kind)
+		in, err = models.LatestIntentOfKind(ctx, s.db.Gorm, svc.Key(), kind)
 	} else {
 		in, err = models.GetIntent(ctx, s.db.Gorm, intentID)
 		if err == nil && (in.ServiceID != svc.ServiceID || in.Kind != kind) {
@@ -289,7 +289,7 @@ func (s *Replacer) Advance(ctx context.Context, id string) (*models.Intent, erro
 		if !ok {
 			return in, nil
 		}
-		err = s.db.AdvanceIntent(ctx, in.ID, in.Generation, tr.cols, in.ServiceID, tr.serviceState)
+		err = s.db.AdvanceIntent(ctx, in.ID, in.Generation, tr.cols, in.Key(), tr.serviceState)
 		if err != nil && !errors.Is(err, models.ErrIntentChanged) {
 			return nil, err
 		}
@@ -345,7 +345,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	default:
 		return nil, nil, stale()
 	}
-	latest, err := models.LatestIntent(ctx, s.db.Gorm, x.serviceID)
+	latest, err := models.LatestIntent(ctx, s.db.Gorm, svc.Key())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -391,7 +391,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 // checkAgain is the second check, on our side: the facts the preview read, with our own state
 // read again.
 func (s *Replacer) checkAgain(ctx context.Context, in *models.Intent, pv Preview) error {
-	facts, err := s.ownFacts(ctx, in.ServiceID, "")
+	facts, err := s.ownFacts(ctx, in.Key(), "")
 	if err != nil {
 		return err
 	}
@@ -436,14 +436,14 @@ func blockerParam(bs []Blocker, code BlockerCode, key string) string {
 
 // ownFacts are the facts our own database holds: a backup or restore of ours queued or running,
 // another reinstall applying (except the operation except).
-func (s *Replacer) ownFacts(ctx context.Context, serviceID, except string) (Facts, error) {
+func (s *Replacer) ownFacts(ctx context.Context, k models.ServiceKey, except string) (Facts, error) {
 	var f Facts
-	n, err := models.CountActiveOperations(ctx, s.db.Gorm, serviceID, except, ActionBackup, ActionRestore)
+	n, err := models.CountActiveOperations(ctx, s.db.Gorm, k, except, ActionBackup, ActionRestore)
 	if err != nil {
 		return f, err
 	}
 	f.OwnBackupOrRestore = n > 0
-	if n, err = models.CountActiveOperations(ctx, s.db.Gorm, serviceID, except, ActionApply); err != nil {
+	if n, err = models.CountActiveOperations(ctx, s.db.Gorm, k, except, ActionApply); err != nil {
 		return f, err
 	}
 	f.ReinstallInProgress = n > 0
@@ -453,15 +453,15 @@ func (s *Replacer) ownFacts(ctx context.Context, serviceID, except string) (Fact
 // Reconcile closes a service's needs_reconciliation (R28) with an operator's resolution,
 // releases its lock and records it in the audit log: the service becomes active after recreated
 // or restored and failed after abandoned.
-func (s *Replacer) Reconcile(ctx context.Context, actor, serviceID string, req ReconcileRequest) (*models.Service, error) {
+func (s *Replacer) Reconcile(ctx context.Context, actor string, k models.ServiceKey, req ReconcileRequest) (*models.Service, error) {
 	state := models.ServiceActive
 	if req.Resolution == "abandoned" {
 		state = models.ServiceFailed
 	}
 	detail, _ := json.Marshal(map[string]string{"resolution": req.Resolution, "note": req.Note})
 	d := string(detail)
-	ev := &models.AuditEvent{Actor: actor, ServiceID: serviceID, Event: "reconciled", Detail: &d}
-	svc, err := s.db.Reconcile(ctx, serviceID, state, ev)
+	ev := &models.AuditEvent{Actor: actor, ClientID: k.ClientID, ServiceID: k.ServiceID, Event: "reconciled", Detail: &d}
+	svc, err := s.db.Reconcile(ctx, k, state, ev)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return nil, notFound()
@@ -470,6 +470,6 @@ func (s *Replacer) Reconcile(ctx context.Context, actor, serviceID string, req R
 	case err != nil:
 		return nil, err
 	}
-	s.log.Info("service reconciled", "service_id", serviceID, "resolution", req.Resolution, "actor", actor)
+	s.log.Info("service reconciled", "client_id", k.ClientID, "service_id", k.ServiceID, "resolution", req.Resolution, "actor", actor)
 	return svc, nil
 }

@@ -67,7 +67,10 @@ type Report struct {
 // ServiceUsage is one service's usage over the period. Every figure is nil (JSON null) when no
 // sample or delta carried it: unknown is never zero.
 type ServiceUsage struct {
-	ServiceID           string   `json:"service_id"`
+	ServiceID string `json:"service_id"`
+	// ClientID is the service's client, in an admin's report only (every client's services,
+	// whose ids may repeat across clients: R46).
+	ClientID            string   `json:"client_id,omitempty"`
 	NetInBytes          *int64   `json:"netin_bytes"`
 	NetOutBytes         *int64   `json:"netout_bytes"`
 	DiskMaxBytes        *int64   `json:"disk_max_bytes"`
@@ -164,9 +167,11 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 		next := svcs[len(svcs)-1].ServiceID
 		out.NextCursor = &next
 	}
-	ids := make([]string, len(svcs))
+	// Services are read by their keys: a service id alone may name services of several
+	// clients (R46).
+	ids := make([]int64, len(svcs))
 	for i, s := range svcs {
-		ids[i] = s.ServiceID
+		ids[i] = s.ID
 	}
 	// A bucket starting at s is in the period when from <= s < to; buckets start on whole
 	// seconds, so the bounds round up to the next whole second.
@@ -190,10 +195,13 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	limits := map[string]planLimits{}
 	for _, s := range svcs {
 		u := ServiceUsage{ServiceID: s.ServiceID}
-		if b, ok := backups[s.ServiceID]; ok {
+		if q.ClientID == "" {
+			u.ClientID = s.ClientID
+		}
+		if b, ok := backups[s.ID]; ok {
 			u.BackupBytes = &b
 		}
-		if t, ok := totals[s.ServiceID]; ok {
+		if t, ok := totals[s.ID]; ok {
 			fill(&u, t)
 		}
 		lim, err := r.limits(ctx, s.Plan, limits)
@@ -202,7 +210,7 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 		}
 		u.BandwidthLimitBytes, u.DiskLimitBytes = lim.bandwidth, lim.disk
 		if buckets != nil {
-			u.Buckets = buckets[s.ServiceID]
+			u.Buckets = buckets[s.ID]
 			if u.Buckets == nil {
 				u.Buckets = []BucketUsage{}
 			}
@@ -213,10 +221,10 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 }
 
 // totals sums each service's figures over the period, a query per part of its plan.
-func (r *Reporter) totals(ctx context.Context, ids []string, p period, marks map[models.Tier]int64) (map[string]models.UsageTotals, error) {
-	out := map[string]models.UsageTotals{}
+func (r *Reporter) totals(ctx context.Context, ids []int64, p period, marks map[models.Tier]int64) (map[int64]models.UsageTotals, error) {
+	out := map[int64]models.UsageTotals{}
 	for _, seg := range Plan(p.from, p.to, marks) {
-		part, err := r.db.UsageTierTotals(ctx, seg.Tier, ids, seg.From, seg.To)
+		part, err := r.db.UsageTierTotalsOf(ctx, seg.Tier, ids, seg.From, seg.To)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +244,7 @@ func (r *Reporter) totals(ctx context.Context, ids []string, p period, marks map
 // buckets lists each service's buckets of granularity g (nil when g is ""): rolled-up ones from
 // their tier, the rest (the current hour or day, or periods not yet rolled up) computed from
 // the finer tiers.
-func (r *Reporter) buckets(ctx context.Context, ids []string, g models.Tier, p period, marks map[models.Tier]int64) (map[string][]BucketUsage, error) {
+func (r *Reporter) buckets(ctx context.Context, ids []int64, g models.Tier, p period, marks map[models.Tier]int64) (map[int64][]BucketUsage, error) {
 	if g == "" {
 		return nil, nil
 	}
@@ -245,21 +253,21 @@ func (r *Reporter) buckets(ctx context.Context, ids []string, g models.Tier, p p
 		return nil, err
 	}
 	now := r.now()
-	out := map[string][]BucketUsage{}
+	out := map[int64][]BucketUsage{}
 	for _, b := range rows {
-		out[b.ServiceID] = append(out[b.ServiceID], bucketView(b, g, now))
+		out[b.Svc] = append(out[b.Svc], bucketView(b, g, now))
 	}
 	return out, nil
 }
 
 // tierBuckets returns the buckets of tier g starting in [from, to) (from a multiple of g's
 // width), ordered by service and start.
-func (r *Reporter) tierBuckets(ctx context.Context, ids []string, g models.Tier, from, to int64, marks map[models.Tier]int64) ([]models.UsageBucket, error) {
+func (r *Reporter) tierBuckets(ctx context.Context, ids []int64, g models.Tier, from, to int64, marks map[models.Tier]int64) ([]models.UsageBucket, error) {
 	if g == models.Tier5m {
-		return r.db.UsageBuckets(ctx, ids, from, to)
+		return r.db.UsageBucketsOf(ctx, ids, from, to)
 	}
 	mark := max(from, min(marks[g], to))
-	stored, err := r.db.UsageTierBuckets(ctx, g, ids, from, mark)
+	stored, err := r.db.UsageTierBucketsOf(ctx, g, ids, from, mark)
 	if err != nil || mark >= to {
 		return stored, err
 	}

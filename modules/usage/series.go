@@ -27,6 +27,7 @@ var (
 // SeriesQuery selects one metric of one service over [From, To) for a graph.
 type SeriesQuery struct {
 	ServiceID string
+	Svc       int64 // the service's key (services.id): its id alone may name several (R46)
 	Metric    string
 	From, To  time.Time
 	Points    int // at most this many points; 0 is DefaultSeriesPoints
@@ -93,7 +94,7 @@ func (r *Reporter) Series(ctx context.Context, q SeriesQuery) (Series, error) {
 	if err != nil {
 		return Series{}, err
 	}
-	rows, err := r.tierBuckets(ctx, []string{q.ServiceID}, tier, first, to, marks)
+	rows, err := r.tierBuckets(ctx, []int64{q.Svc}, tier, first, to, marks)
 	if err != nil {
 		return Series{}, err
 	}

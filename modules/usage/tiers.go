@@ -82,8 +82,8 @@ func rollBuckets(rows []models.UsageBucket, width int64) []models.UsageBucket {
 	var out []models.UsageBucket
 	for _, r := range rows {
 		start := floorTo(r.BucketStart, width)
-		if n := len(out); n == 0 || out[n-1].ServiceID != r.ServiceID || out[n-1].BucketStart != start {
-			out = append(out, models.UsageBucket{ServiceID: r.ServiceID, BucketStart: start})
+		if n := len(out); n == 0 || out[n-1].Svc != r.Svc || out[n-1].ServiceID != r.ServiceID || out[n-1].BucketStart != start {
+			out = append(out, models.UsageBucket{Svc: r.Svc, ServiceID: r.ServiceID, BucketStart: start})
 		}
 		o := &out[len(out)-1]
 		o.Cluster, o.Node, o.VMID, o.GuestType = r.Cluster, r.Node, r.VMID, r.GuestType
@@ -98,7 +98,7 @@ func mergeBuckets(a, b []models.UsageBucket) []models.UsageBucket {
 	out := make([]models.UsageBucket, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
-		if j == len(b) || (i < len(a) && a[i].ServiceID <= b[j].ServiceID) {
+		if j == len(b) || (i < len(a) && !serviceAfter(a[i], b[j])) {
 			out = append(out, a[i])
 			i++
 		} else {
@@ -107,4 +107,13 @@ func mergeBuckets(a, b []models.UsageBucket) []models.UsageBucket {
 		}
 	}
 	return out
+}
+
+// serviceAfter reports whether bucket a's service sorts after bucket b's: by service id, then
+// by key (services.id), the order the reads return.
+func serviceAfter(a, b models.UsageBucket) bool {
+	if a.ServiceID != b.ServiceID {
+		return a.ServiceID > b.ServiceID
+	}
+	return a.Svc > b.Svc
 }

@@ -53,4 +53,5 @@ final class ErrorCode
     public const BACKUP_LIMIT_REACHED = 'backup_limit_reached';
     public const BACKUP_NOT_VERIFIED = 'backup_not_verified';
     public const CONSOLE_EXPIRED = 'console_expired';
+    public const SERVICE_AMBIGUOUS = 'service_ambiguous';
 }
