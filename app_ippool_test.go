@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"pvebill/models"
 	"pvebill/modules/ippool"
 	"pvebill/server/config"
 )
@@ -31,7 +32,7 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 	}
 	a := start()
 	svc := ippool.NewService(a.db)
-	addr, err := svc.Allocate(ctx, "pool-a", "svc-1")
+	addr, err := svc.Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "c", ServiceID: "svc-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Source != ippool.SourceFile || list[0].Last.String() != "203.0.113.250" || list[0].Used != 1 {
 		t.Fatalf("after restart: %+v %v", list, err)
 	}
-	if got, _ := svc.Lookup(ctx, "svc-1"); len(got) != 1 || got[0].IP != addr.IP {
+	if got, _ := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "svc-1"}); len(got) != 1 || got[0].IP != addr.IP {
 		t.Fatalf("allocation after restart: %+v", got)
 	}
 	a.db.Close()

@@ -111,7 +111,7 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 	if status != 200 || opState(m) != "succeeded" {
 		t.Fatalf("suspend: %d %v", status, m)
 	}
-	svc, err := models.GetService(ctx, apps[0].db.Gorm, "lim-1")
+	svc, err := models.GetService(ctx, apps[0].db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "lim-1"})
 	if err != nil || svc.VMID == nil {
 		t.Fatalf("service: %v %v", svc, err)
 	}

@@ -432,7 +432,7 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	if _, err := e.client.Node("pve1").LXC(1002).Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.UpdateService(context.Background(), e.db.Gorm, "svc-2001", map[string]any{"state": models.ServiceTerminated}); err != nil {
+	if err := models.UpdateService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}, map[string]any{"state": models.ServiceTerminated}); err != nil {
 		t.Fatal(err)
 	}
 	e.sim.Advance(time.Minute)

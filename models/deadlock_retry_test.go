@@ -24,7 +24,7 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 	if err := models.InsertService(ctx, db.Gorm, svc); err != nil {
 		t.Fatal(err)
 	}
-	row, err := models.GetService(ctx, db.Gorm, "dl-1")
+	row, err := models.GetService(ctx, db.Gorm, svc.Key())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- models.UpdateService(ctx, db.Gorm, "dl-1", map[string]any{"plan": "p2"}) }()
+	go func() { done <- models.UpdateService(ctx, db.Gorm, svc.Key(), map[string]any{"plan": "p2"}) }()
 	// ...the update takes the index entry and waits for the row...
 	time.Sleep(300 * time.Millisecond)
 	// ...and the other transaction now wants the index entry: a deadlock, and the update,
@@ -55,7 +55,7 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the update did not finish")
 	}
-	got, err := models.GetService(ctx, db.Gorm, "dl-1")
+	got, err := models.GetService(ctx, db.Gorm, svc.Key())
 	if err != nil {
 		t.Fatal(err)
 	}

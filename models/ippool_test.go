@@ -65,7 +65,7 @@ func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 			}
 			return tx.Create(&models.IPAllocation{Pool: pool, IP: ip, ServiceID: "intruder", CreatedAt: models.Now()}).Error
 		})
-		a, _, err := db.AllocateIP(ctx, "p", "svc-1")
+		a, _, err := db.AllocateIP(ctx, "p", models.ServiceKey{ClientID: "c", ServiceID: "svc-1"})
 		restore()
 		if err != nil || a.IP != 11 || calls != 2 {
 			t.Fatalf("allocation %+v, %v after %d picks; want 11 after 2", a, err, calls)
@@ -78,7 +78,7 @@ func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 		restore = models.SetIPAllocationHook(func(tx *gorm.DB, pool string, _ int64) error {
 			return tx.Create(&models.IPAllocation{Pool: pool, IP: 20, ServiceID: "svc-2", CreatedAt: models.Now()}).Error
 		})
-		a, _, err = db.AllocateIP(ctx, "p", "svc-2")
+		a, _, err = db.AllocateIP(ctx, "p", models.ServiceKey{ClientID: "c", ServiceID: "svc-2"})
 		restore()
 		if err != nil || a.IP != 20 || a.ServiceID != "svc-2" {
 			t.Fatalf("service slot taken meanwhile: %+v %v", a, err)
@@ -89,7 +89,7 @@ func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 			next++
 			return tx.Create(&models.IPAllocation{Pool: pool, IP: ip, ServiceID: fmt.Sprintf("intruder-%d", next), CreatedAt: models.Now()}).Error
 		})
-		_, _, err = db.AllocateIP(ctx, "p", "svc-3")
+		_, _, err = db.AllocateIP(ctx, "p", models.ServiceKey{ClientID: "c", ServiceID: "svc-3"})
 		restore()
 		if !errors.Is(err, models.ErrDuplicate) || next-100 != 4 {
 			t.Fatalf("endless duplicates: %v after %d picks", err, next-100)

@@ -88,7 +88,7 @@ func TestServiceUniqueClusterVMIDIgnoresGuestType(t *testing.T) {
 func queue(t *testing.T, db *models.DB, serviceID string, n int) []string {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := models.GetService(ctx, db.Gorm, serviceID); errors.Is(err, models.ErrNotFound) {
+	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: serviceID}); errors.Is(err, models.ErrNotFound) {
 		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: serviceID, ClientID: "c", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
 		if c2, err := db.ClaimNext(ctx, "w", time.Minute); err != nil || c2 != nil {
 			t.Fatalf("claimed %+v behind a needs_reconciliation lock (%v)", c2, err)
 		}
-		svc, _ := models.GetService(ctx, db.Gorm, "svc")
+		svc, _ := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: "svc"})
 		if svc.LockOperationID == nil || *svc.LockOperationID != c.Op.ID {
 			t.Fatalf("lock = %v, want %s", svc.LockOperationID, c.Op.ID)
 		}

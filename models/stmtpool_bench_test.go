@@ -63,7 +63,7 @@ func (w *webhookDB) op(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.GetService(ctx, db.Gorm, id); err != nil {
+	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: id}); err != nil {
 		return err
 	}
 	return db.CompleteIdempotencyKey(ctx, "whmcs", id, 202, "application/json", "", []byte(`{}`), models.IdempotencyPendingTTL)

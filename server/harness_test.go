@@ -203,7 +203,7 @@ func registerTestRoutes(h *harness) {
 			return
 		}
 		ctx := c.Request.Context()
-		svc, err := models.GetService(ctx, h.db.Gorm, body.ServiceID)
+		svc, err := models.GetClientService(ctx, h.db.Gorm, server.ClientID(c), body.ServiceID)
 		if errors.Is(err, models.ErrNotFound) {
 			svc = &models.Service{ServiceID: body.ServiceID, ClientID: server.ClientID(c), State: models.ServiceActive}
 			err = models.InsertService(ctx, h.db.Gorm, svc)

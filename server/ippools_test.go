@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"pvebill/models"
 	"pvebill/modules/ippool"
 )
 
@@ -78,7 +79,7 @@ func TestIPPoolAdminRoundTrip(t *testing.T) {
 		// Two services take addresses; the list shows them as used.
 		svc := ippool.NewService(h.db)
 		for _, id := range []string{"whmcs-1", "whmcs-2"} {
-			if _, err := svc.Allocate(ctx, "pool-a", id); err != nil {
+			if _, err := svc.Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "whmcs", ServiceID: id}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -105,7 +106,7 @@ func TestIPPoolAdminRoundTrip(t *testing.T) {
 		// Deleting while addresses are allocated is refused; after release it goes through.
 		checkProblem(t, h.admin("DELETE", "/v1/admin/ip-pools/pool-a", nil), 409, "ip_pool_in_use")
 		for _, id := range []string{"whmcs-1", "whmcs-2"} {
-			if err := svc.Release(ctx, id); err != nil {
+			if err := svc.Release(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: id}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -201,7 +202,7 @@ func TestIPPoolAllocationErrorsAnswerAsProblems(t *testing.T) {
 	h := newHarness(t, "sqlite")
 	svc := ippool.NewService(h.db)
 	h.srv.V1("admin").POST("/_test/allocate/:pool/:service", func(c *gin.Context) {
-		a, err := svc.Allocate(c.Request.Context(), c.Param("pool"), c.Param("service"))
+		a, err := svc.Allocate(c.Request.Context(), c.Param("pool"), models.ServiceKey{ClientID: "whmcs", ServiceID: c.Param("service")})
 		if err != nil {
 			h.srv.WriteError(c, err)
 			return

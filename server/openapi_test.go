@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"pvebill/models"
 	"pvebill/modules/ippool"
 )
 
@@ -167,7 +168,10 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		then               func() error
 	}{
 		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("", "203.0.113.10", "203.0.113.200"), 201,
-			func() error { _, err := pools.Allocate(context.Background(), "pool-a", "svc-spec"); return err }},
+			func() error {
+				_, err := pools.Allocate(context.Background(), "pool-a", models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-spec"})
+				return err
+			}},
 		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("pool-a", "203.0.113.10", "203.0.113.250"), 200, nil},
 		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("", "203.0.113.11", "203.0.113.250"), 409, nil},
 		{"PUT", "/v1/admin/ip-pools/pool-b", ipPoolJSON("", "203.0.113.1", "203.0.113.250"), 422, nil},

@@ -88,7 +88,7 @@ func (r *receiver) accepted() map[string]int {
 func finishedOp(t *testing.T, db *models.DB, client, serviceID, action, state string) *models.Operation {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := models.GetService(ctx, db.Gorm, serviceID); err != nil {
+	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: client, ServiceID: serviceID}); err != nil {
 		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: serviceID, ClientID: client, Plan: "ct-2g",
 			GuestType: "container", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)

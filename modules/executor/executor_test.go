@@ -87,7 +87,7 @@ func start(t *testing.T, db *models.DB, p *probe, owner string, lease time.Durat
 func enqueue(t *testing.T, db *models.DB, svc string) *models.Operation {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := models.GetService(ctx, db.Gorm, svc); errors.Is(err, models.ErrNotFound) {
+	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: svc}); errors.Is(err, models.ErrNotFound) {
 		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func waitState(t *testing.T, db *models.DB, e *executor.Executor, id string) *mo
 
 func lockOf(t *testing.T, db *models.DB, svc string) *string {
 	t.Helper()
-	s, err := models.GetService(context.Background(), db.Gorm, svc)
+	s, err := models.GetService(context.Background(), db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: svc})
 	if err != nil {
 		t.Fatal(err)
 	}

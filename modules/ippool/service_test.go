@@ -58,7 +58,7 @@ func mustPut(t *testing.T, svc *ippool.Service, s ippool.Spec) ippool.Usage {
 
 func mustAllocate(t *testing.T, svc *ippool.Service, pool, serviceID string) ippool.Address {
 	t.Helper()
-	a, err := svc.Allocate(ctx, pool, serviceID)
+	a, err := svc.Allocate(ctx, pool, models.ServiceKey{ClientID: "c", ServiceID: serviceID})
 	if err != nil {
 		t.Fatalf("allocate %s for %s: %v", pool, serviceID, err)
 	}
@@ -85,7 +85,7 @@ func TestConcurrentAllocationsAreDistinct(t *testing.T) {
 				go func(i int) {
 					defer wg.Done()
 					<-start
-					got[i], errs[i] = svcs[i%2].Allocate(ctx, "pool-a", fmt.Sprintf("svc-%02d", i))
+					got[i], errs[i] = svcs[i%2].Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "c", ServiceID: fmt.Sprintf("svc-%02d", i)})
 				}(i)
 			}
 			close(start)
@@ -108,7 +108,7 @@ func TestConcurrentAllocationsAreDistinct(t *testing.T) {
 			}
 			// Each service finds its own address again, on either replica.
 			for i := 0; i < n; i++ {
-				addrs, err := svcs[(i+1)%2].Lookup(ctx, fmt.Sprintf("svc-%02d", i))
+				addrs, err := svcs[(i+1)%2].Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: fmt.Sprintf("svc-%02d", i)})
 				if err != nil || len(addrs) != 1 || addrs[0].IP != got[i].IP {
 					t.Fatalf("lookup svc-%02d: %v %+v, allocated %s", i, err, addrs, got[i].IP)
 				}
@@ -139,7 +139,7 @@ func TestExhaustion(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					a, err := svcs[i%2].Allocate(ctx, "small", fmt.Sprintf("svc-%d", i))
+					a, err := svcs[i%2].Allocate(ctx, "small", models.ServiceKey{ClientID: "c", ServiceID: fmt.Sprintf("svc-%d", i)})
 					mu.Lock()
 					defer mu.Unlock()
 					switch {
@@ -161,7 +161,7 @@ func TestExhaustion(t *testing.T) {
 			if ok[0] != ip("203.0.113.10") || ok[7] != ip("203.0.113.17") {
 				t.Fatalf("allocated %v, want .10–.17", ok)
 			}
-			_, err := svcs[0].Allocate(ctx, "small", "svc-late")
+			_, err := svcs[0].Allocate(ctx, "small", models.ServiceKey{ClientID: "c", ServiceID: "svc-late"})
 			if !errors.Is(err, ippool.ErrPoolExhausted) {
 				t.Fatalf("full pool: %v", err)
 			}
@@ -203,24 +203,24 @@ func TestAllocateIsIdempotentAndCarriesThePool(t *testing.T) {
 		if b.IP != ip("198.51.100.2") || b.CIDR() != "198.51.100.2/25" || b.Bridge != "vmbr1" || len(b.Nameservers) != 2 {
 			t.Fatalf("pool-b address %+v", b)
 		}
-		got, err := svc.Lookup(ctx, "whmcs-1042")
+		got, err := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "whmcs-1042"})
 		if err != nil || len(got) != 2 || got[0].Pool != "pool-a" || got[1].Pool != "pool-b" || got[0].IP != a1.IP || got[1].IP != b.IP {
 			t.Fatalf("lookup %+v %v", got, err)
 		}
 		if u, _ := svc.Get(ctx, "pool-a"); u.Used != 1 {
 			t.Fatalf("pool-a used %d after repeated allocation", u.Used)
 		}
-		none, err := svc.Lookup(ctx, "nobody")
+		none, err := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "nobody"})
 		if err != nil || none == nil || len(none) != 0 {
 			t.Fatalf("lookup of a service without addresses: %#v %v", none, err)
 		}
-		if _, err := svc.Allocate(ctx, "no-such-pool", "whmcs-1042"); !errors.Is(err, ippool.ErrNoSuchPool) {
+		if _, err := svc.Allocate(ctx, "no-such-pool", models.ServiceKey{ClientID: "c", ServiceID: "whmcs-1042"}); !errors.Is(err, ippool.ErrNoSuchPool) {
 			t.Fatalf("unknown pool: %v", err)
 		}
 		if p := problemOf(t, ippool.ErrNoSuchPool); p.Status != 404 || p.Code != i18n.CodeIPPoolNotFound {
 			t.Fatalf("ErrNoSuchPool is %d %s", p.Status, p.Code)
 		}
-		if _, err := svc.Allocate(ctx, "pool-a", ""); err == nil {
+		if _, err := svc.Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "c", ServiceID: ""}); err == nil {
 			t.Fatal("empty service id allocated")
 		}
 	})
@@ -236,10 +236,10 @@ func TestReleaseAndReuse(t *testing.T) {
 			mustAllocate(t, svc, "pool-a", s)
 		}
 		mustAllocate(t, svc, "pool-b", "s2")
-		if err := svc.Release(ctx, "s2"); err != nil {
+		if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: "s2"}); err != nil {
 			t.Fatal(err)
 		}
-		if addrs, _ := svc.Lookup(ctx, "s2"); len(addrs) != 0 {
+		if addrs, _ := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "s2"}); len(addrs) != 0 {
 			t.Fatalf("s2 still holds %+v", addrs)
 		}
 		// Released everywhere: both pools give .11 / .10 to the next service.
@@ -253,15 +253,15 @@ func TestReleaseAndReuse(t *testing.T) {
 			t.Fatalf("pool-b gave %s, want the released 203.0.113.10", a.IP)
 		}
 		// Releasing again, or a service that never held anything, is not an error.
-		if err := svc.Release(ctx, "s2"); err != nil {
+		if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: "s2"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.Release(ctx, "never"); err != nil {
+		if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: "never"}); err != nil {
 			t.Fatal(err)
 		}
 		// The other services kept theirs.
 		for s, want := range map[string]string{"s1": "203.0.113.10", "s3": "203.0.113.12"} {
-			if addrs, _ := svc.Lookup(ctx, s); len(addrs) != 1 || addrs[0].IP != ip(want) {
+			if addrs, _ := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: s}); len(addrs) != 1 || addrs[0].IP != ip(want) {
 				t.Fatalf("%s holds %+v, want %s", s, addrs, want)
 			}
 		}
@@ -347,7 +347,7 @@ func TestImport(t *testing.T) {
 		if _, err := svc.Import(ctx, []ippool.Spec{spec(), rangeSpec("pool-b", "203.0.113.201", "203.0.113.254")}, ippool.SourceFile); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := svc.Lookup(ctx, "svc-1"); len(got) != 1 || got[0].IP != a.IP {
+		if got, _ := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "svc-1"}); len(got) != 1 || got[0].IP != a.IP {
 			t.Fatalf("after re-import: %+v", got)
 		}
 		// A file that shrinks a pool below its allocations is refused like the API's PUT.
@@ -398,7 +398,7 @@ func TestShrinkAndDeleteRefusedWhileInUse(t *testing.T) {
 		s := rangeSpec("pool-a", "203.0.113.5", "203.0.113.250")
 		s.Gateway, s.Nameservers = "203.0.113.254", []string{"192.0.2.53"}
 		mustPut(t, svc, s)
-		if got, _ := svc.Lookup(ctx, "s1"); got[0].Gateway != ip("203.0.113.254") || got[0].Nameservers[0] != "192.0.2.53" {
+		if got, _ := svc.Lookup(ctx, models.ServiceKey{ClientID: "c", ServiceID: "s1"}); got[0].Gateway != ip("203.0.113.254") || got[0].Nameservers[0] != "192.0.2.53" {
 			t.Fatalf("lookup after change %+v", got[0])
 		}
 		if a := mustAllocate(t, svc, "pool-a", "s4"); a.IP != ip("203.0.113.5") {
@@ -411,7 +411,7 @@ func TestShrinkAndDeleteRefusedWhileInUse(t *testing.T) {
 			t.Fatalf("delete in use: %v", err)
 		}
 		for _, s := range []string{"s1", "s2", "s3", "s4"} {
-			if err := svc.Release(ctx, s); err != nil {
+			if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: s}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -456,7 +456,7 @@ func TestAllocationWaitsForThePoolLock(t *testing.T) {
 			done := make(chan ippool.Address, 1)
 			failed := make(chan error, 1)
 			go func() {
-				a, err := ippool.NewService(dbs[1]).Allocate(ctx, "pool-a", "waiter")
+				a, err := ippool.NewService(dbs[1]).Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "c", ServiceID: "waiter"})
 				if err != nil {
 					failed <- err
 					return
@@ -507,7 +507,7 @@ func TestAllocationFollowsTheModel(t *testing.T) {
 		for step := 0; step < 300; step++ {
 			id := fmt.Sprintf("svc-%d", rnd(30))
 			if rnd(3) == 0 {
-				if err := svc.Release(ctx, id); err != nil {
+				if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: id}); err != nil {
 					t.Fatal(err)
 				}
 				if h, ok := held[id]; ok {
@@ -517,7 +517,7 @@ func TestAllocationFollowsTheModel(t *testing.T) {
 				}
 				continue
 			}
-			a, err := svc.Allocate(ctx, "pool-a", id)
+			a, err := svc.Allocate(ctx, "pool-a", models.ServiceKey{ClientID: "c", ServiceID: id})
 			want, had := held[id]
 			if !had {
 				want = -1

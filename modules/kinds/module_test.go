@@ -10,24 +10,39 @@ import (
 	"pvebill/modules/qemu"
 )
 
-// R39: only the exact stamp line of the service counts; a prefix of another id, an edited
-// line or a missing line do not.
+// R39, R46: only the exact stamp line of the service — its client and its id — counts; a
+// prefix of another id, another client's line, an edited line or a missing line do not. The
+// one-part line of earlier versions counts for a service marked as existing before ids became
+// per client, and for no other.
 func TestHasStamp(t *testing.T) {
+	g := kinds.Guest{ClientID: "alice", ServiceID: "whmcs-1"}
+	legacy := kinds.Guest{ClientID: "alice", ServiceID: "whmcs-1", LegacyStamp: true}
 	cases := []struct {
-		desc string
-		want bool
+		desc      string
+		want      bool
+		wantOldSv bool // with g.LegacyStamp
 	}{
-		{kinds.StampDescription("whmcs-1"), true},
-		{"notes\npvebill-service: whmcs-1\n", true},
-		{"pvebill-service: whmcs-10", false},
-		{"pvebill-service: whmcs-", false},
-		{"# pvebill-service: whmcs-1 (copied)", false},
-		{"", false},
+		{kinds.StampDescription(g), true, true},
+		{"notes\npvebill-service: alice/whmcs-1\n", true, true},
+		{"pvebill-service: bob/whmcs-1", false, false},
+		{"pvebill-service: alice/whmcs-10", false, false},
+		{"pvebill-service: whmcs-1", false, true},
+		{"notes\npvebill-service: whmcs-1\n", false, true},
+		{"pvebill-service: whmcs-10", false, false},
+		{"pvebill-service: whmcs-", false, false},
+		{"# pvebill-service: whmcs-1 (copied)", false, false},
+		{"", false, false},
 	}
 	for _, c := range cases {
-		if got := kinds.HasStamp(c.desc, "whmcs-1"); got != c.want {
+		if got := kinds.HasStamp(c.desc, g); got != c.want {
 			t.Errorf("HasStamp(%q) = %v, want %v", c.desc, got, c.want)
 		}
+		if got := kinds.HasStamp(c.desc, legacy); got != c.wantOldSv {
+			t.Errorf("HasStamp(%q) of a service from before the migration = %v, want %v", c.desc, got, c.wantOldSv)
+		}
+	}
+	if got := kinds.StampLine(g); got != "pvebill-service: alice/whmcs-1" {
+		t.Errorf("StampLine = %q", got)
 	}
 	if got := kinds.StampTags("web;Prod"); got != "prod;pvebill;web" {
 		t.Errorf("StampTags = %q", got)

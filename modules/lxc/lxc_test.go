@@ -53,7 +53,8 @@ func TestCreateRequest(t *testing.T) {
 	if req.Net[0] != "name=eth0,bridge=vmbr1,firewall=1,ip=198.51.100.7/24,gw=198.51.100.1" {
 		t.Fatalf("net0 %q", req.Net[0])
 	}
-	if req.Nameserver != "198.51.100.53 198.51.100.54" || !kinds.HasStamp(req.Description, "svc-1") || kinds.HasStamp(req.Description, "svc-10") {
+	if req.Nameserver != "198.51.100.53 198.51.100.54" || !kinds.HasStamp(req.Description, kinds.Guest{ClientID: "c1", ServiceID: "svc-1"}) ||
+		kinds.HasStamp(req.Description, kinds.Guest{ClientID: "c1", ServiceID: "svc-10"}) {
 		t.Fatalf("nameserver %q description %q", req.Nameserver, req.Description)
 	}
 	if _, err := lxc.CreateRequest(kinds.Guest{ClientID: "c1", ServiceID: "svc-1"}, kinds.CreateSpec{Plan: p, OS: "plan9"}); err == nil {

@@ -175,7 +175,7 @@ func deref(s *string) string {
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := models.GetService(context.Background(), e.db.Gorm, id)
+	s, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func TestCreateRefusals(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", req, p.Code, c.code)
 		}
 	}
-	if _, err := models.GetService(context.Background(), e.db.Gorm, "svc-refused"); err != models.ErrNotFound {
+	if _, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); err != models.ErrNotFound {
 		t.Fatalf("a refused create wrote a service: %v", err)
 	}
 	if len(e.sim.Requests()) != 0 {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"pvebill/models"
 	"pvebill/modules/kinds"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
@@ -20,7 +21,8 @@ type staticAddresses struct {
 	released []string
 }
 
-func (s *staticAddresses) Allocate(_ context.Context, _ string, serviceID string) (kinds.Address, error) {
+func (s *staticAddresses) Allocate(_ context.Context, _ string, k models.ServiceKey) (kinds.Address, error) {
+	serviceID := k.ServiceID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.given == nil {
@@ -30,7 +32,8 @@ func (s *staticAddresses) Allocate(_ context.Context, _ string, serviceID string
 	return kinds.Address{CIDR: "203.0.113.10/24", Gateway: "203.0.113.1", Nameservers: []string{"203.0.113.53"}}, nil
 }
 
-func (s *staticAddresses) Release(_ context.Context, serviceID string) error {
+func (s *staticAddresses) Release(_ context.Context, k models.ServiceKey) error {
+	serviceID := k.ServiceID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.given, serviceID)

@@ -29,7 +29,7 @@ func TestConfirmationsMismatch(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if n, _ := models.CountActiveOperations(context.Background(), e.db.Gorm, "svc-conf", "", reinstall.ActionApply); n != 0 {
+	if n, _ := models.CountActiveOperations(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: "svc-conf"}, "", reinstall.ActionApply); n != 0 {
 		t.Fatalf("%d apply operations written", n)
 	}
 	if got := e.intent("svc-conf"); got.State != models.IntentPreviewReady {

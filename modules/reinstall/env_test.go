@@ -114,7 +114,7 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 		"arch": "amd64", "hostname": "web1.example.com", "memory": "512", "swap": "512", "cores": "1",
 		"ostype": "debian", "rootfs": "local-lvm:vm-" + itoa(vmid) + "-disk-0,size=8G", "unprivileged": "1",
 		"net0":        "name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:00:50:01,ip=dhcp,type=veth",
-		"description": kinds.StampDescription(id), "tags": kinds.StampTag, "onboot": "1",
+		"description": kinds.StampDescription(kinds.Guest{ClientID: client, ServiceID: id}), "tags": kinds.StampTag, "onboot": "1",
 	}
 	for k, v := range extra {
 		if v == "" {
@@ -164,7 +164,7 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 		"name": "web1", "memory": "2048", "cores": "2", "ostype": "l26", "scsihw": "virtio-scsi-single",
 		"scsi0": "local-lvm:vm-" + v + "-disk-0,size=10G", "ide2": "local-lvm:vm-" + v + "-cloudinit,media=cdrom",
 		"net0": "virtio=BC:24:11:00:03:00,bridge=vmbr0,firewall=1", "boot": "order=scsi0", "agent": "1",
-		"description": kinds.StampDescription(id), "tags": kinds.StampTag, "onboot": "1", "ciuser": "root",
+		"description": kinds.StampDescription(kinds.Guest{ClientID: client, ServiceID: id}), "tags": kinds.StampTag, "onboot": "1", "ciuser": "root",
 	}
 	for k, val := range extra {
 		if val == "" {
@@ -279,7 +279,7 @@ func (e *env) apply(id string, in *models.Intent) (*models.Operation, error) {
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := models.GetService(context.Background(), e.db.Gorm, id)
+	s, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: id})
 	if err != nil {
 		e.t.Fatal(err)
 	}

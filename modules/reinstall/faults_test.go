@@ -80,7 +80,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 				t.Fatalf("preview while awaiting reconciliation: %v", err)
 			}
 			// An operator resolves it; the audit log records it and the lock opens.
-			if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-fault", reinstall.ReconcileRequest{Resolution: "recreated", Note: "checked by hand"}); err != nil {
+			if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated", Note: "checked by hand"}); err != nil {
 				t.Fatal(err)
 			}
 			s = e.service("svc-fault")
@@ -90,7 +90,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 			if got := e.intent("svc-fault"); got.State != models.IntentResolved {
 				t.Fatalf("intent after reconcile %s", got.State)
 			}
-			evs, err := models.ListAudit(context.Background(), e.db.Gorm, "svc-fault")
+			evs, err := models.ListAudit(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: "svc-fault"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 			if last.Event != "reconciled" || last.Actor != "ops" || last.OperationID != op.ID || deref(last.Detail) != `{"note":"checked by hand","resolution":"recreated"}` {
 				t.Fatalf("audit %+v %s", last, deref(last.Detail))
 			}
-			if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-fault", reinstall.ReconcileRequest{Resolution: "recreated"}); problemCode(err) != i18n.CodeNothingToReconcile {
+			if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated"}); problemCode(err) != i18n.CodeNothingToReconcile {
 				t.Fatalf("second reconcile: %v", err)
 			}
 		})
@@ -138,7 +138,7 @@ func TestGuestExistedUnknown(t *testing.T) {
 		t.Fatal("guest still there")
 	}
 	// Abandoned: the service fails (billing terminates or re-creates).
-	if _, err := e.svc.Reconcile(context.Background(), "ops", "svc-null", reinstall.ReconcileRequest{Resolution: "abandoned"}); err != nil {
+	if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-null"}, reinstall.ReconcileRequest{Resolution: "abandoned"}); err != nil {
 		t.Fatal(err)
 	}
 	if s := e.service("svc-null"); s.State != models.ServiceFailed || s.LockOperationID != nil {

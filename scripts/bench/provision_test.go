@@ -224,7 +224,7 @@ func provisioning(t *testing.T, rep *Report) {
 			continue
 		}
 		for _, sv := range svcs {
-			if kinds.HasStamp(g.Config["description"], sv.ServiceID) {
+			if kinds.HasStamp(g.Config["description"], kinds.Guest{ClientID: sv.ClientID, ServiceID: sv.ServiceID}) {
 				stamps[sv.ServiceID]++
 			}
 		}
