@@ -76,7 +76,7 @@ func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 		}
 
 		restore = models.SetIPAllocationHook(func(tx *gorm.DB, pool string, _ int64) error {
-			return tx.Create(&models.IPAllocation{Pool: pool, IP: 20, ServiceID: "svc-2", CreatedAt: models.Now()}).Error
+			return tx.Create(&models.IPAllocation{Pool: pool, IP: 20, ClientID: "c", ServiceID: "svc-2", CreatedAt: models.Now()}).Error
 		})
 		a, _, err = db.AllocateIP(ctx, "p", models.ServiceKey{ClientID: "c", ServiceID: "svc-2"})
 		restore()

@@ -15,7 +15,8 @@ import (
 )
 
 // The service view reads the service and the addresses it holds in one statement, and shows
-// another client's service to nobody but its owner.
+// another client's service to nobody but its owner — even when both clients use the same
+// service id, whose addresses stay apart (R46).
 func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -33,15 +34,17 @@ func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 			{ServiceID: "with-ips", ClientID: "alice", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
 			{ServiceID: "no-ips", ClientID: "alice", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
 			{ServiceID: "bobs", ClientID: "bob", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
+			{ServiceID: "with-ips", ClientID: "bob", Plan: "p", GuestType: "container", Cluster: "c", State: "active"},
 		} {
 			if err := models.InsertService(ctx, g, s); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, a := range []models.IPAllocation{
-			{Pool: "b", IP: 0xCB007111, ServiceID: "with-ips"},
-			{Pool: "a", IP: 0xC6336412, ServiceID: "with-ips"},
-			{Pool: "a", IP: 0xC6336413, ServiceID: "bobs"},
+			{Pool: "b", IP: 0xCB007111, ClientID: "alice", ServiceID: "with-ips"},
+			{Pool: "a", IP: 0xC6336412, ClientID: "alice", ServiceID: "with-ips"},
+			{Pool: "a", IP: 0xC6336413, ClientID: "bob", ServiceID: "bobs"},
+			{Pool: "a", IP: 0xC6336414, ClientID: "bob", ServiceID: "with-ips"},
 		} {
 			a.CreatedAt = models.Now()
 			if err := g.Create(&a).Error; err != nil {
@@ -71,7 +74,11 @@ func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 		if _, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "no-ips"); err != nil || len(ips) != 0 {
 			t.Fatalf("service without addresses: %v %v", ips, err)
 		}
-		for _, tc := range [][2]string{{"alice", "bobs"}, {"bob", "with-ips"}, {"alice", "missing"}} {
+		bobs, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "bob", "with-ips")
+		if err != nil || bobs.ClientID != "bob" || bobs.ID == svc.ID || !slices.Equal(ips, []netip.Addr{netip.MustParseAddr("198.51.100.20")}) {
+			t.Fatalf("bob's with-ips: %+v %v %v", bobs, ips, err)
+		}
+		for _, tc := range [][2]string{{"alice", "bobs"}, {"carol", "with-ips"}, {"alice", "missing"}} {
 			if _, _, err := models.GetClientServiceWithIPs(ctx, db.Gorm, tc[0], tc[1]); !errors.Is(err, models.ErrNotFound) {
 				t.Fatalf("%s reading %s: err = %v, want ErrNotFound", tc[0], tc[1], err)
 			}

@@ -27,7 +27,7 @@ func TestStatementPool(t *testing.T) {
 			if err := create(fmt.Sprintf("svc-%d", i)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: fmt.Sprintf("svc-%d", i)}); err != nil {
+			if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: fmt.Sprintf("svc-%d", i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
