@@ -224,7 +224,7 @@ func TestDashboardsAndAlertsUseExportedNames(t *testing.T) {
 		t.Fatalf("names not exported by the server:\n  %s", strings.Join(missing, "\n  "))
 	}
 	// The per-guest series carry exactly the documented labels, at most five per guest.
-	for _, want := range []string{`pvebill_guest_swap_bytes{cluster="default",guest_type="container",node="pve1",service_id="svc-5001",vmid="5001"}`,
+	for _, want := range []string{`pvebill_guest_swap_bytes{client_id="whmcs",cluster="default",guest_type="container",node="pve1",service_id="svc-5001",vmid="5001"}`,
 		`pvebill_swap_sampling_rounds_total{cluster="default",node="pve2",result="ok"} 1`} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("scrape lacks %s", want)

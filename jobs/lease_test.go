@@ -332,7 +332,7 @@ func TestShardedSamplerReadsOwnNodesAndForgetsLostOnes(t *testing.T) {
 	e.run(10 * time.Second)
 	e.sampler.Wait()
 	for _, id := range []string{"svc-1001", "svc-2001"} {
-		if _, ok := e.folder.SwapWindow(id); !ok {
+		if _, ok := e.folder.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: id}); !ok {
 			t.Fatalf("%s not sampled while its node was owned", id)
 		}
 	}
@@ -344,10 +344,10 @@ func TestShardedSamplerReadsOwnNodesAndForgetsLostOnes(t *testing.T) {
 	if got := e.calls(); got["GET /nodes/pve2/lxc"] != 0 || got["GET /nodes/pve1/lxc"] != 1 {
 		t.Fatalf("calls after losing pve2: %v", got)
 	}
-	if _, ok := e.folder.SwapWindow("svc-2001"); ok {
+	if _, ok := e.folder.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}); ok {
 		t.Fatal("the folder kept the state of a service whose node another replica samples now")
 	}
-	if _, ok := e.folder.SwapWindow("svc-1001"); !ok {
+	if _, ok := e.folder.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-1001"}); !ok {
 		t.Fatal("the folder forgot a service of a node it still owns")
 	}
 }

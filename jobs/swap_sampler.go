@@ -137,8 +137,8 @@ type SwapSampler struct {
 	// managed the services of the current round: when another replica takes a node over, the
 	// folder forgets its services, so that if the node comes back their buckets are resumed
 	// from the database instead of overwritten with this replica's stale copy.
-	onNode  map[string][]string
-	managed map[string]bool
+	onNode  map[string][]models.ServiceKey
+	managed map[models.ServiceKey]bool
 	wg      sync.WaitGroup // node rounds in flight
 	// base is what node rounds derive from: they outlive the job's round (each keeps its own
 	// deadline) but end at Close.
@@ -155,7 +155,7 @@ func NewSwapSampler(db *models.DB, clusters []kinds.Cluster, folder *usage.Folde
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &SwapSampler{db: db, clusters: clusters, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
-		nodes: map[string]*nodeState{}, onNode: map[string][]string{}, base: base, close: cancel}
+		nodes: map[string]*nodeState{}, onNode: map[string][]models.ServiceKey{}, base: base, close: cancel}
 }
 
 // Name implements Job.
@@ -183,9 +183,9 @@ func (s *SwapSampler) Run(ctx context.Context) error {
 		return fmt.Errorf("list sampled services: %w", err)
 	}
 	byCluster := map[string]map[int]models.SampledService{}
-	managed := make(map[string]bool, len(svcs))
+	managed := make(map[models.ServiceKey]bool, len(svcs))
 	for _, sv := range svcs {
-		managed[sv.ServiceID] = true
+		managed[models.ServiceKey{ClientID: sv.ClientID, ServiceID: sv.ServiceID}] = true
 		m := byCluster[sv.Cluster]
 		if m == nil {
 			m = map[int]models.SampledService{}
@@ -285,7 +285,7 @@ func (s *SwapSampler) ownedNodes(ctx context.Context, cl kinds.Cluster, names []
 		return nil, err
 	}
 	mine := names[:0]
-	var lost []string
+	var lost []models.ServiceKey
 	s.mu.Lock()
 	for _, n := range names {
 		if owned[n] {
@@ -296,7 +296,7 @@ func (s *SwapSampler) ownedNodes(ctx context.Context, cl kinds.Cluster, names []
 		lost = append(lost, s.onNode[cl.Name+"/"+n]...)
 		delete(s.onNode, cl.Name+"/"+n)
 	}
-	keep := make(map[string]bool, len(s.managed))
+	keep := make(map[models.ServiceKey]bool, len(s.managed))
 	for id := range s.managed {
 		keep[id] = true
 	}
@@ -480,9 +480,9 @@ func (s *SwapSampler) sampleStatuses(ctx context.Context, cl kinds.Cluster, node
 // foldSamples records which services the node holds, folds the samples into their buckets,
 // exports the per-guest series and writes the buckets; it reports whether the write succeeded.
 func (s *SwapSampler) foldSamples(ctx context.Context, cl kinds.Cluster, node string, now time.Time, samples []usage.Sample) bool {
-	ids := make([]string, len(samples))
+	ids := make([]models.ServiceKey, len(samples))
 	for i, smp := range samples {
-		ids[i] = smp.ServiceID
+		ids[i] = smp.Key()
 	}
 	s.mu.Lock()
 	s.onNode[cl.Name+"/"+node] = ids
@@ -490,16 +490,16 @@ func (s *SwapSampler) foldSamples(ctx context.Context, cl kinds.Cluster, node st
 	if err := s.folder.Resume(ctx, ids, now); err != nil {
 		s.log.Warn("swap sampling: resume stored buckets", "cluster", cl.Name, "node", node, "err", err)
 	}
-	keep := make(map[string]bool, len(samples))
+	keep := make(map[models.ServiceKey]bool, len(samples))
 	for _, smp := range samples {
 		s.folder.Add(smp)
-		keep[smp.ServiceID] = true
+		keep[smp.Key()] = true
 		var w *usage.Window
-		if win, ok := s.folder.SwapWindow(smp.ServiceID); ok {
+		if win, ok := s.folder.SwapWindow(smp.Key()); ok {
 			w = &win
 		}
 		s.guests.Set(usage.GuestLabels{Cluster: smp.Cluster, Node: smp.Node, VMID: smp.VMID, ServiceID: smp.ServiceID,
-			GuestType: smp.GuestType}, smp.Swap, smp.SwapLimit, w)
+			GuestType: smp.GuestType, ClientID: smp.ClientID}, smp.Swap, smp.SwapLimit, w)
 	}
 	s.guests.RetainNode(cl.Name, node, keep)
 	if _, err := s.folder.Flush(ctx); err != nil {
@@ -510,7 +510,7 @@ func (s *SwapSampler) foldSamples(ctx context.Context, cl kinds.Cluster, node st
 }
 
 func sampleOf(sv models.SampledService, cluster, node string, at time.Time, r pve.LXCStatus) usage.Sample {
-	smp := usage.Sample{ServiceID: sv.ServiceID, Cluster: cluster, Node: node, VMID: sv.VMID, GuestType: sv.GuestType,
+	smp := usage.Sample{ClientID: sv.ClientID, ServiceID: sv.ServiceID, Cluster: cluster, Node: node, VMID: sv.VMID, GuestType: sv.GuestType,
 		At: at, Mem: int64(r.Mem), CPU: float64(r.CPU), Disk: int64(r.Disk), NetIn: int64(r.NetIn),
 		NetOut: int64(r.NetOut), Uptime: int64(r.Uptime)}
 	if r.Swap != nil {

@@ -212,7 +212,7 @@ func TestSamplerOneIndexCallPerNode(t *testing.T) {
 			t.Errorf("%s: bucket %+v vs status %+v", id, b[id], st)
 		}
 		// The first round read the node at the clock the status above was read at: the same swap.
-		if w, ok := e.folder.SwapWindow(id); !ok || w.Samples != 2 {
+		if w, ok := e.folder.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: id}); !ok || w.Samples != 2 {
 			t.Errorf("%s: swap window %+v", id, w)
 		}
 	}
@@ -420,7 +420,7 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 			if name == "pvebill_guest_swap_limit_bytes" {
 				v = 512 << 20
 			}
-			fmt.Fprintf(&exp, "%s{cluster=\"c1\",guest_type=\"container\",node=%q,service_id=\"svc-%d\",vmid=\"%d\"} %d\n", name, g.node, g.vmid, g.vmid, v)
+			fmt.Fprintf(&exp, "%s{client_id=\"whmcs\",cluster=\"c1\",guest_type=\"container\",node=%q,service_id=\"svc-%d\",vmid=\"%d\"} %d\n", name, g.node, g.vmid, g.vmid, v)
 		}
 	}
 	names := []string{"pvebill_guest_swap_bytes", "pvebill_guest_swap_limit_bytes", "pvebill_guest_swap_5m_avg_bytes", "pvebill_guest_swap_5m_max_bytes"}

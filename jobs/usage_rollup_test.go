@@ -31,7 +31,7 @@ func TestUsageRetentionPerTierAndRollupJob(t *testing.T) {
 		var rows []models.UsageBucket
 		for d := int64(0); d < 10; d++ {
 			for h := int64(0); h < 24; h += 6 {
-				rows = append(rows, models.UsageBucket{ServiceID: "svc-ret", BucketStart: t0 + d*day + h*3600,
+				rows = append(rows, models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-ret", BucketStart: t0 + d*day + h*3600,
 					Cluster: "c1", Node: "pve1", UsageFigures: models.UsageFigures{Samples: 5, MemSum: 10},
 					LastSample: t0 + d*day + h*3600 + 240})
 			}

@@ -19,3 +19,8 @@ func (o *Operation) Key() ServiceKey { return ServiceKey{ClientID: o.ClientID, S
 
 // Key is the key of the intent's service.
 func (in *Intent) Key() ServiceKey { return ServiceKey{ClientID: in.ClientID, ServiceID: in.ServiceID} }
+
+// Key is the key of the bucket's service.
+func (b UsageBucket) Key() ServiceKey {
+	return ServiceKey{ClientID: b.ClientID, ServiceID: b.ServiceID}
+}

@@ -21,6 +21,7 @@ type UsageBucket struct {
 	// Svc is the service's key in services.id, set on the buckets read back: a service id alone
 	// may name services of several clients (R46).
 	Svc         int64  `gorm:"column:svc"`
+	ClientID    string `gorm:"column:client_id"`
 	ServiceID   string `gorm:"column:service_id"`
 	BucketStart int64  `gorm:"column:bucket_start"` // unix seconds
 	Cluster     string `gorm:"column:cluster"`
@@ -64,13 +65,13 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 	if len(buckets) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(buckets))
+	svcs := make([]ServiceKey, 0, len(buckets))
 	nodes := make([]usageNode, 0, len(buckets))
 	for _, b := range buckets {
-		ids = append(ids, b.ServiceID)
+		svcs = append(svcs, b.Key())
 		nodes = append(nodes, usageNode{Cluster: b.Cluster, Node: b.Node})
 	}
-	keys, err := db.UsageServiceKeys(ctx, ids)
+	keys, err := db.serviceRowIDs(ctx, svcs)
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 	}
 	rows := make([]usage5mRow, 0, len(buckets))
 	for _, b := range buckets {
-		svc, ok := keys[b.ServiceID]
+		svc, ok := keys[b.Key()]
 		if !ok {
 			continue
 		}
@@ -100,7 +101,7 @@ func (db *DB) UpsertUsageBuckets(ctx context.Context, buckets []UsageBucket) err
 }
 
 // usage5mSelect reads usage_5m rows as UsageBuckets, joining back the service and the node.
-const usage5mSelect = "u.svc AS svc, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
+const usage5mSelect = "u.svc AS svc, s.client_id AS client_id, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout, " +
 	"u.last_netin, u.last_netout, u.last_uptime, u.last_sample_at"
@@ -137,16 +138,20 @@ func (db *DB) UsageBucketsOf(ctx context.Context, keys []int64, from, to int64) 
 
 // RecentUsageBuckets returns, per service, the latest bucket that started at or after since
 // (the folding state to resume after a restart). Services without one are absent.
-func (db *DB) RecentUsageBuckets(ctx context.Context, serviceIDs []string, since int64) (map[string]UsageBucket, error) {
-	out := map[string]UsageBucket{}
-	for start := 0; start < len(serviceIDs); start += UsageUpsertBatch {
-		end := min(start+UsageUpsertBatch, len(serviceIDs))
-		keys, err := db.usageKeys(ctx, serviceIDs[start:end])
+func (db *DB) RecentUsageBuckets(ctx context.Context, svcs []ServiceKey, since int64) (map[ServiceKey]UsageBucket, error) {
+	out := map[ServiceKey]UsageBucket{}
+	for start := 0; start < len(svcs); start += UsageUpsertBatch {
+		end := min(start+UsageUpsertBatch, len(svcs))
+		m, err := db.serviceRowIDs(ctx, svcs[start:end])
 		if err != nil {
 			return nil, err
 		}
-		if len(keys) == 0 {
+		if len(m) == 0 {
 			continue
+		}
+		keys := make([]int64, 0, len(m))
+		for _, k := range m {
+			keys = append(keys, k)
 		}
 		var rows []UsageBucket
 		err = db.usage5mQuery(ctx).Where("u.svc IN ? AND u.start >= ?", keys, since).Order("u.start").Scan(&rows).Error
@@ -154,7 +159,7 @@ func (db *DB) RecentUsageBuckets(ctx context.Context, serviceIDs []string, since
 			return nil, err
 		}
 		for _, r := range rows {
-			out[r.ServiceID] = r // ascending: the last one wins
+			out[r.Key()] = r // ascending: the last one wins
 		}
 	}
 	return out, nil
@@ -190,6 +195,7 @@ func (db *DB) PurgeUsageBuckets(ctx context.Context, before int64, limit int) (i
 
 // SampledService is a managed guest the swap sampler looks for on its cluster.
 type SampledService struct {
+	ClientID  string
 	ServiceID string
 	Cluster   string
 	VMID      int
@@ -200,7 +206,7 @@ type SampledService struct {
 // container, a vmid held, not terminated. Whether the container runs is Proxmox's answer.
 func (db *DB) SampledContainers(ctx context.Context) ([]SampledService, error) {
 	var rows []Service
-	err := db.WithContext(ctx).Select("service_id", "cluster", "vmid", "guest_type").
+	err := db.WithContext(ctx).Select("client_id", "service_id", "cluster", "vmid", "guest_type").
 		Where("guest_type = ? AND vmid IS NOT NULL AND state <> ?", "container", ServiceTerminated).
 		Order("service_id").Find(&rows).Error
 	if err != nil {
@@ -208,7 +214,7 @@ func (db *DB) SampledContainers(ctx context.Context) ([]SampledService, error) {
 	}
 	out := make([]SampledService, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, SampledService{ServiceID: r.ServiceID, Cluster: r.Cluster, VMID: *r.VMID, GuestType: r.GuestType})
+		out = append(out, SampledService{ClientID: r.ClientID, ServiceID: r.ServiceID, Cluster: r.Cluster, VMID: *r.VMID, GuestType: r.GuestType})
 	}
 	return out, nil
 }

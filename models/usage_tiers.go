@@ -129,35 +129,59 @@ func (db *DB) knownUsageNodes(ctx context.Context, pairs []usageNode) (map[usage
 	return out, nil
 }
 
-// UsageServiceKeys maps service ids to the small integer key their usage rows are stored
-// under (services.id); ids not in services are absent.
-func (db *DB) UsageServiceKeys(ctx context.Context, serviceIDs []string) (map[string]int64, error) {
-	out := map[string]int64{}
+// serviceRows reads the id, client and service id of the services whose service id is one of
+// serviceIDs (of every client).
+func (db *DB) serviceRows(ctx context.Context, serviceIDs []string) ([]Service, error) {
+	var out []Service
 	for start := 0; start < len(serviceIDs); start += UsageUpsertBatch {
 		end := min(start+UsageUpsertBatch, len(serviceIDs))
 		var rows []Service
-		err := db.WithContext(ctx).Select("id", "service_id").Where("service_id IN ?", serviceIDs[start:end]).
+		err := db.WithContext(ctx).Select("id", "client_id", "service_id").Where("service_id IN ?", serviceIDs[start:end]).
 			Find(&rows).Error
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			out[r.ServiceID] = r.ID
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// serviceRowIDs maps services to the small integer key their usage rows are stored under
+// (services.id); services not in services are absent. A service id alone may name services
+// of several clients (R46): the client picks one.
+func (db *DB) serviceRowIDs(ctx context.Context, svcs []ServiceKey) (map[ServiceKey]int64, error) {
+	ids := make([]string, len(svcs))
+	for i, k := range svcs {
+		ids[i] = k.ServiceID
+	}
+	rows, err := db.serviceRows(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[ServiceKey]bool, len(svcs))
+	for _, k := range svcs {
+		want[k] = true
+	}
+	out := make(map[ServiceKey]int64, len(svcs))
+	for _, r := range rows {
+		if want[r.Key()] {
+			out[r.Key()] = r.ID
 		}
 	}
 	return out, nil
 }
 
-// usageKeys returns the keys of the services (those that exist), so that usage reads are
-// primary-key ranges of the tier tables rather than joins driven by the services table.
+// usageKeys returns the keys of every service (of any client) whose id is one of serviceIDs,
+// so that usage reads are primary-key ranges of the tier tables rather than joins driven by
+// the services table.
 func (db *DB) usageKeys(ctx context.Context, serviceIDs []string) ([]int64, error) {
-	m, err := db.UsageServiceKeys(ctx, serviceIDs)
+	rows, err := db.serviceRows(ctx, serviceIDs)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]int64, 0, len(m))
-	for _, k := range m {
-		keys = append(keys, k)
+	keys := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		keys = append(keys, r.ID)
 	}
 	return keys, nil
 }
@@ -243,7 +267,7 @@ func (db *DB) UsageTierTotalsOf(ctx context.Context, t Tier, keys []int64, from,
 }
 
 // tierBucketSelect reads a tier's rows as UsageBuckets (without the folder's counters).
-const tierBucketSelect = "u.svc AS svc, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
+const tierBucketSelect = "u.svc AS svc, s.client_id AS client_id, s.service_id AS service_id, u.start AS bucket_start, COALESCE(n.cluster, '') AS cluster, COALESCE(n.node, '') AS node, " +
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout"
 

@@ -55,7 +55,11 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 	cur := usage.BucketStart(h.clock())
 	prev := cur.Add(-usage.BucketWidth)
 	b := func(id string, start time.Time, samples int, swapSum, swapMax int64, in *int64) models.UsageBucket {
-		return models.UsageBucket{ServiceID: id, BucketStart: start.Unix(), Cluster: "default", Node: "pve1", VMID: 5001,
+		owner := "whmcs"
+		if id == "u-other" {
+			owner = "other"
+		}
+		return models.UsageBucket{ClientID: owner, ServiceID: id, BucketStart: start.Unix(), Cluster: "default", Node: "pve1", VMID: 5001,
 			GuestType: "container", UsageFigures: models.UsageFigures{Samples: int64(samples), SwapSamples: int64(samples),
 				SwapSum: swapSum, SwapMax: i64p(swapMax), SwapLimit: i64p(512 << 20), MemSum: int64(samples) * 1000,
 				MemMax: i64p(1000), CPUSum: 0.5 * float64(samples), DiskMax: i64p(4096), NetIn: in, NetOut: in},
@@ -177,7 +181,7 @@ func TestUsageSeriesOverHTTP(t *testing.T) {
 	cur := usage.BucketStart(h.clock())
 	from := cur.Add(-55 * time.Minute) // 12 buckets up to and including the current one
 	b := func(start time.Time, swapSum, swapMax int64) models.UsageBucket {
-		return models.UsageBucket{ServiceID: "s-1", BucketStart: start.Unix(), Cluster: "default", Node: "pve1",
+		return models.UsageBucket{ClientID: "whmcs", ServiceID: "s-1", BucketStart: start.Unix(), Cluster: "default", Node: "pve1",
 			UsageFigures: models.UsageFigures{Samples: 5, SwapSamples: 5, SwapSum: swapSum, SwapMax: i64p(swapMax),
 				MemSum: 5000, MemMax: i64p(1000), NetIn: i64p(600)},
 			LastSample: start.Unix()}

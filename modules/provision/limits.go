@@ -115,7 +115,7 @@ func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, sta
 	}
 	u, err := models.GetBandwidthUsage(ctx, s.db.Gorm, svc.Key())
 	if errors.Is(err, models.ErrNotFound) {
-		u, err = &models.BandwidthUsage{ServiceID: svc.ServiceID, PeriodStart: PeriodStart(now)}, nil
+		u, err = &models.BandwidthUsage{ClientID: svc.ClientID, ServiceID: svc.ServiceID, PeriodStart: PeriodStart(now)}, nil
 	}
 	if err != nil {
 		return "", err

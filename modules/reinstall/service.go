@@ -368,7 +368,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	op := &models.Operation{ID: models.NewID(), ServiceID: x.serviceID, ClientID: svc.ClientID, Action: x.action, Payload: string(payload)}
 	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": pv.labelled()})
 	d := string(detail)
-	ev := &models.AuditEvent{Actor: x.clientID, ServiceID: x.serviceID, Event: x.event, Detail: &d}
+	ev := &models.AuditEvent{Actor: x.clientID, ClientID: x.clientID, ServiceID: x.serviceID, Event: x.event, Detail: &d}
 	// The secrets are in memory before the operation can be claimed; a refused apply drops them.
 	if len(x.secrets) > 0 {
 		s.secrets.Put(op.ID, x.secrets)

@@ -36,6 +36,7 @@ func mod(a, b int64) int64 {
 // Sample is one reading of one running guest, as the node's container index or the guest's
 // status/current reported it. Swap and SwapLimit are nil when the answer lacked them.
 type Sample struct {
+	ClientID  string // with ServiceID, the service's key (R46)
 	ServiceID string
 	Cluster   string
 	Node      string
@@ -51,6 +52,11 @@ type Sample struct {
 	NetIn     int64 // bytes since the guest started
 	NetOut    int64
 	Uptime    int64 // seconds
+}
+
+// Key is the key of the sample's service.
+func (s Sample) Key() models.ServiceKey {
+	return models.ServiceKey{ClientID: s.ClientID, ServiceID: s.ServiceID}
 }
 
 // Window is the swap seen over the last five minutes of samples.
@@ -84,22 +90,22 @@ type Folder struct {
 	db *models.DB
 
 	mu      sync.Mutex
-	state   map[string]*serviceState
-	closed  []models.UsageBucket // buckets left behind by a newer sample, not yet written
-	resumed map[string]bool      // services whose stored state was looked up
+	state   map[models.ServiceKey]*serviceState
+	closed  []models.UsageBucket       // buckets left behind by a newer sample, not yet written
+	resumed map[models.ServiceKey]bool // services whose stored state was looked up
 }
 
 // NewFolder returns a folder writing to db.
 func NewFolder(db *models.DB) *Folder {
-	return &Folder{db: db, state: map[string]*serviceState{}, resumed: map[string]bool{}}
+	return &Folder{db: db, state: map[models.ServiceKey]*serviceState{}, resumed: map[models.ServiceKey]bool{}}
 }
 
 // Resume loads the stored state of services the folder has not seen in this process (one
 // query per batch of services). It is called before Add for the services of a round.
-func (f *Folder) Resume(ctx context.Context, serviceIDs []string, now time.Time) error {
+func (f *Folder) Resume(ctx context.Context, svcs []models.ServiceKey, now time.Time) error {
 	f.mu.Lock()
-	var todo []string
-	for _, id := range serviceIDs {
+	var todo []models.ServiceKey
+	for _, id := range svcs {
 		if !f.resumed[id] {
 			todo = append(todo, id)
 		}
@@ -131,11 +137,12 @@ func (f *Folder) Resume(ctx context.Context, serviceIDs []string, now time.Time)
 func (f *Folder) Add(s Sample) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.resumed[s.ServiceID] = true
-	st := f.state[s.ServiceID]
+	k := s.Key()
+	f.resumed[k] = true
+	st := f.state[k]
 	if st == nil {
 		st = &serviceState{}
-		f.state[s.ServiceID] = st
+		f.state[k] = st
 	}
 	start := BucketStart(s.At).Unix()
 	b := &st.bucket
@@ -156,7 +163,7 @@ func (f *Folder) Add(s Sample) {
 		if st.dirty {
 			f.closed = append(f.closed, *b)
 		}
-		*b = models.UsageBucket{ServiceID: s.ServiceID, BucketStart: start,
+		*b = models.UsageBucket{ClientID: s.ClientID, ServiceID: s.ServiceID, BucketStart: start,
 			LastNetIn: b.LastNetIn, LastNetOut: b.LastNetOut, LastUptime: b.LastUptime}
 		st.open = true
 	}
@@ -204,10 +211,10 @@ func delta(prev, cur int64, restarted bool) int64 {
 
 // SwapWindow returns the swap average and maximum over the service's samples of the last five
 // minutes; ok is false when there is none.
-func (f *Folder) SwapWindow(serviceID string) (w Window, ok bool) {
+func (f *Folder) SwapWindow(k models.ServiceKey) (w Window, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := f.state[serviceID]
+	st := f.state[k]
 	if st == nil || len(st.window) == 0 {
 		return Window{}, false
 	}
@@ -224,7 +231,7 @@ func (f *Folder) SwapWindow(serviceID string) (w Window, ok bool) {
 
 // Retain drops the in-memory state of services not in keep (terminated, no longer managed);
 // their unwritten buckets are still written by the next Flush, and stored buckets stay.
-func (f *Folder) Retain(keep map[string]bool) {
+func (f *Folder) Retain(keep map[models.ServiceKey]bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for id, st := range f.state {
@@ -264,12 +271,15 @@ func (f *Folder) Flush(ctx context.Context) (int, error) {
 		if batch[i].ServiceID != batch[j].ServiceID {
 			return batch[i].ServiceID < batch[j].ServiceID
 		}
+		if batch[i].ClientID != batch[j].ClientID {
+			return batch[i].ClientID < batch[j].ClientID
+		}
 		return batch[i].BucketStart < batch[j].BucketStart
 	})
 	if err := f.db.UpsertUsageBuckets(ctx, batch); err != nil {
 		f.mu.Lock()
 		for i := range batch {
-			st := f.state[batch[i].ServiceID]
+			st := f.state[batch[i].Key()]
 			if st != nil && st.bucket.BucketStart == batch[i].BucketStart {
 				st.dirty = true
 			} else {

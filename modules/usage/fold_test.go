@@ -16,7 +16,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func i64(v int64) *int64 { return &v }
 
 func sample(id string, at time.Time, swap int64, mem int64, cpu float64, disk, netin, netout, uptime int64) usage.Sample {
-	return usage.Sample{ServiceID: id, Cluster: "c1", Node: "pve1", VMID: 5001, GuestType: "container", At: at,
+	return usage.Sample{ClientID: "whmcs", ServiceID: id, Cluster: "c1", Node: "pve1", VMID: 5001, GuestType: "container", At: at,
 		Swap: i64(swap), SwapLimit: i64(512 << 20), Mem: mem, CPU: cpu, Disk: disk, NetIn: netin, NetOut: netout, Uptime: uptime}
 }
 
@@ -125,7 +125,7 @@ func TestFoldUnknownStaysUnknown(t *testing.T) {
 		if b.NetIn != nil || b.NetOut != nil || b.SwapMax != nil || b.SwapLimit != nil || b.SwapSamples != 0 || b.Samples != 1 {
 			t.Fatalf("unknown values became numbers: %+v", b)
 		}
-		if _, ok := f.SwapWindow("svc-b"); ok {
+		if _, ok := f.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-b"}); ok {
 			t.Fatal("swap window without any swap reading")
 		}
 	})
@@ -165,7 +165,7 @@ func TestFoldIdempotentAndResume(t *testing.T) {
 		// A new process resumes.
 		g := usage.NewFolder(db)
 		now := t0.Add(3 * time.Minute)
-		if err := g.Resume(ctx, []string{"svc-c"}, now); err != nil {
+		if err := g.Resume(ctx, []models.ServiceKey{{ClientID: "whmcs", ServiceID: "svc-c"}}, now); err != nil {
 			t.Fatal(err)
 		}
 		g.Add(sample("svc-c", now, 400, 1000, 0.2, 50, 4500, 0, 100+60*3))
@@ -198,7 +198,7 @@ func TestUpsertBatchesAcrossStatements(t *testing.T) {
 		ctx := context.Background()
 		var rows []models.UsageBucket
 		for i := 0; i < models.UsageUpsertBatch+37; i++ {
-			rows = append(rows, models.UsageBucket{ServiceID: "svc-" + string(rune('a'+i%26)), BucketStart: t0.Unix() + int64(i/26)*300,
+			rows = append(rows, models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-" + string(rune('a'+i%26)), BucketStart: t0.Unix() + int64(i/26)*300,
 				VMID: 100 + i, UsageFigures: models.UsageFigures{Samples: 5, SwapSum: int64(i), SwapSamples: 5},
 				LastSample: t0.Unix() + int64(i/26)*300 + 240})
 		}
@@ -241,11 +241,11 @@ func TestFoldRetain(t *testing.T) {
 	f := usage.NewFolder(db)
 	f.Add(sample("svc-keep", t0, 10, 1, 0.1, 1, 1, 1, 1))
 	f.Add(sample("svc-gone", t0, 20, 1, 0.1, 1, 1, 1, 1))
-	f.Retain(map[string]bool{"svc-keep": true})
-	if _, ok := f.SwapWindow("svc-gone"); ok {
+	f.Retain(map[models.ServiceKey]bool{{ClientID: "whmcs", ServiceID: "svc-keep"}: true})
+	if _, ok := f.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-gone"}); ok {
 		t.Fatal("state of a dropped service kept")
 	}
-	if _, ok := f.SwapWindow("svc-keep"); !ok {
+	if _, ok := f.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-keep"}); !ok {
 		t.Fatal("state of a kept service dropped")
 	}
 	if n, err := f.Flush(context.Background()); err != nil || n != 2 {

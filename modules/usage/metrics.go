@@ -8,25 +8,33 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/models"
 )
 
-// GuestLabels identify a guest's series.
+// GuestLabels identify a guest's series. A service id is unique per client only (R46): the
+// client is a label too, its values the configured clients (a closed set, R49).
 type GuestLabels struct {
 	Cluster   string
 	Node      string
 	VMID      int
 	ServiceID string
 	GuestType string
+	ClientID  string
 }
 
 func (l GuestLabels) values() []string {
-	return []string{l.Cluster, l.Node, strconv.Itoa(l.VMID), l.ServiceID, l.GuestType}
+	return []string{l.Cluster, l.Node, strconv.Itoa(l.VMID), l.ServiceID, l.GuestType, l.ClientID}
+}
+
+func (l GuestLabels) service() models.ServiceKey {
+	return models.ServiceKey{ClientID: l.ClientID, ServiceID: l.ServiceID}
 }
 
 // GuestMetrics are the per-guest swap series (R33): at most four per guest, each absent when
 // its value is unknown (R14), all removed when the guest goes away or stops being sampled.
 //
-//	pvebill_guest_swap_bytes{cluster,node,vmid,service_id,guest_type}
+//	pvebill_guest_swap_bytes{cluster,node,vmid,service_id,guest_type,client_id}
 //	pvebill_guest_swap_limit_bytes{…}
 //	pvebill_guest_swap_5m_avg_bytes{…}
 //	pvebill_guest_swap_5m_max_bytes{…}
@@ -39,8 +47,8 @@ type GuestMetrics struct {
 	descs [guestFamilies]*prometheus.Desc
 
 	mu     sync.Mutex
-	series map[string]*guestSeries // by service_id
-	order  []*guestSeries          // sorted as the registry sorts; nil when it must be rebuilt
+	series map[models.ServiceKey]*guestSeries
+	order  []*guestSeries // sorted as the registry sorts; nil when it must be rebuilt
 }
 
 const guestFamilies = 4 // swap, limit, 5m avg, 5m max
@@ -49,12 +57,12 @@ type guestSeries struct {
 	labels GuestLabels
 	values [guestFamilies]float64
 	known  [guestFamilies]bool
-	key    [5]string // label values in the order of the label names sorted
+	key    [6]string // label values in the order of the label names sorted
 	vals   []string  // label values in GuestLabelNames order
 }
 
 // GuestLabelNames are the labels of every per-guest series.
-var GuestLabelNames = []string{"cluster", "node", "vmid", "service_id", "guest_type"}
+var GuestLabelNames = []string{"cluster", "node", "vmid", "service_id", "guest_type", "client_id"}
 
 // NewGuestMetrics creates the per-guest series and registers them on reg.
 func NewGuestMetrics(reg prometheus.Registerer) *GuestMetrics {
@@ -66,7 +74,7 @@ func NewGuestMetrics(reg prometheus.Registerer) *GuestMetrics {
 			d("pvebill_guest_swap_5m_avg_bytes", "Average swap used over the last five minutes of samples."),
 			d("pvebill_guest_swap_5m_max_bytes", "Maximum swap used over the last five minutes of samples."),
 		},
-		series: map[string]*guestSeries{},
+		series: map[models.ServiceKey]*guestSeries{},
 	}
 	reg.MustRegister(m)
 	return m
@@ -109,12 +117,12 @@ func (m *GuestMetrics) Collect(ch chan<- prometheus.Metric) {
 func (m *GuestMetrics) Set(l GuestLabels, swap, limit *int64, w *Window) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g, ok := m.series[l.ServiceID]
+	g, ok := m.series[l.service()]
 	if !ok || g.labels != l {
 		vals := l.values()
-		// Label names sorted: cluster, guest_type, node, service_id, vmid.
-		g = &guestSeries{labels: l, vals: vals, key: [5]string{vals[0], vals[4], vals[1], vals[3], vals[2]}}
-		m.series[l.ServiceID] = g
+		// Label names sorted: client_id, cluster, guest_type, node, service_id, vmid.
+		g = &guestSeries{labels: l, vals: vals, key: [6]string{vals[5], vals[0], vals[4], vals[1], vals[3], vals[2]}}
+		m.series[l.service()] = g
 		m.order = nil
 	}
 	set := func(f int, x *int64) {
@@ -134,17 +142,17 @@ func (m *GuestMetrics) Set(l GuestLabels, swap, limit *int64, w *Window) {
 	}
 }
 
-func (m *GuestMetrics) deleteLocked(serviceID string) {
-	delete(m.series, serviceID)
+func (m *GuestMetrics) deleteLocked(k models.ServiceKey) {
+	delete(m.series, k)
 	m.order = nil
 }
 
 // RetainNode removes the series of the node's guests whose service is not in keep (stopped,
 // gone, moved away, no longer managed). A nil keep removes every series of the node.
-func (m *GuestMetrics) RetainNode(cluster, node string, keep map[string]bool) []string {
+func (m *GuestMetrics) RetainNode(cluster, node string, keep map[models.ServiceKey]bool) []models.ServiceKey {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var gone []string
+	var gone []models.ServiceKey
 	for id, g := range m.series {
 		if g.labels.Cluster == cluster && g.labels.Node == node && !keep[id] {
 			m.deleteLocked(id)

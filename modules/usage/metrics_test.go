@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"pvebill/models"
 	"pvebill/modules/usage"
 )
 
@@ -24,7 +25,7 @@ var guestNames = []string{"pvebill_guest_swap_bytes", "pvebill_guest_swap_limit_
 func TestGuestMetricsAbsentNotZero(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := usage.NewGuestMetrics(reg)
-	l := usage.GuestLabels{Cluster: "c1", Node: "pve1", VMID: 5001, ServiceID: "svc-1", GuestType: "container"}
+	l := usage.GuestLabels{Cluster: "c1", Node: "pve1", VMID: 5001, ServiceID: "svc-1", GuestType: "container", ClientID: "whmcs"}
 	m.Set(l, nil, i64(1<<30), nil)
 	if n := testutil.CollectAndCount(reg, guestNames...); n != 1 {
 		t.Fatalf("%d series with only a limit known, want 1", n)
@@ -39,18 +40,18 @@ func TestGuestMetricsAbsentNotZero(t *testing.T) {
 	exp := `
 # HELP pvebill_guest_swap_bytes Swap used by the guest at its latest sample.
 # TYPE pvebill_guest_swap_bytes gauge
-pvebill_guest_swap_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
+pvebill_guest_swap_bytes{client_id="whmcs",cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
 # HELP pvebill_guest_swap_5m_max_bytes Maximum swap used over the last five minutes of samples.
 # TYPE pvebill_guest_swap_5m_max_bytes gauge
-pvebill_guest_swap_5m_max_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
+pvebill_guest_swap_5m_max_bytes{client_id="whmcs",cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 120
 # HELP pvebill_guest_swap_5m_avg_bytes Average swap used over the last five minutes of samples.
 # TYPE pvebill_guest_swap_5m_avg_bytes gauge
-pvebill_guest_swap_5m_avg_bytes{cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 90
+pvebill_guest_swap_5m_avg_bytes{client_id="whmcs",cluster="c1",guest_type="container",node="pve2",service_id="svc-1",vmid="5001"} 90
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp), guestNames...); err != nil {
 		t.Fatal(err)
 	}
-	if gone := m.RetainNode("c1", "pve2", map[string]bool{"svc-other": true}); len(gone) != 1 || m.Len() != 0 {
+	if gone := m.RetainNode("c1", "pve2", map[models.ServiceKey]bool{{ClientID: "whmcs", ServiceID: "svc-other"}: true}); len(gone) != 1 || m.Len() != 0 {
 		t.Fatalf("retain removed %v, %d left", gone, m.Len())
 	}
 	if n := testutil.CollectAndCount(reg, guestNames...); n != 0 {
@@ -90,7 +91,7 @@ func TestGuestMetricsEmittedInRegistryOrder(t *testing.T) {
 	m := usage.NewGuestMetrics(reg)
 	set := func(i int, node string) {
 		m.Set(usage.GuestLabels{Cluster: "c1", Node: node, VMID: 100 + i*37%1000, ServiceID: fmt.Sprintf("svc-%d", i*7919%1000),
-			GuestType: []string{"container", "vm"}[i%2]}, i64(int64(i)), i64(1<<30), &usage.Window{Avg: 1, Max: 2})
+			GuestType: []string{"container", "vm"}[i%2], ClientID: []string{"alice", "bob", "carol"}[i%3]}, i64(int64(i)), i64(1<<30), &usage.Window{Avg: 1, Max: 2})
 	}
 	check := func(when string) {
 		t.Helper()

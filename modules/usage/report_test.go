@@ -38,7 +38,7 @@ func TestReportFromKnownBuckets(t *testing.T) {
 		p := planMap{"ct-2g": {Code: "ct-2g", BandwidthGiB: &bw, DiskGiB: 20}}
 
 		b := func(id string, start time.Time, samples int, swapSum, swapMax, memSum, memMax int64, cpu float64, disk int64, in, out *int64) models.UsageBucket {
-			return models.UsageBucket{ServiceID: id, BucketStart: start.Unix(), Cluster: "c1", Node: "pve1", VMID: 5001,
+			return models.UsageBucket{ClientID: "whmcs", ServiceID: id, BucketStart: start.Unix(), Cluster: "c1", Node: "pve1", VMID: 5001,
 				GuestType: "container", UsageFigures: models.UsageFigures{Samples: int64(samples), SwapSamples: int64(samples),
 					SwapSum: swapSum, SwapMax: i64(swapMax), SwapLimit: i64(1 << 30), MemSum: memSum, MemMax: i64(memMax),
 					CPUSum: cpu, DiskMax: i64(disk), NetIn: in, NetOut: out},

@@ -37,7 +37,7 @@ func randomBuckets(t *testing.T, db *models.DB, rng *rand.Rand, services int, fr
 				continue
 			}
 			n := 1 + rng.IntN(5)
-			b := models.UsageBucket{ServiceID: id, BucketStart: at.Unix(), Cluster: "c1",
+			b := models.UsageBucket{ClientID: "whmcs", ServiceID: id, BucketStart: at.Unix(), Cluster: "c1",
 				Node: fmt.Sprintf("pve%d", 1+rng.IntN(3)), UsageFigures: models.UsageFigures{Samples: int64(n),
 					MemSum: rng.Int64N(1 << 40), MemMax: i64(rng.Int64N(1 << 32)), CPUSum: rng.Float64() * float64(n),
 					DiskMax: opt(rng.Int64N(1 << 34)), NetIn: opt(rng.Int64N(1 << 30)), NetOut: opt(rng.Int64N(1 << 30)),

@@ -16,7 +16,7 @@ func buckets(n int, start int64, gen int64) []models.UsageBucket {
 	out := make([]models.UsageBucket, n)
 	for i := range out {
 		swap, lim := int64(i)*1024+gen, int64(512<<20)
-		out[i] = models.UsageBucket{ServiceID: "svc-" + itoa(100000+i), BucketStart: start, Cluster: "c1", Node: "node01",
+		out[i] = models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-" + itoa(100000+i), BucketStart: start, Cluster: "c1", Node: "node01",
 			VMID: 100000 + i, GuestType: "container", UsageFigures: models.UsageFigures{Samples: 5, SwapSamples: 5,
 				SwapSum: swap * 5, SwapMax: &swap, SwapLimit: &lim, MemSum: 5 << 30, MemMax: &lim, CPUSum: 0.5, DiskMax: &lim},
 			LastSample: start + 240}
