@@ -788,7 +788,8 @@ func (c *chaos) waitSettled(d time.Duration) bool {
 	return false
 }
 
-var stampRE = regexp.MustCompile(`pvebill-service: ([A-Za-z0-9._-]+)`)
+// stampRE reads the service id out of the stamp the chaos client's services carry (R39, R46).
+var stampRE = regexp.MustCompile(`pvebill-service: ` + regexp.QuoteMeta(chaosClient) + `/([A-Za-z0-9._:-]+)`)
 
 // check verifies the invariants and returns how many were violated.
 func (c *chaos) check(settled bool) int {

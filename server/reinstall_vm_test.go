@@ -145,7 +145,7 @@ func TestVMReinstallOverHTTP(t *testing.T) {
 			if !ok || g.Type != "qemu" || g.Status != "running" {
 				t.Fatalf("guest %d after the reinstall: %+v", vmid, g)
 			}
-			if !descriptionHasLine(g.Config["description"], "pvebill-service: "+id) {
+			if !descriptionHasLine(g.Config["description"], "pvebill-service: whmcs/"+id) {
 				t.Errorf("guest %d description %q lacks the stamp of %s", vmid, g.Config["description"], id)
 			}
 			if _, ok := g.Config["scsi1"]; ok {

@@ -66,7 +66,7 @@ func TestCreateFaultAtEachStage(t *testing.T) {
 				e.mustSucceed(retry, nil)
 				stamped := 0
 				for id := 100; id < 120; id++ {
-					if g, ok := e.sim.Guest(id); ok && strings.Contains(g.Config["description"], "pvebill-service: svc-conf") {
+					if g, ok := e.sim.Guest(id); ok && strings.Contains(g.Config["description"], "pvebill-service: whmcs/svc-conf") {
 						stamped++
 						if g.Status != "running" {
 							t.Errorf("guest %d %s", id, g.Status)

@@ -44,7 +44,7 @@ func TestContainerCreateBody(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}
-			if !strings.Contains(f.Get("description"), "pvebill-service: svc-ct-1") {
+			if !strings.Contains(f.Get("description"), "pvebill-service: whmcs/svc-ct-1") {
 				t.Errorf("description %q lacks the stamp", f.Get("description"))
 			}
 			svc := e.service("svc-ct-1")

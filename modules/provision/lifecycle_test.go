@@ -129,7 +129,7 @@ func TestConcurrentDistinctCreates(t *testing.T) {
 					t.Fatalf("%s and %s share vmid %d", other, s.ServiceID, *s.VMID)
 				}
 				seen[*s.VMID] = s.ServiceID
-				if g, ok := e.sim.Guest(*s.VMID); !ok || !strings.Contains(g.Config["description"], "pvebill-service: "+s.ServiceID) {
+				if g, ok := e.sim.Guest(*s.VMID); !ok || !strings.Contains(g.Config["description"], "pvebill-service: "+s.ClientID+"/"+s.ServiceID) {
 					t.Fatalf("guest %d is not %s's", *s.VMID, s.ServiceID)
 				}
 			}

@@ -62,7 +62,7 @@ func TestVMCreate(t *testing.T) {
 	}
 	f := clones[0].Form
 	if f.Get("newid") != vmid || f.Get("full") != "1" || f.Get("storage") != "local-lvm" ||
-		!strings.Contains(f.Get("description"), "pvebill-service: svc-vm") {
+		!strings.Contains(f.Get("description"), "pvebill-service: whmcs/svc-vm") {
 		t.Fatalf("clone %v", f)
 	}
 	if !strings.HasPrefix(clones[0].Path, "/nodes/pve1/") {

@@ -154,7 +154,7 @@ func TestApplyReplaces(t *testing.T) {
 			t.Errorf("create sent %s=%q", k, f.Get(k))
 		}
 	}
-	if !strings.Contains(f.Get("net0"), "firewall=1") || !strings.Contains(f.Get("description"), "pvebill-service: svc-apply") {
+	if !strings.Contains(f.Get("net0"), "firewall=1") || !strings.Contains(f.Get("description"), "pvebill-service: whmcs/svc-apply") {
 		t.Errorf("create net0 %q description %q", f.Get("net0"), f.Get("description"))
 	}
 	g, ok := e.sim.Guest(5001)

@@ -73,7 +73,7 @@ func TestVMReinstall(t *testing.T) {
 		t.Fatal("the new password never reached cloud-init")
 	}
 	g, ok := e.sim.Guest(300)
-	if !ok || g.Status != "running" || !strings.Contains(g.Config["description"], "pvebill-service: svc-vm") {
+	if !ok || g.Status != "running" || !strings.Contains(g.Config["description"], "pvebill-service: whmcs/svc-vm") {
 		t.Fatalf("guest after %+v", g)
 	}
 	if _, ok := g.Config["scsi1"]; ok {
