@@ -103,8 +103,15 @@ func TestScopesAndOwnership(t *testing.T) {
 		if r := h.billing("GET", path, nil); r.Status != 200 {
 			t.Fatalf("own read: %d", r.Status)
 		}
-		// Another client cannot queue work on this client's service either.
-		checkProblem(t, h.signed("POST", "/v1/_test/jobs", "other", otherSecret, job("svc-own", "")), 404, "not_found")
+		// Another client naming the same service id queues work on a service of its own (R46):
+		// neither sees the other's operation.
+		r = h.signed("POST", "/v1/_test/jobs", "other", otherSecret, job("svc-own", ""))
+		if r.Status != 202 {
+			t.Fatalf("other client's svc-own: %d %s", r.Status, r.Body)
+		}
+		otherPath := "/v1/operations/" + r.json(t)["operation"].(map[string]any)["id"].(string)
+		checkProblem(t, h.billing("GET", otherPath, nil), 404, "not_found")
+		checkProblem(t, h.signed("GET", path, "other", otherSecret, nil), 404, "not_found")
 	})
 }
 

@@ -202,3 +202,37 @@ func TestPowerChecksStamp(t *testing.T) {
 		t.Fatalf("guest %s", g.Status)
 	}
 }
+
+// R39, R46: a guest stamped in the one-part form of earlier versions ("pvebill-service: ID") is
+// recognised for a service the migration marked as existing before ids became per client, and
+// refused as guest_not_ours for any other service: a bare id may be another client's service.
+func TestLegacyStampOnlyForMigratedServices(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	for _, id := range []string{"svc-old", "svc-new"} {
+		e.create(ctReq(id))
+		if err := e.sim.SetConfig(*e.service(id).VMID, "description", "pvebill-service: "+id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Unmarked, the old service refuses its one-part stamp like any other.
+	if op, posts := e.power(provision.ActionStop, "svc-old", nil); op.State != models.OpFailed ||
+		deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
+		t.Fatalf("stop before the mark: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
+	}
+	if err := e.db.Gorm.Exec("UPDATE services SET legacy_stamp = ? WHERE service_id = ?", true, "svc-old").Error; err != nil {
+		t.Fatal(err)
+	}
+	if op, posts := e.power(provision.ActionStop, "svc-old", nil); op.State != models.OpSucceeded || len(posts) != 1 {
+		t.Fatalf("stop of a migrated service's guest: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
+	}
+	if g, _ := e.sim.Guest(*e.service("svc-old").VMID); g.Status != "stopped" {
+		t.Fatalf("migrated service's guest %s", g.Status)
+	}
+	if op, posts := e.power(provision.ActionStop, "svc-new", nil); op.State != models.OpFailed ||
+		deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
+		t.Fatalf("stop of a new service's one-part stamp: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
+	}
+	if g, _ := e.sim.Guest(*e.service("svc-new").VMID); g.Status != "running" {
+		t.Fatalf("new service's guest %s", g.Status)
+	}
+}
