@@ -109,8 +109,10 @@ func TestServiceIDsArePerClient(t *testing.T) {
 			// The admin reads either 1042 by its client, is asked for the client when the id is
 			// shared, and reads an id one client has without naming it.
 			checkProblem(t, h.admin("GET", "/v1/services/1042"), 409, "service_ambiguous")
+			conformUsage(t, "/v1/services/1042", h.admin("GET", "/v1/services/1042"), 409)
 			for client, svc := range map[string]map[string]any{"whmcs": mySvc, "other": theirSvc} {
 				r := h.admin("GET", "/v1/services/1042?client="+client)
+				conformUsage(t, "/v1/services/1042?client="+client, r, 200)
 				if r.Status != 200 || r.json(t)["service"].(map[string]any)["vmid"] != svc["vmid"] {
 					t.Fatalf("admin GET of %s's 1042: %d %s", client, r.Status, r.Body)
 				}
@@ -122,6 +124,7 @@ func TestServiceIDsArePerClient(t *testing.T) {
 			r = h.admin("GET", "/v1/usage"+q+"&service_id=1042")
 			checkProblem(t, r, 409, "service_ambiguous")
 			r = h.admin("GET", "/v1/usage"+q)
+			conformUsage(t, "/v1/usage"+q, r, 200)
 			owners := map[string]int{}
 			for _, s := range r.json(t)["services"].([]any) {
 				if m := s.(map[string]any); m["service_id"] == "1042" {
