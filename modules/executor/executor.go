@@ -238,7 +238,7 @@ func (r *Run) Completed(stage Stage) bool {
 func (e *Executor) execute(c *models.Claim) {
 	op := c.Op
 	act, ok := e.actions[op.Action]
-	log := e.log.With("operation_id", op.ID, "service_id", op.ServiceID, "action", op.Action)
+	log := e.log.With("operation_id", op.ID, "client_id", op.ClientID, "service_id", op.ServiceID, "action", op.Action)
 	if !ok {
 		log.Error("no such action")
 		e.finish(op, models.OpFailed, nil, problemOf(fmt.Errorf("unknown action %q", op.Action)))
