@@ -25,7 +25,7 @@ func TestOpenConsoleTerminal(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	if err := sim.SeedGuest(pvesim.Guest{VMID: 210, Type: "lxc", Node: "pve1", Running: true, Config: map[string]string{
 		"hostname": "shop-ct", "ostype": "debian", "rootfs": "local-lvm:vm-210-disk-0,size=8G",
-		"description": kinds.StampDescription("svc-1"), "tags": kinds.StampTag}}); err != nil {
+		"description": kinds.StampDescription(kinds.Guest{ClientID: "whmcs", ServiceID: "svc-1"}), "tags": kinds.StampTag}}); err != nil {
 		t.Fatal(err)
 	}
 	srv := simtest.Start(t, sim)
@@ -38,7 +38,7 @@ func TestOpenConsoleTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	m := lxc.New()
-	other := kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 210, ServiceID: "svc-2"}
+	other := kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 210, ClientID: "whmcs", ServiceID: "svc-2"}
 	if _, err := m.OpenConsole(ctx, other); !errors.Is(err, kinds.ErrNotOurs) {
 		t.Fatalf("another service's container: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestOpenConsoleTerminal(t *testing.T) {
 			t.Fatalf("a refused console sent %s %s", r.Method, r.Path)
 		}
 	}
-	con, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 210, ServiceID: "svc-1"})
+	con, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 210, ClientID: "whmcs", ServiceID: "svc-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

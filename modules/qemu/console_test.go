@@ -27,7 +27,7 @@ func TestOpenConsoleVNC(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	if err := sim.SeedGuest(pvesim.Guest{VMID: 310, Type: "qemu", Node: "pve1", Running: true, Config: map[string]string{
 		"name": "shop-vm", "memory": "2048", "cores": "2", "scsi0": "local-lvm:vm-310-disk-0,size=16G", "boot": "order=scsi0",
-		"description": kinds.StampDescription("svc-1"), "tags": kinds.StampTag}}); err != nil {
+		"description": kinds.StampDescription(kinds.Guest{ClientID: "whmcs", ServiceID: "svc-1"}), "tags": kinds.StampTag}}); err != nil {
 		t.Fatal(err)
 	}
 	srv := simtest.Start(t, sim)
@@ -40,10 +40,10 @@ func TestOpenConsoleVNC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	m := qemu.New()
-	if _, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Node: "pve1", VMID: 300, ServiceID: "svc-1"}); !errors.Is(err, kinds.ErrNotOurs) {
+	if _, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Node: "pve1", VMID: 300, ClientID: "whmcs", ServiceID: "svc-1"}); !errors.Is(err, kinds.ErrNotOurs) {
 		t.Fatalf("unstamped VM: %v", err)
 	}
-	con, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 310, ServiceID: "svc-1"})
+	con, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 310, ClientID: "whmcs", ServiceID: "svc-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
