@@ -113,19 +113,21 @@ func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateReq
 	return s.repeatCreate(ctx, clientID, req.ServiceID, hash, string(raw), secrets)
 }
 
-// repeatCreate answers a create for a service_id that exists (R36): the same client and
+// repeatCreate answers a create for a service_id the client has already (R36): the same
 // parameters get the existing create operation — or, when that create failed, a new one that
 // adopts whatever the failed one left (R39); anything else is 409 service_exists.
 func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, hash, raw string,
 	secrets map[string]string) (*models.Operation, bool, error) {
-	existing, err := models.GetService(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID})
+	// The key is the client's: another client's service of the same id is not a repeat (R46).
+	key := models.ServiceKey{ClientID: clientID, ServiceID: serviceID}
+	existing, err := models.GetService(ctx, s.db.Gorm, key)
 	if err != nil {
 		return nil, false, fmt.Errorf("read service %s: %w", serviceID, err)
 	}
-	if existing.ClientID != clientID || existing.ParamsHash != hash {
+	if existing.ParamsHash != hash {
 		return nil, false, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceExists).Perm(i18n.Permanent)
 	}
-	last, err := models.LatestOperation(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, ActionCreate)
+	last, err := models.LatestOperation(ctx, s.db.Gorm, key, ActionCreate)
 	if err != nil {
 		return nil, false, err
 	}
@@ -133,7 +135,7 @@ func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, has
 		return last, false, nil
 	}
 	// The previous create failed: a new one adopts what it left (R36, R39).
-	if err := models.UpdateService(ctx, s.db.Gorm, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, map[string]any{"state": models.ServiceProvisioning}); err != nil {
+	if err := models.UpdateService(ctx, s.db.Gorm, key, map[string]any{"state": models.ServiceProvisioning}); err != nil {
 		return nil, false, err
 	}
 	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: clientID, Action: ActionCreate, Payload: raw}

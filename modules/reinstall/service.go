@@ -175,7 +175,7 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 	}
 	// A reinstall applying holds the service lock, so a preview queued now would only run after
 	// it: say so at once instead.
-	if own, err := s.ownFacts(ctx, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}, ""); err != nil {
+	if own, err := s.ownFacts(ctx, svc.Key(), ""); err != nil {
 		return nil, nil, err
 	} else if own.ReinstallInProgress {
 		return nil, nil, inProgress()
@@ -190,7 +190,7 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 	}
 	osName := req.OS
 	if osName == "" {
-		if osName, err = s.createdOS(ctx, models.ServiceKey{ClientID: clientID, ServiceID: serviceID}); err != nil {
+		if osName, err = s.createdOS(ctx, svc.Key()); err != nil {
 			return nil, nil, err
 		}
 	}
