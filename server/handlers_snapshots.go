@@ -12,8 +12,15 @@ import (
 // The snapshot routes (R44; docs/api.md Snapshots). The changes answer an operation like the
 // other lifecycle routes; the list is read from Proxmox at the time of the request.
 
+// listSnapshots is GET /v1/services/{id}/snapshots: a billing client's own service, or any
+// client's for an admin (serviceClient, R46).
 func (s *Server) listSnapshots(c *gin.Context) {
-	list, err := s.prov.Snapshots(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	owner, err := s.serviceClient(c, c.Param("service_id"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	list, err := s.prov.Snapshots(c.Request.Context(), owner, c.Param("service_id"))
 	if err != nil {
 		writeError(c, s.log, err)
 		return
