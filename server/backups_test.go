@@ -134,11 +134,11 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 	if svcs := r.json(t)["services"].([]any); len(svcs) != 1 || svcs[0].(map[string]any)["backup_bytes"] != made["size_bytes"] {
 		t.Fatalf("usage %s, want backup_bytes %v", r.Body, made["size_bytes"])
 	}
-	h.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: bk-1")
+	h.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: whmcs/bk-1")
 	r = h.billing("DELETE", base+"/"+id, nil)
 	conform(t, "DELETE", base+"/"+id, r)
 	checkProblem(t, r, 409, "backup_protected")
-	h.sim.SetVolumeProtected("local", "backup/"+id, false, "pvebill-service: bk-1")
+	h.sim.SetVolumeProtected("local", "backup/"+id, false, "pvebill-service: whmcs/bk-1")
 	checkProblem(t, h.billing("DELETE", base+"/vzdump-lxc-999-2020_01_01-00_00_00.tar.zst", nil), 404, "not_found")
 	checkProblem(t, h.billing("DELETE", base+"/local:"+id, nil), 404, "not_found")
 	checkProblem(t, h.billing("DELETE", base+"/..%2F"+id, nil), 404, "route_not_found")

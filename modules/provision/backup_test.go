@@ -107,7 +107,7 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 		}
 		f := dumps[0].Form
 		want := map[string]string{"vmid": fmt.Sprint(vmid), "remove": "0", "mode": mode, "compress": "zstd",
-			"storage": "local", "notes-template": "pvebill-service: svc-bk"}
+			"storage": "local", "notes-template": "pvebill-service: whmcs/svc-bk"}
 		for k, v := range want {
 			if f.Get(k) != v {
 				t.Fatalf("vzdump %s=%q, want %q (form %v)", k, f.Get(k), v, f)
@@ -210,7 +210,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 				t.Fatalf("backups %s %s, listed %v", first.State, second.State, ids)
 			}
 			for _, id := range ids {
-				e.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: svc-bp")
+				e.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: whmcs/svc-bp")
 			}
 			n := len(e.sim.Requests())
 			op := e.backup("svc-bp")
@@ -228,7 +228,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			foreign := fmt.Sprintf("vzdump-lxc-%d-2020_01_01-00_00_00.tar.zst", vmid)
 			bare := fmt.Sprintf("vzdump-lxc-%d-2020_01_02-00_00_00.tar.zst", vmid)
 			e.sim.AddVolume("local", "backup/"+foreign, 1<<20, "backup")
-			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other")
+			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other/svc-bp")
 			e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 			for _, id := range []string{foreign, bare, "../../images/x", "local:backup/" + bare} {
 				err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
