@@ -131,7 +131,7 @@ func TestRestoreReplacesWithThePlansResources(t *testing.T) {
 					t.Errorf("create %s=%q, want %q", k, f.Get(k), val)
 				}
 			}
-			if !kinds.HasStamp(f.Get("description"), "svc-r") || f.Has("password") || f.Has("ssh-public-keys") {
+			if !kinds.HasStamp(f.Get("description"), kinds.Guest{ClientID: client, ServiceID: "svc-r"}) || f.Has("password") || f.Has("ssh-public-keys") {
 				t.Errorf("create body %v", f)
 			}
 			if n := len(e.requests("DELETE", "/lxc/5001")); n != 0 {
@@ -144,7 +144,7 @@ func TestRestoreReplacesWithThePlansResources(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cfg.Cores.Int() != 2 || cfg.Memory.Int() != 1024 || cfg.Swap.Int() != 256 || !strings.Contains(cfg.RootFS, "size=8G") ||
-				!kinds.HasStamp(cfg.Description, "svc-r") {
+				!kinds.HasStamp(cfg.Description, kinds.Guest{ClientID: client, ServiceID: "svc-r"}) {
 				t.Fatalf("restored config cores %v memory %v swap %v rootfs %s", cfg.Cores, cfg.Memory, cfg.Swap, cfg.RootFS)
 			}
 			fw, err := e.client.Node("pve1").LXC(5001).Firewall().Options(ctx)
@@ -201,7 +201,7 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 	foreign := "vzdump-lxc-5001-2020_01_01-00_00_00.tar.zst"
 	bare := "vzdump-lxc-5001-2020_01_02-00_00_00.tar.zst"
 	e.sim.AddVolume("local", "backup/"+foreign, 1<<20, "backup")
-	e.sim.SetVolumeProtected("local", "backup/"+foreign, false, kinds.StampDescription("svc-other"))
+	e.sim.SetVolumeProtected("local", "backup/"+foreign, false, kinds.StampDescription(kinds.Guest{ClientID: client, ServiceID: "svc-other"}))
 	e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 	ctx := context.Background()
 	var err error
@@ -442,7 +442,7 @@ func TestVMRestore(t *testing.T) {
 					t.Errorf("restore %s=%q, want %q", k, f.Get(k), val)
 				}
 			}
-			if !kinds.HasStamp(f.Get("description"), "svc-vm") || f.Has("scsi0") {
+			if !kinds.HasStamp(f.Get("description"), kinds.Guest{ClientID: client, ServiceID: "svc-vm"}) || f.Has("scsi0") {
 				t.Errorf("restore body %v", f)
 			}
 			if n := len(e.requests("DELETE", "/qemu/6001")); n != 0 {
@@ -454,7 +454,7 @@ func TestVMRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cfg.Cores.Int() != 2 || string(cfg.Memory) != "2048" || !strings.Contains(cfg.Disks["scsi0"], "size=10G") ||
-				!kinds.HasStamp(cfg.Description, "svc-vm") {
+				!kinds.HasStamp(cfg.Description, kinds.Guest{ClientID: client, ServiceID: "svc-vm"}) {
 				t.Fatalf("restored VM cores %v memory %v scsi0 %s", cfg.Cores, cfg.Memory, cfg.Disks["scsi0"])
 			}
 			if g, _ := e.sim.Guest(6001); g.Status != "running" {
