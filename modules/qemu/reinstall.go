@@ -37,6 +37,31 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Pl
 	if err != nil {
 		return reinstall.Read{}, err
 	}
+	return readLabelled(ctx, g, func(pve.QEMUConfig) (map[string]bool, error) {
+		tnode, err := templateAt(ctx, g, tmpl)
+		if err != nil {
+			return nil, err
+		}
+		if tnode == "" {
+			return nil, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
+		}
+		tcfg, err := g.Client.Node(tnode).QEMU(tmpl).ConfigCurrent(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read template %d config: %w", tmpl, err)
+		}
+		back := map[string]bool{}
+		for k := range tcfg.Disks {
+			back[k] = true
+		}
+		return back, nil
+	})
+}
+
+// readLabelled reads the VM's active and merged config and labels its drives and unused
+// volumes, a drive named by recreated (given the active config) coming back and the others
+// erased (R22). A VM without its service's stamp is read as only existing. Only GET requests
+// are sent.
+func readLabelled(ctx context.Context, g kinds.Guest, recreated func(cur pve.QEMUConfig) (map[string]bool, error)) (reinstall.Read, error) {
 	q := vm(g)
 	cur, err := q.ConfigCurrent(ctx)
 	if errors.Is(err, pve.ErrNotFound) {
@@ -52,23 +77,12 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Pl
 	if err != nil {
 		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	tnode, err := templateAt(ctx, g, tmpl)
+	back, err := recreated(cur)
 	if err != nil {
 		return reinstall.Read{}, err
 	}
-	if tnode == "" {
-		return reinstall.Read{}, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
-	}
-	tcfg, err := g.Client.Node(tnode).QEMU(tmpl).ConfigCurrent(ctx)
-	if err != nil {
-		return reinstall.Read{}, fmt.Errorf("read template %d config: %w", tmpl, err)
-	}
-	recreated := map[string]bool{}
-	for k := range tcfg.Disks {
-		recreated[k] = true
-	}
 	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
-		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), recreated), RootKey: bootDisk(cur)}
+		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), back), RootKey: bootDisk(cur)}
 	if rd.RootKey == "" {
 		rd.RootKey = "boot"
 	}

@@ -2,7 +2,6 @@ package qemu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,31 +22,13 @@ import (
 // labelled, a drive coming back from the archive (the archive is one of this VM's) and an
 // unused volume removed. Only GET requests are sent.
 func (m *Module) ReadForRestore(ctx context.Context, g kinds.Guest) (reinstall.Read, error) {
-	q := vm(g)
-	cur, err := q.ConfigCurrent(ctx)
-	if errors.Is(err, pve.ErrNotFound) {
-		return reinstall.Read{}, nil
-	}
-	if err != nil {
-		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
-	}
-	if !kinds.HasStamp(cur.Description, g) {
-		return reinstall.Read{Exists: true}, nil
-	}
-	merged, err := q.Config(ctx)
-	if err != nil {
-		return reinstall.Read{}, fmt.Errorf("read VM %d config: %w", g.VMID, err)
-	}
-	recreated := map[string]bool{}
-	for k := range cur.Disks {
-		recreated[k] = true
-	}
-	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
-		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), recreated), RootKey: bootDisk(cur)}
-	if rd.RootKey == "" {
-		rd.RootKey = "boot"
-	}
-	return rd, nil
+	return readLabelled(ctx, g, func(cur pve.QEMUConfig) (map[string]bool, error) {
+		back := map[string]bool{}
+		for k := range cur.Disks {
+			back[k] = true
+		}
+		return back, nil
+	})
 }
 
 // RestoreOver restores the archive over the stopped VM with qmrestore's API and waits for the
