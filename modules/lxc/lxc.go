@@ -80,35 +80,45 @@ func ct(g kinds.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID)
 // net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
 // and description. Never arch, features, mounts or devices.
 func CreateRequest(g kinds.Guest, spec kinds.CreateSpec) (pve.LXCCreateRequest, error) {
-	p := spec.Plan
-	tmpl, err := p.ContainerTemplate(spec.OS)
+	tmpl, err := spec.Plan.ContainerTemplate(spec.OS)
 	if err != nil {
 		return pve.LXCCreateRequest{}, err
 	}
+	req, err := plannedRequest(g, spec, tmpl)
+	if err != nil {
+		return pve.LXCCreateRequest{}, err
+	}
+	req.Password = pve.Secret(spec.Password)
+	req.SSHPublicKeys = strings.Join(spec.SSHKeys, "\n")
+	if spec.Address != nil && len(spec.Address.Nameservers) > 0 {
+		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
+	}
+	return req, nil
+}
+
+// plannedRequest is what every create body of a container sends, a restore's too: ostemplate,
+// hostname, unprivileged=1, the plan's cores, memory and swap (always, 0 included), the rootfs
+// in allocation form at the plan's size, net0 and the stamp (R5, R9, R39).
+func plannedRequest(g kinds.Guest, spec kinds.CreateSpec, ostemplate string) (pve.LXCCreateRequest, error) {
+	p := spec.Plan
 	net0, err := net0Of(spec)
 	if err != nil {
 		return pve.LXCCreateRequest{}, err
 	}
 	unpriv := true
 	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
-	req := pve.LXCCreateRequest{
-		OSTemplate:    tmpl,
-		Hostname:      spec.Hostname,
-		Password:      pve.Secret(spec.Password),
-		SSHPublicKeys: strings.Join(spec.SSHKeys, "\n"),
-		Unprivileged:  &unpriv,
-		Cores:         &cores,
-		Memory:        &mem,
-		Swap:          &swap,
-		RootFS:        pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
-		Net:           map[int]string{0: net0},
-		Tags:          kinds.StampTag,
-		Description:   kinds.StampDescription(g),
-	}
-	if spec.Address != nil && len(spec.Address.Nameservers) > 0 {
-		req.Nameserver = strings.Join(spec.Address.Nameservers, " ")
-	}
-	return req, nil
+	return pve.LXCCreateRequest{
+		OSTemplate:   ostemplate,
+		Hostname:     spec.Hostname,
+		Unprivileged: &unpriv,
+		Cores:        &cores,
+		Memory:       &mem,
+		Swap:         &swap,
+		RootFS:       pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
+		Net:          map[int]string{0: net0},
+		Tags:         kinds.StampTag,
+		Description:  kinds.StampDescription(g),
+	}, nil
 }
 
 // net0Of is the container's interface as the plan and the address make it: on the plan's

@@ -6,7 +6,6 @@ import (
 
 	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
-	"pvebill/modules/pve/pveconf"
 )
 
 // A container's restore (R43): the create call with restore=1 and force=1 over the stopped
@@ -18,28 +17,11 @@ import (
 // RestoreRequest is the restore's create body: the archive with restore=1 and force=1, and the
 // plan's resources and the stamp explicitly (R5); never a password (the archive's stays).
 func RestoreRequest(g kinds.Guest, spec kinds.CreateSpec, archive string) (pve.LXCCreateRequest, error) {
-	p := spec.Plan
-	net0, err := net0Of(spec)
+	req, err := plannedRequest(g, spec, archive)
 	if err != nil {
 		return pve.LXCCreateRequest{}, err
 	}
-	unpriv := true
-	cores, mem, swap := p.Cores, p.MemoryMiB, p.SwapMiB
-	req := pve.LXCCreateRequest{
-		OSTemplate:   archive,
-		Restore:      true,
-		Force:        true,
-		Hostname:     spec.Hostname,
-		Unprivileged: &unpriv,
-		Cores:        &cores,
-		Memory:       &mem,
-		Swap:         &swap,
-		RootFS:       pveconf.FormatRootfsAlloc(p.Storage, p.DiskGiB),
-		Storage:      p.Storage,
-		Net:          map[int]string{0: net0},
-		Tags:         kinds.StampTag,
-		Description:  kinds.StampDescription(g),
-	}
+	req.Restore, req.Force, req.Storage = true, true, spec.Plan.Storage
 	return req, nil
 }
 
