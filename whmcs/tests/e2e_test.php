@@ -283,7 +283,7 @@ test('backups: list, back up now (vzdump with remove=0), usage counts them, dele
     $page = module()->clientBackups($p, ['step' => 'create']);
     eq([null, 'The backup has been made.'], [$page['vars']['error'], $page['vars']['message']], 'back up now');
     eq(1, count($page['vars']['backups']), 'one backup listed');
-    $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . sid(1010)]);
+    $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010)]);
     eq(1, count($dumps), 'one vzdump with remove=0 and the stamp');
     $hosting = new MemoryHosting();
     $hosting->add(1, 1010);
