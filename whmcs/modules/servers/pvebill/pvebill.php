@@ -183,38 +183,40 @@ function pvebill_AdminServicesTabFields(array $params): array
     return Module::instance()->adminServicesTabFields($params);
 }
 
-/** Client area: the two-phase reinstall page (preview, then confirm with a root password). */
-function pvebill_Reinstall(array $params): array
+/**
+ * The named fields of the client area's form post that are strings; anything else is left out.
+ *
+ * @param list<string> $keys
+ * @return array<string, string>
+ */
+function pvebill_post_fields(array $keys): array
 {
     $input = [];
-    foreach (['step', 'os', 'intent_id', 'root_password', 'confirm'] as $k) {
+    foreach ($keys as $k) {
         if (isset($_POST[$k]) && is_string($_POST[$k])) {
             $input[$k] = $_POST[$k];
         }
     }
+    return $input;
+}
+
+/** Client area: the two-phase reinstall page (preview, then confirm with a root password). */
+function pvebill_Reinstall(array $params): array
+{
+    $input = pvebill_post_fields(['step', 'os', 'intent_id', 'root_password', 'confirm']);
     return Module::instance()->clientReinstall($params, $input);
 }
 
 /** Client area: the snapshots page (list, take, delete, roll back with the name as confirmation). */
 function pvebill_Snapshots(array $params): array
 {
-    $input = [];
-    foreach (['step', 'name', 'description', 'confirm'] as $k) {
-        if (isset($_POST[$k]) && is_string($_POST[$k])) {
-            $input[$k] = $_POST[$k];
-        }
-    }
+    $input = pvebill_post_fields(['step', 'name', 'description', 'confirm']);
     return Module::instance()->clientSnapshots($params, $input);
 }
 
 /** Client area: the service's backups (list, back up now, delete; R42) and a restore with its confirmation step (R43). */
 function pvebill_Backups(array $params): array
 {
-    $input = [];
-    foreach (['step', 'backup_id', 'intent_id', 'confirm'] as $k) {
-        if (isset($_POST[$k]) && is_string($_POST[$k])) {
-            $input[$k] = $_POST[$k];
-        }
-    }
+    $input = pvebill_post_fields(['step', 'backup_id', 'intent_id', 'confirm']);
     return Module::instance()->clientBackups($params, $input);
 }
