@@ -21,6 +21,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
+	"gorm.io/gorm"
 
 	"pvebill/models"
 	"pvebill/modules/executor"
@@ -89,6 +90,32 @@ func newConsoleEnv(t *testing.T, sessions int) *consoleEnv {
 		w.Exec.Stop(ctx)
 	})
 	return e
+}
+
+// serviceReads counts the statements that read the services table during d (the sessions'
+// re-checks while nothing else runs).
+func (e *consoleEnv) serviceReads(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	var n atomic.Int64
+	var on atomic.Bool
+	count := func(tx *gorm.DB) {
+		if on.Load() && tx.Statement.Table == "services" {
+			n.Add(1)
+		}
+	}
+	cb := e.db.Gorm.Callback()
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register("bench:service_reads", count),
+		cb.Row().After("gorm:row").Register("bench:service_reads", count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	on.Store(true)
+	time.Sleep(d)
+	on.Store(false)
+	return float64(n.Load())
 }
 
 // closeIdle closes the idle keep-alive connections of the test's HTTP clients (the API's and
@@ -351,6 +378,9 @@ func manySessions(ctx context.Context, t *testing.T, rep *Report, e *consoleEnv,
 	var during runtime.MemStats
 	runtime.ReadMemStats(&during)
 	open := openSessions(t, e.reg)
+	hold := scale(10*time.Second, 2*time.Second)
+	rep.info(sc, "service reads per second while the sessions are open", e.serviceReads(t, hold)/hold.Seconds(), "/s",
+		fmt.Sprintf("statements reading services over %s, %.0f sessions idle", hold, open))
 	rep.info(sc, "relay goroutines per open session", float64(relayGoroutines())/float64(len(ids)), "",
 		"console package and WebSocket library, pvebill, simulator and client sides")
 	rep.target(sc, "concurrent sessions that echoed correctly", float64(ok.Load()), "", "==", float64(len(ids)), true,
