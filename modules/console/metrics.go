@@ -8,6 +8,7 @@ import (
 const (
 	reasonDisabled  = "not_configured"   // console.secret is not set
 	reasonKind      = "kind_unavailable" // the guest has no console of that kind
+	reasonPlan      = "plan_refused"     // the plan offers no console on the cluster (no console user)
 	reasonSuspended = "suspended"        // suspended or limited
 	reasonNoGuest   = "no_guest"         // terminated or failed
 	reasonNotReady  = "not_ready"        // being created, replaced or reconciled
@@ -31,7 +32,7 @@ const (
 
 // RefusalReasons and EndReasons are the closed label sets, for the tests and the dashboard.
 var (
-	RefusalReasons = []string{reasonDisabled, reasonKind, reasonSuspended, reasonNoGuest, reasonNotReady,
+	RefusalReasons = []string{reasonDisabled, reasonKind, reasonPlan, reasonSuspended, reasonNoGuest, reasonNotReady,
 		reasonInvalid, reasonExpired, reasonUsed, reasonForeign, reasonGuest, reasonUpstream, reasonInternal}
 	EndReasons = []string{endClosed, endUpstream, endMaxSession, endServiceChanged, endShutdown}
 	kinds      = []string{string(KindTerminal), string(KindVNC)}

@@ -26,10 +26,13 @@ type Upstream struct {
 }
 
 // Opener opens guests' consoles: the kinds a guest type offers (the first is the default; none
-// when the kind has no console), whether a service's guest can show one now (its stamp, R39,
-// and that it runs), and its session, opened under ctx (cancelling it ends the session).
+// when the kind has no console), whether the service's plan offers it one on the service's
+// cluster (capability_refused without a console user there), whether a service's guest can
+// show one now (its stamp, R39, and that it runs), and its session, opened under ctx
+// (cancelling it ends the session).
 type Opener interface {
 	ConsoleKinds(guestType string) []Kind
+	ConsoleOffered(ctx context.Context, svc *models.Service) error
 	ConsoleReady(ctx context.Context, svc *models.Service) error
 	OpenConsole(ctx context.Context, svc *models.Service, kind Kind) (Upstream, error)
 }
@@ -97,7 +100,8 @@ type Issued struct {
 var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
 
 // Issue answers a one-time console URL for a client's service (R41): refused while the console
-// is not configured, for a service that is not active (suspended or limited: service_suspended;
+// is not configured, when the service's plan does not offer a console on its cluster (no
+// console user there: capability_refused), for a service that is not active (suspended or limited: service_suspended;
 // being created, changed or reconciled: service_locked; without a guest: blocked), and for a
 // kind of console the guest does not have. The URL starts with console.public_url, or without
 // one with requestBase (the scheme and host the request came to).
@@ -114,6 +118,13 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 	}
 	kind, err := s.kindFor(svc, Kind(req.Kind))
 	if err != nil {
+		return nil, err
+	}
+	if err := s.o.Opener.ConsoleOffered(ctx, svc); err != nil {
+		var p *i18n.Problem
+		if errors.As(err, &p) {
+			s.m.refused.WithLabelValues(reasonPlan).Inc()
+		}
 		return nil, err
 	}
 	if reason, p := s.refusal(ctx, svc); p != nil {

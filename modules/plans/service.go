@@ -26,6 +26,9 @@ type Options struct {
 	// BackupStorages, when set, checks a plan's backup_storage against its cluster when the
 	// plan is saved (R42).
 	BackupStorages BackupStorages
+	// ConsoleUsers, when set, tells which clusters have a console user: a plan of a cluster
+	// without one refuses the console (R41). Nil: every cluster has one.
+	ConsoleUsers ConsoleUsers
 }
 
 // Service reads and writes plans in the database. Every write is validated first; nothing
@@ -43,8 +46,13 @@ func NewService(db *models.DB, opts Options) *Service {
 // Validate checks a Spec against the configured clusters (see the package function Validate).
 func (s *Service) Validate(spec Spec) (Plan, error) { return Validate(spec, s.opts.Clusters) }
 
-// Capabilities computes the capabilities of each guest type the plan offers.
-func (s *Service) Capabilities(p Plan) map[GuestType]Set { return CapabilitiesOf(p, s.opts.Built) }
+// Capabilities computes the capabilities of each guest type the plan offers, the console's
+// refined by whether the plan's cluster has a console user.
+func (s *Service) Capabilities(p Plan) map[GuestType]Set {
+	caps := CapabilitiesOf(p, s.opts.Built)
+	consoleCapability(caps, p, s.opts.ConsoleUsers)
+	return caps
+}
 
 // List returns every plan, ordered by code.
 func (s *Service) List(ctx context.Context) ([]Plan, error) {

@@ -9,6 +9,7 @@ import (
 	"pvebill/modules/console"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
+	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
 
@@ -32,6 +33,22 @@ func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
 		out = append(out, console.Kind(p))
 	}
 	return out
+}
+
+// ConsoleOffered checks that the service's plan offers its guest a console on the service's
+// cluster (R41): a cluster without a console user refuses it, capability_refused and
+// permanent, before anything reaches Proxmox.
+func (s *Provisioner) ConsoleOffered(ctx context.Context, svc *models.Service) error {
+	p, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return err
+	}
+	p.Cluster = svc.Cluster // the guest's cluster decides, should the plan name another since
+	set, ok := s.plans.Capabilities(p)[plans.GuestType(svc.GuestType)]
+	if !ok {
+		return nil // the plan no longer offers the guest's type: the kind decides
+	}
+	return plans.Refused(plans.CapConsole, set[plans.CapConsole])
 }
 
 // ConsoleReady checks, before a console URL is handed out, that the service's guest is its own

@@ -21,6 +21,10 @@ import (
 // ErrNoConsoleUser is a console call on a cluster configured without a console user.
 var ErrNoConsoleUser = errors.New("pve: no console user is configured for this cluster")
 
+// HasConsoleUser reports whether the cluster was configured with a console user: without one,
+// every console call is ErrNoConsoleUser, and pvebill offers no console on the cluster (R41).
+func (c *Client) HasConsoleUser() bool { return c.console.user != "" }
+
 // consoleLogin is the console user's credentials and current ticket.
 type consoleLogin struct {
 	user, password string

@@ -180,3 +180,28 @@ func TestConsoleDialHonoursTLSPin(t *testing.T) {
 		t.Fatalf("wrong pin: %v", err)
 	}
 }
+
+// HasConsoleUser says whether the cluster has a console user; without one a console call is
+// ErrNoConsoleUser and nothing reaches Proxmox (no login, no termproxy).
+func TestHasConsoleUser(t *testing.T) {
+	sim, srv := newConsoleSim(t)
+	with, err := New(consoleConfig(srv.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer with.Close()
+	without, err := New(testConfig(srv.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer without.Close()
+	if !with.HasConsoleUser() || without.HasConsoleUser() {
+		t.Fatalf("HasConsoleUser: with %t, without %t", with.HasConsoleUser(), without.HasConsoleUser())
+	}
+	if _, err := without.Termproxy(testContext(t), "pve1", 200); !errors.Is(err, ErrNoConsoleUser) {
+		t.Fatalf("termproxy without a console user: %v", err)
+	}
+	if n := len(sim.Requests()); n != 0 {
+		t.Fatalf("%d requests reached Proxmox: %+v", n, sim.Requests())
+	}
+}

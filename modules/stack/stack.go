@@ -50,6 +50,9 @@ type Options struct {
 	Actions []executor.Action
 	// Console configures the customer's console (R41); its zero value turns it off.
 	Console config.Console
+	// ConsoleRecheck is how often the open console sessions' services are re-read (0: 3 s;
+	// tests shorten it).
+	ConsoleRecheck time.Duration
 }
 
 // Stack is the domain, wired: every part the server and the jobs use.
@@ -74,7 +77,7 @@ func New(o Options) *Stack {
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
-		StorageType: storageTypes(o.Clusters), BackupStorages: backupStorages(o.Clusters)})
+		StorageType: storageTypes(o.Clusters), BackupStorages: backupStorages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters)})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -94,9 +97,23 @@ func New(o Options) *Stack {
 		st.Exec.Register(a)
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
-		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Metrics: console.NewMetrics(o.Metrics)})
+		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Recheck: o.ConsoleRecheck,
+		Metrics: console.NewMetrics(o.Metrics)})
 	st.Exec.OnStart(st.Console.OperationStarted)
 	return st
+}
+
+// consoleUsers tells the plans which clusters have a console user (R41): a cluster pvebill
+// does not know has none.
+func consoleUsers(clusters []kinds.Cluster) plans.ConsoleUsers {
+	return func(name string) bool {
+		for _, cl := range clusters {
+			if cl.Name == name {
+				return cl.Client != nil && cl.Client.HasConsoleUser()
+			}
+		}
+		return false
+	}
 }
 
 // storageTypes reads a storage's Proxmox type from its cluster, within a few seconds, for the
