@@ -88,7 +88,8 @@ func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *s
 
 // newServicesReplica is one pvebill replica over db and sim, its executor named owner; the
 // first replica also loads the plans and the address pool into the shared database.
-func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *config.Console, owner string, first bool) *svcHarness {
+func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *config.Console, owner string, first bool,
+	tweaks ...func(*stack.Options)) *svcHarness {
 	t.Helper()
 	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
 	close(h.gate)
@@ -109,9 +110,13 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 		console.PublicURL = "http://" + h.http.Listener.Addr().String()
 		client = consoleClient(t, sim)
 	}
-	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
+	sto := stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
-		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
+		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}}
+	for _, tw := range tweaks {
+		tw(&sto)
+	}
+	st := stack.New(sto)
 	h.exec = st.Exec
 	ctx := context.Background()
 	if first {
