@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -55,4 +56,36 @@ func GetServiceByRef(ctx context.Context, tx *gorm.DB, ref int64) (*Service, err
 		return nil, ErrNotFound
 	}
 	return &s, err
+}
+
+// ConsoleWatch is what the console's watcher reads of a service with open sessions (R41): its
+// client, its state, and the action of the operation holding its lock ("" when none does).
+type ConsoleWatch struct {
+	ID         int64
+	ClientID   string
+	State      string
+	LockAction string
+}
+
+// ConsoleWatchChunk is the most service ids one statement of WatchConsoleServices names.
+const ConsoleWatchChunk = 500
+
+// WatchConsoleServices reads the services with these internal ids and the actions of the
+// operations that hold them, in one statement per ConsoleWatchChunk ids; a service that is gone
+// is absent from the answer. The statements bypass the statement pool: their number of
+// placeholders follows the open sessions, and each count would take a place of the pool.
+func WatchConsoleServices(ctx context.Context, tx *gorm.DB, refs []int64) ([]ConsoleWatch, error) {
+	out := make([]ConsoleWatch, 0, len(refs))
+	for chunk := range slices.Chunk(refs, ConsoleWatchChunk) {
+		var rows []ConsoleWatch
+		err := tx.WithContext(ctx).Table("services").
+			Select("services.id, services.client_id, services.state, COALESCE(operations.action, '') AS lock_action").
+			Joins("LEFT JOIN operations ON operations.id = services.lock_operation_id").
+			Where("services.id IN ?", chunk).Scan(&rows).Error
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }

@@ -48,7 +48,7 @@ type Options struct {
 	PublicURL string
 	// MaxSession is console.max_session (0: 2h).
 	MaxSession time.Duration
-	// Recheck is how often a session re-reads its service (0: 3s).
+	// Recheck is how often the watcher re-reads the open sessions' services (0: 3s).
 	Recheck time.Duration
 	// Metrics receives the console metrics; nil registers none.
 	Metrics *Metrics
@@ -63,7 +63,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]map[*session]struct{}
-	wg       sync.WaitGroup
+	// stopWatch stops the watcher; nil while no session is open (no watcher runs).
+	stopWatch chan struct{}
+	wg        sync.WaitGroup
 }
 
 // New builds the console service.
@@ -212,7 +214,8 @@ func (s *Service) refuse(reason string, p *i18n.Problem) *i18n.Problem {
 
 // OperationStarted ends at once, in this process, the console sessions of the service an
 // operation that stops, destroys or replaces the guest has just started on (R41). The
-// executor calls it as each operation starts; other replicas' sessions notice within Recheck.
+// executor calls it as each operation starts; other replicas' sessions notice within Recheck,
+// through their own watcher.
 func (s *Service) OperationStarted(op *models.Operation) {
 	if slices.Contains(endingActions, op.Action) {
 		s.End(op.ClientID, op.ServiceID, endServiceChanged)

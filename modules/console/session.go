@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -149,14 +151,17 @@ func (s *Service) run(ss *session) {
 	started := s.o.Now()
 	s.m.opened.WithLabelValues(string(ss.kind)).Inc()
 	s.m.open.WithLabelValues(string(ss.kind)).Inc()
+	// console.max_session ends it; a service changed ends it through the watcher or
+	// OperationStarted.
+	limit := time.AfterFunc(s.o.MaxSession, func() { ss.end(endMaxSession) })
+	defer limit.Stop()
 	// The browser's side as a stream. Its context is not the session's: cancelling it would
 	// drop the connection before the close frame that tells the page why the session ended.
 	bctx, bcancel := context.WithCancel(context.Background())
 	browser := websocket.NetConn(bctx, ss.browser, websocket.MessageBinary)
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(1)
 	go func() { defer wg.Done(); ss.relay(browser) }()
-	go func() { defer wg.Done(); ss.watch() }()
 	<-ss.ctx.Done()
 	reason := ss.endReason()
 	code := websocket.StatusNormalClosure
@@ -204,7 +209,8 @@ func (ss *session) relay(browser net.Conn) {
 type onlyReader struct{ io.Reader }
 type onlyWriter struct{ io.Writer }
 
-// track adds a session to, or removes it from, the ones End can reach.
+// track adds a session to, or removes it from, the ones End and the watcher reach; the first
+// session starts the watcher, the last one's end stops it.
 func (s *Service) track(ss *session, add bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -215,51 +221,81 @@ func (s *Service) track(ss *session, add bool) {
 			s.sessions[ss.key] = set
 		}
 		set[ss] = struct{}{}
+		if s.stopWatch == nil {
+			s.stopWatch = make(chan struct{})
+			s.wg.Add(1)
+			go s.watch(s.stopWatch)
+		}
 		return
 	}
 	delete(set, ss)
 	if len(set) == 0 {
 		delete(s.sessions, ss.key)
 	}
+	if len(s.sessions) == 0 && s.stopWatch != nil {
+		close(s.stopWatch)
+		s.stopWatch = nil
+	}
 }
 
-// watch ends the session at console.max_session, and when the service may no longer have a
-// console: checked every Recheck from the database (any replica's change), while
-// OperationStarted ends it at once in this process.
-func (ss *session) watch() {
-	limit := time.NewTimer(ss.s.o.MaxSession)
-	defer limit.Stop()
-	tick := time.NewTicker(ss.s.o.Recheck)
+// watch is the one watcher of this process's sessions (R41): every Recheck it re-reads the
+// services of all open sessions, in one statement per models.ConsoleWatchChunk services, and
+// ends the sessions whose service may no longer have a console (another replica suspended,
+// limited, terminated, reinstalled or restored it; OperationStarted ends them at once when the
+// operation starts here). It stops when stop is closed (no session left).
+func (s *Service) watch(stop <-chan struct{}) {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.o.Recheck)
 	defer tick.Stop()
 	for {
 		select {
-		case <-ss.ctx.Done():
-			return
-		case <-limit.C:
-			ss.end(endMaxSession)
+		case <-stop:
 			return
 		case <-tick.C:
-			if ss.serviceChanged() {
+			s.recheck()
+		}
+	}
+}
+
+// recheck reads the services of the open sessions and ends the sessions whose service is gone,
+// another client's, not active, or held by an operation that stops, destroys or replaces its
+// guest. A database error is not a change: the sessions are checked again at the next tick.
+func (s *Service) recheck() {
+	byRef := s.openByRef()
+	if len(byRef) == 0 {
+		return
+	}
+	refs := slices.Sorted(maps.Keys(byRef))
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.Recheck)
+	defer cancel()
+	rows, err := models.WatchConsoleServices(ctx, s.o.DB.Gorm, refs)
+	if err != nil {
+		s.o.Log.Warn("console: re-read the open sessions' services", "sessions", len(refs), "err", err)
+		return
+	}
+	now := make(map[int64]models.ConsoleWatch, len(rows))
+	for _, r := range rows {
+		now[r.ID] = r
+	}
+	for ref, list := range byRef {
+		r, found := now[ref]
+		for _, ss := range list {
+			if !found || r.ClientID != ss.client || r.State != models.ServiceActive || slices.Contains(endingActions, r.LockAction) {
 				ss.end(endServiceChanged)
-				return
 			}
 		}
 	}
 }
 
-// serviceChanged re-reads the session's service: gone, another client's, not active, or held
-// by an operation that stops, destroys or replaces its guest. A database error is not a change.
-func (ss *session) serviceChanged() bool {
-	svc, err := models.GetServiceByRef(ss.ctx, ss.s.o.DB.Gorm, ss.ref)
-	if errors.Is(err, models.ErrNotFound) {
-		return true
+// openByRef lists the open sessions by their service's internal id.
+func (s *Service) openByRef() map[int64][]*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[int64][]*session, len(s.sessions))
+	for _, set := range s.sessions {
+		for ss := range set {
+			out[ss.ref] = append(out[ss.ref], ss)
+		}
 	}
-	if err != nil {
-		return false
-	}
-	if svc.ClientID != ss.client || svc.State != models.ServiceActive {
-		return true
-	}
-	ending, err := ss.s.endingLock(ss.ctx, svc)
-	return err == nil && ending
+	return out
 }
