@@ -54,16 +54,20 @@ func TestConsoleWatcherOneStatementPerTick(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			sim := simtest.Start(t, nil)
-			h := newServicesReplica(t, dbtest.Open(t, dialect), sim, &config.Console{Secret: consoleSecret}, "test-"+dialect, true,
-				func(o *stack.Options) { o.ConsoleRecheck = recheck })
 			reads := &serviceReads{}
-			cb := h.db.Gorm.Callback()
-			if err := cb.Query().After("gorm:query").Register("test:service_reads", reads.record); err != nil {
-				t.Fatal(err)
-			}
-			if err := cb.Row().After("gorm:row").Register("test:service_reads", reads.record); err != nil {
-				t.Fatal(err)
-			}
+			// The callbacks are registered before the executor starts reading (gorm's callbacks
+			// are not to be changed while statements run).
+			h := newServicesReplica(t, dbtest.Open(t, dialect), sim, &config.Console{Secret: consoleSecret}, "test-"+dialect, true,
+				func(o *stack.Options) {
+					o.ConsoleRecheck = recheck
+					cb := o.DB.Gorm.Callback()
+					if err := cb.Query().After("gorm:query").Register("test:service_reads", reads.record); err != nil {
+						t.Fatal(err)
+					}
+					if err := cb.Row().After("gorm:row").Register("test:service_reads", reads.record); err != nil {
+						t.Fatal(err)
+					}
+				})
 			conns := map[string][]*websocket.Conn{}
 			for i := range 3 {
 				id := fmt.Sprintf("watch-%d", i)
