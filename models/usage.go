@@ -223,14 +223,20 @@ func (db *DB) SampledContainers(ctx context.Context) ([]SampledService, error) {
 type UsageServicesQuery struct {
 	ClientID  string // "" for every client (admin)
 	ServiceID string // "" for all
-	After     string // page cursor: service_ids greater than this
-	Limit     int
+	// AfterServiceID and AfterClientID are the page cursor: the services after this key in the
+	// order (service_id, client_id). An AfterClientID of "" (a cursor of the service id alone)
+	// is after every service of that id.
+	AfterServiceID string
+	AfterClientID  string
+	Limit          int
 	// From and To bound the period: services created at or after To, and services terminated
 	// before From, had no guest in it and are left out.
 	From, To time.Time
 }
 
-// UsageServices returns a page of services for the usage report, ordered by service_id.
+// UsageServices returns a page of services for the usage report, ordered by (service_id,
+// client_id): a service id alone may name services of several clients (R46), so the order and
+// the cursor need both to name each service once.
 func (db *DB) UsageServices(ctx context.Context, q UsageServicesQuery) ([]Service, error) {
 	tx := db.WithContext(ctx).Model(&Service{})
 	if q.ClientID != "" {
@@ -239,13 +245,16 @@ func (db *DB) UsageServices(ctx context.Context, q UsageServicesQuery) ([]Servic
 	if q.ServiceID != "" {
 		tx = tx.Where("service_id = ?", q.ServiceID)
 	}
-	if q.After != "" {
-		tx = tx.Where("service_id > ?", q.After)
+	switch {
+	case q.AfterClientID != "":
+		tx = tx.Where("(service_id > ? OR (service_id = ? AND client_id > ?))", q.AfterServiceID, q.AfterServiceID, q.AfterClientID)
+	case q.AfterServiceID != "":
+		tx = tx.Where("service_id > ?", q.AfterServiceID)
 	}
 	tx = tx.Where("created_at < ?", q.To.UTC()).
 		Where("NOT (state = ? AND updated_at < ?)", ServiceTerminated, q.From.UTC())
 	var rows []Service
-	err := tx.Order("service_id").Limit(q.Limit).Find(&rows).Error
+	err := tx.Order("service_id").Order("client_id").Limit(q.Limit).Find(&rows).Error
 	return rows, err
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"mime"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-playground/validator/v10"
 
 	"pvebill/i18n"
+	"pvebill/server/config"
 )
 
 // validate is the one validator instance; field names come from json tags.
@@ -38,8 +38,8 @@ func newValidator() *validator.Validate {
 }
 
 // serviceIDPattern is the shape of a service id (the create body's service_id), also taken by
-// request ids and usage cursors.
-var serviceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+// request ids, client ids (validated at config load) and the parts of usage cursors.
+var serviceIDPattern = config.IDPattern
 
 // decodeOptions make the JSON decoding strict: member names match their field exactly (case
 // included), a member named twice, a member no field has and text that is not UTF-8 are

@@ -125,7 +125,7 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		q.Limit = n
 	}
 	if cur, ok := c.GetQuery("cursor"); ok {
-		if !serviceIDPattern.MatchString(cur) {
+		if !validCursor(cur) {
 			fields = append(fields, i18n.FieldError{Field: "cursor", Code: i18n.FieldPattern})
 		}
 		q.After = cur
@@ -222,4 +222,12 @@ func seriesQuery(c *gin.Context) (usage.SeriesQuery, error) {
 		return q, i18n.Validation(fields...)
 	}
 	return q, nil
+}
+
+// validCursor reports whether cur is a usage page cursor: a service id and a client id joined
+// by usage.FormatCursor, or a service id alone (a cursor from before service ids were per
+// client, R46).
+func validCursor(cur string) bool {
+	sid, cid, twoPart := usage.SplitCursor(cur)
+	return serviceIDPattern.MatchString(sid) && (!twoPart || serviceIDPattern.MatchString(cid))
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +81,7 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 	conformUsage(t, path, r, 200)
 	m := r.json(t)
 	svcs := m["services"].([]any)
-	if len(svcs) != 1 || m["next_cursor"] != "u-1" {
+	if len(svcs) != 1 || m["next_cursor"] != "u-1/whmcs" {
 		t.Fatalf("page 1: %s", r.Body)
 	}
 	s1 := svcs[0].(map[string]any)
@@ -97,7 +99,7 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 		t.Fatalf("buckets: %v", bk)
 	}
 
-	q.Set("cursor", "u-1")
+	q.Set("cursor", m["next_cursor"].(string))
 	path = "/v1/usage?" + q.Encode()
 	r = h.billing("GET", path, nil)
 	conformUsage(t, path, r, 200)
@@ -137,12 +139,85 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularty": {"5m"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {from.Add(40 * 24 * time.Hour).Format(time.RFC3339)}, "granularity": {"5m"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "granularity": {"5m"}, "limit": {"500"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/whmcs/x"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/who m"}}.Encode(),
 	} {
 		r := h.billing("GET", bad, nil)
 		checkProblem(t, r, 422, "validation_failed")
 	}
 	r = h.signed("GET", "/v1/usage?"+one.Encode(), "shop", shopSecret, nil)
 	checkProblem(t, r, 403, "forbidden")
+}
+
+// R46: an admin's report pages by (service_id, client_id). Services of three clients share ids;
+// at every page size the pages, chained by next_cursor, name each (client, service) exactly once
+// and in that order, and the last page's next_cursor is null. A cursor of a service id alone
+// (from before service ids were per client) still chains: it starts after every service of
+// that id.
+func TestUsagePagesSharedIDsOnce(t *testing.T) {
+	for _, d := range dbtest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			h := newHarness(t, d)
+			if r := h.admin("PUT", "/v1/admin/plans/ct-2g", planBody(t, "container", nil)); r.Status != 201 {
+				t.Fatalf("plan: %d %s", r.Status, r.Body)
+			}
+			var want []string
+			vmid := 6000
+			for _, sid := range []string{"0", "1", "1042", "2", "9"} {
+				for _, client := range []string{"alpha", "other", "whmcs"} {
+					if sid == "9" && client != "other" || sid == "2" && client == "alpha" {
+						continue
+					}
+					vmid++
+					seedUsageService(t, h, sid, client, "ct-2g", vmid)
+					want = append(want, sid+"/"+client)
+				}
+			}
+			period := url.Values{"from": {h.clock().Add(-time.Hour).Format(time.RFC3339)}, "to": {h.clock().Add(time.Hour).Format(time.RFC3339)}}
+			for size := 1; size <= len(want)+1; size++ {
+				if got := usagePages(t, h, period, size, ""); strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Fatalf("page size %d: %v, want %v", size, got, want)
+				}
+			}
+			if got := usagePages(t, h, period, 2, "1"); strings.Join(got, " ") != strings.Join(want[6:], " ") {
+				t.Fatalf("after the one-part cursor 1: %v, want %v", got, want[6:])
+			}
+		})
+	}
+}
+
+// usagePages follows an admin's report from cursor (none when "") through its last page, limit
+// services a page, and returns the "service_id/client_id" of each service listed.
+func usagePages(t *testing.T, h *harness, period url.Values, limit int, cursor string) []string {
+	t.Helper()
+	var got []string
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatalf("page size %d: the pages do not end", limit)
+		}
+		q := url.Values{"from": period["from"], "to": period["to"], "limit": {strconv.Itoa(limit)}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		path := "/v1/usage?" + q.Encode()
+		r := h.admin("GET", path, nil)
+		conformUsage(t, path, r, 200)
+		m := r.json(t)
+		svcs := m["services"].([]any)
+		for _, s := range svcs {
+			s := s.(map[string]any)
+			got = append(got, s["service_id"].(string)+"/"+s["client_id"].(string))
+		}
+		next, _ := m["next_cursor"].(string)
+		if next == "" {
+			return got
+		}
+		if len(svcs) != limit {
+			t.Fatalf("page size %d: a page of %d with a next cursor", limit, len(svcs))
+		}
+		cursor = next
+	}
 }
 
 func conformUsage(t *testing.T, path string, resp response, status int) {

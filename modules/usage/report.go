@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"pvebill/i18n"
@@ -52,7 +53,7 @@ type Query struct {
 	Buckets   bool // include the 5-minute buckets (Granularity 5m)
 	// Granularity includes the buckets of that tier (5m, 1h or 1d); "" is none unless Buckets.
 	Granularity models.Tier
-	After       string // page cursor (the last service_id of the previous page)
+	After       string // page cursor: the previous page's next_cursor (FormatCursor), "" for the first page
 	Limit       int    // page size; 0 is DefaultPageSize
 }
 
@@ -109,6 +110,21 @@ type BucketUsage struct {
 	Node           string    `json:"node"`
 }
 
+// cursorSep joins the two parts of a page cursor; neither a service id nor a client id may
+// contain it.
+const cursorSep = "/"
+
+// FormatCursor is the page cursor after the service k: its service id and client id, the order
+// of the report's pages (R46). Callers pass it back unchanged; it is opaque to them.
+func FormatCursor(k models.ServiceKey) string { return k.ServiceID + cursorSep + k.ClientID }
+
+// SplitCursor returns a cursor's service id and client id, and whether it had both. A cursor of
+// a service id alone (as pages were chained before service ids became per client) has client
+// id "": the page then starts after every service of that id.
+func SplitCursor(cur string) (serviceID, clientID string, twoPart bool) {
+	return strings.Cut(cur, cursorSep)
+}
+
 // Errors of a malformed query (the server maps them to validation failures).
 var (
 	ErrPeriod = errors.New("usage: from must be before to, and the period at most 400 days (31 with 5-minute buckets, 92 with hourly ones)")
@@ -156,15 +172,16 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 		}
 	}
 	from, to := q.From.UTC(), q.To.UTC()
+	afterService, afterClient, _ := SplitCursor(q.After)
 	svcs, err := r.db.UsageServices(ctx, models.UsageServicesQuery{ClientID: q.ClientID, ServiceID: q.ServiceID,
-		After: q.After, Limit: q.Limit + 1, From: from, To: to})
+		AfterServiceID: afterService, AfterClientID: afterClient, Limit: q.Limit + 1, From: from, To: to})
 	if err != nil {
 		return Report{}, err
 	}
 	out := Report{From: from, To: to, Services: []ServiceUsage{}}
 	if len(svcs) > q.Limit {
 		svcs = svcs[:q.Limit]
-		next := svcs[len(svcs)-1].ServiceID
+		next := FormatCursor(svcs[len(svcs)-1].Key())
 		out.NextCursor = &next
 	}
 	// Services are read by their keys: a service id alone may name services of several

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -395,7 +396,14 @@ func isPlaceholder(secret string) bool {
 	return strings.Contains(strings.ToUpper(secret), placeholder)
 }
 
-// validateClients checks the API clients: unique ids, secrets that are not placeholders and at
+// IDPattern is the shape of an id a client sends or is known by: a service id, a request id, and
+// a client id. A client id is written into the guest's ownership stamp "pvebill-service:
+// CLIENT/ID" (R46), into metric labels, log lines and backup notes, so it takes the service id's
+// characters alone: no "/" (the stamp's separator), no whitespace or control characters, at
+// most 64 (the width of every client_id column).
+var IDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// validateClients checks the API clients: ids of IDPattern's shape and unique, secrets that are not placeholders and at
 // least MinClientSecret long, known scopes, callbacks.
 func (c *Config) validateClients() error {
 	seen := map[string]bool{}
@@ -403,6 +411,9 @@ func (c *Config) validateClients() error {
 		key := fmt.Sprintf("clients[%d]", i)
 		if cl.ID == "" {
 			return &Error{Key: key + ".id", Reason: "must not be empty"}
+		}
+		if !IDPattern.MatchString(cl.ID) {
+			return &Error{Key: key + ".id", Reason: fmt.Sprintf("%q is not a client id: 1 to 64 of A-Z a-z 0-9 . _ : -", cl.ID)}
 		}
 		if seen[cl.ID] {
 			return &Error{Key: key + ".id", Reason: "duplicate client id"}

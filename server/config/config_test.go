@@ -133,6 +133,35 @@ func TestErrorsNameTheKey(t *testing.T) {
 
 // The console (R41) is off without a secret, and on with a long secret and a public URL (a
 // path prefix allowed), with its cluster's console user.
+// R46: a client id is written into the guest's stamp "pvebill-service: CLIENT/ID", metric
+// labels, log lines and backup notes, so the config refuses one that is not 1 to 64 of the
+// service id's characters (no "/", no whitespace or control characters), naming the key; every
+// character the pattern allows, at the longest, loads.
+func TestClientIDShape(t *testing.T) {
+	for name, id := range map[string]string{
+		"slash": "whmcs/eu", "space": "whm cs", "tab": "whmcs\t", "newline": "whmcs\nx",
+		"too long": strings.Repeat("c", 65), "non-ascii": "whmcs\u00e9", "equals": "a=b", "quote": "a'b",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(write(t, strings.Replace(good, "id: whmcs", `id: "`+id+`"`, 1)), nil)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != "clients[0].id" || !strings.Contains(err.Error(), "client id") {
+				t.Fatalf("id %q: err = %v, want a clients[0].id error", id, err)
+			}
+		})
+	}
+	for _, id := range []string{"bad/id", "whmcs\a", "whmcs\x00", "whmcs\r"} {
+		if _, err := Load(write(t, good), []string{"PVEBILL_CLIENTS_0_ID=" + id}); err == nil || !strings.Contains(err.Error(), "clients[0].id") {
+			t.Fatalf("id %q from the environment: err = %v", id, err)
+		}
+	}
+	for _, id := range []string{"Az09._:-", strings.Repeat("c", 64), "1"} {
+		if _, err := Load(write(t, strings.Replace(good, "id: whmcs", `id: "`+id+`"`, 1)), nil); err != nil {
+			t.Fatalf("id %q: %v", id, err)
+		}
+	}
+}
+
 func TestConsoleConfig(t *testing.T) {
 	cfg, err := Load(write(t, good), nil)
 	if err != nil || cfg.Console.Enabled() {
