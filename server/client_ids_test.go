@@ -121,6 +121,7 @@ func TestServiceIDsArePerClient(t *testing.T) {
 				t.Fatalf("admin GET alice-77: %d %s", r.Status, r.Body)
 			}
 			checkProblem(t, h.admin("GET", "/v1/services/1042?client=nobody"), 404, "not_found")
+			checkProblem(t, h.admin("GET", "/v1/services/1042?client=who%2Fm"), 422, "validation_failed")
 			r = h.admin("GET", "/v1/usage"+q+"&service_id=1042")
 			checkProblem(t, r, 409, "service_ambiguous")
 			r = h.admin("GET", "/v1/usage"+q)

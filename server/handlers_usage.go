@@ -124,6 +124,10 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 		}
 		q.Limit = n
 	}
+	if named, ok := c.GetQuery(clientParam); ok && !serviceIDPattern.MatchString(named) {
+		// A client id has the service id's shape (config.IDPattern).
+		fields = append(fields, i18n.FieldError{Field: clientParam, Code: i18n.FieldPattern})
+	}
 	if cur, ok := c.GetQuery("cursor"); ok {
 		if !validCursor(cur) {
 			fields = append(fields, i18n.FieldError{Field: "cursor", Code: i18n.FieldPattern})

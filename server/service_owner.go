@@ -24,7 +24,7 @@ const clientParam = "client"
 func (s *Server) serviceClient(c *gin.Context, serviceID string) (string, error) {
 	cl := client(c)
 	named, ok := c.GetQuery(clientParam)
-	if ok && (named == "" || len(named) > 64) {
+	if ok && !serviceIDPattern.MatchString(named) {
 		return "", i18n.Validation(i18n.FieldError{Field: clientParam, Code: i18n.FieldPattern})
 	}
 	if !cl.HasScope(config.ScopeAdmin) {

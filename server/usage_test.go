@@ -142,6 +142,8 @@ func testUsageReportOverHTTP(t *testing.T, dialect string) {
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/whmcs/x"}}.Encode(),
 		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "cursor": {"u-1/who m"}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "client": {""}}.Encode(),
+		"/v1/usage?" + url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "client": {"whmcs\n"}}.Encode(),
 	} {
 		r := h.billing("GET", bad, nil)
 		checkProblem(t, r, 422, "validation_failed")
