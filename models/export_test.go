@@ -1,5 +1,7 @@
 package models
 
+import "gorm.io/gorm"
+
 // SplitSQLForTest exposes splitSQL to the external tests.
 var SplitSQLForTest = splitSQL
 
@@ -30,4 +32,12 @@ func WithoutStatementPoolForTest(db *DB) {
 		p.close()
 		delete(db.Gorm.Plugins, stmtPoolName)
 	}
+}
+
+// UsageServicesSQLForTest is the statement UsageServices runs for q, with its values inlined.
+func UsageServicesSQLForTest(db *DB, q UsageServicesQuery) string {
+	return db.Gorm.ToSQL(func(tx *gorm.DB) *gorm.DB {
+		var rows []Service
+		return usageServicesQuery(tx, q).Find(&rows)
+	})
 }

@@ -238,7 +238,16 @@ type UsageServicesQuery struct {
 // client_id): a service id alone may name services of several clients (R46), so the order and
 // the cursor need both to name each service once.
 func (db *DB) UsageServices(ctx context.Context, q UsageServicesQuery) ([]Service, error) {
-	tx := db.WithContext(ctx).Model(&Service{})
+	var rows []Service
+	err := usageServicesQuery(db.WithContext(ctx), q).Find(&rows).Error
+	return rows, err
+}
+
+// usageServicesQuery is UsageServices' statement. The cursor condition is spelt out rather than
+// as a row comparison so that MariaDB, like SQLite, reads ix_services_service_client in order
+// from the cursor instead of sorting every service after it (migration 0020).
+func usageServicesQuery(tx *gorm.DB, q UsageServicesQuery) *gorm.DB {
+	tx = tx.Model(&Service{})
 	if q.ClientID != "" {
 		tx = tx.Where("client_id = ?", q.ClientID)
 	}
@@ -253,9 +262,7 @@ func (db *DB) UsageServices(ctx context.Context, q UsageServicesQuery) ([]Servic
 	}
 	tx = tx.Where("created_at < ?", q.To.UTC()).
 		Where("NOT (state = ? AND updated_at < ?)", ServiceTerminated, q.From.UTC())
-	var rows []Service
-	err := tx.Order("service_id").Order("client_id").Limit(q.Limit).Find(&rows).Error
-	return rows, err
+	return tx.Order("service_id").Order("client_id").Limit(q.Limit)
 }
 
 // CountServicesInState counts the services in a state (the needs_reconciliation gauge reads it
