@@ -60,7 +60,7 @@ func TestReportFromKnownBuckets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Services) != 2 || rep.NextCursor == nil || *rep.NextCursor != "svc-2" {
+		if len(rep.Services) != 2 || rep.NextCursor == nil || *rep.NextCursor != "svc-2/whmcs" {
 			t.Fatalf("page 1: %+v cursor %v", rep.Services, rep.NextCursor)
 		}
 		s1 := rep.Services[0]
