@@ -240,3 +240,15 @@ func (db *DB) LeaseHolders(ctx context.Context, prefix string) (map[string]strin
 }
 
 func ptrInt(v int64) *int64 { return &v }
+
+// TickMark reads the last tick claimed of the named job; seen is false when none ever was.
+func (db *DB) TickMark(ctx context.Context, job string) (tick int64, seen bool, err error) {
+	var rows []Lease
+	if err := db.WithContext(ctx).Where("name = ?", LeaseJobPrefix+job).Limit(1).Find(&rows).Error; err != nil {
+		return 0, false, err
+	}
+	if len(rows) == 0 || rows[0].LastTick == 0 {
+		return 0, false, nil
+	}
+	return rows[0].LastTick, true, nil
+}

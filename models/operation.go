@@ -42,6 +42,9 @@ type Operation struct {
 	Result      *string
 	ErrorCode   *string
 	ErrorDetail *string
+	// Gate names what the operation must hold alone while it runs (models/gate.go), nil
+	// for none.
+	Gate *string
 	// ErrorBlockers is the JSON array of the blockers behind ErrorCode (see Blockers).
 	ErrorBlockers *string
 	Attempts      int
@@ -79,6 +82,11 @@ func InsertOperation(ctx context.Context, tx *gorm.DB, op *Operation) error {
 	}
 	op.StageIndex = -1
 	op.CreatedAt, op.UpdatedAt = now, now
+	if op.Gate != nil {
+		if err := ensureGate(ctx, tx, *op.Gate); err != nil {
+			return fmt.Errorf("gate row: %w", err)
+		}
+	}
 	return tx.WithContext(ctx).Create(op).Error
 }
 
@@ -132,6 +140,7 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 		// Secrets.Pin) until its lease_until.
 		Where("((state = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)) OR (state = ? AND lease_until < ?))",
 			OpQueued, owner, now, OpRunning, now).
+		Where(gateFree).
 		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
 	if db.Dialect == MySQL {
@@ -143,20 +152,12 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 	}
 	for i := range cands {
 		c := &cands[i]
-		// Take the service lock (a service without a row has nothing to lock).
-		res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE client_id = ? AND service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
-			c.ID, c.ClientID, c.ServiceID, c.ID)
-		if res.Error != nil {
-			return nil, fmt.Errorf("lock service: %w", res.Error)
+		ok, err := lockFor(tx, c)
+		if err != nil {
+			return nil, err
 		}
-		if res.RowsAffected == 0 {
-			var n int64
-			if err := tx.Model(&Service{}).Where(keyCond, c.ClientID, c.ServiceID).Count(&n).Error; err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				continue // locked by another operation meanwhile
-			}
+		if !ok {
+			continue // locked by another operation meanwhile
 		}
 		until := now.Add(lease)
 		takeOver := c.State == OpRunning
@@ -177,6 +178,39 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 		return &Claim{Op: c, TakeOver: takeOver}, nil
 	}
 	return nil, nil
+}
+
+// lockFor takes what candidate c needs alone: its gate, if it names one, then its service's
+// lock. When the service is locked by another operation, a gate taken for it is given back in
+// the same transaction.
+func lockFor(tx *gorm.DB, c *Operation) (bool, error) {
+	held := true
+	if c.Gate != nil {
+		ok, already, err := takeGate(tx, *c.Gate, c.ID)
+		if err != nil || !ok {
+			return false, err
+		}
+		held = already
+	}
+	// Take the service lock (a service without a row has nothing to lock).
+	res := tx.Exec("UPDATE services SET lock_operation_id = ? WHERE client_id = ? AND service_id = ? AND (lock_operation_id IS NULL OR lock_operation_id = ?)",
+		c.ID, c.ClientID, c.ServiceID, c.ID)
+	if res.Error != nil {
+		return false, fmt.Errorf("lock service: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		var n int64
+		if err := tx.Model(&Service{}).Where(keyCond, c.ClientID, c.ServiceID).Count(&n).Error; err != nil {
+			return false, err
+		}
+		if n > 0 {
+			if !held {
+				return false, releaseGate(tx, c.ID)
+			}
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // RenewLease extends owner's lease on an operation; ErrLeaseLost if it is no longer owner's.
@@ -245,6 +279,10 @@ func (db *DB) finishTx(ctx context.Context, id, owner, state string, cols map[st
 		if res.RowsAffected == 0 {
 			return ErrLeaseLost
 		}
+		// A gate is given back whatever the end: the run that held it is over.
+		if err := releaseGate(tx, id); err != nil {
+			return err
+		}
 		if state == OpNeedsReconciliation {
 			// R28: the lock stays closed and the service says why, in the same transaction, so
 			// no request sees an open service behind a closed lock.
@@ -289,6 +327,9 @@ func (db *DB) releaseTx(ctx context.Context, id, owner string) error {
 		}
 		if res.RowsAffected == 0 {
 			return ErrLeaseLost
+		}
+		if err := releaseGate(tx, id); err != nil {
+			return err
 		}
 		return tx.Exec("UPDATE services SET lock_operation_id = NULL WHERE client_id = ? AND service_id = ? AND lock_operation_id = ?", op.ClientID, op.ServiceID, id).Error
 	}, db.txOpts())

@@ -177,3 +177,24 @@ func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster string, except Se
 	}
 	return out, err
 }
+
+// BackupCandidates lists the services on plan a scheduled backup covers: holding a guest and
+// active, suspended or limited (R42), by service id.
+func BackupCandidates(ctx context.Context, tx *gorm.DB, plan string) ([]Service, error) {
+	var out []Service
+	err := tx.WithContext(ctx).Where("plan = ? AND vmid IS NOT NULL AND state IN ?", plan,
+		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("service_id").Find(&out).Error
+	return out, err
+}
+
+// OpenActions lists the services with a queued or running operation of action.
+func OpenActions(ctx context.Context, tx *gorm.DB, action string) (map[string]bool, error) {
+	var ids []string
+	err := tx.WithContext(ctx).Model(&Operation{}).Distinct("service_id").
+		Where("action = ? AND state IN ?", action, []string{OpQueued, OpRunning}).Pluck("service_id", &ids).Error
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, err
+}

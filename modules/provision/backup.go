@@ -166,7 +166,7 @@ func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string) (*
 	if _, err := s.backupPlan(ctx, svc); err != nil {
 		return nil, err
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionBackup, struct{}{})
+	return s.enqueueBackup(ctx, svc, backupPayload{})
 }
 
 // Backups lists the service's backups, oldest first (R42).
@@ -264,7 +264,12 @@ func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, 
 }
 
 func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, backupSteps, nil)
+	err := s.lifecycleRun(ctx, r, backupSteps, nil)
+	var p backupPayload
+	if perr := r.Payload(&p); perr == nil && p.Scheduled != 0 && ctx.Err() == nil {
+		s.countScheduled(err)
+	}
+	return err
 }
 
 // precheckBackup checks the plan, the guest's stamp and locks (R39), and refuses before

@@ -20,7 +20,7 @@ type Jobs struct {
 }
 
 // Jobs schedules the cron jobs over the stack: the idempotency and seen-signature purges (R47), the swap sampler and
-// the usage retention (R31–R33), limit enforcement (R16). Replicas share one schedule: each
+// the usage retention (R31–R33), limit enforcement (R16), scheduled backups (R42). Replicas share one schedule: each
 // job's tick runs on one of them, and the sampled nodes are split between them by leases.
 func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 	j := &Jobs{Scheduler: jobs.NewScheduler(st.Log, jobs.NewMetrics(st.Metrics)),
@@ -35,6 +35,12 @@ func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 		return nil, err
 	}
 	if err := st.scheduleUsage(cfg, j); err != nil {
+		return nil, err
+	}
+	// Scheduled backups (R42): every minute one replica looks for the plans' due windows.
+	backups := jobs.BackupSchedule{Plans: st.Plans, Provision: st.Provisioner, DB: st.DB, Owner: st.Exec.Owner(), Log: st.Log,
+		Kick: st.Exec.Kick}
+	if err := st.once(j, "@every 1m", backups, 50*time.Second); err != nil {
 		return nil, err
 	}
 	j.Limits = jobs.Limits{Provision: st.Provisioner, Log: st.Log, Kick: st.Exec.Kick}

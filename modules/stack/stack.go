@@ -91,6 +91,7 @@ func New(o Options) *Stack {
 	}
 	st.Provisioner = provision.New(po)
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
+	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
 	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {

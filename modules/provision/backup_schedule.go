@@ -1,0 +1,174 @@
+package provision
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/i18n"
+	"pvebill/models"
+)
+
+// Scheduled backups (R42): the schedule job plans a plan's window by queueing one backup
+// operation per service that is due; the operations are the manual backup's own (stages,
+// verification, rotation), and every backup names its node's gate, so the executors of all
+// replicas run at most one vzdump per node at a time, in the order the backups were queued.
+
+// Results of a scheduled backup, the closed label set of pvebill_scheduled_backups_total.
+const (
+	ScheduledPlanned   = "planned"
+	ScheduledSkipped   = "skipped"
+	ScheduledMissed    = "missed"
+	ScheduledSucceeded = "succeeded"
+	ScheduledFailed    = "failed"
+)
+
+var scheduledResults = []string{ScheduledPlanned, ScheduledSkipped, ScheduledMissed, ScheduledSucceeded, ScheduledFailed}
+
+// backupPayload is a backup operation's payload: Scheduled is the Unix time of the window a
+// scheduled backup belongs to, 0 for a backup asked for now.
+type backupPayload struct {
+	Scheduled int64 `json:"scheduled,omitempty"`
+}
+
+// backupGatePrefix starts the gate of a node's vzdumps.
+const backupGatePrefix = "vzdump:"
+
+// BackupGate is the gate every backup of a guest on this node holds while it runs: one vzdump
+// per node at a time, queued by pvebill rather than by Proxmox's lockwait (docs/proxmox.md §15).
+func BackupGate(cluster, node string) string { return backupGatePrefix + cluster + "/" + node }
+
+// enqueueBackup queues a backup of svc behind its node's gate.
+func (s *Provisioner) enqueueBackup(ctx context.Context, svc *models.Service, p backupPayload) (*models.Operation, error) {
+	if svc.State == models.ServiceNeedsReconciliation {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
+	}
+	if svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed || svc.VMID == nil {
+		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	gate := BackupGate(svc.Cluster, svc.Node)
+	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionBackup, Payload: string(raw), Gate: &gate}
+	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+		return nil, fmt.Errorf("write backup operation: %w", err)
+	}
+	return op, nil
+}
+
+// Window is what planning one window of a plan's backup schedule did.
+type Window struct {
+	Planned int
+	Skipped int
+}
+
+// PlanBackups queues the scheduled backups of a plan's window at: one backup operation for
+// each service on the plan that holds a guest and is not terminated (a suspended or limited
+// service is backed up too); a service whose previous backup is still queued or running is
+// skipped, so a window that overruns the next never doubles a backup. The caller makes sure a
+// window is planned once (jobs.BackupSchedule).
+func (s *Provisioner) PlanBackups(ctx context.Context, plan string, at time.Time) (Window, error) {
+	p, err := s.plans.Get(ctx, plan)
+	if err != nil {
+		return Window{}, err
+	}
+	if !p.HasBackups() {
+		return Window{}, nil
+	}
+	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, plan)
+	if err != nil {
+		return Window{}, err
+	}
+	open, err := models.OpenActions(ctx, s.db.Gorm, ActionBackup)
+	if err != nil {
+		return Window{}, err
+	}
+	var w Window
+	for i := range svcs {
+		if open[svcs[i].ServiceID] {
+			w.Skipped++
+			continue
+		}
+		if _, err := s.enqueueBackup(ctx, &svcs[i], backupPayload{Scheduled: at.Unix()}); err != nil {
+			return w, err
+		}
+		w.Planned++
+	}
+	s.metrics.scheduled.WithLabelValues(ScheduledPlanned).Add(float64(w.Planned))
+	s.metrics.scheduled.WithLabelValues(ScheduledSkipped).Add(float64(w.Skipped))
+	return w, nil
+}
+
+// MissedBackups reports a window of the plan that no replica planned in time (pvebill was
+// down through it): the services it would have backed up are counted as missed and logged;
+// the window is not run late, so the next one does not back a service up twice.
+func (s *Provisioner) MissedBackups(ctx context.Context, plan string, at time.Time, windows int) (int, error) {
+	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, plan)
+	if err != nil {
+		return 0, err
+	}
+	n := len(svcs) * windows
+	s.metrics.scheduled.WithLabelValues(ScheduledMissed).Add(float64(n))
+	s.log.Warn("scheduled backup window missed", "plan", plan, "window", at.UTC().Format(time.RFC3339), "windows", windows,
+		"backups", n)
+	return n, nil
+}
+
+// countScheduled counts a scheduled backup's end.
+func (s *Provisioner) countScheduled(err error) {
+	if err != nil {
+		s.metrics.scheduled.WithLabelValues(ScheduledFailed).Inc()
+		return
+	}
+	s.metrics.scheduled.WithLabelValues(ScheduledSucceeded).Inc()
+}
+
+// BackupQueueMetrics is the gauge of backups waiting for their node's gate,
+//
+//	pvebill_backup_queue_length{cluster,node}
+//
+// read from the operations table at each scrape, so every replica shows the fleet's queue.
+// Its labels are configured clusters and their nodes, a closed set (R49).
+type BackupQueueMetrics struct {
+	db   *models.DB
+	log  *slog.Logger
+	desc *prometheus.Desc
+}
+
+// NewBackupQueueMetrics registers the gauge on reg.
+func NewBackupQueueMetrics(reg prometheus.Registerer, db *models.DB, log *slog.Logger) *BackupQueueMetrics {
+	m := &BackupQueueMetrics{db: db, log: log, desc: prometheus.NewDesc("pvebill_backup_queue_length",
+		"Backups queued behind their node's one-vzdump-at-a-time gate (R42).", []string{"cluster", "node"}, nil)}
+	reg.MustRegister(m)
+	return m
+}
+
+// Describe sends the gauge's description.
+func (m *BackupQueueMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.desc }
+
+// Collect reads the queue lengths; a failed read leaves the gauge out of this scrape.
+func (m *BackupQueueMetrics) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), backupScrapeTimeout)
+	defer cancel()
+	rows, err := models.GateQueues(ctx, m.db.Gorm)
+	if err != nil {
+		m.log.Warn("read backup queues for metrics", "err", err)
+		return
+	}
+	for _, r := range rows {
+		rest, ok := strings.CutPrefix(r.Gate, backupGatePrefix)
+		cluster, node, ok2 := strings.Cut(rest, "/")
+		if !ok || !ok2 {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(r.Queued), cluster, node)
+	}
+}
