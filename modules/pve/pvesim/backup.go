@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // hVzdump simulates POST /nodes/{node}/vzdump for guests on that node (pve-manager
@@ -30,6 +31,12 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 		id = strconv.Itoa(local[0].vmid)
 	}
 	t := s.newTask(c, c.node, "vzdump", id)
+	for i, g := range local {
+		if i > 0 {
+			t.vmids += ","
+		}
+		t.vmids += strconv.Itoa(g.vmid)
+	}
 	for _, g := range local {
 		g.conf["lock"] = "backup"
 	}
@@ -52,6 +59,56 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 		}
 	}
 	return t.upid, nil
+}
+
+// VzdumpRun is one vzdump task as the simulator ran it: its node, the guests it backed up,
+// when it started and when it ended (zero while it runs), and its exit status.
+type VzdumpRun struct {
+	Node  string
+	VMIDs []int
+	Start time.Time
+	End   time.Time
+	Exit  string
+}
+
+// Vzdumps lists every vzdump task since the simulator started, in start order: the log tests
+// read to check that no node ever ran two at once.
+func (s *Sim) Vzdumps() []VzdumpRun {
+	s.settle()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []VzdumpRun
+	for _, t := range s.taskList {
+		if t.typ != "vzdump" {
+			continue
+		}
+		r := VzdumpRun{Node: t.node, Start: t.started, End: t.ended, Exit: t.exit}
+		for _, x := range strings.Split(t.vmids, ",") {
+			if id, err := strconv.Atoi(x); err == nil {
+				r.VMIDs = append(r.VMIDs, id)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// VzdumpOverlaps counts the pairs of vzdump tasks that ran at the same time on one node
+// (Proxmox would have made the later one wait in lockwait).
+func VzdumpOverlaps(runs []VzdumpRun) int {
+	n := 0
+	for i, a := range runs {
+		for _, b := range runs[i+1:] {
+			if a.Node != b.Node {
+				continue
+			}
+			aEnd, bEnd := a.End, b.End
+			if (aEnd.IsZero() || b.Start.Before(aEnd)) && (bEnd.IsZero() || a.Start.Before(bEnd)) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // vzdumpStorage is the backup storage of a vzdump call.

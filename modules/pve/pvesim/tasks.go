@@ -39,8 +39,11 @@ type task struct {
 	running   bool
 	exit      string
 	endtime   int64
+	started   time.Time // the simulator's clock at the start and the end, to the nanosecond
+	ended     time.Time
 	log       []string
 	warnings  int
+	vmids     string // a vzdump's guests, comma-separated
 
 	// finish applies the task's effect when it completes; an error fails the task.
 	finish func(t *task) error
@@ -71,7 +74,7 @@ func (s *Sim) newTask(c *reqCtx, node, typ, id string) *task {
 	if !ok {
 		d = s.opts.TaskDuration
 	}
-	t.due = now.Add(d)
+	t.due, t.started = now.Add(d), now
 	if c.fault != nil {
 		t.failWith = c.fault.TaskFail
 		t.unpackFail = c.fault.UnpackFail
@@ -128,7 +131,8 @@ func (s *Sim) settleLocked() {
 
 func (s *Sim) completeTask(t *task) {
 	t.running = false
-	t.endtime = s.now().Unix()
+	t.ended = s.now()
+	t.endtime = t.ended.Unix()
 	var err error
 	if t.failWith != "" {
 		err = fmt.Errorf("%s", t.failWith)

@@ -1,0 +1,268 @@
+package provision_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/jobs"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/lxc"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/qemu"
+	"pvebill/modules/stack"
+)
+
+// replica is a second pvebill on the environment's database and simulator: its own plan
+// service, provisioner, executor (started) and metrics.
+func (e *env) replica(owner string) *stack.Stack {
+	e.t.Helper()
+	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
+		Metrics:  prometheus.NewRegistry(),
+		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
+		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
+	st.Exec.Start(context.Background())
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		st.Exec.Stop(ctx)
+	})
+	return st
+}
+
+// scheduler is the backup schedule job of a provisioner, on a clock the test sets.
+func scheduler(e *env, pl *provision.Provisioner, st *stack.Stack, owner string, clock *time.Time) jobs.BackupSchedule {
+	b := jobs.BackupSchedule{Provision: pl, DB: e.db, Owner: owner, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
+		Now: func() time.Time { return *clock }}
+	if st != nil {
+		b.Plans, b.Kick = st.Plans, st.Exec.Kick
+	} else {
+		b.Plans, b.Kick = e.plans, e.exec.Kick
+	}
+	return b
+}
+
+// backupOps lists the backup operations of the services, by service id.
+func backupOps(t *testing.T, db *models.DB) map[string][]models.Operation {
+	t.Helper()
+	var ops []models.Operation
+	if err := db.Gorm.Where("action = ?", provision.ActionBackup).Order("created_at, id").Find(&ops).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]models.Operation{}
+	for _, op := range ops {
+		out[op.ServiceID] = append(out[op.ServiceID], op)
+	}
+	return out
+}
+
+// waitBackups waits until no backup operation is queued or running.
+func waitBackups(t *testing.T, db *models.DB) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int64
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", provision.ActionBackup,
+			[]string{models.OpQueued, models.OpRunning}).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("backups still open")
+}
+
+// scheduledCount is pvebill_scheduled_backups_total{result}.
+func scheduledCount(t *testing.T, reg *prometheus.Registry, result string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "pvebill_scheduled_backups_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetLabel()[0].GetValue() == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// R42: a plan's scheduled window is planned once even with two replicas on one database
+// running the schedule job at the same moment; an active and a suspended service each get one
+// backup operation (and one archive), a terminated one none; a later round of the same window
+// plans nothing; a window both replicas were down through is reported missed (metric and log)
+// and not run late, and the next window runs as usual.
+func TestScheduledBackupsPlannedOnceAcrossReplicas(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			for _, id := range []string{"sch-active", "sch-suspended", "sch-gone"} {
+				req := ctReq(id)
+				req.Plan = "ct-bk"
+				e.create(req)
+			}
+			e.mustSucceed(e.svc.Suspend(context.Background(), "whmcs", "sch-suspended", provision.SuspendRequest{}))
+			e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "sch-gone"))
+			other := e.replica("test-2")
+			clock := time.Date(2026, 3, 1, 1, 0, 0, 0, time.Local)
+			a, b := scheduler(e, e.svc, nil, "test", &clock), scheduler(e, other.Provisioner, other, "test-2", &clock)
+			both := func() {
+				var wg sync.WaitGroup
+				for _, j := range []jobs.BackupSchedule{a, b} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if err := j.Run(context.Background()); err != nil {
+							t.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			both() // first sight of the plan: nothing planned
+			if n := len(backupOps(t, e.db)); n != 0 {
+				t.Fatalf("first round planned %d services", n)
+			}
+			clock = time.Date(2026, 3, 1, 3, 0, 30, 0, time.Local)
+			both()
+			both()
+			waitBackups(t, e.db)
+			ops := backupOps(t, e.db)
+			if len(ops["sch-active"]) != 1 || len(ops["sch-suspended"]) != 1 || len(ops["sch-gone"]) != 0 || len(ops) != 2 {
+				t.Fatalf("window planned %v", ops)
+			}
+			for id, list := range ops {
+				if list[0].State != models.OpSucceeded || !strings.Contains(list[0].Payload, fmt.Sprint(clock.Add(-30*time.Second).Unix())) {
+					t.Fatalf("%s: %s %s %s", id, list[0].State, deref(list[0].ErrorCode), list[0].Payload)
+				}
+				if got := e.backupIDs(id); len(got) != 1 {
+					t.Fatalf("%s has backups %v", id, got)
+				}
+			}
+			planned := scheduledCount(t, e.reg, "planned") + scheduledCount(t, other.Metrics, "planned")
+			if planned != 2 {
+				t.Fatalf("planned counted %v", planned)
+			}
+			// Both replicas down from 02:00 to 05:00 the next day: the 03:00 window is missed.
+			clock = time.Date(2026, 3, 2, 5, 0, 0, 0, time.Local)
+			both()
+			if n := len(backupOps(t, e.db)["sch-active"]); n != 1 {
+				t.Fatalf("a missed window ran late: %d backups", n)
+			}
+			missed := scheduledCount(t, e.reg, "missed") + scheduledCount(t, other.Metrics, "missed")
+			if missed != 2 || !strings.Contains(e.logs.String(), "scheduled backup window missed") {
+				t.Fatalf("missed counted %v", missed)
+			}
+			clock = time.Date(2026, 3, 3, 3, 0, 5, 0, time.Local)
+			e.sim.Advance(2 * time.Second)
+			both()
+			waitBackups(t, e.db)
+			if n := len(backupOps(t, e.db)["sch-active"]); n != 2 {
+				t.Fatalf("next window: %d backups", n)
+			}
+			if ok := scheduledCount(t, e.reg, "succeeded") + scheduledCount(t, other.Metrics, "succeeded"); ok != 4 {
+				t.Fatalf("succeeded counted %v", ok)
+			}
+		})
+	}
+}
+
+// R42: backups queued at once on two replicas run one vzdump per node at a time: the
+// simulator's vzdump log has no two tasks of one node overlapping, every guest is backed up,
+// and the queue gauge counted the backups waiting per node (all but one a node).
+func TestBackupsOneVzdumpPerNode(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			ids := []string{"gate-1", "gate-2", "gate-3", "gate-4", "gate-5", "gate-6"}
+			for _, id := range ids {
+				req := ctReq(id)
+				req.Plan = "ct-bk"
+				e.create(req)
+			}
+			e.replica("test-2")
+			e.sim.SetTaskDuration("vzdump", 150*time.Millisecond)
+			perNode := map[string]int{}
+			for _, id := range ids {
+				perNode[e.service(id).Node]++
+				if _, err := e.svc.Backup(context.Background(), "whmcs", id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			queued := queueGauge(t, e.reg)
+			e.exec.Kick()
+			waitBackups(t, e.db)
+			runs := e.sim.Vzdumps()
+			if len(runs) != len(ids) {
+				t.Fatalf("%d vzdumps for %d guests", len(runs), len(ids))
+			}
+			if n := pvesim.VzdumpOverlaps(runs); n != 0 {
+				t.Fatalf("%d overlapping vzdumps on one node: %+v", n, runs)
+			}
+			for id, list := range backupOps(t, e.db) {
+				if list[0].State != models.OpSucceeded {
+					t.Fatalf("%s: %s %s", id, list[0].State, deref(list[0].ErrorCode))
+				}
+			}
+			total := 0
+			for node, n := range queued {
+				total += n
+				if n > perNode[node] {
+					t.Fatalf("queue of %s: %d", node, n)
+				}
+			}
+			// At most one backup per node had left the queue (the gate) when the gauge was read.
+			if total < len(ids)-len(perNode) {
+				t.Fatalf("queue gauge %v, want at least %d backups waiting", queued, len(ids)-len(perNode))
+			}
+			holders, err := models.GateHolders(context.Background(), e.db.Gorm)
+			if err != nil || len(holders) != 0 {
+				t.Fatalf("gates still held: %v %v", holders, err)
+			}
+		})
+	}
+}
+
+// queueGauge reads pvebill_backup_queue_length by node.
+func queueGauge(t *testing.T, reg *prometheus.Registry) map[string]int {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, mf := range mfs {
+		if mf.GetName() != "pvebill_backup_queue_length" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "node" {
+					out[l.GetValue()] = int(m.GetGauge().GetValue())
+				}
+			}
+		}
+	}
+	return out
+}
