@@ -86,3 +86,13 @@ func GateHolders(ctx context.Context, db *gorm.DB) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// ReleaseGate gives back the gate operation id holds while owner still runs it: the part of
+// the run that needed the gate alone is over, and the next operation behind the gate may start.
+func (db *DB) ReleaseGate(ctx context.Context, id, owner string) error {
+	_, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Exec("UPDATE operation_gates SET operation_id = NULL, updated_at = ? WHERE operation_id = ? "+
+			"AND EXISTS (SELECT 1 FROM operations o WHERE o.id = ? AND o.lease_owner = ? AND o.state = ?)", Now(), id, id, owner, OpRunning)
+	})
+	return err
+}

@@ -229,6 +229,17 @@ func (r *Run) Stage(ctx context.Context, stage Stage) error {
 	return nil
 }
 
+// ReleaseGate gives back the operation's gate (models/gate.go) before the run ends, once the
+// part that needed it alone is over, and wakes a worker for the operation queued behind it.
+func (r *Run) ReleaseGate(ctx context.Context) error {
+	if r.Op.Gate == nil {
+		return nil
+	}
+	err := r.e.db.ReleaseGate(ctx, r.Op.ID, r.e.cfg.Owner)
+	r.e.Kick()
+	return err
+}
+
 // Completed reports whether a resumed run had already finished stage before the takeover
 // (stages strictly before the one recorded on the row).
 func (r *Run) Completed(stage Stage) bool {

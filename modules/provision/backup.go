@@ -325,7 +325,15 @@ func vzdumpGuest(ctx context.Context, l *lifecycle) error {
 	}
 	res, err := c.Wait(ctx, upid)
 	l.rep.Task(string(StageBackup), res)
-	return err
+	if err != nil {
+		return err
+	}
+	// The node's vzdump is over: the next backup behind the node's gate may start while this
+	// one is verified and rotated (R42).
+	if gerr := l.r.ReleaseGate(ctx); gerr != nil {
+		l.s.log.Warn("release the node's backup gate", "service_id", l.svc.ServiceID, "err", gerr)
+	}
+	return nil
 }
 
 // verifyBackup finds the new archive by listing the storage (the task does not name it) and

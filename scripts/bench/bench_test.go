@@ -164,6 +164,7 @@ func TestBench(t *testing.T) {
 		{6, "flush", bucketFlush},
 		{7, "tiers", usageTiers},
 		{8, "console", consoleRelay},
+		{9, "backups", scheduledBackups},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {
