@@ -64,11 +64,11 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 // VzdumpRun is one vzdump task as the simulator ran it: its node, the guests it backed up,
 // when it started and when it ended (zero while it runs), and its exit status.
 type VzdumpRun struct {
-	Node  string
-	VMIDs []int
-	Start time.Time
-	End   time.Time
-	Exit  string
+	Node  string    `json:"node"`
+	VMIDs []int     `json:"vmids"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Exit  string    `json:"exit"`
 }
 
 // Vzdumps lists every vzdump task since the simulator started, in start order: the log tests

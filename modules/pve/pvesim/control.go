@@ -31,6 +31,7 @@ import (
 //	DELETE /_sim/requests                    empty the log and the violations
 //	GET    /_sim/violations                  schema violations
 //	GET    /_sim/tasks                       UPIDs
+//	GET    /_sim/vzdumps                     the vzdump tasks: node, vmids, start, end, exit
 //	GET    /_sim/consoles                    {"open": n} connected console sessions
 //	DELETE /_sim/consoles                    end every console session {"closed": n}
 //
@@ -59,6 +60,7 @@ func (s *Sim) buildControl() *http.ServeMux {
 		"DELETE /_sim/requests":              s.ctlResetLog,
 		"GET /_sim/violations":               s.ctlViolations,
 		"GET /_sim/tasks":                    s.ctlTasks,
+		"GET /_sim/vzdumps":                  s.ctlVzdumps,
 		"GET /_sim/consoles":                 s.ctlConsoles,
 		"DELETE /_sim/consoles":              s.ctlCloseConsoles,
 	} {
@@ -310,6 +312,14 @@ func (s *Sim) ctlViolations(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Sim) ctlTasks(w http.ResponseWriter, _ *http.Request) { ctlOK(w, s.Tasks()) }
+
+func (s *Sim) ctlVzdumps(w http.ResponseWriter, _ *http.Request) {
+	v := s.Vzdumps()
+	if v == nil {
+		v = []VzdumpRun{}
+	}
+	ctlOK(w, v)
+}
 
 func (s *Sim) ctlConsoles(w http.ResponseWriter, _ *http.Request) {
 	ctlOK(w, map[string]int{"open": s.OpenConsoles()})
