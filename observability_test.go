@@ -47,7 +47,8 @@ func scrapeApp(t *testing.T) []byte {
 	}
 	cfg := config.Defaults()
 	cfg.Database = config.Database{Driver: models.SQLite, DSN: filepath.Join(t.TempDir(), "pvebill.db")}
-	cfg.Clusters = []config.Cluster{{Name: "default", URL: srv.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
+	cfg.Clusters = []config.Cluster{{Name: "default", URL: srv.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret,
+		Nodes: []string{"pve1", "pve2"}}}
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: "observability-secret-0123", Scopes: []string{config.ScopeBilling}}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	probe := executor.Action{Name: "metrics_probe", Stages: []executor.Stage{"work"}, Run: func(ctx context.Context, r *executor.Run) error {

@@ -66,11 +66,12 @@ type GateQueue struct {
 	Queued int
 }
 
-// GateQueues counts the queued operations of every gate that has any.
+// GateQueues counts the queued operations of every gate that ever had one (0 when none waits).
 func GateQueues(ctx context.Context, db *gorm.DB) ([]GateQueue, error) {
 	var rows []GateQueue
-	err := db.WithContext(ctx).Model(&Operation{}).Select("gate, COUNT(*) AS queued").
-		Where("gate IS NOT NULL AND state = ?", OpQueued).Group("gate").Order("gate").Scan(&rows).Error
+	err := db.WithContext(ctx).Table("operation_gates g").
+		Select("g.gate AS gate, (SELECT COUNT(*) FROM operations o WHERE o.gate = g.gate AND o.state = ?) AS queued", OpQueued).
+		Order("g.gate").Scan(&rows).Error
 	return rows, err
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/operation"
 )
 
 // Scheduled backups (R42): the schedule job plans a plan's window by queueing one backup
@@ -50,7 +51,7 @@ func (s *Provisioner) enqueueBackup(ctx context.Context, svc *models.Service, p 
 		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 	}
 	if svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed || svc.VMID == nil {
-		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+		return nil, operation.Missing()
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -135,18 +136,26 @@ func (s *Provisioner) countScheduled(err error) {
 //
 //	pvebill_backup_queue_length{cluster,node}
 //
-// read from the operations table at each scrape, so every replica shows the fleet's queue.
-// Its labels are configured clusters and their nodes, a closed set (R49).
+// read from the operations table at each scrape, so every replica shows the fleet's queue. A
+// node appears when it is configured (0 until backups queue there) or once a backup was queued
+// on it: labels from a closed set, the clusters' nodes (R49).
 type BackupQueueMetrics struct {
-	db   *models.DB
-	log  *slog.Logger
-	desc *prometheus.Desc
+	db    *models.DB
+	log   *slog.Logger
+	desc  *prometheus.Desc
+	nodes map[string]bool // gates of the configured nodes
 }
 
-// NewBackupQueueMetrics registers the gauge on reg.
-func NewBackupQueueMetrics(reg prometheus.Registerer, db *models.DB, log *slog.Logger) *BackupQueueMetrics {
+// NewBackupQueueMetrics registers the gauge on reg; nodes are the configured nodes by cluster.
+func NewBackupQueueMetrics(reg prometheus.Registerer, db *models.DB, log *slog.Logger, nodes map[string][]string) *BackupQueueMetrics {
 	m := &BackupQueueMetrics{db: db, log: log, desc: prometheus.NewDesc("pvebill_backup_queue_length",
-		"Backups queued behind their node's one-vzdump-at-a-time gate (R42).", []string{"cluster", "node"}, nil)}
+		"Backups queued behind their node's one-vzdump-at-a-time gate (R42).", []string{"cluster", "node"}, nil),
+		nodes: map[string]bool{}}
+	for cluster, ns := range nodes {
+		for _, n := range ns {
+			m.nodes[BackupGate(cluster, n)] = true
+		}
+	}
 	reg.MustRegister(m)
 	return m
 }
@@ -163,12 +172,19 @@ func (m *BackupQueueMetrics) Collect(ch chan<- prometheus.Metric) {
 		m.log.Warn("read backup queues for metrics", "err", err)
 		return
 	}
+	queued := make(map[string]int, len(m.nodes)+len(rows))
+	for g := range m.nodes {
+		queued[g] = 0
+	}
 	for _, r := range rows {
-		rest, ok := strings.CutPrefix(r.Gate, backupGatePrefix)
+		queued[r.Gate] = r.Queued
+	}
+	for g, n := range queued {
+		rest, ok := strings.CutPrefix(g, backupGatePrefix)
 		cluster, node, ok2 := strings.Cut(rest, "/")
 		if !ok || !ok2 {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(r.Queued), cluster, node)
+		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(n), cluster, node)
 	}
 }

@@ -91,7 +91,11 @@ func New(o Options) *Stack {
 	}
 	st.Provisioner = provision.New(po)
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
-	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log)
+	nodes := map[string][]string{}
+	for _, cl := range o.Clusters {
+		nodes[cl.Name] = cl.Nodes
+	}
+	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
 	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {

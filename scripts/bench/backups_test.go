@@ -123,7 +123,7 @@ func backupsLeft(sim *pvesim.Sim, n int) (wrong, unstampedGone, newOnes int) {
 func scheduledBackups(t *testing.T, rep *Report) {
 	const sc = "9 backups"
 	guests := scale(1000, 40)
-	per := scale(500*time.Millisecond, 20*time.Millisecond)
+	per := scale(time.Second, 20*time.Millisecond)
 	sim := provSim(t, 4, 0)
 	sim.SetTaskDuration("vzdump", per)
 	hs := httptest.NewServer(sim)
