@@ -88,7 +88,7 @@ promtool:
 
 check: lint tidy-check promtool
 
-# The seven performance scenarios of scripts/bench at full scale (about 27 minutes on 2 cores,
+# The eight performance scenarios of scripts/bench at full scale (about 32 minutes on 2 cores,
 # 20 of them the usage tiers' three simulated years of 1,000 guests):
 # prints the table, writes scripts/bench/results.json, fails on a missed target. The targets are
 # for the production database: the database scenarios run on MariaDB, at PVEBILL_TEST_MYSQL_DSN
