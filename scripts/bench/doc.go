@@ -1,5 +1,5 @@
 // Package bench is pvebill's performance harness (`make bench`, issue 7). It has no code of
-// its own outside its tests: TestBench runs eight scenarios against the Proxmox simulator, the
+// its own outside its tests: TestBench runs nine scenarios against the Proxmox simulator, the
 // real server, executor, sampler and database, and reports each figure as a ratio against a
 // baseline measured in the same run, or as a count, next to its target.
 //
