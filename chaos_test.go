@@ -24,6 +24,8 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/kinds"
+	"pvebill/modules/pve/pvesim"
 	"pvebill/server"
 )
 
@@ -121,6 +123,8 @@ type chaos struct {
 	rng       *rand.Rand
 	passwords []string
 	accepted  map[string]string // operation id -> action
+	// backupRefusals counts the refused backups by status and code.
+	backupRefusals map[string]int
 	// retriesByCode counts the Galera run's transaction retries by MariaDB error number.
 	retriesByCode map[string]int64
 
@@ -145,7 +149,8 @@ type replica struct {
 func newChaos(t *testing.T, scale chaosScale, seed int64) *chaos {
 	dir := t.TempDir()
 	c := &chaos{t: t, scale: scale, seed: seed, dir: dir, bin: filepath.Join(dir, "pvebill"),
-		rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), accepted: map[string]string{}}
+		rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), accepted: map[string]string{},
+		backupRefusals: map[string]int{}}
 	build := exec.Command("go", "build", "-o", c.bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -184,6 +189,10 @@ func (c *chaos) setUp() string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Scheduled backups (R42) every minute, so that the run's kills meet them, and one backup
+	// kept, so that every backup after a service's first rotates one out.
+	plans = bytes.ReplaceAll(plans, []byte(`backup_schedule: "0 3 * * *"`), []byte(`backup_schedule: "* * * * *"`))
+	plans = bytes.ReplaceAll(plans, []byte(`backups_max: 3`), []byte(`backups_max: 1`))
 	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -735,6 +744,10 @@ func (c *chaos) backupAndRestore(id string) {
 		c.waitOp(oid, 60*time.Second)
 	} else if status >= 400 {
 		c.refusals.Add(1)
+		code, _ := m["code"].(string)
+		c.mu.Lock()
+		c.backupRefusals[fmt.Sprintf("%d %s", status, code)]++
+		c.mu.Unlock()
 		return
 	}
 	if c.intn(2) == 0 {
@@ -911,6 +924,7 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	checkRestores(ops, fail)
+	c.checkBackups(perService, fail)
 	for key, n := range snaps {
 		svc, method, _ := strings.Cut(key, " ")
 		action := map[string]string{"POST": "snapshot_create", "DELETE": "snapshot_delete"}[method]
@@ -1068,6 +1082,133 @@ func checkRestores(ops []models.Operation, fail func(string, ...any)) {
 			fail("restore %s of service %s failed at stage %q instead of needing reconciliation", op.ID, op.ServiceID, op.Stage)
 		}
 	}
+}
+
+// checkBackups is the backups' invariant (R42): every vzdump and every backup delete that
+// Proxmox accepted reached a guest pvebill created, no node ever ran two vzdumps at once (the
+// simulator's vzdump log), and no rotation lost a verified backup: a service alive at the end
+// that had a backup succeed still holds a stamped backup (the plan keeps one here, so every
+// later backup rotates: a rotation before verification, or of the new one, would leave none).
+func (c *chaos) checkBackups(perService map[string]map[string]int, fail func(string, ...any)) {
+	t := c.t
+	var log []struct {
+		Method string              `json:"method"`
+		Path   string              `json:"path"`
+		Form   map[string][]string `json:"form"`
+		Status int                 `json:"status"`
+	}
+	if err := json.Unmarshal(c.simCtl("GET", "/_sim/requests", nil), &log); err != nil {
+		t.Fatalf("request log: %v", err)
+	}
+	ours := map[int]bool{}
+	dumps, deletes := 0, 0
+	for _, r := range log {
+		parts := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if r.Status != 200 || r.Method == "GET" {
+			continue
+		}
+		switch {
+		case r.Method == "POST" && len(parts) == 3 && parts[0] == "nodes" && parts[2] == "lxc":
+			vmid, _ := strconv.Atoi(first(r.Form["vmid"]))
+			ours[vmid] = true
+		case r.Method == "POST" && len(parts) == 5 && parts[2] == "qemu" && parts[4] == "clone":
+			vmid, _ := strconv.Atoi(first(r.Form["newid"]))
+			ours[vmid] = true
+		case r.Method == "POST" && len(parts) == 3 && parts[2] == "vzdump":
+			dumps++
+			for _, x := range strings.Split(first(r.Form["vmid"]), ",") {
+				if vmid, _ := strconv.Atoi(x); !ours[vmid] {
+					fail("vzdump of guest %s, which pvebill never created", x)
+				}
+			}
+		case r.Method == "DELETE" && len(parts) == 6 && parts[4] == "content" && strings.Contains(parts[5], "backup/vzdump-"):
+			deletes++
+			if vmid := archiveVMID(parts[5]); !ours[vmid] {
+				fail("backup %s deleted, of a guest pvebill never created", parts[5])
+			}
+		}
+	}
+	var runs []pvesim.VzdumpRun
+	if err := json.Unmarshal(c.simCtl("GET", "/_sim/vzdumps", nil), &runs); err != nil {
+		t.Fatalf("vzdump log: %v", err)
+	}
+	if n := pvesim.VzdumpOverlaps(runs); n != 0 {
+		fail("%d pairs of vzdumps ran at once on one node", n)
+	}
+	checked := c.checkKeptBackups(fail)
+	c.mu.Lock()
+	refused := fmt.Sprint(c.backupRefusals)
+	c.mu.Unlock()
+	t.Logf("backups: %d vzdumps and %d backup deletes reached Proxmox, %d vzdump tasks, %d services' backups checked; "+
+		"backup operations %d, refused %s", dumps, deletes, len(runs), checked, backupOps(perService), refused)
+}
+
+// archiveVMID is the vmid in a vzdump archive's volume id (0 when it names none).
+func archiveVMID(volid string) int {
+	rest := volid[strings.Index(volid, "vzdump-")+len("vzdump-"):]
+	var vmid int
+	for _, kind := range []string{"lxc-%d-", "qemu-%d-"} {
+		if _, err := fmt.Sscanf(rest, kind, &vmid); err == nil {
+			return vmid
+		}
+	}
+	return 0
+}
+
+// checkKeptBackups checks that every live service on the plan with backups whose backup once
+// succeeded holds a stamped backup, and returns how many it checked.
+func (c *chaos) checkKeptBackups(fail func(string, ...any)) int {
+	var svcs []models.Service
+	if err := c.db.Gorm.Where("state IN ? AND plan = ?", []string{models.ServiceActive, models.ServiceSuspended, models.ServiceLimited},
+		"flex-2g").Find(&svcs).Error; err != nil {
+		c.t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range svcs {
+		var ok int64
+		if err := c.db.Gorm.Model(&models.Operation{}).Where("service_id = ? AND action = ? AND state = ?", s.ServiceID, "backup",
+			models.OpSucceeded).Count(&ok).Error; err != nil {
+			c.t.Fatal(err)
+		}
+		if ok == 0 || s.VMID == nil {
+			continue
+		}
+		if n := c.stampedBackups(s); n < 1 {
+			fail("service %s has %d stamped backups after %d succeeded backups", s.ServiceID, n, ok)
+		}
+		checked++
+	}
+	return checked
+}
+
+// stampedBackups counts the archives of the service's vmid on the node its guest is on whose
+// notes carry its stamp, as Proxmox lists them (the replicas are stopped by now).
+func (c *chaos) stampedBackups(s models.Service) int {
+	var res struct {
+		Data []struct {
+			Notes string `json:"notes"`
+		} `json:"data"`
+	}
+	path := fmt.Sprintf("/api2/json/nodes/%s/storage/local/content?content=backup&vmid=%d", s.Node, *s.VMID)
+	if err := json.Unmarshal(c.simCtl("GET", path, nil), &res); err != nil {
+		c.t.Fatalf("backup list of %s: %v", s.ServiceID, err)
+	}
+	n := 0
+	for _, b := range res.Data {
+		if kinds.HasStamp(b.Notes, s.ServiceID) {
+			n++
+		}
+	}
+	return n
+}
+
+// backupOps counts the backup operations of all services.
+func backupOps(perService map[string]map[string]int) int {
+	n := 0
+	for _, m := range perService {
+		n += m["backup"]
+	}
+	return n
 }
 
 // checkPowerCall is the invariant of one power call that Proxmox accepted (R39, R40): it reached
