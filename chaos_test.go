@@ -1121,10 +1121,12 @@ func (c *chaos) checkBackups(perService map[string]map[string]int, fail func(str
 					fail("vzdump of guest %s, which pvebill never created", x)
 				}
 			}
-		case r.Method == "DELETE" && len(parts) == 6 && parts[4] == "content" && strings.Contains(parts[5], "backup/vzdump-"):
+		case r.Method == "DELETE" && len(parts) >= 6 && parts[4] == "content" && strings.Contains(r.Path, "vzdump-"):
+			// The volume id (storage:backup/name) is one segment, escaped or not.
+			volid := strings.Join(parts[5:], "/")
 			deletes++
-			if vmid := archiveVMID(parts[5]); !ours[vmid] {
-				fail("backup %s deleted, of a guest pvebill never created", parts[5])
+			if vmid := archiveVMID(volid); !ours[vmid] {
+				fail("backup %s deleted, of a guest pvebill never created", volid)
 			}
 		}
 	}
