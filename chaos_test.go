@@ -1197,7 +1197,7 @@ func (c *chaos) stampedBackups(s models.Service) int {
 	}
 	n := 0
 	for _, b := range res.Data {
-		if kinds.HasStamp(b.Notes, s.ServiceID) {
+		if kinds.HasStamp(b.Notes, kinds.Guest{ClientID: s.ClientID, ServiceID: s.ServiceID}) {
 			n++
 		}
 	}

@@ -179,22 +179,22 @@ func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster string, except Se
 }
 
 // BackupCandidates lists the services on plan a scheduled backup covers: holding a guest and
-// active, suspended or limited (R42), by service id.
+// active, suspended or limited (R42), by client and service id.
 func BackupCandidates(ctx context.Context, tx *gorm.DB, plan string) ([]Service, error) {
 	var out []Service
 	err := tx.WithContext(ctx).Where("plan = ? AND vmid IS NOT NULL AND state IN ?", plan,
-		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("service_id").Find(&out).Error
+		[]string{ServiceActive, ServiceSuspended, ServiceLimited}).Order("client_id, service_id").Find(&out).Error
 	return out, err
 }
 
 // OpenActions lists the services with a queued or running operation of action.
-func OpenActions(ctx context.Context, tx *gorm.DB, action string) (map[string]bool, error) {
-	var ids []string
-	err := tx.WithContext(ctx).Model(&Operation{}).Distinct("service_id").
-		Where("action = ? AND state IN ?", action, []string{OpQueued, OpRunning}).Pluck("service_id", &ids).Error
-	out := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		out[id] = true
+func OpenActions(ctx context.Context, tx *gorm.DB, action string) (map[ServiceKey]bool, error) {
+	var keys []ServiceKey
+	err := tx.WithContext(ctx).Model(&Operation{}).Distinct("client_id", "service_id").
+		Where("action = ? AND state IN ?", action, []string{OpQueued, OpRunning}).Scan(&keys).Error
+	out := make(map[ServiceKey]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
 	}
 	return out, err
 }

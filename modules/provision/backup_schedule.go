@@ -94,7 +94,7 @@ func (s *Provisioner) PlanBackups(ctx context.Context, plan string, at time.Time
 	}
 	var w Window
 	for i := range svcs {
-		if open[svcs[i].ServiceID] {
+		if open[svcs[i].Key()] {
 			w.Skipped++
 			continue
 		}

@@ -56,15 +56,16 @@ func seedBackupGuests(t *testing.T, sim *pvesim.Sim, db *models.DB, nodes []stri
 	rows := make([]models.Service, 0, n)
 	for i := range n {
 		vmid, id, node := 1000+i, fmt.Sprintf("bk-%05d", i), nodes[i%len(nodes)]
+		stamp := kinds.Guest{ClientID: billingID, ServiceID: id}
 		if err := sim.SeedGuest(pvesim.Guest{VMID: vmid, Type: "lxc", Node: node, Running: true, Config: map[string]string{
-			"hostname": "web-" + id, "description": kinds.StampDescription(id), "memory": "512", "cores": "1", "ostype": "debian",
+			"hostname": "web-" + id, "description": kinds.StampDescription(stamp), "memory": "512", "cores": "1", "ostype": "debian",
 			"rootfs": fmt.Sprintf("local-lvm:vm-%d-disk-0,size=8G", vmid)}}); err != nil {
 			t.Fatal(err)
 		}
 		for _, day := range []string{"2026_01_01", "2026_01_02"} {
 			name := fmt.Sprintf("backup/vzdump-lxc-%d-%s-02_00_00.tar.zst", vmid, day)
 			sim.AddVolumeOn(node, "local", name, 200<<20, "backup")
-			sim.SetVolumeProtected("local", name, false, kinds.StampLine(id))
+			sim.SetVolumeProtected("local", name, false, kinds.StampLine(stamp))
 		}
 		if perNode[node] == 0 {
 			sim.AddVolumeOn(node, "local", fmt.Sprintf("backup/vzdump-lxc-%d-2025_12_31-02_00_00.tar.zst", vmid), 100<<20, "backup")
