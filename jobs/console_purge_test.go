@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"pvebill/jobs"
+	"pvebill/models"
 	"pvebill/models/dbtest"
 )
 
@@ -23,26 +22,9 @@ func TestConsoleClaimedOnceAcrossReplicasAndPurged(t *testing.T) {
 			dbs := replicas(t, d, 3)
 			expires := time.Now().Add(time.Minute).Truncate(time.Second)
 			nonce := []byte("0123456789abcdef")
-			var wins atomic.Int32
-			var wg sync.WaitGroup
-			for _, db := range dbs {
-				for range 4 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						ok, err := db.ClaimConsole(ctx, nonce, 7, expires)
-						if err != nil {
-							t.Error(err)
-						}
-						if ok {
-							wins.Add(1)
-						}
-					}()
-				}
-			}
-			wg.Wait()
-			if wins.Load() != 1 {
-				t.Fatalf("%d of 12 claims accepted, want 1", wins.Load())
+			wins := claimRace(t, dbs, 4, func(db *models.DB) (bool, error) { return db.ClaimConsole(ctx, nonce, 7, expires) })
+			if wins != 1 {
+				t.Fatalf("%d of 12 claims accepted, want 1", wins)
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			purge := func(at time.Time) {

@@ -55,6 +55,31 @@ func replicas(t *testing.T, dialect string, n int) []*models.DB {
 	return out
 }
 
+// claimRace runs claim perEach times at once on every replica and counts the claims that won:
+// an insert-is-the-claim table accepts exactly one however many replicas race.
+func claimRace(t *testing.T, dbs []*models.DB, perEach int, claim func(*models.DB) (bool, error)) int32 {
+	t.Helper()
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for _, db := range dbs {
+		for range perEach {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := claim(db)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					wins.Add(1)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return wins.Load()
+}
+
 // Each cron tick runs on exactly one of three replicas that all fire it at once.
 func TestOnceRunsEachTickOnceAcrossReplicas(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {

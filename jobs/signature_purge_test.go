@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"pvebill/jobs"
+	"pvebill/models"
 	"pvebill/models/dbtest"
 )
 
@@ -22,26 +21,9 @@ func TestSignatureClaimedOnceAcrossReplicasAndPurged(t *testing.T) {
 			dbs := replicas(t, d, 3)
 			now := time.Now()
 			expires := now.Add(5 * time.Minute)
-			var wins atomic.Int32
-			var wg sync.WaitGroup
-			for _, db := range dbs {
-				for range 4 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						ok, err := db.ClaimSignature(ctx, "whmcs", "v1=0123", expires)
-						if err != nil {
-							t.Error(err)
-						}
-						if ok {
-							wins.Add(1)
-						}
-					}()
-				}
-			}
-			wg.Wait()
-			if wins.Load() != 1 {
-				t.Fatalf("%d of 12 claims accepted, want 1", wins.Load())
+			wins := claimRace(t, dbs, 4, func(db *models.DB) (bool, error) { return db.ClaimSignature(ctx, "whmcs", "v1=0123", expires) })
+			if wins != 1 {
+				t.Fatalf("%d of 12 claims accepted, want 1", wins)
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			purge := func(at time.Time) {
