@@ -42,6 +42,14 @@ test('lifecycle: client area shows status and monitoring, "Not available" for nu
     eq('active', $v['service']['Status'], 'status');
     eq('running', $v['service']['Power'], 'power');
     eq(Text::NOT_AVAILABLE, $v['monitoring']['Guest agent'], 'a container has no guest agent');
+    // ct-2g has no backup storage: pvebill refuses backups for good, so there is no Backups button.
+    $backup = api('GET', '/v1/plans/ct-2g')->json['plan']['capabilities']['container']['backup'];
+    eq([false, 'permanent'], [$backup['available'], $backup['refusal']], 'ct-2g refuses backups');
+    eq(['Start', 'Stop', 'Shutdown', 'Reboot', 'Open console', 'Reinstall', 'Snapshots'],
+        array_column($v['buttons'], 'label'), 'the buttons of a ct-2g container');
+    eq([null], array_unique(array_column($v['buttons'], 'reason')), 'none refused for now');
+    $page = (string) file_get_contents(__DIR__ . '/../modules/servers/pvebill/templates/clientarea.tpl');
+    check(!str_contains($page, 'a=Backups') && str_contains($page, '{foreach from=$pvebill.buttons'), 'the overview draws only these buttons');
     $raw = service(sid(LIFECYCLE))['monitoring'];
     foreach (['CPU' => 'cpu', 'Memory' => 'memory_bytes', 'Disk' => 'disk_bytes', 'Swap' => 'swap_bytes'] as $label => $field) {
         if ($raw[$field] === null) {
@@ -283,6 +291,9 @@ test('backups: list, back up now (vzdump with remove=0), usage counts them, dele
     $page = module()->clientBackups($p, ['step' => 'create']);
     eq([null, 'The backup has been made.'], [$page['vars']['error'], $page['vars']['message']], 'back up now');
     eq(1, count($page['vars']['backups']), 'one backup listed');
+    $buttons = module()->clientArea($p)['templateVariables']['pvebill']['buttons'];
+    contains(implode(',', array_column($buttons, 'label')), 'Backups', 'flex-2g offers backups: the button is there');
+    contains(implode(' ', array_column($buttons, 'href')), 'modop=custom&a=Backups', 'the Backups link');
     $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010)]);
     eq(1, count($dumps), 'one vzdump with remove=0 and the stamp');
     $hosting = new MemoryHosting();

@@ -136,9 +136,33 @@ test('MetaData, ConfigOptions and the button arrays', function (): void {
     eq(true, $meta['RequiresServer'], 'RequiresServer');
     eq(['Plan', 'Guest type', 'Operating system'], array_keys(pvebill_ConfigOptions()), 'configoption1..3');
     eq(['plan', 'container', 'vm', 'option'], array_keys(pvebill_ConfigOptions()['Guest type']['Options']), 'guest type choices');
-    foreach (pvebill_AdminCustomButtonArray() + pvebill_ClientAreaCustomButtonArray() as $label => $fn) {
+    foreach (pvebill_AdminCustomButtonArray() + pvebill_ClientAreaAllowedFunctions() as $label => $fn) {
         check(function_exists('pvebill_' . $fn), "button $label calls pvebill_$fn, which must exist");
     }
+});
+
+test('client area buttons follow the plan\'s capabilities of the guest type', function (): void {
+    $p = ['serviceid' => 42];
+    $plan = ['capabilities' => [
+        'container' => [
+            'start' => ['available' => true], 'stop' => ['available' => true],
+            'shutdown' => ['available' => true], 'reboot' => ['available' => true],
+            'console' => ['available' => false, 'refusal' => 'permanent', 'reason' => 'Keine Konsole.'],
+            'reinstall' => ['available' => true],
+            'snapshot' => ['available' => false, 'refusal' => 'temporary', 'reason' => 'Speicher unbekannt.'],
+            'backup' => ['available' => false, 'refusal' => 'permanent', 'reason' => 'Keine Sicherungen.'],
+        ],
+        'vm' => ['start' => ['available' => true], 'backup' => ['available' => true]],
+    ]];
+    $b = Module::buttons($p, $plan, 'container');
+    eq(['Start', 'Stop', 'Shutdown', 'Reboot', 'Reinstall', 'Snapshots'], array_column($b, 'label'), 'refused for good: hidden');
+    eq([null, null, null, null, null, 'Speicher unbekannt.'], array_column($b, 'reason'), 'refused for now: disabled, with the reason');
+    eq('clientarea.php?action=productdetails&id=42&modop=custom&a=Start', $b[0]['href'], 'button link');
+    eq(['Start', 'Backups'], array_column(Module::buttons($p, $plan, 'vm'), 'label'), 'the other guest type: its own set');
+    $all = Module::buttons($p, null, 'container');
+    eq(array_column(Module::BUTTONS, 0), array_column($all, 'label'), 'plan unknown: every button, refused when pressed');
+    eq([true, Module::consoleLink($p, false)], [$all[4]['new_tab'], $all[4]['href']], 'the console opens in a new tab');
+    eq(array_column(Module::BUTTONS, 1), array_values(pvebill_ClientAreaAllowedFunctions()), 'every button\'s function is allowed');
 });
 
 test('an unreachable server is a retry-safe error, not success', function (): void {

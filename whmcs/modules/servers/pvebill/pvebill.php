@@ -95,18 +95,17 @@ function pvebill_AdminCustomButtonArray(): array
     ];
 }
 
-function pvebill_ClientAreaCustomButtonArray(): array
+/**
+ * The client area's functions, allowed without a button of WHMCS's own: the overview shows a
+ * button only for what the service's plan offers its guest type (Module::buttons).
+ */
+function pvebill_ClientAreaAllowedFunctions(): array
 {
-    return [
-        'Start' => 'Start',
-        'Stop' => 'Stop',
-        'Shutdown' => 'Shutdown',
-        'Reboot' => 'Reboot',
-        'Open console' => 'Console',
-        'Reinstall' => 'Reinstall',
-        'Snapshots' => 'Snapshots',
-        'Backups' => 'Backups',
-    ];
+    $out = [];
+    foreach (Module::BUTTONS as [$label, $fn]) {
+        $out[$label] = $fn;
+    }
+    return $out;
 }
 
 /** Power buttons (client area and admin): "success", or pvebill's translated refusal. */

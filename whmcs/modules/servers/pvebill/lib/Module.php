@@ -279,7 +279,7 @@ final class Module
      */
     public function clientArea(array $params, string $range = 'day'): array
     {
-        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => ''];
+        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => '', 'buttons' => []];
         try {
             $c = $this->client($params);
             $r = $c->request('GET', self::servicePath($params), null, [], 20);
@@ -289,7 +289,11 @@ final class Module
                 $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
                 $vars['error'] = null;
                 $vars['console_link'] = self::consoleLink($params, false);
-                $vars['graphs'] = $this->graphsHtml($c, $params, (string) ($r->json['service']['plan'] ?? ''), $range);
+                $svc = $r->json['service'] ?? [];
+                // One plan request a page: its limits draw the graphs, its capabilities pick the buttons.
+                $plan = $this->planOf($c, (string) ($svc['plan'] ?? ''));
+                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''));
+                $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range);
             }
         } catch (\Throwable $e) {
             $vars['error'] = self::unreachable($e);
@@ -315,14 +319,72 @@ final class Module
      */
     public function graphsHtml(Client $c, array $params, string $plan, string $range, ?int $now = null): string
     {
+        return $this->graphsForPlan($c, $params, $this->planOf($c, $plan) ?? [], $range, $now);
+    }
+
+    /** The plan $code as pvebill answers it (limits, capabilities), or null when it could not be read. */
+    private function planOf(Client $c, string $code): ?array
+    {
+        if ($code === '') {
+            return null;
+        }
+        $p = $c->request('GET', '/v1/plans/' . rawurlencode($code), null, [], 20);
+        return $p->isProblem() || !is_array($p->json['plan'] ?? null) ? null : $p->json['plan'];
+    }
+
+    /**
+     * The client area's buttons and the capability each needs, in the order shown. The module
+     * functions they call are allowed by pvebill_ClientAreaAllowedFunctions.
+     */
+    public const BUTTONS = [
+        ['Start', 'Start', 'start'],
+        ['Stop', 'Stop', 'stop'],
+        ['Shutdown', 'Shutdown', 'shutdown'],
+        ['Reboot', 'Reboot', 'reboot'],
+        ['Open console', 'Console', 'console'],
+        ['Reinstall', 'Reinstall', 'reinstall'],
+        ['Snapshots', 'Snapshots', 'snapshot'],
+        ['Backups', 'Backups', 'backup'],
+    ];
+
+    /**
+     * The client area's buttons for a service of guest type $guestType on $plan: a capability
+     * the plan offers is a button, one refused for now a disabled button with pvebill's
+     * translated reason, one refused for good (or one the guest type does not have) no button.
+     * Without the plan's capabilities (pvebill could not be asked) every button is shown and a
+     * refusal comes when it is pressed.
+     *
+     * @return list<array{label: string, href: string, new_tab: bool, reason: ?string}>
+     */
+    public static function buttons(array $params, ?array $plan, string $guestType): array
+    {
+        $caps = $plan['capabilities'][$guestType] ?? null;
+        $out = [];
+        foreach (self::BUTTONS as [$label, $fn, $cap]) {
+            $reason = null;
+            if (is_array($caps)) {
+                $c = $caps[$cap] ?? null;
+                if (!is_array($c) || (($c['available'] ?? false) !== true && ($c['refusal'] ?? '') !== 'temporary')) {
+                    continue;
+                }
+                if (($c['available'] ?? false) !== true) {
+                    $reason = (string) ($c['reason'] ?? '');
+                }
+            }
+            $href = $fn === 'Console' ? self::consoleLink($params, false)
+                : 'clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
+                    . '&modop=custom&a=' . $fn;
+            $out[] = ['label' => $label, 'href' => $href, 'new_tab' => $fn === 'Console', 'reason' => $reason];
+        }
+        return $out;
+    }
+
+    /** The usage graphs (graphsHtml) drawn with the limits of $plan, the plan object pvebill answered. */
+    private function graphsForPlan(Client $c, array $params, array $limits, string $range, ?int $now = null): string
+    {
         $range = isset(Graph::RANGES[$range]) ? $range : 'day';
         $to = $now ?? time();
         $from = $to - Graph::RANGES[$range];
-        $limits = [];
-        if ($plan !== '') {
-            $p = $c->request('GET', '/v1/plans/' . rawurlencode($plan), null, [], 20);
-            $limits = $p->isProblem() ? [] : ($p->json['plan'] ?? []);
-        }
         $e = static fn (string $s): string => htmlspecialchars($s, ENT_QUOTES | ENT_HTML5, 'UTF-8');
         $html = '<div class="pvebill-graphs"><p class="pvebill-ranges">';
         foreach (array_keys(Graph::RANGES) as $name) {
