@@ -19,7 +19,8 @@ import (
 // compare-and-swap like every tick lease) and planned by the replica that won the claim: one
 // backup operation per due service, each behind its node's gate. Activations older than that,
 // or a latest one found more than Grace after its time, are windows no replica planned while
-// pvebill was down: they are reported (metric and log) and never run late, so no service is
+// pvebill was down: they are reported (metric, log and one audit event a window, written by the
+// replica that won the claim) and never run late, so no service is
 // backed up twice for one window. A plan first seen starts from now: its past activations are
 // neither run nor reported.
 type BackupSchedule struct {
@@ -118,7 +119,7 @@ func (b BackupSchedule) plan(ctx context.Context, p plans.Plan) error {
 		missed = due
 	}
 	if len(missed) > 0 {
-		if _, err := b.Provision.MissedBackups(ctx, p.Code, missed[0], len(missed)); err != nil {
+		if _, err := b.Provision.MissedBackups(ctx, p.Code, missed); err != nil {
 			return err
 		}
 	}

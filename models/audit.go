@@ -7,7 +7,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// AuditEvent is one recorded fact about who did what to which service.
+// AuditEvent is one recorded fact about who did what to which service; an event of the
+// fleet (a missed backup window) names no service.
 type AuditEvent struct {
 	ID          int64 `gorm:"primaryKey"`
 	At          time.Time
@@ -29,6 +30,25 @@ func InsertAudit(ctx context.Context, tx *gorm.DB, ev *AuditEvent) error {
 	}
 	return tx.WithContext(ctx).Create(ev).Error
 }
+
+// InsertAudits records events in one transaction, in batches (a round may report many
+// missed windows at once).
+func InsertAudits(ctx context.Context, tx *gorm.DB, evs []AuditEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	for i := range evs {
+		if evs[i].At.IsZero() {
+			evs[i].At = Now()
+		}
+	}
+	return tx.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.CreateInBatches(evs, auditBatch).Error
+	})
+}
+
+// auditBatch is how many audit rows one INSERT writes.
+const auditBatch = 500
 
 // ListAudit returns a service's events, oldest first.
 func ListAudit(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]AuditEvent, error) {

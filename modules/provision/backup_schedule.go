@@ -108,18 +108,51 @@ func (s *Provisioner) PlanBackups(ctx context.Context, plan string, at time.Time
 	return w, nil
 }
 
-// MissedBackups reports a window of the plan that no replica planned in time (pvebill was
-// down through it): the services it would have backed up are counted as missed and logged;
-// the window is not run late, so the next one does not back a service up twice.
-func (s *Provisioner) MissedBackups(ctx context.Context, plan string, at time.Time, windows int) (int, error) {
+// AuditBackupWindowMissed is the audit event of a scheduled backup window that no replica
+// planned in time; it names no service, and its detail is a MissedWindow.
+const AuditBackupWindowMissed = "backup_window_missed"
+
+// auditActorSchedule is the actor of the schedule's audit events.
+const auditActorSchedule = "backup_schedule"
+
+// MissedWindow is the detail of a backup_window_missed audit event: the plan, the window's
+// time and how many services the window would have backed up (the plan's services that hold a
+// guest when the miss is found).
+type MissedWindow struct {
+	Plan     string    `json:"plan"`
+	Window   time.Time `json:"window"`
+	Services int       `json:"services"`
+}
+
+// MissedBackups reports the windows of the plan that no replica planned in time (pvebill was
+// down through them): the services they would have backed up are counted as missed and logged,
+// and each window is one audit event. The windows are not run late, so the next one does not
+// back a service up twice. The caller reports a window once across replicas
+// (jobs.BackupSchedule claims it first).
+func (s *Provisioner) MissedBackups(ctx context.Context, plan string, windows []time.Time) (int, error) {
+	if len(windows) == 0 {
+		return 0, nil
+	}
 	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, plan)
 	if err != nil {
 		return 0, err
 	}
-	n := len(svcs) * windows
+	n := len(svcs) * len(windows)
 	s.metrics.scheduled.WithLabelValues(ScheduledMissed).Add(float64(n))
-	s.log.Warn("scheduled backup window missed", "plan", plan, "window", at.UTC().Format(time.RFC3339), "windows", windows,
-		"backups", n)
+	s.log.Warn("scheduled backup window missed", "plan", plan, "window", windows[0].UTC().Format(time.RFC3339),
+		"windows", len(windows), "backups", n)
+	evs := make([]models.AuditEvent, len(windows))
+	for i, w := range windows {
+		raw, err := json.Marshal(MissedWindow{Plan: plan, Window: w.UTC(), Services: len(svcs)})
+		if err != nil {
+			return n, err
+		}
+		d := string(raw)
+		evs[i] = models.AuditEvent{At: models.Now(), Actor: auditActorSchedule, Event: AuditBackupWindowMissed, Detail: &d}
+	}
+	if err := models.InsertAudits(ctx, s.db.Gorm, evs); err != nil {
+		return n, fmt.Errorf("audit missed backup windows: %w", err)
+	}
 	return n, nil
 }
 

@@ -277,3 +277,65 @@ func queueGauge(t *testing.T, reg *prometheus.Registry) map[string]int {
 	}
 	return out
 }
+
+// R42: windows both replicas were down through are each one audit event
+// (backup_window_missed, naming no service) with the plan, the window's time and the services
+// it would have backed up, written once even though both replicas run the job at the same
+// moment and again a round later; nothing is backed up late.
+func TestMissedBackupWindowsAuditedOnce(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			for _, id := range []string{"miss-1", "miss-2", "miss-gone"} {
+				req := ctReq(id)
+				req.Plan = "ct-bk"
+				e.create(req)
+			}
+			e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "miss-gone"))
+			other := e.replica("test-2")
+			clock := time.Date(2026, 3, 1, 1, 0, 0, 0, time.Local)
+			a, b := scheduler(e, e.svc, nil, "test", &clock), scheduler(e, other.Provisioner, other, "test-2", &clock)
+			both := func() {
+				var wg sync.WaitGroup
+				for _, j := range []jobs.BackupSchedule{a, b} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if err := j.Run(context.Background()); err != nil {
+							t.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			both() // first sight of the plan
+			// Down from 02:00 on the 1st to 05:00 on the 4th: the four 03:00 windows are missed.
+			clock = time.Date(2026, 3, 4, 5, 0, 0, 0, time.Local)
+			both()
+			both()
+			var evs []models.AuditEvent
+			if err := e.db.Gorm.Where("event = ?", provision.AuditBackupWindowMissed).Order("id").Find(&evs).Error; err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ev := range evs {
+				if ev.Actor != "backup_schedule" || ev.ServiceID != "" || ev.ClientID != "" || ev.Detail == nil {
+					t.Fatalf("event %+v", ev)
+				}
+				got = append(got, *ev.Detail)
+			}
+			var want []string
+			for day := 1; day <= 4; day++ {
+				w := time.Date(2026, 3, day, 3, 0, 0, 0, time.Local).UTC().Format(time.RFC3339)
+				want = append(want, `{"plan":"ct-bk","window":"`+w+`","services":2}`)
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("audit events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if n := len(backupOps(t, e.db)); n != 0 {
+				t.Fatalf("missed windows ran late: %d services backed up", n)
+			}
+		})
+	}
+}
