@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"pvebill/modules/pve/pveconf"
 )
 
 // NodeClient addresses one node.
@@ -123,4 +125,36 @@ func (s *StorageClient) DeleteVolume(ctx context.Context, volid string) (string,
 		return "", err
 	}
 	return s.node.c.startTask(ctx, http.MethodDelete, path, nil)
+}
+
+// ArchiveConfig is what a backup archive's config says of the guest's volumes: the VM
+// drive keys (ideN, sataN, scsiN, virtioN, efidisk0, tpmstate0) and the container mount
+// keys (rootfs, mpN, unusedN) with their values. Nothing else of the config is kept, so a
+// secret stored in it (cipassword) goes no further than the call.
+type ArchiveConfig struct {
+	Disks  map[string]string
+	Mounts map[string]string
+}
+
+// ExtractConfig reads GET /nodes/{node}/vzdump/extractconfig for a backup volume: the
+// config the guest had when it was backed up (docs/proxmox.md §9.5). The volume must be
+// visible from the node.
+func (n *NodeClient) ExtractConfig(ctx context.Context, volid string) (ArchiveConfig, error) {
+	if !strings.Contains(volid, ":") {
+		return ArchiveConfig{}, fmt.Errorf("pve: %q is not a volume id", volid)
+	}
+	var text string
+	if err := n.get(ctx, "/vzdump/extractconfig", url.Values{"volume": {volid}}, &text); err != nil {
+		return ArchiveConfig{}, err
+	}
+	out := ArchiveConfig{Disks: map[string]string{}, Mounts: map[string]string{}}
+	for k, v := range pveconf.ParseConfigFile(text) {
+		switch {
+		case isQEMUDiskKey(k):
+			out.Disks[k] = v
+		case pveconf.IsMountKey(k):
+			out.Mounts[k] = v
+		}
+	}
+	return out, nil
 }

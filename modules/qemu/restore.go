@@ -19,12 +19,21 @@ import (
 // firewall with its anti-spoofing filter are applied again as after a clone (R9).
 
 // ReadForRestore reads the VM for a restore's preview: its drives and unused volumes
-// labelled, a drive coming back from the archive (the archive is one of this VM's) and an
-// unused volume removed. Only GET requests are sent.
-func (m *Module) ReadForRestore(ctx context.Context, g kinds.Guest) (reinstall.Read, error) {
-	return readLabelled(ctx, g, func(cur pve.QEMUConfig) (map[string]bool, error) {
+// labelled, a drive coming back when the archive's config has its key (read from the archive
+// with extractconfig, docs/proxmox.md §9.5) and removed otherwise, as every unused volume is.
+// Only GET requests are sent.
+func (m *Module) ReadForRestore(ctx context.Context, g kinds.Guest, archive reinstall.ArchiveOf) (reinstall.Read, error) {
+	return readLabelled(ctx, g, func(pve.QEMUConfig) (map[string]bool, error) {
+		volid, err := archive(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ac, err := g.Client.Node(g.Node).ExtractConfig(ctx, volid)
+		if err != nil {
+			return nil, fmt.Errorf("read the config of backup %s: %w", volid, err)
+		}
 		back := map[string]bool{}
-		for k := range cur.Disks {
+		for k := range ac.Disks {
 			back[k] = true
 		}
 		return back, nil

@@ -23,8 +23,14 @@ type Reader interface {
 // reinstall's (a VM's drives come back from the archive, not from a template). A kind without
 // it is read by ReadForReinstall for a restore too.
 type RestoreReader interface {
-	ReadForRestore(ctx context.Context, g kinds.Guest) (Read, error)
+	// ReadForRestore reads the guest at g for a restore of the archive that archive names
+	// (looked up among the service's own backups when called, R42).
+	ReadForRestore(ctx context.Context, g kinds.Guest, archive ArchiveOf) (Read, error)
 }
+
+// ArchiveOf gives a restore's archive: the volume id of the service's own backup it
+// restores, or the problem of a backup that is not one of them.
+type ArchiveOf func(ctx context.Context) (string, error)
 
 // Read is what a kind read of its guest for a reinstall.
 type Read struct {

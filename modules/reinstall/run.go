@@ -20,6 +20,8 @@ import (
 type observation struct {
 	node  string // the node the cluster listing puts the guest on ("" when it lists none)
 	facts Facts
+	// archive is a restore's backup volume when the kind's read looked it up ("" otherwise).
+	archive string
 }
 
 // target is what a read of a reinstall's guest starts from.
@@ -63,7 +65,7 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	obs.node = at.Node
 	g := kinds.Guest{Client: t.cl.Client, Cluster: t.cl.Name, Node: at.Node, VMID: t.vmid, ClientID: t.svc.ClientID,
 		ServiceID: t.svc.ServiceID, LegacyStamp: t.legacy}
-	rd, err := t.read(ctx, g)
+	rd, err := s.read(ctx, t, g, &obs)
 	if err != nil || !rd.Exists {
 		return obs, err
 	}
@@ -82,12 +84,25 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	return obs, err
 }
 
-// read reads the guest for the target: a restore by the kind's RestoreReader when it has one.
-func (t target) read(ctx context.Context, g kinds.Guest) (Read, error) {
-	if rr, ok := t.k.rd.(RestoreReader); ok && t.backupID != "" {
-		return rr.ReadForRestore(ctx, g)
+// read reads the guest for the target: a restore by the kind's RestoreReader when it has one,
+// which looks the backup up among the service's own on the guest's node when it needs the
+// archive (and records it in obs).
+func (s *Replacer) read(ctx context.Context, t target, g kinds.Guest, obs *observation) (Read, error) {
+	rr, ok := t.k.rd.(RestoreReader)
+	if !ok || t.backupID == "" {
+		return t.k.rd.ReadForReinstall(ctx, g, t.plan, t.os)
 	}
-	return t.k.rd.ReadForReinstall(ctx, g, t.plan, t.os)
+	return rr.ReadForRestore(ctx, g, func(ctx context.Context) (string, error) {
+		if obs.archive != "" {
+			return obs.archive, nil
+		}
+		if s.backups == nil {
+			return "", operation.NotAvailable()
+		}
+		v, err := s.backups.OwnBackup(ctx, t.svc, g.Node, t.backupID)
+		obs.archive = v
+		return v, err
+	})
 }
 
 // snapshotsOf lists the snapshots a replacement of the guest erases (R44), oldest first; none
@@ -211,8 +226,9 @@ func readPreview(ctx context.Context, pr *preview) error {
 	if err != nil {
 		return operation.ProblemOf(err)
 	}
-	if t.backupID != "" && obs.facts.Exists {
-		// The backup is looked up again among the service's own, on the guest's node.
+	if t.backupID != "" && obs.facts.Exists && obs.archive == "" {
+		// The backup is looked up among the service's own, on the guest's node (a kind whose
+		// restore read needs the archive did that already).
 		if _, err := pr.s.backups.OwnBackup(ctx, in.Key(), obs.node, t.backupID); err != nil {
 			return operation.ProblemOf(err)
 		}

@@ -263,3 +263,44 @@ func archiveExt(typ, compress string) string {
 	}
 	return ext
 }
+
+// hVzdumpExtractConfig simulates GET /nodes/{node}/vzdump/extractconfig (pve-manager
+// API2/VZDump.pm, pve-storage Storage.pm extract_vzdump_config): the volume must be of
+// content backup, and an archive the node cannot see is "can't find file". The answer is the
+// guest's config file as vzdump stored it, as text: the description as comment lines, then
+// "key: value" lines sorted by key, without the lock, the pending changes and the snapshot
+// sections (vzdump leaves those out).
+func (s *Sim) hVzdumpExtractConfig(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	volid := c.str("volume")
+	if volid == "" {
+		return nil, paramErr(map[string]string{"volume": "property is missing and it is not optional"})
+	}
+	if err := s.checkVolumeAccess(volid, "backup"); err != nil {
+		return nil, err
+	}
+	store, name, _ := splitVolid(volid)
+	v := s.vols[store][name]
+	if v == nil || v.Config == nil || (v.Node != "" && v.Node != c.node) {
+		return nil, fail500("can't find file '%s'", volid)
+	}
+	return archiveConfigText(v.Config), nil
+}
+
+// archiveConfigText writes a config map as Proxmox writes a guest's config file.
+func archiveConfigText(conf map[string]string) string {
+	var b strings.Builder
+	if d, ok := conf["description"]; ok {
+		for _, line := range strings.Split(d, "\n") {
+			b.WriteString("#" + line + "\n")
+		}
+	}
+	for _, k := range sortedKeys(conf) {
+		if k == "description" || k == "lock" || k == "digest" {
+			continue
+		}
+		b.WriteString(k + ": " + conf[k] + "\n")
+	}
+	return b.String()
+}

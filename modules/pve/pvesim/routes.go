@@ -82,7 +82,8 @@ var apiRoutes = map[string]route{
 	"POST /nodes/{node}/qemu/{vmid}/vncproxy": (*Sim).hQemuVncproxy,
 
 	// backups (backup.go)
-	"POST /nodes/{node}/vzdump": (*Sim).hVzdump,
+	"POST /nodes/{node}/vzdump":              (*Sim).hVzdump,
+	"GET /nodes/{node}/vzdump/extractconfig": (*Sim).hVzdumpExtractConfig,
 }
 
 // guestFirewallRoutes are the firewall routes below /nodes/{node}/{lxc,qemu}/{vmid}/firewall
