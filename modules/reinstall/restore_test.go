@@ -479,3 +479,85 @@ func checkFirewallOnAfter(t *testing.T, e *env, path string) {
 	}
 	t.Fatal("the firewall was not switched on again after the restore")
 }
+
+// A VM's restore preview labels as coming back exactly the drives the archive's config has
+// (read with extractconfig, sending nothing else than GETs): a disk added after the backup is
+// removed, and the restore then indeed leaves it out.
+func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect)
+			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
+				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
+				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
+				OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}}}, plans.SourceFile); err != nil {
+				t.Fatal(err)
+			}
+			e.seedVM("svc-vm", 6001, false, nil)
+			if err := e.db.Gorm.Exec("UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm").Error; err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			op, err := e.prov.Backup(ctx, client, "svc-vm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done := e.wait(op); done.State != models.OpSucceeded {
+				t.Fatalf("backup %s %s", done.State, deref(done.ErrorCode))
+			}
+			list, err := e.prov.Backups(ctx, client, "svc-vm")
+			if err != nil || len(list) != 1 {
+				t.Fatalf("backups %v %v", list, err)
+			}
+			q := e.client.Node("pve1").QEMU(6001)
+			if err := q.UpdateConfig(ctx, pve.QEMUConfigUpdate{Disks: map[string]string{"scsi1": "local-lvm:1"}}); err != nil {
+				t.Fatal(err)
+			}
+			e.resetLog()
+			in := e.restorePreview("svc-vm", list[0].ID)
+			after := map[string]reinstall.Mount{}
+			for _, d := range e.view(in).Disks {
+				after[d.Key] = d
+			}
+			if d := after["scsi0"]; d.Data != reinstall.Erased || d.MountAfter != reinstall.Recreated {
+				t.Errorf("scsi0 %+v, want erased and coming back", d)
+			}
+			if d := after["scsi1"]; d.Key != "scsi1" || d.Data != reinstall.Erased || d.MountAfter != reinstall.Removed {
+				t.Errorf("scsi1 %+v, want erased and removed", d)
+			}
+			checkOnlyReads(t, e, "/nodes/pve1/vzdump/extractconfig", "local:backup/"+list[0].ID)
+			op, err = e.applyRestore("svc-vm", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done := e.wait(op); done.State != models.OpSucceeded {
+				t.Fatalf("VM restore %s at %s: %s", done.State, done.Stage, deref(done.ErrorCode))
+			}
+			cfg, err := q.Config(ctx)
+			if err != nil || cfg.Disks["scsi0"] == "" || cfg.Disks["scsi1"] != "" {
+				t.Fatalf("restored VM drives %v %v", cfg.Disks, err)
+			}
+		})
+	}
+}
+
+// checkOnlyReads fails unless the simulator's log since its reset holds one GET of path with
+// volume=volid and nothing but GETs.
+func checkOnlyReads(t *testing.T, e *env, path, volid string) {
+	t.Helper()
+	n := 0
+	for _, r := range e.sim.Requests() {
+		if r.Method != "GET" {
+			t.Errorf("preview sent %s %s", r.Method, r.Path)
+		}
+		if r.Path == path {
+			n++
+			if r.Form.Get("volume") != volid {
+				t.Errorf("extractconfig volume=%q, want %q", r.Form.Get("volume"), volid)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d GET %s, want 1", n, path)
+	}
+}
