@@ -775,3 +775,32 @@ func TestLXCClientHasNoSuspend(t *testing.T) {
 		t.Error("QEMUClient lost Suspend")
 	}
 }
+
+// ExtractConfig reads a VM archive's config with one GET and keeps only its drive keys.
+func TestSimExtractConfig(t *testing.T) {
+	sim, c := newSim(t)
+	ctx := testContext(t)
+	n := c.Node("pve1")
+	upid := must(n.Vzdump(ctx, VzdumpParams{VMID: 300, Storage: "local"}))(t)
+	if _, err := c.Wait(ctx, upid); err != nil {
+		t.Fatal(err)
+	}
+	list := must(n.Storage("local").Content(ctx, ContentFilter{Content: "backup", VMID: 300}))(t)
+	if len(list) != 1 {
+		t.Fatalf("backups %+v", list)
+	}
+	sim.ResetLog()
+	got := must(n.ExtractConfig(ctx, list[0].VolID))(t)
+	want := map[string]string{"scsi0": "local-lvm:vm-300-disk-0,size=16G", "ide2": "local-lvm:vm-300-cloudinit,media=cdrom"}
+	if !reflect.DeepEqual(got.Disks, want) || len(got.Mounts) != 0 {
+		t.Errorf("archive config %+v", got)
+	}
+	expectCalls(t, sim, call{"GET", "/nodes/pve1/vzdump/extractconfig", form("volume", list[0].VolID)})
+	if _, err := n.ExtractConfig(ctx, "local:backup/vzdump-qemu-300-2020_01_01-00_00_00.vma.zst"); err == nil ||
+		!strings.Contains(err.Error(), "can't find file") {
+		t.Errorf("missing archive: %v", err)
+	}
+	if _, err := n.ExtractConfig(ctx, "/etc/passwd"); err == nil {
+		t.Error("a path was sent as a volume id")
+	}
+}

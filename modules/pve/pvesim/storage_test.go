@@ -282,3 +282,31 @@ func TestVzdumpPrunesUnlessRemoveZero(t *testing.T) {
 	}
 	h.noViolations()
 }
+
+// extractconfig answers the config a VM had when vzdump archived it, as text, and refuses a
+// volume that is not a backup or that the node cannot find.
+func TestVzdumpExtractConfig(t *testing.T) {
+	h := demoHarness(t)
+	h.ok("PUT", "/nodes/pve1/qemu/300/config", vals("description", "first\nsecond"), nil)
+	h.run("POST", "/nodes/pve1/vzdump", vals("vmid", "300", "storage", "local"), "OK")
+	var backups []map[string]any
+	h.ok("GET", "/nodes/pve1/storage/local/content", vals("content", "backup", "vmid", "300"), &backups)
+	if len(backups) != 1 {
+		t.Fatalf("backups %v", backups)
+	}
+	volid := backups[0]["volid"].(string)
+	h.ok("POST", "/nodes/pve1/qemu/300/config", vals("scsi1", "local-lvm:1"), nil)
+	var text string
+	h.ok("GET", "/nodes/pve1/vzdump/extractconfig", vals("volume", volid), &text)
+	if !strings.HasPrefix(text, "#first\n#second\n") || !strings.Contains(text, "\nscsi0: local-lvm:vm-300-disk-0,size=16G\n") ||
+		strings.Contains(text, "scsi1") || strings.Contains(text, "lock") || strings.Contains(text, "description") {
+		t.Errorf("extractconfig answered %q", text)
+	}
+	// local is not shared: pve2 does not see pve1's archive
+	h.fail("GET", "/nodes/pve2/vzdump/extractconfig", vals("volume", volid), 500, "can't find file '"+volid+"'")
+	h.fail("GET", "/nodes/pve1/vzdump/extractconfig", vals("volume", "local:backup/vzdump-qemu-300-2020_01_01-00_00_00.vma.zst"),
+		500, "can't find file")
+	h.fail("GET", "/nodes/pve1/vzdump/extractconfig", vals("volume", debianTmpl), 500, "content type needs to be 'backup'")
+	h.fail("GET", "/nodes/pve1/vzdump/extractconfig", vals("volume", "nosuch:backup/x.vma"), 500, "storage 'nosuch' does not exist")
+	h.noViolations()
+}
