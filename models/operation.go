@@ -113,15 +113,16 @@ type Claim struct {
 // ClaimNext claims the oldest runnable operation for owner: a queued one, or a running one whose
 // lease expired, whose service is not locked by another operation. On MySQL the candidate rows
 // are read with FOR UPDATE SKIP LOCKED so concurrent workers never wait on each other; SQLite has
-// one writer at a time. The service lock is taken in the same transaction. Returns nil when
-// nothing is runnable.
-func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) (*Claim, error) {
+// one writer at a time. The service lock is taken in the same transaction. Operations whose
+// action is one of skip are left for later (a replica at its cap on long actions). Returns nil
+// when nothing is runnable.
+func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration, skip ...string) (*Claim, error) {
 	var claim *Claim
 	err := retryDeadlock(ctx, func() error {
 		claim = nil
 		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			var err error
-			claim, err = db.claimTx(tx, owner, lease)
+			claim, err = db.claimTx(tx, owner, lease, skip)
 			return err
 		}, db.txOpts())
 	})
@@ -131,7 +132,7 @@ func (db *DB) ClaimNext(ctx context.Context, owner string, lease time.Duration) 
 // claimBatch bounds how many candidate rows one claim looks at (and locks on MySQL).
 const claimBatch = 16
 
-func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, error) {
+func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration, skip []string) (*Claim, error) {
 	now := Now()
 	// Services locked by another operation are filtered here without locking them; the
 	// conditional UPDATE below is what actually decides.
@@ -143,6 +144,9 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration) (*Claim, e
 		Where(gateFree).
 		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
+	if len(skip) > 0 {
+		q = q.Where("action NOT IN ?", skip)
+	}
 	if db.Dialect == MySQL {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 	}

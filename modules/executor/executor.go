@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,7 +29,10 @@ type Action struct {
 	// ("" when the action has none). Whether a failure is destructive is derived from it in
 	// exactly one place: Action.Destructive.
 	Irreversible Stage
-	Run          func(ctx context.Context, r *Run) error
+	// Long marks an action that holds its worker for minutes (a backup's vzdump): a replica
+	// runs at most Config.LongWorkers of them at once, so the other workers stay free.
+	Long bool
+	Run  func(ctx context.Context, r *Run) error
 }
 
 // StageIndex returns the position of a stage in the action's list, or -1.
@@ -56,6 +60,20 @@ type Config struct {
 	Workers      int
 	Lease        time.Duration
 	PollInterval time.Duration
+	// LongWorkers caps the operations of Long actions this replica runs at once; 0 means
+	// DefaultLongWorkers(Workers). A worker claims one only while the cap has room, and claims
+	// every other action whatever the long ones do.
+	LongWorkers int
+}
+
+// DefaultLongWorkers is the default cap on long operations for a replica with workers workers:
+// half of them, at least one, and with more than one worker never all of them.
+func DefaultLongWorkers(workers int) int {
+	n := max(workers/2, 1)
+	if workers > 1 {
+		n = min(n, workers-1)
+	}
+	return n
 }
 
 // Executor claims and runs operations.
@@ -71,12 +89,15 @@ type Executor struct {
 	// onStart is told of each operation as a worker starts running it (OnStart).
 	onStart []func(*models.Operation)
 
-	kick     chan struct{}
-	stop     chan struct{}
-	stopOnce sync.Once
-	runCtx   context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// long holds one token per long operation running on this replica (Config.LongWorkers).
+	long      chan struct{}
+	longNames []string // the registered long actions, sorted (set by Start)
+	kick      chan struct{}
+	stop      chan struct{}
+	stopOnce  sync.Once
+	runCtx    context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
 }
 
 // New builds an executor. Duplicate action names panic: registration is static.
@@ -93,8 +114,11 @@ func New(db *models.DB, cfg Config, log *slog.Logger, m *Metrics, actions ...Act
 	if cfg.Owner == "" {
 		cfg.Owner = "pvebill-" + models.NewID()[:8]
 	}
+	if cfg.LongWorkers < 1 {
+		cfg.LongWorkers = DefaultLongWorkers(cfg.Workers)
+	}
 	e := &Executor{db: db, cfg: cfg, actions: map[string]Action{}, log: log, metrics: m,
-		broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
+		long: make(chan struct{}, cfg.LongWorkers), broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
 	e.secrets.owner, e.secrets.pin = cfg.Owner, cfg.Lease
 	for _, a := range actions {
 		e.Register(a)
@@ -129,6 +153,7 @@ func (e *Executor) Owner() string { return e.cfg.Owner }
 // Start launches the workers.
 func (e *Executor) Start(ctx context.Context) {
 	e.runCtx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	e.longNames = e.longActions()
 	for i := 0; i < e.cfg.Workers; i++ {
 		e.wg.Add(1)
 		go e.worker()
@@ -176,13 +201,7 @@ func (e *Executor) worker() {
 			return
 		default:
 		}
-		claim, err := e.db.ClaimNext(e.runCtx, e.cfg.Owner, e.cfg.Lease)
-		if err != nil && e.runCtx.Err() == nil {
-			e.log.Error("claim operation", "err", err)
-		}
-		if claim != nil {
-			e.Kick()
-			e.execute(claim)
+		if e.claimAndRun() {
 			continue
 		}
 		select {
@@ -192,6 +211,57 @@ func (e *Executor) worker() {
 		case <-ticker.C:
 		}
 	}
+}
+
+// claimAndRun claims one operation and runs it; false when there was nothing to claim. A long
+// action is claimable only when this replica's cap on long operations has room: the worker
+// takes a token first, and gives it back when it claimed something else or its long run ends.
+func (e *Executor) claimAndRun() bool {
+	var skip []string
+	token := e.takeLong()
+	if !token {
+		skip = e.longNames
+	}
+	claim, err := e.db.ClaimNext(e.runCtx, e.cfg.Owner, e.cfg.Lease, skip...)
+	if err != nil && e.runCtx.Err() == nil {
+		e.log.Error("claim operation", "err", err)
+	}
+	if token && (claim == nil || !e.actions[claim.Op.Action].Long) {
+		e.giveLong()
+		token = false
+	}
+	if claim == nil {
+		return false
+	}
+	e.Kick()
+	e.execute(claim)
+	if token {
+		e.giveLong()
+	}
+	return true
+}
+
+func (e *Executor) takeLong() bool {
+	select {
+	case e.long <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (e *Executor) giveLong() { <-e.long }
+
+// longActions names the registered long actions, in order.
+func (e *Executor) longActions() []string {
+	var out []string
+	for name, a := range e.actions {
+		if a.Long {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Run is one execution of an operation, handed to the action.

@@ -127,7 +127,9 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionStop, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionShutdown, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		{Name: ActionReboot, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
-		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Run: s.runBackup},
+		// A backup holds its worker for its whole vzdump: at most Config.LongWorkers of them
+		// run at once on a replica, so a window leaves workers for customers (R42).
+		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},
 	}, s.snapshotActions()...)
 }
 

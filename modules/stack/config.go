@@ -35,7 +35,8 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 	st := New(Options{DB: db, Log: log, Metrics: reg, Kinds: Kinds(), Clusters: clusters, Actions: extra,
 		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg),
 		Executor: executor.Config{Owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
-			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval},
+			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval,
+			LongWorkers: cfg.Executor.BackupWorkers},
 		Provision: provision.Options{}, Console: cfg.Console})
 	if cfg.PlansFile != "" {
 		loaded, err := st.Plans.LoadFile(ctx, cfg.PlansFile)

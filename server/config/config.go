@@ -174,11 +174,26 @@ func (c Config) Deprecations() []string {
 
 // Executor tunes the operation executor.
 type Executor struct {
-	Workers       int           `yaml:"workers"`
+	Workers int `yaml:"workers"`
+	// BackupWorkers caps the backups one replica runs at once (0: half the workers, at least
+	// one, and with more than one worker at most workers-1), so a backup window leaves workers
+	// for every other action (R42).
+	BackupWorkers int           `yaml:"backup_workers"`
 	Lease         time.Duration `yaml:"lease"`
 	PollInterval  time.Duration `yaml:"poll_interval"`
 	DrainTimeout  time.Duration `yaml:"drain_timeout"`
 	OperationWait time.Duration `yaml:"max_wait"`
+}
+
+// validateBackupWorkers checks executor.backup_workers against executor.workers: a backup
+// may take every worker only on a replica that has one.
+func (e Executor) validateBackupWorkers() error {
+	top := max(e.Workers-1, 1)
+	if e.BackupWorkers < 0 || e.BackupWorkers > top {
+		return &Error{Key: "executor.backup_workers",
+			Reason: fmt.Sprintf("must be between 1 and %d (executor.workers - 1; 0 = default, half the workers)", top)}
+	}
+	return nil
 }
 
 // MetricsCfg protects /metrics with an optional bearer token.
@@ -511,6 +526,9 @@ func (c *Config) validateLimits() error {
 	}
 	if c.Executor.Workers < 1 || c.Executor.Workers > 256 {
 		return &Error{Key: "executor.workers", Reason: "must be between 1 and 256"}
+	}
+	if err := c.Executor.validateBackupWorkers(); err != nil {
+		return err
 	}
 	if c.Executor.Lease < time.Second {
 		return &Error{Key: "executor.lease", Reason: "must be at least 1s"}
