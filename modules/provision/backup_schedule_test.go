@@ -28,11 +28,17 @@ import (
 // service, provisioner, executor (started) and metrics.
 func (e *env) replica(owner string) *stack.Stack {
 	e.t.Helper()
+	return e.replicaWith(executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond})
+}
+
+// replicaWith is replica with its executor configured by cfg.
+func (e *env) replicaWith(cfg executor.Config) *stack.Stack {
+	e.t.Helper()
 	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
 		Metrics:  prometheus.NewRegistry(),
 		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
-		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}})
+		Executor: cfg})
 	st.Exec.Start(context.Background())
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,0 +1,153 @@
+package provision_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/executor"
+	"pvebill/modules/provision"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/pve/pvesim/simtest"
+)
+
+// R42: a backup window leaves workers for customers. A replica with two workers and
+// backup_workers 1 has backups queued for guests on two nodes (so the node gates would let two
+// run at once) and then a create: the create succeeds while the first vzdump is still running,
+// and the simulator's task log shows no two vzdumps running at once on any node, nor did the
+// operations table ever show two backups running.
+func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			// Created at once, the guests are spread over the nodes (creates in flight count).
+			ids := []string{"bw-1", "bw-2", "bw-3", "bw-4"}
+			var creates []*models.Operation
+			for _, id := range ids {
+				req := ctReq(id)
+				req.Plan = "ct-bk"
+				op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				creates = append(creates, op)
+			}
+			byNode := map[string][]string{}
+			for i, op := range creates {
+				e.mustSucceed(op, nil)
+				node := e.service(ids[i]).Node
+				byNode[node] = append(byNode[node], ids[i])
+			}
+			order := backupOrder(t, byNode)
+			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			e.exec.Stop(stopCtx)
+			cancel()
+			st := e.replicaWith(executor.Config{Owner: "capped", Workers: 2, LongWorkers: 1, Lease: 5 * time.Second,
+				PollInterval: 20 * time.Millisecond})
+			e.sim.SetTaskDuration("vzdump", 1500*time.Millisecond)
+			for _, id := range order {
+				if _, err := st.Provisioner.Backup(context.Background(), "whmcs", id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st.Exec.Kick()
+			waitVzdumpStarted(t, e.sim)
+			time.Sleep(100 * time.Millisecond) // the other worker polls every 20 ms: it would take the second node's backup now
+			req := ctReq("bw-customer")
+			op, _, err := st.Provisioner.Create(context.Background(), "whmcs", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Exec.Kick()
+			ctx, cancelWait := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancelWait()
+			got, err := executor.WaitTerminal(ctx, e.db, st.Exec.Broker(), op.ID, 20*time.Millisecond)
+			if err != nil || got.State != models.OpSucceeded {
+				t.Fatalf("create: %v %+v", err, got)
+			}
+			for _, r := range e.sim.Vzdumps() {
+				if !r.End.IsZero() {
+					t.Fatalf("the create waited for a vzdump to end: %+v", e.sim.Vzdumps())
+				}
+			}
+			most := watchBackups(t, e.db)
+			if most != 1 {
+				t.Fatalf("%d backups ran at once on the replica, cap 1", most)
+			}
+			runs := e.sim.Vzdumps()
+			if len(runs) != len(order) || anyOverlap(runs) {
+				t.Fatalf("vzdumps ran at once or went missing: %+v", runs)
+			}
+			for id, list := range backupOps(t, e.db) {
+				if list[0].State != models.OpSucceeded {
+					t.Fatalf("%s: %s %s", id, list[0].State, deref(list[0].ErrorCode))
+				}
+			}
+		})
+	}
+}
+
+// backupOrder puts a guest of each of two nodes first, then the rest.
+func backupOrder(t *testing.T, byNode map[string][]string) []string {
+	t.Helper()
+	var first, rest []string
+	for _, ids := range byNode {
+		first, rest = append(first, ids[0]), append(rest, ids[1:]...)
+	}
+	if len(first) < 2 {
+		t.Fatalf("the guests share one node: %v", byNode)
+	}
+	return append(first, rest...)
+}
+
+func waitVzdumpStarted(t *testing.T, sim *simtest.Server) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sim.Vzdumps()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no vzdump started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// watchBackups waits for the backups to end, sampling how many run at once, and returns the
+// most it saw.
+func watchBackups(t *testing.T, db *models.DB) int64 {
+	t.Helper()
+	var most int64
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var running, open int64
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", provision.ActionBackup, models.OpRunning).
+			Count(&running).Error; err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, running)
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", provision.ActionBackup,
+			[]string{models.OpQueued, models.OpRunning}).Count(&open).Error; err != nil {
+			t.Fatal(err)
+		}
+		if open == 0 {
+			return most
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("backups still open")
+	return most
+}
+
+// anyOverlap reports whether two vzdumps, on any nodes, ran at the same time.
+func anyOverlap(runs []pvesim.VzdumpRun) bool {
+	for i, a := range runs {
+		for _, b := range runs[i+1:] {
+			if b.Start.Before(a.End) && a.Start.Before(b.End) {
+				return true
+			}
+		}
+	}
+	return false
+}
