@@ -102,6 +102,9 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"env bad bool", good, []string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=maybe"}, "PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY"},
 		{"env bad duration", good, []string{"PVEBILL_EXECUTOR_LEASE=soon"}, "PVEBILL_EXECUTOR_LEASE"},
 		{"env workers", good, []string{"PVEBILL_EXECUTOR_WORKERS=0"}, "executor.workers"},
+		{"backup workers as many as workers", good, []string{"PVEBILL_EXECUTOR_BACKUP_WORKERS=4"}, "executor.backup_workers"},
+		{"backup workers negative", good, []string{"PVEBILL_EXECUTOR_BACKUP_WORKERS=-1"}, "executor.backup_workers"},
+		{"backup workers above one worker", good, []string{"PVEBILL_EXECUTOR_WORKERS=1", "PVEBILL_EXECUTOR_BACKUP_WORKERS=2"}, "executor.backup_workers"},
 		{"sampler concurrency", good, []string{"PVEBILL_JOBS_SWAP_SAMPLING_CONCURRENCY=99"}, "jobs.swap_sampling_concurrency"},
 		{"retention", good, []string{"PVEBILL_JOBS_USAGE_RETENTION=1h"}, "jobs.usage_retention"},
 		{"readiness interval", good, []string{"PVEBILL_JOBS_READINESS_INTERVAL=500ms"}, "jobs.readiness_interval"},
@@ -137,6 +140,21 @@ func TestErrorsNameTheKey(t *testing.T) {
 // labels, log lines and backup notes, so the config refuses one that is not 1 to 64 of the
 // service id's characters (no "/", no whitespace or control characters), naming the key; every
 // character the pattern allows, at the longest, loads.
+// executor.backup_workers may be left out (0: the executor's default), or be 1 to workers-1;
+// a replica with one worker may give it to backups.
+func TestBackupWorkers(t *testing.T) {
+	for _, env := range [][]string{nil, {"PVEBILL_EXECUTOR_BACKUP_WORKERS=3"},
+		{"PVEBILL_EXECUTOR_WORKERS=1", "PVEBILL_EXECUTOR_BACKUP_WORKERS=1"}} {
+		cfg, err := Load(write(t, good), env)
+		if err != nil {
+			t.Fatalf("%v: %v", env, err)
+		}
+		if env == nil && cfg.Executor.BackupWorkers != 0 {
+			t.Fatalf("default backup_workers %d, want 0", cfg.Executor.BackupWorkers)
+		}
+	}
+}
+
 func TestClientIDShape(t *testing.T) {
 	for name, id := range map[string]string{
 		"slash": "whmcs/eu", "space": "whm cs", "tab": "whmcs\t", "newline": "whmcs\nx",
