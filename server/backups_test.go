@@ -88,10 +88,20 @@ func testBackupPlansOverHTTP(t *testing.T, h *svcHarness) {
 			t.Fatalf("the refusal does not name the storage that holds backups: %s", raw)
 		}
 	}
+	h.sim.ResetLog()
 	r := h.signed("PUT", "/v1/admin/plans/ct-bk", "ops", adminSecret, backupPlanBody("local",
 		map[string]any{"backup_schedule": "0 3 * * *", "backups_on_terminate": "keep"}))
 	if r.Status != 201 {
 		t.Fatalf("plan with backups: %d %s", r.Status, r.Body)
+	}
+	// One read of the cluster's storages serves both the backup storage check (R42) and the
+	// storage type the snapshot capability follows (R44).
+	var reads []string
+	for _, q := range h.sim.Requests() {
+		reads = append(reads, q.Method+" "+q.Path)
+	}
+	if len(reads) != 1 || reads[0] != "GET /storage" {
+		t.Fatalf("a plan save read %v from Proxmox, want one GET /storage", reads)
 	}
 	conform(t, "PUT", "/v1/admin/plans/ct-bk", r)
 	p := r.json(t)["plan"].(map[string]any)

@@ -12,10 +12,18 @@ import (
 	"pvebill/modules/pve/pveconf"
 )
 
-// BackupStorages tells what a cluster's storages may hold, so that a plan's backup_storage is
-// checked against the cluster when the plan is saved (R42): it answers the ids of the
-// storages configured to hold backups, or an error when the cluster could not be asked.
-type BackupStorages func(ctx context.Context, cluster string) ([]string, error)
+// Storage is one storage of a cluster as a plan save reads it: its id, its Proxmox type
+// (lvmthin, dir …, from which the snapshot capability follows, R44) and whether it is
+// configured to hold backups (R42).
+type Storage struct {
+	ID      string
+	Type    string
+	Backups bool
+}
+
+// Storages reads a cluster's storage configuration, once per plan save; an error is a cluster
+// that could not be asked.
+type Storages func(ctx context.Context, cluster string) ([]Storage, error)
 
 // backups checks the plan's backup fields as written: a storage name of Proxmox's form, a
 // schedule that parses, and no backup setting without a backup storage.
@@ -59,22 +67,37 @@ func normalizeBackups(s Spec, p *Plan) {
 }
 
 // checkBackupStorage refuses a plan whose backup storage is not configured on its cluster to
-// hold backups; the field error lists the storages that do. A cluster that cannot be asked is
-// proxmox_unavailable.
-func (s *Service) checkBackupStorage(ctx context.Context, p Plan) error {
-	if !p.HasBackups() || s.opts.BackupStorages == nil {
+// hold backups; the field error lists the storages that do. A cluster that could not be asked
+// (readErr) is proxmox_unavailable.
+func checkBackupStorage(p Plan, stores []Storage, readErr error) error {
+	if !p.HasBackups() {
 		return nil
 	}
-	ids, err := s.opts.BackupStorages(ctx, p.Cluster)
-	if err != nil {
-		return i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).Wrap(err)
+	if readErr != nil {
+		return i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).Wrap(readErr)
 	}
-	for _, id := range ids {
-		if id == p.BackupStorage {
+	ids := []string{}
+	for _, st := range stores {
+		if !st.Backups {
+			continue
+		}
+		if st.ID == p.BackupStorage {
 			return nil
 		}
+		ids = append(ids, st.ID)
 	}
 	return i18n.Validation(i18n.FieldError{Field: "backup_storage", Code: i18n.FieldOneOf, Param: strings.Join(ids, ", ")})
+}
+
+// storageType is the Proxmox type of the plan's storage among stores, "" when it cannot be
+// known now (the snapshot capability is then refused as temporary).
+func storageType(p Plan, stores []Storage) string {
+	for _, st := range stores {
+		if st.ID == p.Storage {
+			return st.Type
+		}
+	}
+	return ""
 }
 
 func isUnavailable(err error) bool {

@@ -19,13 +19,10 @@ type Options struct {
 	Clusters Clusters
 	// Built is what the guest modules implement, per guest type (capabilities).
 	Built Built
-	// StorageType reads the Proxmox type of a storage of a cluster (lvmthin, dir …) when a
-	// plan is saved; the snapshot capability follows from it (R44). Nil, or an error, leaves
-	// the type unknown.
-	StorageType func(ctx context.Context, cluster, storage string) (string, error)
-	// BackupStorages, when set, checks a plan's backup_storage against its cluster when the
-	// plan is saved (R42).
-	BackupStorages BackupStorages
+	// Storages, when set, reads the plan's cluster's storages when a plan is saved: the
+	// backup_storage is checked against them (R42) and the storage's type kept with the plan,
+	// from which the snapshot capability follows (R44). Nil: no check, the type unknown.
+	Storages Storages
 	// ConsoleUsers, when set, tells which clusters have a console user: a plan of a cluster
 	// without one refuses the console (R41). Nil: every cluster has one.
 	ConsoleUsers ConsoleUsers
@@ -95,25 +92,23 @@ func (s *Service) Put(ctx context.Context, code string, spec Spec) (Plan, bool, 
 	if err != nil {
 		return Plan{}, false, err
 	}
-	if err := s.checkBackupStorage(ctx, p); err != nil {
+	if err := s.readStorages(ctx, &p); err != nil {
 		return Plan{}, false, err
 	}
-	p.StorageType = s.storageType(ctx, p)
 	created, err := save(ctx, s.db.Gorm, p, SourceAPI)
 	return p, created, err
 }
 
-// storageType asks Proxmox for the type of the plan's storage, "" when it cannot be known now
-// (the snapshot capability is then refused as temporary).
-func (s *Service) storageType(ctx context.Context, p Plan) string {
-	if s.opts.StorageType == nil {
-		return ""
+// readStorages reads the plan's cluster's storages once for everything a save needs of them:
+// the backup storage is checked (R42) and the storage's type kept with the plan (R44). Without
+// the option nothing is read or checked.
+func (s *Service) readStorages(ctx context.Context, p *Plan) error {
+	if s.opts.Storages == nil {
+		return nil
 	}
-	t, err := s.opts.StorageType(ctx, p.Cluster, p.Storage)
-	if err != nil {
-		return ""
-	}
-	return t
+	stores, err := s.opts.Storages(ctx, p.Cluster)
+	p.StorageType = storageType(*p, stores)
+	return checkBackupStorage(*p, stores, err)
 }
 
 // Delete removes a plan, or answers a 404 not_found problem.
@@ -143,14 +138,13 @@ func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan,
 		if err == nil {
 			// A cluster that cannot be asked at start does not stop the import: the storage
 			// is checked again by every backup (vzdump refuses a storage without backups).
-			if err = s.checkBackupStorage(ctx, p); isUnavailable(err) {
+			if err = s.readStorages(ctx, &p); isUnavailable(err) {
 				err = nil
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("plan %d (%s): %w", i+1, spec.Code, err)
 		}
-		p.StorageType = s.storageType(ctx, p)
 		plans = append(plans, p)
 	}
 	// Replicas starting together import the same plans_file at once: MariaDB may pick one

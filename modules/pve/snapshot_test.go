@@ -106,8 +106,13 @@ func TestSimSnapshotStorages(t *testing.T) {
 	if list := must(vm.List(ctx))(t).Snapshots; len(list) != 1 || list[0].Name != "s1" {
 		t.Errorf("vm list %+v", list)
 	}
-	st := must(c.StorageConfig(ctx, "local-lvm"))(t)
-	if st.Type != "lvmthin" {
-		t.Errorf("storage %+v", st)
+	var lvm StorageConfig
+	for _, st := range must(c.StorageConfigs(ctx))(t) {
+		if st.Storage == "local-lvm" {
+			lvm = st
+		}
+	}
+	if lvm.Type != "lvmthin" {
+		t.Errorf("storage %+v", lvm)
 	}
 }

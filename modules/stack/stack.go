@@ -77,7 +77,7 @@ func New(o Options) *Stack {
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
-		StorageType: storageTypes(o.Clusters), BackupStorages: backupStorages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters)})
+		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters)})
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -118,23 +118,6 @@ func consoleUsers(clusters []kinds.Cluster) plans.ConsoleUsers {
 			}
 		}
 		return false
-	}
-}
-
-// storageTypes reads a storage's Proxmox type from its cluster, within a few seconds, for the
-// plans' snapshot capability (R44).
-func storageTypes(clusters []kinds.Cluster) func(ctx context.Context, cluster, storage string) (string, error) {
-	return func(ctx context.Context, cluster, storage string) (string, error) {
-		for _, cl := range clusters {
-			if cl.Name != cluster || cl.Client == nil {
-				continue
-			}
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			st, err := cl.Client.StorageConfig(ctx, storage)
-			return st.Type, err
-		}
-		return "", fmt.Errorf("cluster %q is not configured", cluster)
 	}
 }
 
@@ -190,25 +173,27 @@ func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, er
 	return out, nil
 }
 
-// backupStorages answers, for a plan being saved, the storages of its cluster configured to
-// hold backups (R42). A cluster pvebill does not know has none.
-func backupStorages(clusters []kinds.Cluster) plans.BackupStorages {
-	return func(ctx context.Context, name string) ([]string, error) {
-		ids := []string{}
+// storages reads a plan's cluster's storage configuration (one GET /storage, within a few
+// seconds) for the plan's backup storage check (R42) and its storage type (R44). A cluster
+// pvebill does not know has none.
+func storages(clusters []kinds.Cluster) plans.Storages {
+	return func(ctx context.Context, name string) ([]plans.Storage, error) {
+		out := []plans.Storage{}
 		for _, cl := range clusters {
-			if cl.Name != name {
+			if cl.Name != name || cl.Client == nil {
 				continue
 			}
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
 			stores, err := cl.Client.StorageConfigs(ctx)
 			if err != nil {
 				return nil, err
 			}
 			for _, st := range stores {
-				if st.Holds("backup") && !bool(st.Disable) {
-					ids = append(ids, st.Storage)
-				}
+				out = append(out, plans.Storage{ID: st.Storage, Type: st.Type,
+					Backups: st.Holds("backup") && !bool(st.Disable)})
 			}
 		}
-		return ids, nil
+		return out, nil
 	}
 }
