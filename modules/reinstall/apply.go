@@ -87,11 +87,7 @@ func precheck(ctx context.Context, a *apply) error {
 		// for the apply again.
 		return operation.Interrupted()
 	}
-	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.Key())
-	if err != nil {
-		return err
-	}
-	spec := kinds.CreateSpec{OS: a.in.OS, Hostname: svc.Hostname, Password: password}
+	spec := kinds.CreateSpec{OS: a.in.OS, Password: password}
 	if keys != "" {
 		spec.SSHKeys = strings.Split(keys, "\n")
 	}
@@ -99,18 +95,18 @@ func precheck(ctx context.Context, a *apply) error {
 }
 
 // locate reads the intent's target and the guest (the third check) and keeps where it is; spec
-// gets the plan.
+// gets the plan and the service's hostname.
 func (a *apply) locate(ctx context.Context, spec kinds.CreateSpec) (err error) {
 	if a.t, err = a.s.targetOf(ctx, a.in, a.r.Op.ID); err != nil {
 		return err
 	}
-	spec.Plan = a.t.plan
+	spec.Plan, spec.Hostname = a.t.plan, a.t.hostname
 	a.spec = spec
 	obs, err := a.check(ctx)
 	if err != nil {
 		return err
 	}
-	a.res.Node = obs.node
+	a.res.Node, a.archive = obs.node, obs.archive
 	a.g = kinds.Guest{Client: a.t.cl.Client, Cluster: a.t.cl.Name, Node: obs.node, VMID: a.in.VMID,
 		ClientID: a.t.svc.ClientID, ServiceID: a.t.svc.ServiceID, LegacyStamp: a.t.legacy}
 	a.located = true

@@ -136,16 +136,17 @@ func (s *Replacer) ApplyRestore(ctx context.Context, clientID, serviceID string,
 // precheckRestore is the restore's precheck: the third check against the config this run
 // reads, and the backup looked up again among the service's own on the guest's node, now.
 func precheckRestore(ctx context.Context, a *apply) error {
-	svc, err := models.GetService(ctx, a.s.db.Gorm, a.in.Key())
-	if err != nil {
+	if err := a.locate(ctx, kinds.CreateSpec{}); err != nil {
 		return err
 	}
-	if err := a.locate(ctx, kinds.CreateSpec{Hostname: svc.Hostname}); err != nil {
-		return err
+	if a.archive != "" {
+		// The kind's read looked the backup up already, in this very check.
+		return nil
 	}
 	if a.s.backups == nil {
 		return operation.NotAvailable()
 	}
+	var err error
 	a.archive, err = a.s.backups.OwnBackup(ctx, a.in.Key(), a.g.Node, a.t.backupID)
 	return err
 }

@@ -31,6 +31,8 @@ type target struct {
 	vmid   int
 	svc    models.ServiceKey
 	legacy bool // the service may own a guest with the one-part stamp (R39, R46)
+	// hostname is the service's, which the new guest is given.
+	hostname string
 	// except is the operation left out of our own running operations (the run itself).
 	except  string
 	plan    plans.Plan
@@ -182,7 +184,7 @@ func (s *Replacer) targetOf(ctx context.Context, in *models.Intent, except strin
 	if err != nil {
 		return target{}, err
 	}
-	t := target{k: k, cl: cl, vmid: in.VMID, svc: in.Key(), legacy: svc.LegacyStamp, except: except, plan: plan,
+	t := target{k: k, cl: cl, vmid: in.VMID, svc: in.Key(), legacy: svc.LegacyStamp, hostname: svc.Hostname, except: except, plan: plan,
 		os: in.OS, planned: int64(plan.DiskGiB) * kinds.GiB}
 	if in.Kind == models.IntentKindRestore {
 		if k.res == nil || in.BackupID == nil {
