@@ -776,7 +776,7 @@ func TestLXCClientHasNoSuspend(t *testing.T) {
 	}
 }
 
-// ExtractConfig reads a VM archive's config with one GET and keeps only its drive keys.
+// R43: ExtractConfig reads a VM archive's config with one GET and keeps only its drive keys.
 func TestSimExtractConfig(t *testing.T) {
 	sim, c := newSim(t)
 	ctx := testContext(t)

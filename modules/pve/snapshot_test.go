@@ -8,7 +8,7 @@ import (
 	"pvebill/modules/pve/pvesim"
 )
 
-// TestSimSnapshots drives the snapshot calls against the simulator: the locks held while the
+// R44: TestSimSnapshots drives the snapshot calls against the simulator: the locks held while the
 // tasks run, the list without "current", the parent chain, a rollback that stops the guest, the
 // reserved names, a storage that cannot snapshot, and a destroy that takes the snapshots along
 // (docs/proxmox.md §15).
@@ -81,7 +81,7 @@ func TestSimSnapshots(t *testing.T) {
 	}
 }
 
-// TestSimSnapshotStorages: a raw container volume on a directory storage cannot snapshot (the
+// R44: TestSimSnapshotStorages: a raw container volume on a directory storage cannot snapshot (the
 // task fails and leaves no section or lock); a VM on LVM-thin can, its cloud-init drive aside.
 func TestSimSnapshotStorages(t *testing.T) {
 	sim, c := newSim(t)

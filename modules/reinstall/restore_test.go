@@ -480,7 +480,7 @@ func checkFirewallOnAfter(t *testing.T, e *env, path string) {
 	t.Fatal("the firewall was not switched on again after the restore")
 }
 
-// A VM's restore preview labels as coming back exactly the drives the archive's config has
+// R43: a VM's restore preview labels as coming back exactly the drives the archive's config has
 // (read with extractconfig, sending nothing else than GETs): a disk added after the backup is
 // removed, and the restore then indeed leaves it out.
 func TestVMRestorePreviewReadsTheArchive(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 )
 
+// R44: a snapshot's name is checked against Proxmox's rules.
 func TestValidSnapshotName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"before_upgrade": true, "Daily-1": true, "ab": true, strings.Repeat("a", 40): true,

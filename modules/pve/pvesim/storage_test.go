@@ -283,7 +283,7 @@ func TestVzdumpPrunesUnlessRemoveZero(t *testing.T) {
 	h.noViolations()
 }
 
-// extractconfig answers the config a VM had when vzdump archived it, as text, and refuses a
+// R43: extractconfig answers the config a VM had when vzdump archived it, as text, and refuses a
 // volume that is not a backup or that the node cannot find.
 func TestVzdumpExtractConfig(t *testing.T) {
 	h := demoHarness(t)
