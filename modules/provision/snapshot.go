@@ -92,7 +92,7 @@ func (s *Provisioner) Snapshots(ctx context.Context, clientID, serviceID string)
 	if err != nil {
 		return SnapshotList{}, err
 	}
-	_, list, err := s.guestSnapshots(ctx, svc)
+	list, err := s.guestSnapshots(ctx, svc)
 	if err != nil {
 		return SnapshotList{}, err
 	}
@@ -123,7 +123,7 @@ func (s *Provisioner) CreateSnapshot(ctx context.Context, clientID, serviceID st
 	if err != nil {
 		return nil, err
 	}
-	_, list, err := s.guestSnapshots(ctx, svc)
+	list, err := s.guestSnapshots(ctx, svc)
 	if err != nil {
 		return nil, err
 	}
@@ -200,21 +200,17 @@ func (s *Provisioner) snapshotAllowed(ctx context.Context, svc *models.Service) 
 }
 
 // guestSnapshots checks the guest (R39) and lists its snapshots.
-func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) (*target, []kinds.Snapshot, error) {
+func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) ([]kinds.Snapshot, error) {
 	t, err := s.target(ctx, svc)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sn, _ := t.mod.(kinds.Snapshotter)
-	list, err := sn.Snapshots(ctx, t.g)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, list, nil
+	return sn.Snapshots(ctx, t.g)
 }
 
 func (s *Provisioner) snapshotExists(ctx context.Context, svc *models.Service, name string) error {
-	_, list, err := s.guestSnapshots(ctx, svc)
+	list, err := s.guestSnapshots(ctx, svc)
 	if err != nil {
 		return err
 	}
