@@ -122,15 +122,9 @@ func (s *Replacer) GetRestore(ctx context.Context, clientID, serviceID, intentID
 
 // ApplyRestore starts a restore's phase 2, exactly as a reinstall's (R22) but without secrets.
 func (s *Replacer) ApplyRestore(ctx context.Context, clientID, serviceID string, req RestoreApplyRequest) (*models.Operation, *models.Intent, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := refuseSuspended(svc); err != nil {
-		return nil, nil, err
-	}
 	return s.applyIntent(ctx, applyArgs{kind: models.IntentKindRestore, action: ActionRestore, event: "restore_applied",
-		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations})
+		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations,
+		refuse: refuseSuspended})
 }
 
 // precheckRestore is the restore's precheck: the third check against the config this run

@@ -323,6 +323,8 @@ type applyArgs struct {
 	clientID, serviceID, intentID string
 	confirmations                 []Confirmation
 	secrets                       map[string]string
+	// refuse refuses the service before anything else is read (nil: no such check).
+	refuse func(*models.Service) error
 }
 
 // applyIntent is phase 2 of either kind: the intent must be the service's latest of any kind
@@ -333,6 +335,11 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	svc, err := s.service(ctx, x.clientID, x.serviceID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if x.refuse != nil {
+		if err := x.refuse(svc); err != nil {
+			return nil, nil, err
+		}
 	}
 	in, err := s.getOfKind(ctx, x.kind, x.clientID, x.serviceID, x.intentID)
 	if err != nil {
