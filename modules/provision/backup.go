@@ -198,35 +198,18 @@ func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, bac
 	if err != nil {
 		return err
 	}
-	p, err := s.backupPlan(ctx, svc)
+	b, list, i, err := s.findBackup(ctx, svc, "", backupID)
 	if err != nil {
 		return err
 	}
-	if !BackupIDOK(backupID) {
-		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	if list[i].Protected {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupProtected).Perm(i18n.Temporary)
 	}
-	b, err := s.lister(svc, p)
-	if err != nil {
-		return err
-	}
-	list, err := b.list(ctx)
-	if err != nil {
+	if err := b.remove(ctx, list[i], nil); err != nil {
 		return operation.ProblemOf(err)
 	}
-	for i, bk := range list {
-		if bk.ID != backupID {
-			continue
-		}
-		if bk.Protected {
-			return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupProtected).Perm(i18n.Temporary)
-		}
-		if err := b.remove(ctx, bk, nil); err != nil {
-			return operation.ProblemOf(err)
-		}
-		s.recordBackups(ctx, svc, append(list[:i:i], list[i+1:]...))
-		return nil
-	}
-	return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	s.recordBackups(ctx, svc, append(list[:i:i], list[i+1:]...))
+	return nil
 }
 
 // OwnBackup finds a backup among the service's own as listed on node (stamped for it, of its
@@ -237,30 +220,42 @@ func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, 
 	if err != nil {
 		return "", err
 	}
-	p, err := s.backupPlan(ctx, svc)
+	_, list, i, err := s.findBackup(ctx, svc, node, backupID)
 	if err != nil {
 		return "", err
 	}
+	return list[i].volid, nil
+}
+
+// findBackup looks backupID up in the service's own list, read on node (the service's node
+// when ""), and answers the lister, the list and the backup's index in it: the one way a
+// client's backup id reaches a volume (R42). A plan without backups refuses; an id not in the
+// list is 404 not_found.
+func (s *Provisioner) findBackup(ctx context.Context, svc *models.Service, node, backupID string) (backupLister, []Backup, int, error) {
+	p, err := s.backupPlan(ctx, svc)
+	if err != nil {
+		return backupLister{}, nil, 0, err
+	}
 	if !BackupIDOK(backupID) {
-		return "", i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+		return backupLister{}, nil, 0, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
 	b, err := s.lister(svc, p)
 	if err != nil {
-		return "", err
+		return backupLister{}, nil, 0, err
 	}
 	if node != "" {
 		b.node = node
 	}
 	list, err := b.list(ctx)
 	if err != nil {
-		return "", operation.ProblemOf(err)
+		return backupLister{}, nil, 0, operation.ProblemOf(err)
 	}
-	for _, bk := range list {
+	for i, bk := range list {
 		if bk.ID == backupID {
-			return bk.volid, nil
+			return b, list, i, nil
 		}
 	}
-	return "", i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	return backupLister{}, nil, 0, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 }
 
 func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
