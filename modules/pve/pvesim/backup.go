@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,11 +32,8 @@ func (s *Sim) hVzdump(c *reqCtx) (any, error) {
 		id = strconv.Itoa(local[0].vmid)
 	}
 	t := s.newTask(c, c.node, "vzdump", id)
-	for i, g := range local {
-		if i > 0 {
-			t.vmids += ","
-		}
-		t.vmids += strconv.Itoa(g.vmid)
+	for _, g := range local {
+		t.vmids = append(t.vmids, g.vmid)
 	}
 	for _, g := range local {
 		g.conf["lock"] = "backup"
@@ -82,13 +80,7 @@ func (s *Sim) Vzdumps() []VzdumpRun {
 		if t.typ != "vzdump" {
 			continue
 		}
-		r := VzdumpRun{Node: t.node, Start: t.started, End: t.ended, Exit: t.exit}
-		for _, x := range strings.Split(t.vmids, ",") {
-			if id, err := strconv.Atoi(x); err == nil {
-				r.VMIDs = append(r.VMIDs, id)
-			}
-		}
-		out = append(out, r)
+		out = append(out, VzdumpRun{Node: t.node, VMIDs: slices.Clone(t.vmids), Start: t.started, End: t.ended, Exit: t.exit})
 	}
 	return out
 }

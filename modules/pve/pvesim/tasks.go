@@ -43,7 +43,7 @@ type task struct {
 	ended     time.Time
 	log       []string
 	warnings  int
-	vmids     string // a vzdump's guests, comma-separated
+	vmids     []int // a vzdump's guests
 
 	// finish applies the task's effect when it completes; an error fails the task.
 	finish func(t *task) error
