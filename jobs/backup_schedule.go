@@ -126,7 +126,7 @@ func (b BackupSchedule) plan(ctx context.Context, p plans.Plan) error {
 	if len(missed) == len(due) {
 		return nil
 	}
-	w, err := b.Provision.PlanBackups(ctx, p.Code, latest)
+	w, err := b.Provision.PlanBackups(ctx, p, latest)
 	b.Log.Info("scheduled backups planned", "plan", p.Code, "window", latest.UTC().Format(time.RFC3339),
 		"planned", w.Planned, "skipped", w.Skipped)
 	if w.Planned > 0 && b.Kick != nil {

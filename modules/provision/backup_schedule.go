@@ -14,6 +14,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/operation"
+	"pvebill/modules/plans"
 )
 
 // Scheduled backups (R42): the schedule job plans a plan's window by queueing one backup
@@ -74,17 +75,13 @@ type Window struct {
 // PlanBackups queues the scheduled backups of a plan's window at: one backup operation for
 // each service on the plan that holds a guest and is not terminated (a suspended or limited
 // service is backed up too); a service whose previous backup is still queued or running is
-// skipped, so a window that overruns the next never doubles a backup. The caller makes sure a
-// window is planned once (jobs.BackupSchedule).
-func (s *Provisioner) PlanBackups(ctx context.Context, plan string, at time.Time) (Window, error) {
-	p, err := s.plans.Get(ctx, plan)
-	if err != nil {
-		return Window{}, err
-	}
+// skipped, so a window that overruns the next never doubles a backup. The caller, which has
+// read the plan, makes sure a window is planned once (jobs.BackupSchedule).
+func (s *Provisioner) PlanBackups(ctx context.Context, p plans.Plan, at time.Time) (Window, error) {
 	if !p.HasBackups() {
 		return Window{}, nil
 	}
-	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, plan)
+	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, p.Code)
 	if err != nil {
 		return Window{}, err
 	}
