@@ -20,6 +20,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/console"
 	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/server/config"
 )
@@ -114,6 +115,21 @@ func itoa(n int) string {
 	}
 }
 
+// checkOneStatusRead fails unless opening a console's WebSocket read the guest's status once:
+// the guest is located, then the kind checks its stamp and that it runs in one read.
+func checkOneStatusRead(t *testing.T, reqs []pvesim.Request) {
+	t.Helper()
+	n := 0
+	for _, r := range reqs {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/status/current") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("opening the console read the guest's status %d times, want 1", n)
+	}
+}
+
 // A container's console through pvebill (R41), on both databases: the URL's page loads
 // without using the token, its WebSocket reaches the guest's terminal in the simulator (typed
 // `hostname` answers the guest's name), a second open is 410 console_expired on any route, the
@@ -134,6 +150,7 @@ func TestConsoleTerminalOverHTTP(t *testing.T) {
 			if p := get(t, url+"/ws", nil); p.Status != http.StatusUpgradeRequired {
 				t.Fatalf("a plain GET of the WebSocket: %d %s", p.Status, p.Body)
 			}
+			before := len(h.sim.Requests())
 			c, _, err := dialConsole(t, url)
 			if err != nil {
 				t.Fatal(err)
@@ -141,6 +158,7 @@ func TestConsoleTerminalOverHTTP(t *testing.T) {
 			defer func() { _ = c.CloseNow() }()
 			ctx := context.Background()
 			seen := readUntil(t, c, ":~# ")
+			checkOneStatusRead(t, h.sim.Requests()[before:])
 			if err := c.Write(ctx, websocket.MessageBinary, []byte("1:80:24:")); err != nil {
 				t.Fatal(err)
 			}

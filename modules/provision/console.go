@@ -64,9 +64,11 @@ func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) err
 	return nil
 }
 
-// OpenConsole opens the console of the service's guest under ctx (the session's life).
+// OpenConsole opens the console of the service's guest under ctx (the session's life). The
+// guest is located, not inspected: the kind's OpenConsole checks its stamp and that it runs
+// (kinds.ConsoleTarget), in one read of the guest.
 func (s *Provisioner) OpenConsole(ctx context.Context, svc *models.Service, kind console.Kind) (console.Upstream, error) {
-	t, err := s.target(ctx, svc)
+	t, err := s.locate(ctx, svc)
 	if err != nil {
 		return console.Upstream{}, err
 	}

@@ -134,6 +134,32 @@ type target struct {
 }
 
 func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target, error) {
+	t, err := s.locate(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	if t.in, err = t.mod.Inspect(ctx, t.g); err != nil {
+		return nil, err
+	}
+	if !t.in.Exists {
+		return nil, operation.Missing()
+	}
+	if !t.in.Stamped {
+		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", svc.ServiceID,
+			"cluster", t.cl.Name, "vmid", *svc.VMID)
+		return nil, operation.NotOurs(*svc.VMID)
+	}
+	if t.g.Node != svc.Node {
+		if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": t.g.Node}); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// locate finds the service's guest (its cluster, kind module and node) without inspecting it:
+// found at its vmid and of the service's kind; the stamp is target's check, or the kind's.
+func (s *Provisioner) locate(ctx context.Context, svc *models.Service) (*target, error) {
 	if svc.VMID == nil {
 		return nil, operation.Missing()
 	}
@@ -158,22 +184,6 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 	t := &target{svc: svc, cl: cl, mod: mod,
 		g: kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID,
 			ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}}
-	if t.in, err = mod.Inspect(ctx, t.g); err != nil {
-		return nil, err
-	}
-	if !t.in.Exists {
-		return nil, operation.Missing()
-	}
-	if !t.in.Stamped {
-		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", svc.ServiceID,
-			"cluster", cl.Name, "vmid", *svc.VMID)
-		return nil, operation.NotOurs(*svc.VMID)
-	}
-	if at.Node != svc.Node {
-		if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": at.Node}); err != nil {
-			return nil, err
-		}
-	}
 	return t, nil
 }
 
