@@ -28,7 +28,6 @@ const maxBrowserMessage = 1 << 20
 
 // session is one relayed console: the browser's WebSocket and the guest's console at Proxmox.
 type session struct {
-	s       *Service
 	key     string
 	kind    Kind
 	ref     int64
@@ -99,7 +98,7 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 		return
 	}
 	conn.SetReadLimit(maxBrowserMessage)
-	ss := &session{s: s, key: sessionKey(svc.ClientID, svc.ServiceID), kind: g.Kind, ref: svc.ID, client: g.ClientID,
+	ss := &session{key: sessionKey(svc.ClientID, svc.ServiceID), kind: g.Kind, ref: svc.ID, client: g.ClientID,
 		browser: conn, up: up, ctx: ctx, cancel: cancel}
 	s.run(ss)
 }
