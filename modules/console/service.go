@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -224,31 +225,29 @@ func (s *Service) OperationStarted(op *models.Operation) {
 
 // End ends every session of a client's service in this process, counted under reason.
 func (s *Service) End(clientID, serviceID, reason string) {
+	key := sessionKey(clientID, serviceID)
+	s.endWhere(reason, func(k string) bool { return k == key })
+}
+
+// Close ends every session (shutdown) and waits for their relays.
+func (s *Service) Close() {
+	s.endWhere(endShutdown, func(string) bool { return true })
+	s.wg.Wait()
+}
+
+// endWhere ends, counted under reason, the sessions whose key matches.
+func (s *Service) endWhere(reason string, match func(key string) bool) {
 	s.mu.Lock()
-	list := make([]*session, 0, len(s.sessions[sessionKey(clientID, serviceID)]))
-	for ss := range s.sessions[sessionKey(clientID, serviceID)] {
-		list = append(list, ss)
+	var list []*session
+	for key, set := range s.sessions {
+		if match(key) {
+			list = slices.AppendSeq(list, maps.Keys(set))
+		}
 	}
 	s.mu.Unlock()
 	for _, ss := range list {
 		ss.end(reason)
 	}
-}
-
-// Close ends every session (shutdown) and waits for their relays.
-func (s *Service) Close() {
-	s.mu.Lock()
-	var list []*session
-	for _, set := range s.sessions {
-		for ss := range set {
-			list = append(list, ss)
-		}
-	}
-	s.mu.Unlock()
-	for _, ss := range list {
-		ss.end(endShutdown)
-	}
-	s.wg.Wait()
 }
 
 func sessionKey(clientID, serviceID string) string { return clientID + "\x00" + serviceID }
