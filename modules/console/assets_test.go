@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The committed client libraries are byte for byte what scripts/console-assets/fetch.sh copied
+// R41: The committed client libraries are byte for byte what scripts/console-assets/fetch.sh copied
 // from the npm packages pinned (with their integrity hashes) in its package-lock.json: every
 // embedded vendor file is listed in SHA256SUMS with its hash, and the packages SHA256SUMS names
 // are the lock's, at the lock's versions and integrity.
@@ -82,7 +82,7 @@ func TestVendoredAssetsMatchTheLock(t *testing.T) {
 	}
 }
 
-// The page's own scripts and styles name no other host: everything is loaded from pvebill.
+// R41: The page's own scripts and styles name no other host: everything is loaded from pvebill.
 func TestPageAssetsNameNoOtherHost(t *testing.T) {
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasPrefix(p, "assets/vendor/") {

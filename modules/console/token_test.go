@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A token carries its grant under a MAC: read back whole with the same secret, refused with
+// R41: A token carries its grant under a MAC: read back whole with the same secret, refused with
 // another secret, refused when any character changes, and two tokens of one grant differ (a
 // fresh nonce each).
 func TestTokenRoundTripAndTampering(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"pvebill/modules/pve/pvesim/simtest"
 )
 
-// Through the kind: a stamped running container's terminal opens past termproxy's handshake,
+// R41: Through the kind: a stamped running container's terminal opens past termproxy's handshake,
 // "hostname" typed in termproxy's framing is answered with the container's hostname, and the
 // console capability is listed. A container of another service is refused before any console
 // call reaches Proxmox (R39).

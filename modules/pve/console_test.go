@@ -68,7 +68,7 @@ func concurrently(t *testing.T, c *Client, n int) {
 	}
 }
 
-// The console user logs in once for any number of concurrent calls; at the renewal age it logs
+// R41: The console user logs in once for any number of concurrent calls; at the renewal age it logs
 // in again, once; a ticket Proxmox refuses (here: expired on the cluster's clock) is replaced
 // by one login and the call succeeds.
 func TestConsoleTicketRenewal(t *testing.T) {
@@ -110,7 +110,7 @@ func TestConsoleTicketRenewal(t *testing.T) {
 	}
 }
 
-// The console password, the ticket and the vncticket appear in no error, config rendering or
+// R41: The console password, the ticket and the vncticket appear in no error, config rendering or
 // structured log.
 func TestConsoleSecretsStayOut(t *testing.T) {
 	sim, srv := newConsoleSim(t)
@@ -157,7 +157,7 @@ func TestConsoleSecretsStayOut(t *testing.T) {
 	}
 }
 
-// The console WebSocket goes over the client's transport: with a pinned fingerprint the upgrade
+// R41: The console WebSocket goes over the client's transport: with a pinned fingerprint the upgrade
 // reaches a server whose self-signed certificate no system store trusts.
 func TestConsoleDialHonoursTLSPin(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: testTokenID, TokenSecret: testSecret})
@@ -181,7 +181,7 @@ func TestConsoleDialHonoursTLSPin(t *testing.T) {
 	}
 }
 
-// HasConsoleUser says whether the cluster has a console user; without one a console call is
+// R41: HasConsoleUser says whether the cluster has a console user; without one a console call is
 // ErrNoConsoleUser and nothing reaches Proxmox (no login, no termproxy).
 func TestHasConsoleUser(t *testing.T) {
 	sim, srv := newConsoleSim(t)

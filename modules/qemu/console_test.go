@@ -19,7 +19,7 @@ import (
 	"pvebill/modules/qemu"
 )
 
-// Through the kind and a relay as the console page's will be: a stamped running VM's screen
+// R41: Through the kind and a relay as the console page's will be: a stamped running VM's screen
 // opens past the VNC authentication with the vncticket; the browser side is greeted with the
 // security type None (so the page never holds the ticket), sends ClientInit, asks for the whole
 // framebuffer and gets the simulated screen: the background colour, with the VM's name drawn.

@@ -93,7 +93,7 @@ func cookie(ticket string) http.Header {
 	return http.Header{"Cookie": {(&http.Cookie{Name: authCookie, Value: ticket}).String()}}
 }
 
-// Like Proxmox, the console WebSocket refuses an API token (401) and a client without the
+// R41: Like Proxmox, the console WebSocket refuses an API token (401) and a client without the
 // subprotocol "binary" (400); it takes only the vncticket issued for its port, guest and user
 // (403), and a termproxy started with a token names the token, so the console user's ticket
 // cannot use it. The request log keeps no password or vncticket.
@@ -163,7 +163,7 @@ func TestConsoleSocketRefusals(t *testing.T) {
 	h.noViolations()
 }
 
-// A ticket login needs the console user's password (or a valid ticket of it); its ticket allows
+// R41: A ticket login needs the console user's password (or a valid ticket of it); its ticket allows
 // only the console calls, writes need the CSRF token, and it expires after two hours of sim time.
 func TestTicketLogin(t *testing.T) {
 	h := demoHarness(t)
@@ -198,7 +198,7 @@ func TestTicketLogin(t *testing.T) {
 	}
 }
 
-// The terminal: "<user>:<ticket>\n" answered OK, input frames split across messages, a resize
+// R41: The terminal: "<user>:<ticket>\n" answered OK, input frames split across messages, a resize
 // and a keep-alive, and the shell's answers.
 func TestTerminalShell(t *testing.T) {
 	h := demoHarness(t)
