@@ -406,7 +406,7 @@ func waitClose(t *testing.T, c *websocket.Conn, within time.Duration) websocket.
 	}
 }
 
-// A session ends at once when its service is suspended here (the executor's signal, well
+// R41: a session ends at once when its service is suspended here (the executor's signal, well
 // before the database re-check), within the re-check when another replica changes the service
 // (the row is changed directly), and at console.max_session; each with its close code, counted
 // by reason, and the simulator's console session is gone each time.

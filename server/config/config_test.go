@@ -134,8 +134,6 @@ func TestErrorsNameTheKey(t *testing.T) {
 	}
 }
 
-// The console (R41) is off without a secret, and on with a long secret and a public URL (a
-// path prefix allowed), with its cluster's console user.
 // R46: a client id is written into the guest's stamp "pvebill-service: CLIENT/ID", metric
 // labels, log lines and backup notes, so the config refuses one that is not 1 to 64 of the
 // service id's characters (no "/", no whitespace or control characters), naming the key; every
@@ -180,6 +178,8 @@ func TestClientIDShape(t *testing.T) {
 	}
 }
 
+// The console (R41) is off without a secret, and on with a long secret and a public URL (a
+// path prefix allowed), with its cluster's console user.
 func TestConsoleConfig(t *testing.T) {
 	cfg, err := Load(write(t, good), nil)
 	if err != nil || cfg.Console.Enabled() {
