@@ -38,7 +38,8 @@ func (c *Client) DialConsole(ctx context.Context, node, kind string, vmid int, p
 	}
 	u := *c.base
 	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[c.base.Scheme]
-	u.Path = c.base.Path + APIBasePath + "/nodes/" + node + "/" + kind + "/" + strconv.Itoa(vmid) + "/vncwebsocket"
+	path := "/nodes/" + node + "/" + kind + "/" + strconv.Itoa(vmid) + "/vncwebsocket"
+	u.Path = c.base.Path + APIBasePath + path
 	u.RawQuery = url.Values{"port": {strconv.Itoa(int(p.Port))}, "vncticket": {p.Ticket}}.Encode()
 	h := http.Header{}
 	h.Set("Cookie", (&http.Cookie{Name: "PVEAuthCookie", Value: t.ticket}).String())
@@ -51,8 +52,7 @@ func (c *Client) DialConsole(ctx context.Context, node, kind string, vmid int, p
 		}
 		msg := redactSecret(redactSecret(c.redact(err.Error()), p.Ticket), url.QueryEscape(p.Ticket))
 		if isTLSError(err) {
-			return nil, &APIError{Method: http.MethodGet, Path: "/nodes/" + node + "/" + kind + "/" + strconv.Itoa(vmid) + "/vncwebsocket",
-				Status: status, Message: msg, Kind: ErrTLS}
+			return nil, &APIError{Method: http.MethodGet, Path: path, Status: status, Message: msg, Kind: ErrTLS}
 		}
 		return nil, fmt.Errorf("%w: vncwebsocket of %s %d (HTTP %d): %s", ErrConsoleRefused, kind, vmid, status, msg)
 	}
