@@ -111,7 +111,7 @@ func TestMetricsLabelsFromClosedSets(t *testing.T) {
 	}
 }
 
-// The access line of an unmatched route carries the folded method, never the raw one.
+// R49: the access line of an unmatched route carries the folded method, never the raw one.
 func TestAccessLogFoldsUnknownMethod(t *testing.T) {
 	h := newHarness(t, "sqlite")
 	method := "X" + strings.Repeat("LONGMETHOD", 1000)

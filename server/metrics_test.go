@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// /metrics is parsed; HTTP series are labelled by route template, never by raw path.
+// R49: /metrics is parsed; HTTP series are labelled by route template, never by raw path.
 func TestHTTPMetricsUseRouteTemplates(t *testing.T) {
 	h := newHarness(t, "sqlite")
 	for i := 0; i < 3; i++ {

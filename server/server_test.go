@@ -86,7 +86,7 @@ func TestSignatureRefusals(t *testing.T) {
 	checkProblem(t, mk("whmcs", ts, good), 401, "signature_expired")
 }
 
-// R35: a missing scope is 403; a billing client sees only its own operations (404).
+// R35, R46: a missing scope is 403; a billing client sees only its own operations (404).
 func TestScopesAndOwnership(t *testing.T) {
 	eachDialect(t, func(t *testing.T, h *harness) {
 		r := h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-own", ""))

@@ -53,7 +53,7 @@ func TestReportFromTiersEqualsFiveMinuteBuckets(t *testing.T) {
 	})
 }
 
-// A month of whole days, rolled up, is one read of the daily tier (31 rows a service); its
+// R45: a month of whole days, rolled up, is one read of the daily tier (31 rows a service); its
 // ragged edges come from hours and 5-minute buckets; nothing rolled up is read from 5 minutes.
 func TestPlanReadsCoarsestTier(t *testing.T) {
 	day, hour := int64(86400), int64(3600)

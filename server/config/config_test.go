@@ -153,6 +153,7 @@ func TestBackupWorkers(t *testing.T) {
 	}
 }
 
+// R46: a client id is 1 to 64 of the service id's characters; the config names the key.
 func TestClientIDShape(t *testing.T) {
 	for name, id := range map[string]string{
 		"slash": "whmcs/eu", "space": "whm cs", "tab": "whmcs\t", "newline": "whmcs\nx",
