@@ -31,30 +31,20 @@ func (s *Server) getUsage(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	cl := client(c)
-	if !cl.HasScope(config.ScopeAdmin) {
-		q.ClientID = cl.ID
-	}
-	if named, ok := c.GetQuery(clientParam); ok {
-		if !cl.HasScope(config.ScopeAdmin) && named != cl.ID {
-			// Another client's services are not there for a billing client (R46).
-			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
+	if q.ServiceID == "" && client(c).HasScope(config.ScopeAdmin) {
+		// An admin's report of every client's services, or of the one ?client= names.
+		q.ClientID = c.Query(clientParam)
+	} else {
+		// A billing client's own services; an admin's one service id is resolved as on the
+		// service routes, so a shared id needs ?client= (R46).
+		q.ClientID, err = s.serviceClient(c, q.ServiceID)
+		if err != nil {
+			writeError(c, s.log, err)
 			return
 		}
-		q.ClientID = named
 	}
 	ctx := c.Request.Context()
 	if q.ServiceID != "" {
-		if q.ClientID == "" {
-			// An admin's report of one service id: the client is resolved as on the service
-			// routes, so a shared id needs ?client= (R46).
-			owner, err := s.serviceClient(c, q.ServiceID)
-			if err != nil {
-				writeError(c, s.log, err)
-				return
-			}
-			q.ClientID = owner
-		}
 		_, err := models.GetClientService(ctx, s.db.Gorm, q.ClientID, q.ServiceID)
 		if errors.Is(err, models.ErrNotFound) {
 			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
