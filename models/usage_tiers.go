@@ -271,21 +271,8 @@ const tierBucketSelect = "u.svc AS svc, s.client_id AS client_id, s.service_id A
 	"COALESCE(s.vmid, 0) AS vmid, s.guest_type AS guest_type, u.samples, u.swap_samples, u.swap_sum, u.swap_max, " +
 	"u.swap_limit, u.mem_sum, u.mem_max, u.cpu_sum, u.disk_max, u.netin, u.netout"
 
-// UsageTierBuckets returns the buckets of tier t of the services whose start lies in
-// [from, to), ordered by service and start.
-func (db *DB) UsageTierBuckets(ctx context.Context, t Tier, serviceIDs []string, from, to int64) ([]UsageBucket, error) {
-	if len(serviceIDs) == 0 || from >= to {
-		return nil, nil
-	}
-	keys, err := db.usageKeys(ctx, serviceIDs)
-	if err != nil {
-		return nil, err
-	}
-	return db.UsageTierBucketsOf(ctx, t, keys, from, to)
-}
-
-// UsageTierBucketsOf is UsageTierBuckets for services named by their keys (services.id),
-// ordered by service id, key and start.
+// UsageTierBucketsOf returns the buckets of tier t of the services named by their keys
+// (services.id) whose start lies in [from, to), ordered by service id, key and start.
 func (db *DB) UsageTierBucketsOf(ctx context.Context, t Tier, keys []int64, from, to int64) ([]UsageBucket, error) {
 	if len(keys) == 0 || from >= to {
 		return nil, nil
