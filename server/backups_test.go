@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +167,54 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 		t.Fatalf("a plan without backups: permanence or translated reason missing: %s", r.Body)
 	}
 	checkProblem(t, h.billing("GET", "/v1/services/bk-none/backups", nil), 409, "capability_refused")
+}
+
+// R42, docs/api.md: backups_max 0 is the plan without backups. A plans file holding such a
+// plan is imported at start, the admin API saves one, and its backup capability is refused
+// permanently; with a backup storage, 0 is too small.
+func TestPlanBackupsMaxZero(t *testing.T) {
+	h := newServicesHarness(t, "sqlite")
+	path := filepath.Join(t.TempDir(), "plans.yaml")
+	yaml := `- code: file-nobk
+  name: No backups
+  guest_types: [container]
+  cluster: default
+  cores: 1
+  memory_mib: 1024
+  disk_gib: 8
+  storage: local-lvm
+  bridge: vmbr0
+  backups_max: 0
+  os:
+    container:
+      debian-12: "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.st.Plans.LoadFile(context.Background(), path); err != nil {
+		t.Fatalf("a plans file with backups_max 0 stops the start: %v", err)
+	}
+	r := h.signed("PUT", "/v1/admin/plans/api-nobk", "ops", adminSecret, backupPlanBody("", map[string]any{"backup_storage": nil, "backups_max": 0}))
+	if r.Status != 201 {
+		t.Fatalf("plan save with backups_max 0: %d %s", r.Status, r.Body)
+	}
+	for _, code := range []string{"file-nobk", "api-nobk"} {
+		p := h.signed("GET", "/v1/plans/"+code, "ops", adminSecret, nil).json(t)["plan"].(map[string]any)
+		c := p["capabilities"].(map[string]any)["container"].(map[string]any)["backup"].(map[string]any)
+		if p["backups_max"] != 0.0 || c["available"] != false || c["refusal"] != "permanent" || c["reason"] == "" {
+			t.Fatalf("%s: backups_max %v, backup capability %v", code, p["backups_max"], c)
+		}
+	}
+	r = h.signed("PUT", "/v1/admin/plans/bad-bk", "ops", adminSecret, backupPlanBody("local", map[string]any{"backups_max": 0}))
+	m := checkProblem(t, r, 422, "validation_failed")
+	if raw, _ := json.Marshal(m["errors"]); !strings.Contains(string(raw), `"field":"backups_max"`) || !strings.Contains(string(raw), "too_small") {
+		t.Fatalf("backups_max 0 with a backup storage: %s", raw)
+	}
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("nobk-1", "file-nobk")))
+	h.sim.ResetLog()
+	m = checkProblem(t, h.billing("POST", "/v1/services/nobk-1/backups", nil), 409, "capability_refused")
+	if m["permanence"] != "permanent" || len(h.sim.Requests()) != 0 {
+		t.Fatalf("a backup on a plan with backups_max 0: %v, Proxmox saw %d requests", m, len(h.sim.Requests()))
+	}
 }

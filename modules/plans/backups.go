@@ -26,10 +26,12 @@ type Storage struct {
 type Storages func(ctx context.Context, cluster string) ([]Storage, error)
 
 // backups checks the plan's backup fields as written: a storage name of Proxmox's form, a
-// schedule that parses, and no backup setting without a backup storage.
+// schedule that parses, and no backup setting without a backup storage. backups_max 0 is the
+// plan without backups (docs/api.md): valid without a backup storage, too small with one (a
+// plan that names a backup storage keeps at least one backup).
 func (v *fieldErrors) backups(s Spec) {
 	if s.BackupStorage == "" {
-		for field, set := range map[string]bool{"backups_max": s.BackupsMax != nil, "backup_schedule": s.BackupSchedule != "",
+		for field, set := range map[string]bool{"backups_max": s.BackupsMax != nil && *s.BackupsMax != 0, "backup_schedule": s.BackupSchedule != "",
 			"backup_mode": s.BackupMode != "", "backups_on_terminate": s.BackupsOnTerminate != ""} {
 			if set && !v.Has(field) {
 				v.Add(field, i18n.FieldNotApplicable, "backup_storage")
@@ -40,8 +42,12 @@ func (v *fieldErrors) backups(s Spec) {
 	if !v.Has("backup_storage") && !pveconf.ValidStorageID(s.BackupStorage) {
 		v.Add("backup_storage", i18n.FieldPattern, "")
 	}
-	if s.BackupsMax == nil && !v.Has("backups_max") {
+	switch {
+	case v.Has("backups_max"):
+	case s.BackupsMax == nil:
 		v.Add("backups_max", i18n.FieldRequired, "")
+	case *s.BackupsMax == 0:
+		v.Add("backups_max", i18n.FieldTooSmall, "1")
 	}
 	if s.BackupSchedule != "" && !v.Has("backup_schedule") {
 		if _, err := cron.ParseStandard(s.BackupSchedule); err != nil {

@@ -82,7 +82,7 @@ type Spec struct {
 	// Backups (R42). Without backup_storage the plan offers no backups and the other backup
 	// fields must be absent.
 	BackupStorage      string             `json:"backup_storage" yaml:"backup_storage" validate:"omitempty,max=64"`
-	BackupsMax         *int               `json:"backups_max" yaml:"backups_max" validate:"omitempty,min=1,max=1000"`
+	BackupsMax         *int               `json:"backups_max" yaml:"backups_max" validate:"omitempty,min=0,max=1000"`
 	BackupSchedule     string             `json:"backup_schedule" yaml:"backup_schedule" validate:"omitempty,max=128"`
 	BackupMode         BackupMode         `json:"backup_mode" yaml:"backup_mode" validate:"omitempty,oneof=snapshot stop"`
 	BackupsOnTerminate BackupsOnTerminate `json:"backups_on_terminate" yaml:"backups_on_terminate" validate:"omitempty,oneof=delete keep"`
