@@ -20,14 +20,22 @@ type ServiceBackups struct {
 // TableName pins the table.
 func (ServiceBackups) TableName() string { return "service_backups" }
 
-// RecordServiceBackups upserts what a listing of the service's backups found at at.
+// RecordServiceBackups records what a listing of the service's backups found, true at at (when
+// the listing was read, or when the delete that changed it ended). A figure older than the one
+// recorded is dropped: a listing read before a delete but written after it must not bring the
+// deleted archive's bytes back (R42). seen_at holds Unix milliseconds; rows written before
+// held seconds, which compare as older.
 func RecordServiceBackups(ctx context.Context, db *gorm.DB, svc int64, backups int, bytes int64, at time.Time) error {
-	row := ServiceBackups{Svc: svc, Backups: backups, Bytes: bytes, SeenAt: at.Unix()}
+	row := ServiceBackups{Svc: svc, Backups: backups, Bytes: bytes, SeenAt: at.UnixMilli()}
 	return retryDeadlock(ctx, func() error {
-		return db.WithContext(ctx).Clauses(clause.OnConflict{
-			Columns:   []clause.Column{{Name: "svc"}},
-			DoUpdates: clause.AssignmentColumns([]string{"backups", "bytes", "seen_at"}),
-		}).Create(&row).Error
+		res := db.WithContext(ctx).Model(&ServiceBackups{}).Where("svc = ? AND seen_at <= ?", svc, row.SeenAt).
+			Updates(map[string]any{"backups": backups, "bytes": bytes, "seen_at": row.SeenAt})
+		if res.Error != nil || res.RowsAffected > 0 {
+			return res.Error
+		}
+		// No row, a newer one, or (MySQL counts changed rows) the same figures: insert unless a
+		// row is there.
+		return db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error
 	})
 }
 

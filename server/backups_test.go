@@ -57,8 +57,8 @@ func backupPlanBody(storage string, extra map[string]any) []byte {
 // when it is saved (one that does not hold backups is refused, naming the ones that do) and
 // its schedule must parse; the plan's capabilities say backup and restore are available, and a plan without backups refuses both permanently; a backup is an operation whose
 // result names the archive; the list shows it (and answers as openapi.yaml says), the usage
-// report carries backup_bytes, a protected backup is 409 backup_protected, an unknown id
-// 404, a delete 204; a service whose plan has no backups is 409 capability_refused.
+// report carries backup_bytes, a protected backup is 409 backup_protected with no DELETE sent,
+// an unknown id 404, a delete an operation backup_delete after which backup_bytes is 0; a service whose plan has no backups is 409 capability_refused.
 func TestBackupsOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
@@ -147,16 +147,26 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 		t.Fatalf("usage %s, want backup_bytes %v", r.Body, made["size_bytes"])
 	}
 	h.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: whmcs/bk-1")
+	h.sim.ResetLog()
 	r = h.billing("DELETE", base+"/"+id, nil)
 	conform(t, "DELETE", base+"/"+id, r)
 	checkProblem(t, r, 409, "backup_protected")
+	for _, q := range h.sim.Requests() {
+		if q.Method != "GET" {
+			t.Fatalf("the delete of a protected backup sent %s %s", q.Method, q.Path)
+		}
+	}
 	h.sim.SetVolumeProtected("local", "backup/"+id, false, "pvebill-service: whmcs/bk-1")
 	checkProblem(t, h.billing("DELETE", base+"/vzdump-lxc-999-2020_01_01-00_00_00.tar.zst", nil), 404, "not_found")
 	checkProblem(t, h.billing("DELETE", base+"/local:"+id, nil), 404, "not_found")
 	checkProblem(t, h.billing("DELETE", base+"/..%2F"+id, nil), 404, "route_not_found")
 	r = h.billing("DELETE", base+"/"+id, nil)
-	if r.Status != 204 {
-		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	conform(t, "DELETE", base+"/"+id, r)
+	if op := finished(t, h, r); op["action"] != "backup_delete" || op["state"] != "succeeded" {
+		t.Fatalf("delete: %d %v", r.Status, op)
+	}
+	if svcs := h.billing("GET", path, nil).json(t)["services"].([]any); svcs[0].(map[string]any)["backup_bytes"] != 0.0 {
+		t.Fatalf("backup_bytes after the delete: %v", svcs[0])
 	}
 	if list := h.billing("GET", base, nil).json(t)["backups"].([]any); len(list) != 0 {
 		t.Fatalf("after delete: %v", list)

@@ -9,8 +9,8 @@ import (
 	"pvebill/modules/provision"
 )
 
-// Backups (R42, docs/api.md Backups): a backup now is an operation like a power action; the
-// list and the delete answer at once. A backup id is looked up in the service's own list,
+// Backups (R42, docs/api.md Backups): a backup now and a delete are operations like a power
+// action; the list answers at once. A backup id is looked up in the service's own list,
 // never sent to Proxmox as given.
 
 func (s *Server) createBackup(c *gin.Context) {
@@ -35,9 +35,8 @@ func (s *Server) listBackups(c *gin.Context) {
 }
 
 func (s *Server) deleteBackup(c *gin.Context) {
-	if err := s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id")); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+	var req struct{}
+	s.mutate(c, &req, func() (*models.Operation, error) {
+		return s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id"))
+	})
 }

@@ -23,6 +23,8 @@ type Located struct {
 	Found bool
 	Node  string
 	Kind  plans.GuestType
+	// Running is the row's status as the cluster listing says it ("running").
+	Running bool
 }
 
 // KindOf is the guest kind of a /cluster/resources row type ("" for a type no registered module
@@ -48,7 +50,7 @@ func (r *Registry) Locate(ctx context.Context, cl Cluster, vmid int) (Located, e
 			continue
 		}
 		if k := r.KindOf(row.Type); k != "" {
-			return Located{Found: true, Node: row.Node, Kind: k}, nil
+			return Located{Found: true, Node: row.Node, Kind: k, Running: row.Status == "running"}, nil
 		}
 	}
 	return Located{}, nil

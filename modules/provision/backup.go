@@ -112,15 +112,15 @@ func (b backupLister) list(ctx context.Context) ([]Backup, error) {
 	return out, nil
 }
 
-// remove deletes one listed backup and waits for the task.
-func (b backupLister) remove(ctx context.Context, bk Backup, rep kinds.Reporter) error {
+// remove deletes one listed backup and waits for the task, reported as stage's.
+func (b backupLister) remove(ctx context.Context, bk Backup, stage executor.Stage, rep kinds.Reporter) error {
 	upid, err := b.cl.Client.Node(b.node).Storage(b.storage).DeleteVolume(ctx, bk.volid)
 	if err != nil {
 		return err
 	}
 	res, err := b.cl.Client.Wait(ctx, upid)
 	if rep != nil {
-		rep.Task(string(StageRotate), res)
+		rep.Task(string(stage), res)
 	}
 	return err
 }
@@ -157,16 +157,49 @@ func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plan
 	return p, plans.Refused(plans.CapBackup, st)
 }
 
-// Backup queues a backup of the service now (R42). A plan without backups refuses it.
+// Backup queues a backup of the service now (R42). A plan without
+// backups refuses it, and so does a service holding backups_max protected backups
+// (backup_limit_reached): the service's list is the request's one Proxmox read, and nothing
+// else is sent before the operation runs (its precheck checks again).
 func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.backupPlan(ctx, svc); err != nil {
+	p, err := s.backupPlan(ctx, svc)
+	if err != nil {
 		return nil, err
 	}
+	if svc.VMID != nil && svc.State != models.ServiceTerminated && svc.State != models.ServiceFailed {
+		b, err := s.lister(svc, p)
+		if err != nil {
+			return nil, err
+		}
+		list, err := b.list(ctx)
+		if err != nil {
+			return nil, operation.ProblemOf(err)
+		}
+		if err := atLimit(list, p.BackupsMax); err != nil {
+			return nil, err
+		}
+	}
 	return s.enqueueBackup(ctx, svc, backupPayload{})
+}
+
+// atLimit is backup_limit_reached when as many backups as max are protected: none can be
+// rotated out to make room.
+func atLimit(list []Backup, max int) error {
+	protected := 0
+	for _, bk := range list {
+		if bk.Protected {
+			protected++
+		}
+	}
+	if protected >= max {
+		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupLimitReached).Perm(i18n.Temporary).
+			With("max", fmt.Sprint(max))
+	}
+	return nil
 }
 
 // Backups lists the service's backups, oldest first (R42).
@@ -183,33 +216,13 @@ func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) (
 	if err != nil {
 		return nil, err
 	}
+	at := s.now()
 	list, err := b.list(ctx)
 	if err != nil {
 		return nil, operation.ProblemOf(err)
 	}
-	s.recordBackups(ctx, svc, list)
+	s.recordBackups(ctx, svc, list, at)
 	return list, nil
-}
-
-// DeleteBackup deletes one of the service's backups, found by its id in the service's own
-// list (a foreign or unstamped archive is not found); a protected one is backup_protected.
-func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) error {
-	svc, err := s.service(ctx, clientID, serviceID)
-	if err != nil {
-		return err
-	}
-	b, list, i, err := s.findBackup(ctx, svc, "", backupID)
-	if err != nil {
-		return err
-	}
-	if list[i].Protected {
-		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupProtected).Perm(i18n.Temporary)
-	}
-	if err := b.remove(ctx, list[i], nil); err != nil {
-		return operation.ProblemOf(err)
-	}
-	s.recordBackups(ctx, svc, append(list[:i:i], list[i+1:]...))
-	return nil
 }
 
 // OwnBackup finds a backup among the service's own as listed on node (stamped for it, of its
@@ -287,18 +300,10 @@ func precheckBackup(ctx context.Context, l *lifecycle) error {
 	if err != nil {
 		return err
 	}
-	protected := 0
 	for _, bk := range list {
 		l.backup.before[bk.ID] = true
-		if bk.Protected {
-			protected++
-		}
 	}
-	if protected >= p.BackupsMax {
-		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupLimitReached).Perm(i18n.Temporary).
-			With("max", fmt.Sprint(p.BackupsMax))
-	}
-	return nil
+	return atLimit(list, p.BackupsMax)
 }
 
 // backupLister is the lister of a running backup's guest, on the node it was found on.
@@ -363,14 +368,14 @@ func rotateBackups(ctx context.Context, l *lifecycle) error {
 			i++
 			continue
 		}
-		if err := b.remove(ctx, bk, l.rep); err != nil {
-			l.s.recordBackups(ctx, l.svc, kept)
+		if err := b.remove(ctx, bk, StageRotate, l.rep); err != nil {
+			l.s.recordBackups(ctx, l.svc, kept, l.s.now())
 			return err
 		}
 		l.res.Rotated = append(l.res.Rotated, bk.ID)
 		kept = append(kept[:i], kept[i+1:]...)
 	}
-	l.s.recordBackups(ctx, l.svc, kept)
+	l.s.recordBackups(ctx, l.svc, kept, l.s.now())
 	return nil
 }
 
@@ -404,11 +409,11 @@ func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
 			left = append(left, bk)
 			continue
 		}
-		if err := b.remove(ctx, bk, l.rep); err != nil {
+		if err := b.remove(ctx, bk, StageDeleteBackups, l.rep); err != nil {
 			return err
 		}
 	}
-	l.s.recordBackups(ctx, l.svc, left)
+	l.s.recordBackups(ctx, l.svc, left, l.s.now())
 	return nil
 }
 
@@ -416,13 +421,14 @@ func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
 // usage report's backup_bytes and the per-service gauge. The figure is recorded by what
 // pvebill does and sees (a backup, a rotation, a delete, a listing, a terminate) rather than
 // read from Proxmox per report, so that a report over many services sends no Proxmox call; a
-// failure to record is logged, never the operation's failure.
-func (s *Provisioner) recordBackups(ctx context.Context, svc *models.Service, list []Backup) {
+// failure to record is logged, never the operation's failure. at is when list was true (read,
+// or left by a removal): an older figure never replaces a newer one.
+func (s *Provisioner) recordBackups(ctx context.Context, svc *models.Service, list []Backup, at time.Time) {
 	var bytes int64
 	for _, b := range list {
 		bytes += b.SizeBytes
 	}
-	if err := models.RecordServiceBackups(ctx, s.db.Gorm, svc.ID, len(list), bytes, s.now()); err != nil {
+	if err := models.RecordServiceBackups(ctx, s.db.Gorm, svc.ID, len(list), bytes, at); err != nil {
 		s.log.Warn("record backup bytes", "service_id", svc.ServiceID, "err", err)
 	}
 }

@@ -191,7 +191,8 @@ func lastIndex(log []pvesim.Request, f func(pvesim.Request) bool) int {
 }
 
 // R42: rotation skips protected backups; when as many backups as backups_max are protected
-// the backup is backup_limit_reached and no vzdump is sent. A protected backup cannot be
+// the backup is backup_limit_reached at once: no operation is written, the request's one
+// Proxmox read is the service's list and no vzdump is sent. A protected backup cannot be
 // deleted (backup_protected), and a backup id naming a foreign or unstamped archive is not
 // found, with nothing deleted.
 func TestBackupLimitAndProtected(t *testing.T) {
@@ -213,15 +214,19 @@ func TestBackupLimitAndProtected(t *testing.T) {
 				e.sim.SetVolumeProtected("local", "backup/"+id, true, "pvebill-service: whmcs/svc-bp")
 			}
 			n := len(e.sim.Requests())
-			op := e.backup("svc-bp")
-			if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeBackupLimitReached) {
-				t.Fatalf("backup at the limit: %s %s", op.State, deref(op.ErrorCode))
+			ops := e.operationCount()
+			op, err := e.svc.Backup(context.Background(), "whmcs", "svc-bp")
+			if op != nil || !isCode(err, i18n.CodeBackupLimitReached, http.StatusConflict) {
+				t.Fatalf("backup at the limit: %v %v", op, err)
 			}
-			if got := filterReq(e.sim.Requests()[n:], "POST", "/vzdump"); len(got) != 0 {
-				t.Fatalf("a vzdump was sent at the limit: %v", got)
+			if got := e.sim.Requests()[n:]; len(got) != 1 || got[0].Method != "GET" || !strings.HasSuffix(got[0].Path, "/storage/local/content") {
+				t.Fatalf("a backup at the limit sent %v, want one read of the list", got)
 			}
-			err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
-			if !isCode(err, i18n.CodeBackupProtected, http.StatusConflict) {
+			if e.operationCount() != ops {
+				t.Fatal("a backup at the limit wrote an operation")
+			}
+			op, err = e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
+			if op != nil || !isCode(err, i18n.CodeBackupProtected, http.StatusConflict) {
 				t.Fatalf("delete of a protected backup: %v", err)
 			}
 			// Foreign (another service's stamp, the same vmid) and unstamped archives.
@@ -231,7 +236,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other/svc-bp")
 			e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 			for _, id := range []string{foreign, bare, "../../images/x", "local:backup/" + bare} {
-				err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
+				_, err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
 				if !isCode(err, i18n.CodeNotFound, http.StatusNotFound) {
 					t.Fatalf("delete %s: %v", id, err)
 				}
@@ -343,4 +348,79 @@ func testTerminateBackups(t *testing.T, e *env, deleted bool) {
 	if _, ok := backupGauge(t, e, "svc-tb"); ok == deleted {
 		t.Fatalf("gauge present=%v after terminate (plan deletes=%v)", ok, deleted)
 	}
+}
+
+// operationCount is how many operations the database holds.
+func (e *env) operationCount() int64 {
+	e.t.Helper()
+	var n int64
+	if err := e.db.Gorm.Model(&models.Operation{}).Count(&n).Error; err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// R42: a backup delete is an operation backup_delete (precheck, delete, record); the request
+// reads the list once and sends nothing else. Once it has succeeded, backup_bytes is the
+// remaining backup's size to the byte, even when a listing read before the delete is recorded
+// after it.
+func TestBackupDeleteOperation(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			e := newEnv(t, dialect, nil, nil)
+			e.backupPlans()
+			req := ctReq("svc-bd")
+			req.Plan = "ct-bk"
+			e.create(req)
+			svc := e.service("svc-bd")
+			older := fmt.Sprintf("vzdump-lxc-%d-2026_01_01-00_00_00.tar.zst", *svc.VMID)
+			newer := fmt.Sprintf("vzdump-lxc-%d-2026_01_02-00_00_00.tar.zst", *svc.VMID)
+			for id, size := range map[string]int64{older: 169623552, newer: 162754560} {
+				e.sim.AddVolume("local", "backup/"+id, size, "backup")
+				e.sim.SetVolumeProtected("local", "backup/"+id, false, "pvebill-service: whmcs/svc-bd")
+			}
+			ctx := context.Background()
+			if got := e.backupIDs("svc-bd"); !slices.Equal(got, []string{older, newer}) {
+				t.Fatalf("listed %v", got)
+			}
+			if b := backupBytes(t, e, svc.ID); b != 332378112 {
+				t.Fatalf("backup_bytes before the delete: %d", b)
+			}
+			readBefore := time.Now()
+			n := len(e.sim.Requests())
+			op, err := e.svc.DeleteBackup(ctx, "whmcs", "svc-bd", older)
+			if err != nil || op.Action != "backup_delete" {
+				t.Fatalf("delete: %v %v", op, err)
+			}
+			if got := e.sim.Requests()[n:]; len(got) != 1 || got[0].Method != "GET" {
+				t.Fatalf("the delete request sent %v, want one read of the list", got)
+			}
+			op = e.wait(op)
+			if op.State != models.OpSucceeded || op.Stage != "record_backups" {
+				t.Fatalf("backup_delete %s at %s: %s %s %s", op.State, op.Stage, deref(op.ErrorCode), deref(op.ErrorDetail), e.logs.String())
+			}
+			if dels := filterReq(e.sim.Requests()[n:], "DELETE", ""); len(dels) != 1 || !strings.Contains(dels[0].Path, older) {
+				t.Fatalf("deletes sent: %v", dels)
+			}
+			if b := backupBytes(t, e, svc.ID); b != 162754560 {
+				t.Fatalf("backup_bytes after the delete: %d, want 162754560", b)
+			}
+			// A listing read before the delete and written after it leaves the figure alone.
+			if err := models.RecordServiceBackups(ctx, e.db.Gorm, svc.ID, 2, 332378112, readBefore); err != nil {
+				t.Fatal(err)
+			}
+			if b := backupBytes(t, e, svc.ID); b != 162754560 {
+				t.Fatalf("a stale listing brought backup_bytes back to %d", b)
+			}
+		})
+	}
+}
+
+func backupBytes(t *testing.T, e *env, svc int64) int64 {
+	t.Helper()
+	m, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []int64{svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m[svc]
 }

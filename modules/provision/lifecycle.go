@@ -223,6 +223,8 @@ type lifecycle struct {
 	snap snapshotPayload
 	// backup: what a backup's stages share (R42).
 	backup *backupRun
+	// backupDelete: what a backup delete's stages share (R42).
+	backupDelete backupDeleteRun
 }
 
 // The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.

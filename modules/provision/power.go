@@ -12,6 +12,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
+	"pvebill/modules/plans"
 )
 
 // The customer's power actions (R40), as stored in operations.action.
@@ -80,7 +81,25 @@ func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, act
 	if err := refuseSuspended(svc, action); err != nil {
 		return nil, err
 	}
+	if action == ActionReboot && s.seenStopped(ctx, svc) {
+		return nil, notRunning()
+	}
 	return s.enqueue(ctx, clientID, serviceID, action, p)
+}
+
+// seenStopped reports whether the cluster's guest listing, the request's one Proxmox read,
+// shows the service's guest stopped: a reboot of it is refused before an operation is written
+// (R40). A guest not found or a failed read is the run's to judge.
+func (s *Provisioner) seenStopped(ctx context.Context, svc *models.Service) bool {
+	if svc.VMID == nil {
+		return false
+	}
+	cl, err := s.clusters.Get(svc.Cluster)
+	if err != nil {
+		return false
+	}
+	at, err := s.mods.Locate(ctx, cl, *svc.VMID)
+	return err == nil && at.Found && at.Kind == plans.GuestType(svc.GuestType) && !at.Running
 }
 
 // refuseSuspended is the refusal of a start or reboot while the service is suspended or

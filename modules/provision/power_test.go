@@ -2,6 +2,7 @@ package provision_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -96,9 +97,14 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 	}
 	noop(provision.ActionStop)
 	noop(provision.ActionShutdown)
-	op, posts = e.power(provision.ActionReboot, "svc-pw", nil)
-	if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeGuestNotRunning) || len(posts) != 0 {
-		t.Fatalf("reboot of a stopped guest: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
+	// A reboot of a stopped guest is refused at once: no operation, one read (the cluster's
+	// guest listing) and nothing sent.
+	n, ops := len(e.sim.Requests()), e.operationCount()
+	if op, err := e.svc.Reboot(context.Background(), "whmcs", "svc-pw"); op != nil || !isCode(err, i18n.CodeGuestNotRunning, http.StatusConflict) {
+		t.Fatalf("reboot of a stopped guest: %v %v", op, err)
+	}
+	if got := e.sim.Requests()[n:]; len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/cluster/resources" || e.operationCount() != ops {
+		t.Fatalf("reboot of a stopped guest sent %v, operations %d→%d", got, ops, e.operationCount())
 	}
 	op, posts = e.power(provision.ActionStart, "svc-pw", nil)
 	if op.State != models.OpSucceeded || status() != "running" {

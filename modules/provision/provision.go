@@ -130,6 +130,7 @@ func (s *Provisioner) Actions() []executor.Action {
 		// A backup holds its worker for its whole vzdump: at most Config.LongWorkers of them
 		// run at once on a replica, so a window leaves workers for customers (R42).
 		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},
+		{Name: ActionBackupDelete, Stages: executor.StagesOf(backupDeleteSteps), Run: s.runBackupDelete},
 	}, s.snapshotActions()...)
 }
 

@@ -559,20 +559,14 @@ final class Module
         return ['backups' => self::backupRows($r->json['backups'] ?? []), 'error' => null];
     }
 
-    /** Deletes one of the service's backups: "success", or pvebill's translated refusal. */
+    /** Deletes one of the service's backups: "success", in progress, or pvebill's translated refusal. */
     public function deleteBackup(array $params, string $backupId): string
     {
         if ($backupId === '') {
             return 'pvebill: no backup was chosen';
         }
-        $path = self::servicePath($params, '/backups/' . rawurlencode($backupId));
-        try {
-            $r = $this->client($params)->request('DELETE', $path, null, [], 60);
-        } catch (\Throwable $e) {
-            return self::unreachable($e);
-        }
-        self::log('backup_delete', ['service_id' => self::serviceId($params), 'backup_id' => $backupId], $r->body);
-        return $r->isProblem() ? self::problemText($r) : 'success';
+        // An operation backup_delete, followed like the other actions.
+        return $this->mutate($params, 'backup_delete', self::servicePath($params, '/backups/' . rawurlencode($backupId)), [], 'DELETE');
     }
 
     /** @return list<array<string,string|bool>> one row per backup, for people */
