@@ -240,8 +240,12 @@ func TestRestoreBackupReverifiedAtApply(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	backupID := e.backedUp("svc-r", 5001)
 	in := e.restorePreview("svc-r", backupID)
-	if err := e.prov.DeleteBackup(context.Background(), client, "svc-r", backupID); err != nil {
+	del, err := e.prov.DeleteBackup(context.Background(), client, "svc-r", backupID)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if del = e.wait(del); del.State != models.OpSucceeded {
+		t.Fatalf("backup_delete %s", del.State)
 	}
 	e.resetLog()
 	op, err := e.applyRestore("svc-r", in)
