@@ -125,7 +125,15 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("bk-1", "ct-bk")))
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("bk-none", "ct-1g")))
 	base := "/v1/services/bk-1/backups"
-	op := finished(t, h, h.billing("POST", base+"?wait=20", nil))
+	for _, bad := range []string{`{"note":"one\ntwo"}`, `{"note":"` + strings.Repeat("x", 201) + `"}`} {
+		r := h.billing("POST", base, []byte(bad))
+		conform(t, "POST", base, r)
+		m := checkProblem(t, r, 422, "validation_failed")
+		if raw, _ := json.Marshal(m["errors"]); !strings.Contains(string(raw), `"field":"note"`) {
+			t.Fatalf("%s: errors %s", bad, raw)
+		}
+	}
+	op := finished(t, h, h.billing("POST", base+"?wait=20", []byte(`{"note":"before the upgrade"}`)))
 	res, _ := op["result"].(map[string]any)
 	made, _ := res["backup"].(map[string]any)
 	if op["state"] != "succeeded" || op["action"] != "backup" || made == nil {
@@ -134,7 +142,8 @@ func testBackupsOverHTTP(t *testing.T, h *svcHarness) {
 	r := h.billing("GET", base, nil)
 	conform(t, "GET", base, r)
 	list := r.json(t)["backups"].([]any)
-	if len(list) != 1 || list[0].(map[string]any)["id"] != made["id"] {
+	if len(list) != 1 || list[0].(map[string]any)["id"] != made["id"] || list[0].(map[string]any)["note"] != "before the upgrade" ||
+		list[0].(map[string]any)["kind"] != "manual" {
 		t.Fatalf("list %s, made %v", r.Body, made)
 	}
 	id := made["id"].(string)

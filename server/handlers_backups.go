@@ -14,9 +14,9 @@ import (
 // never sent to Proxmox as given.
 
 func (s *Server) createBackup(c *gin.Context) {
-	var req struct{}
+	var req provision.BackupRequest
 	s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"))
+		return s.prov.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 

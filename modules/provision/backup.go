@@ -40,6 +40,8 @@ type Backup struct {
 	SizeBytes int64     `json:"size_bytes"`
 	Protected bool      `json:"protected"`
 	Format    string    `json:"format"`
+	Kind      string    `json:"kind"`
+	Note      string    `json:"note"`
 	volid     string
 }
 
@@ -62,7 +64,8 @@ var backupSteps = []executor.Step[*lifecycle]{
 type backupRun struct {
 	plan   plans.Plan
 	kind   kinds.Backupper
-	before map[string]bool // the ids listed before vzdump
+	payload backupPayload
+	before  map[string]bool // the ids listed before vzdump
 	after  []Backup        // the list once the new backup is verified
 	made   Backup
 }
@@ -157,11 +160,15 @@ func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plan
 	return p, plans.Refused(plans.CapBackup, st)
 }
 
-// Backup queues a backup of the service now (R42). A plan without
+// Backup queues a backup of the service now (R42), with the client's note. A plan without
 // backups refuses it, and so does a service holding backups_max protected backups
 // (backup_limit_reached): the service's list is the request's one Proxmox read, and nothing
 // else is sent before the operation runs (its precheck checks again).
-func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string, req BackupRequest) (*models.Operation, error) {
+	note, err := req.note()
+	if err != nil {
+		return nil, err
+	}
 	svc, err := s.service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -183,7 +190,7 @@ func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string) (*
 			return nil, err
 		}
 	}
-	return s.enqueueBackup(ctx, svc, backupPayload{})
+	return s.enqueueBackup(ctx, svc, backupPayload{Note: note})
 }
 
 // atLimit is backup_limit_reached when as many backups as max are protected: none can be
@@ -222,6 +229,9 @@ func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) (
 		return nil, operation.ProblemOf(err)
 	}
 	s.recordBackups(ctx, svc, list, at)
+	if err := b.describe(ctx, list); err != nil {
+		return nil, operation.ProblemOf(err)
+	}
 	return list, nil
 }
 
@@ -296,6 +306,9 @@ func precheckBackup(ctx context.Context, l *lifecycle) error {
 		return operation.NotAvailable()
 	}
 	l.backup = &backupRun{plan: p, kind: kind, before: map[string]bool{}}
+	if err := l.r.Payload(&l.backup.payload); err != nil {
+		return err
+	}
 	list, err := l.backupLister().list(ctx)
 	if err != nil {
 		return err
@@ -318,7 +331,7 @@ func vzdumpGuest(ctx context.Context, l *lifecycle) error {
 	keep := false
 	c := l.t.cl.Client
 	upid, err := c.Node(l.t.g.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.g.VMID, Storage: l.backup.plan.BackupStorage,
-		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: kinds.StampLine(l.t.g),
+		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.t.g, l.backup.payload),
 		Remove: &keep})
 	if err != nil {
 		return err
@@ -352,6 +365,8 @@ func verifyBackup(ctx context.Context, l *lifecycle) error {
 	if made == nil || made.SizeBytes <= 0 {
 		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeBackupNotVerified).Perm(i18n.Temporary)
 	}
+	// The new archive's notes are the ones vzdump was given: its kind and note need no read.
+	made.Kind, made.Note = l.backup.payload.kind(), l.backup.payload.Note
 	l.backup.made, l.backup.after = *made, list
 	l.res.Backup = made
 	return nil

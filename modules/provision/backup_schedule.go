@@ -34,9 +34,10 @@ const (
 var scheduledResults = []string{ScheduledPlanned, ScheduledSkipped, ScheduledMissed, ScheduledSucceeded, ScheduledFailed}
 
 // backupPayload is a backup operation's payload: Scheduled is the Unix time of the window a
-// scheduled backup belongs to, 0 for a backup asked for now.
+// scheduled backup belongs to, 0 for a backup asked for now; Note the client's note.
 type backupPayload struct {
-	Scheduled int64 `json:"scheduled,omitempty"`
+	Scheduled int64  `json:"scheduled,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // backupGatePrefix starts the gate of a node's vzdumps.

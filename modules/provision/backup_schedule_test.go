@@ -222,7 +222,7 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 				}
 			}
 			for _, id := range ids {
-				if _, err := e.svc.Backup(context.Background(), "whmcs", id); err != nil {
+				if _, err := e.svc.Backup(context.Background(), "whmcs", id, provision.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}

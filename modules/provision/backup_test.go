@@ -14,6 +14,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/plans"
+	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 )
 
@@ -40,7 +41,7 @@ func (e *env) backupPlans() {
 func (e *env) backup(serviceID string) *models.Operation {
 	e.t.Helper()
 	e.sim.Advance(2 * time.Second)
-	op, err := e.svc.Backup(context.Background(), "whmcs", serviceID)
+	op, err := e.svc.Backup(context.Background(), "whmcs", serviceID, provision.BackupRequest{})
 	if err != nil {
 		e.t.Fatalf("backup: %v", err)
 	}
@@ -107,7 +108,7 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 		}
 		f := dumps[0].Form
 		want := map[string]string{"vmid": fmt.Sprint(vmid), "remove": "0", "mode": mode, "compress": "zstd",
-			"storage": "local", "notes-template": "pvebill-service: whmcs/svc-bk"}
+			"storage": "local", "notes-template": `pvebill-service: whmcs/svc-bk\npvebill-backup: manual`}
 		for k, v := range want {
 			if f.Get(k) != v {
 				t.Fatalf("vzdump %s=%q, want %q (form %v)", k, f.Get(k), v, f)
@@ -215,7 +216,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			}
 			n := len(e.sim.Requests())
 			ops := e.operationCount()
-			op, err := e.svc.Backup(context.Background(), "whmcs", "svc-bp")
+			op, err := e.svc.Backup(context.Background(), "whmcs", "svc-bp", provision.BackupRequest{})
 			if op != nil || !isCode(err, i18n.CodeBackupLimitReached, http.StatusConflict) {
 				t.Fatalf("backup at the limit: %v %v", op, err)
 			}
@@ -261,7 +262,7 @@ func isCode(err error, code i18n.Code, status int) bool {
 func TestBackupRefusedWithoutBackupStorage(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
 	e.create(ctReq("svc-nb"))
-	_, err := e.svc.Backup(context.Background(), "whmcs", "svc-nb")
+	_, err := e.svc.Backup(context.Background(), "whmcs", "svc-nb", provision.BackupRequest{})
 	if !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
 		t.Fatalf("backup on a plan without backups: %v", err)
 	}
@@ -423,4 +424,72 @@ func backupBytes(t *testing.T, e *env, svc int64) int64 {
 		t.Fatal(err)
 	}
 	return m[svc]
+}
+
+// R42, docs/api.md Backups: a backup's note is kept in the archive's notes after the stamp
+// line and the line naming its kind, sent as vzdump's one-line notes-template (a backslash
+// doubled, newlines as \n); the list reads both back (manual for a backup asked for, scheduled
+// for one the schedule queued; an archive from before kinds is manual without a note). A note
+// of two lines or over 200 characters is 422 on the field note, with no operation written.
+func TestBackupNoteAndKind(t *testing.T) {
+	e := newEnv(t, "sqlite", nil, nil)
+	e.backupPlans()
+	req := ctReq("svc-nk")
+	req.Plan = "ct-bk"
+	e.create(req)
+	ctx := context.Background()
+	vmid := *e.service("svc-nk").VMID
+	old := fmt.Sprintf("vzdump-lxc-%d-2020_01_01-00_00_00.tar.zst", vmid)
+	e.sim.AddVolume("local", "backup/"+old, 1<<20, "backup")
+	e.sim.SetVolumeProtected("local", "backup/"+old, false, "pvebill-service: whmcs/svc-nk")
+
+	ops := e.operationCount()
+	for _, bad := range []string{"two\nlines", "tab\there", strings.Repeat("é", 201)} {
+		if op, err := e.svc.Backup(ctx, "whmcs", "svc-nk", provision.BackupRequest{Note: &bad}); op != nil ||
+			!isCode(err, i18n.CodeValidationFailed, http.StatusUnprocessableEntity) || !strings.Contains(err.Error(), "note") {
+			t.Fatalf("note %q: %v %v", bad, op, err)
+		}
+	}
+	if e.operationCount() != ops {
+		t.Fatal("a refused note wrote an operation")
+	}
+	note := `before the upgrade \n is not a newline; "quoted" ` + strings.Repeat("ü", 150)
+	n := len(e.sim.Requests())
+	e.sim.Advance(2 * time.Second)
+	op, err := e.svc.Backup(ctx, "whmcs", "svc-nk", provision.BackupRequest{Note: &note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wait(op)
+	dumps := filterReq(e.sim.Requests()[n:], "POST", "/vzdump")
+	want := `pvebill-service: whmcs/svc-nk\npvebill-backup: manual\nbefore the upgrade \\n is not a newline; "quoted" ` + strings.Repeat("ü", 150)
+	if len(dumps) != 1 || dumps[0].Form.Get("notes-template") != want {
+		t.Fatalf("vzdump notes-template %q, want %q", dumps[0].Form.Get("notes-template"), want)
+	}
+	kindsAndNotes := func(want [][2]string) {
+		t.Helper()
+		list, err := e.svc.Backups(ctx, "whmcs", "svc-nk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [][2]string{}
+		for _, b := range list {
+			got = append(got, [2]string{b.Kind, b.Note})
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("kinds and notes %q, want %q", got, want)
+		}
+	}
+	kindsAndNotes([][2]string{{"manual", ""}, {"manual", note}})
+	p, err := e.plans.Get(ctx, "ct-bk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sim.Advance(2 * time.Second)
+	if w, err := e.svc.PlanBackups(ctx, p, time.Now()); err != nil || w.Planned != 1 {
+		t.Fatalf("window: %+v %v", w, err)
+	}
+	e.waitLatest("svc-nk", provision.ActionBackup)
+	// The old archive was rotated out at backups_max 2.
+	kindsAndNotes([][2]string{{"manual", note}, {"scheduled", ""}})
 }

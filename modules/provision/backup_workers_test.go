@@ -49,7 +49,7 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 				PollInterval: 20 * time.Millisecond})
 			e.sim.SetTaskDuration("vzdump", 1500*time.Millisecond)
 			for _, id := range order {
-				if _, err := st.Provisioner.Backup(context.Background(), "whmcs", id); err != nil {
+				if _, err := st.Provisioner.Backup(context.Background(), "whmcs", id, provision.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -110,6 +110,20 @@ func (n *NodeClient) Vzdump(ctx context.Context, p VzdumpParams) (string, error)
 	return n.c.startTask(ctx, http.MethodPost, path, q)
 }
 
+// Volume reads GET /nodes/{node}/storage/{storage}/content/{volume}: a volume's attributes,
+// for a backup its whole notes (the listing carries their first line only).
+func (s *StorageClient) Volume(ctx context.Context, volid string) (VolumeAttributes, error) {
+	var out VolumeAttributes
+	if err := checkIdent("storage", s.id); err != nil {
+		return out, err
+	}
+	if !strings.HasPrefix(volid, s.id+":") {
+		return out, fmt.Errorf("pve: volume %q is not on storage %s", volid, s.id)
+	}
+	err := s.node.get(ctx, "/storage/"+s.id+"/content/"+url.PathEscape(volid), nil, &out)
+	return out, err
+}
+
 // DeleteVolume starts DELETE /nodes/{node}/storage/{storage}/content/{volume}
 // for a volume id of this storage and returns its UPID. A protected backup is
 // refused by Proxmox (docs/proxmox.md §15).

@@ -43,6 +43,15 @@ type StorageContent struct {
 	Verification *Verification `json:"verification,omitempty"`
 }
 
+// VolumeAttributes are one volume's attributes as GET …/content/{volume} answers them.
+type VolumeAttributes struct {
+	Path      string `json:"path,omitempty"`
+	Size      Int    `json:"size"`
+	Format    string `json:"format,omitempty"`
+	Notes     string `json:"notes,omitempty"`
+	Protected Bool   `json:"protected,omitempty"`
+}
+
 // Verification is a PBS backup's verification state.
 type Verification struct {
 	State string `json:"state"`

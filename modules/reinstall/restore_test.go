@@ -11,6 +11,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
+	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -43,7 +44,7 @@ func (e *env) backedUp(id string, vmid int) string {
 	if err := fw.SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off, IPFilter: &off}); err != nil {
 		e.t.Fatal(err)
 	}
-	op, err := e.prov.Backup(ctx, client, id)
+	op, err := e.prov.Backup(ctx, client, id, provision.BackupRequest{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestVMRestore(t *testing.T) {
 			if err := e.client.Node("pve1").QEMU(6001).Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off}); err != nil {
 				t.Fatal(err)
 			}
-			op, err := e.prov.Backup(ctx, client, "svc-vm")
+			op, err := e.prov.Backup(ctx, client, "svc-vm", provision.BackupRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,7 +503,7 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			op, err := e.prov.Backup(ctx, client, "svc-vm")
+			op, err := e.prov.Backup(ctx, client, "svc-vm", provision.BackupRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -167,8 +167,9 @@ func (s *Sim) backUp(t *task, c *reqCtx, st *storage, g *guest) error {
 	t.logf("%s mode", mode)
 	name := fmt.Sprintf("backup/vzdump-%s-%d-%s.%s", g.typ, g.vmid, s.now().UTC().Format("2006_01_02-15_04_05"),
 		archiveExt(g.typ, c.str("compress")))
+	// The template is one line: `\n` is a newline and `\\` a backslash (VZDump.pm).
 	notes := strings.NewReplacer("{{guestname}}", s.guestName(g), "{{vmid}}", strconv.Itoa(g.vmid),
-		"{{node}}", g.node, "{{cluster}}", "pvesim").Replace(c.str("notes-template"))
+		"{{node}}", g.node, "{{cluster}}", "pvesim", `\\`, `\`, `\n`, "\n").Replace(c.str("notes-template"))
 	size := rootSize(g) / 5
 	if size == 0 {
 		size = 100 * mib

@@ -71,6 +71,7 @@ var apiRoutes = map[string]route{
 	"GET /nodes/{node}/storage":                               (*Sim).hStorageList,
 	"GET /nodes/{node}/storage/{storage}/content":             (*Sim).hStorageContent,
 	"DELETE /nodes/{node}/storage/{storage}/content/{volume}": (*Sim).hStorageContentDelete,
+	"GET /nodes/{node}/storage/{storage}/content/{volume}":    (*Sim).hStorageVolume,
 
 	// pools (pools.go)
 	"GET /pools":             (*Sim).hPoolsGet,

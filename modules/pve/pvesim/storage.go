@@ -140,6 +140,33 @@ func (s *Sim) hStorageContent(c *reqCtx) (any, error) {
 	return out, nil
 }
 
+// hStorageVolume answers a volume's attributes (pve-storage API2/Storage/Content.pm info):
+// unlike the listing, the whole notes.
+func (s *Sim) hStorageVolume(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.storages[c.str("storage")]
+	if st == nil {
+		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+	}
+	volid := c.str("volume")
+	if !strings.Contains(volid, ":") {
+		volid = st.ID + ":" + volid
+	}
+	_, v, err := s.lookupVolume(c.node, volid)
+	if err != nil {
+		return nil, fail500("%v", err)
+	}
+	e := map[string]any{"path": "/var/lib/vz/" + v.Name, "size": v.Size, "used": v.Size, "format": v.Format}
+	if v.Notes != "" {
+		e["notes"] = v.Notes
+	}
+	if v.Protected {
+		e["protected"] = 1
+	}
+	return e, nil
+}
+
 func (s *Sim) hStorageContentDelete(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
