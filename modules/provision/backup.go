@@ -62,12 +62,12 @@ var backupSteps = []executor.Step[*lifecycle]{
 
 // backupRun is what a backup's stages share.
 type backupRun struct {
-	plan   plans.Plan
-	kind   kinds.Backupper
+	plan    plans.Plan
+	kind    kinds.Backupper
 	payload backupPayload
 	before  map[string]bool // the ids listed before vzdump
-	after  []Backup        // the list once the new backup is verified
-	made   Backup
+	after   []Backup        // the list once the new backup is verified
+	made    Backup
 }
 
 // backupLister is where a service's backups are listed: its cluster, the node its guest is
