@@ -35,8 +35,7 @@ func (s *Server) listBackups(c *gin.Context) {
 }
 
 func (s *Server) deleteBackup(c *gin.Context) {
-	var req struct{}
-	s.mutate(c, &req, func() (*models.Operation, error) {
+	s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id"))
 	})
 }
