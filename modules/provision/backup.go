@@ -193,18 +193,18 @@ func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string, re
 	return s.enqueueBackup(ctx, svc, backupPayload{Note: note})
 }
 
-// atLimit is backup_limit_reached when as many backups as max are protected: none can be
+// atLimit is backup_limit_reached when as many backups as limit are protected: none can be
 // rotated out to make room.
-func atLimit(list []Backup, max int) error {
+func atLimit(list []Backup, limit int) error {
 	protected := 0
 	for _, bk := range list {
 		if bk.Protected {
 			protected++
 		}
 	}
-	if protected >= max {
+	if protected >= limit {
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeBackupLimitReached).Perm(i18n.Temporary).
-			With("max", fmt.Sprint(max))
+			With("max", fmt.Sprint(limit))
 	}
 	return nil
 }
