@@ -294,7 +294,7 @@ test('backups: list, back up now (vzdump with remove=0), usage counts them, dele
     $buttons = module()->clientArea($p)['templateVariables']['pvebill']['buttons'];
     contains(implode(',', array_column($buttons, 'label')), 'Backups', 'flex-2g offers backups: the button is there');
     contains(implode(' ', array_column($buttons, 'href')), 'modop=custom&a=Backups', 'the Backups link');
-    $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010)]);
+    $dumps = simRequests('POST', '#^/nodes/[^/]+/vzdump$#', ['remove' => '0', 'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010) . '\npvebill-backup: manual']);
     eq(1, count($dumps), 'one vzdump with remove=0 and the stamp');
     $hosting = new MemoryHosting();
     $hosting->add(1, 1010);
