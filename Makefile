@@ -5,7 +5,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
-.PHONY: generate openapi-lint grafana-lint php-lint
+.PHONY: generate openapi-lint openapi-clients grafana-lint php-lint
 .PHONY: chaos chaos-galera chaos-galera-short bench-galera
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
@@ -126,9 +126,19 @@ generate:
 
 # openapi.yaml against redocly's recommended rules, every warning an error (scripts/redocly.yaml);
 # @redocly/cli is pinned in scripts/package-lock.json and installed with npm ci. Needs node >= 20.19.
+# It then generates the Go client (oapi-codegen) and the TypeScript client (openapi-typescript) and
+# compiles both (make openapi-clients).
 openapi-lint:
 	npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 	scripts/node_modules/.bin/redocly lint --config scripts/redocly.yaml --format=stylish openapi.yaml
+	@$(MAKE) --no-print-directory openapi-clients
+
+# The clients generated from openapi.yaml compile: oapi-codegen's Go client under go build and go
+# vet, openapi-typescript's types under tsc --strict, each with a small file that uses them
+# (scripts/openapi-clients.sh; the Go generator is pinned in scripts/openapi-clients/go.mod, the
+# npm ones in scripts/package-lock.json). Needs the npm ci of openapi-lint.
+openapi-clients:
+	GO=$(GO) scripts/openapi-clients.sh
 
 # The Grafana dashboards against grafana/dashboard-linter, warnings included (--strict). The linter
 # is a Go tool pinned in its own module (scripts/grafana-lint/go.mod and go.sum), built on first use.
