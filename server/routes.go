@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	get(billing, "/operations/:id", s.getOperation)
 	billing.POST("/services", s.createService)
+	get(billing, "/services", s.listServices)
 	get(billing, "/services/:service_id", s.getService)
 	billing.POST("/services/:service_id/suspend", s.suspendService)
 	billing.POST("/services/:service_id/unsuspend", s.unsuspendService)
