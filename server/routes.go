@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	billing.POST("/services/:service_id/unsuspend", s.unsuspendService)
 	billing.POST("/services/:service_id/terminate", s.terminateService)
 	billing.POST("/services/:service_id/change-plan", s.changePlan)
+	billing.POST("/services/:service_id/password", s.changePassword)
 	billing.POST("/services/:service_id/start", s.startService)
 	billing.POST("/services/:service_id/stop", s.stopService)
 	billing.POST("/services/:service_id/shutdown", s.shutdownService)
