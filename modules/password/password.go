@@ -140,9 +140,13 @@ func (s *Service) ready(ctx context.Context, svc *models.Service) (kinds.Passwor
 // agentProblem is a guest agent call's failure as the API answers it: an agent that does not
 // answer is capability_refused, temporary, with the reason (R56).
 func agentProblem(err error) error {
-	if errors.Is(err, kinds.ErrAgentNotRunning) {
-		return plans.Refused(plans.CapPassword, plans.State{Refusal: i18n.Temporary,
-			Reason: plans.ReasonGuestAgentNotRunning}).(*i18n.Problem).Wrap(err)
+	if !errors.Is(err, kinds.ErrAgentNotRunning) {
+		return operation.ProblemOf(err)
 	}
-	return operation.ProblemOf(err)
+	refusal := plans.Refused(plans.CapPassword, plans.State{Refusal: i18n.Temporary, Reason: plans.ReasonGuestAgentNotRunning})
+	var p *i18n.Problem
+	if errors.As(refusal, &p) {
+		return p.Wrap(err) // the cause is logged, never shown
+	}
+	return refusal
 }
