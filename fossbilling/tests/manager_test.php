@@ -113,3 +113,22 @@ test('a failed operation is a failure: a plan pvebill does not know is refused, 
     throws(static fn () => manager()->changeAccountUsername($a, 'other'), 'username');
     throws(static fn () => manager()->changeAccountIp($a, '203.0.113.9'), 'ip');
 });
+
+test('an operation that fails in Proxmox is a failure, with pvebill\'s code, not a success', function (): void {
+    $m = manager();
+    $a = account(46, 'webct5', 'ct-2g', 'fail.example.com');
+    eq(true, $m->createAccount($a), 'createAccount');
+    $vmid = service($a)['vmid'];
+    $stop = '/nodes/[^/]+/lxc/' . $vmid . '/status/(stop|shutdown)';
+    $fault = ['method' => 'POST', 'path_pattern' => $stop, 'task_fail' => 'command failed: exit code 1'];
+    sim('POST', '/_sim/faults', $fault);
+    try {
+        $e = throws(static fn () => $m->suspendAccount($a), 'failed suspend');
+        contains($e->getMessage(), 'proxmox_task_failed', 'code');
+    } finally {
+        sim('DELETE', '/_sim/faults');
+    }
+    eq(false, $m->synchronizeAccount($a)->getSuspended(), 'not suspended');
+    eq(true, $m->suspendAccount($a), 'suspendAccount once Proxmox works');
+    eq(true, $m->cancelAccount($a), 'cancelAccount');
+});

@@ -43,11 +43,12 @@ final class Api
     }
 
     /**
-     * Sends one signed request and returns [status, decoded JSON (or null)].
+     * Sends one signed request and returns [status, decoded JSON (or null), whether pvebill
+     * replayed the first answer to its Idempotency-Key].
      *
      * @param array<string,mixed>|null $body    null sends no body
      * @param array<string,string>     $headers extra headers (Idempotency-Key)
-     * @return array{int, array<string,mixed>|null}
+     * @return array{int, array<string,mixed>|null, bool}
      * @throws ApiError when no answer arrived in time
      */
     public function request(string $method, string $uri, ?array $body = null, array $headers = []): array
@@ -58,10 +59,10 @@ final class Api
         );
         $now = time();
         for ($attempt = 0;; $attempt++) {
-            [$status, $json] = $this->send($method, $uri, $raw, $headers, $now - $attempt);
-            $replayed = $status === 401 && ($json['code'] ?? '') === 'signature_replayed';
+            $answer = $this->send($method, $uri, $raw, $headers, $now - $attempt);
+            $replayed = $answer[0] === 401 && ($answer[1]['code'] ?? '') === 'signature_replayed';
             if (!$replayed || $attempt >= self::RESIGN_ATTEMPTS) {
-                return [$status, $json];
+                return $answer;
             }
         }
     }
@@ -76,9 +77,39 @@ final class Api
      */
     public function operate(string $method, string $path, ?array $body, string $idempotencyKey): array
     {
+        // A key whose first attempt ended without success is not asked again under that key:
+        // the replay would only repeat the failure. The next attempt's key names the failed
+        // operation, so it is as stable across FOSSBilling's retries as the first one.
+        for ($i = 0;; $i++) {
+            [$op, $replayed] = $this->attempt($method, $path, $body, $idempotencyKey);
+            if ($op['state'] === 'succeeded' || !$replayed || $idempotencyKey === '' || $i >= 5) {
+                break;
+            }
+            $idempotencyKey = substr($idempotencyKey, 0, 180) . ':after:' . (string) $op['id'];
+        }
+        if ($op['state'] !== 'succeeded') {
+            $err = is_array($op['error'] ?? null) ? $op['error'] : [];
+            throw new ApiError(
+                'pvebill: ' . ($err['detail'] ?? $op['state']) . ' (' . ($err['code'] ?? $op['state']) . ')',
+                (string) ($err['code'] ?? $op['state'])
+            );
+        }
+        return $op;
+    }
+
+    /**
+     * Sends a mutation and follows its operation until it has ended.
+     *
+     * @param array<string,mixed>|null $body
+     * @return array{array<string,mixed>, bool} the ended operation, and whether the answer was
+     *                                          the replay of an earlier attempt's
+     * @throws ApiError
+     */
+    private function attempt(string $method, string $path, ?array $body, string $key): array
+    {
         $wait = max(1, min(60, $this->wait));
-        $headers = $idempotencyKey === '' ? [] : ['Idempotency-Key' => $idempotencyKey];
-        [$status, $json] = $this->request($method, $path . '?wait=' . $wait, $body, $headers);
+        $headers = $key === '' ? [] : ['Idempotency-Key' => $key];
+        [$status, $json, $replayed] = $this->request($method, $path . '?wait=' . $wait, $body, $headers);
         $op = $this->operationOf($status, $json);
         $until = time() + $this->deadline;
         while (!in_array($op['state'] ?? '', ['succeeded', 'failed', 'needs_reconciliation'], true)) {
@@ -89,14 +120,7 @@ final class Api
             [$status, $json] = $this->request('GET', $uri);
             $op = $this->operationOf($status, $json);
         }
-        if ($op['state'] !== 'succeeded') {
-            $err = is_array($op['error'] ?? null) ? $op['error'] : [];
-            throw new ApiError(
-                'pvebill: ' . ($err['detail'] ?? $op['state']) . ' (' . ($err['code'] ?? $op['state']) . ')',
-                (string) ($err['code'] ?? $op['state'])
-            );
-        }
-        return $op;
+        return [$op, $replayed];
     }
 
     /**
@@ -132,7 +156,7 @@ final class Api
 
     /**
      * @param array<string,string> $headers
-     * @return array{int, array<string,mixed>|null}
+     * @return array{int, array<string,mixed>|null, bool}
      */
     private function send(string $method, string $uri, string $raw, array $headers, int $ts): array
     {
@@ -173,12 +197,15 @@ final class Api
             throw new ApiError('pvebill: no answer from ' . $this->baseUrl . ': ' . ($err ?? 'timed out'), 'no_answer');
         }
         $status = 0;
+        $replayed = false;
         foreach ($head as $line) {
             if (preg_match('#^HTTP/\S+\s+(\d{3})#', $line, $m)) {
                 $status = (int) $m[1];
+                $replayed = false;
             }
+            $replayed = $replayed || preg_match('#^Idempotent-Replayed:\s*true#i', $line) === 1;
         }
         $json = $body === '' ? null : json_decode($body, true);
-        return [$status, is_array($json) ? $json : null];
+        return [$status, is_array($json) ? $json : null, $replayed];
     }
 }
