@@ -25,10 +25,11 @@ test:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	@$(MAKE) --no-print-directory test-php
 
-# The WHMCS module's PHP tests against a real `pvebill serve` (scripts/whmcs-test.sh). Without
+# The WHMCS module's and the FOSSBilling manager's PHP tests against a real `pvebill serve`
+# (scripts/whmcs-test.sh, scripts/fossbilling-test.sh). Without
 # php they are skipped with a message, except in CI (CI set), where that is a failure.
 test-php:
-	@if command -v php >/dev/null 2>&1; then scripts/whmcs-test.sh; \
+	@if command -v php >/dev/null 2>&1; then scripts/whmcs-test.sh && scripts/fossbilling-test.sh; \
 	elif [ -n "$$CI" ]; then echo "test-php: php is missing and CI is set; install php-cli" >&2; exit 1; \
 	else echo "test-php: php is not installed; skipping the WHMCS module tests (apt-get install php-cli)"; fi
 
@@ -150,3 +151,4 @@ grafana-lint:
 # fail too. Debian: apt-get install php-codesniffer.
 php-lint:
 	cd whmcs && phpcs --warning-severity=1
+	cd fossbilling && phpcs --warning-severity=1

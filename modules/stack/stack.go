@@ -14,6 +14,7 @@ import (
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
+	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -68,6 +69,7 @@ type Stack struct {
 	Provisioner *provision.Provisioner
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
+	Password    *password.Service
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -98,7 +100,10 @@ func New(o Options) *Stack {
 	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
-	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {
+	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
+		Secrets: st.Exec.Secrets(), Log: o.Log})
+	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
+	for _, a := range append(actions, st.Password.Actions()...) {
 		st.Exec.Register(a)
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
@@ -125,7 +130,8 @@ func consoleUsers(clusters []kinds.Cluster) plans.ConsoleUsers {
 // (the OpenAPI document, a test clock) before server.New.
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
-		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console}
+		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
+		Password: st.Password}
 }
 
 // Open opens the configured database. With migrate (the embedded SQLite default) pending
