@@ -15,6 +15,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/operation"
+	"pvebill/modules/plans"
 )
 
 // Upstream is one console session at Proxmox, past Proxmox's authentication: what a guest
@@ -102,16 +103,14 @@ type Issued struct {
 // (R41): the guest is about to be stopped, destroyed or replaced.
 var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
 
-// Issue answers a one-time console URL for a client's service (R41): refused while the console
-// is not configured, when the service's plan does not offer a console on its cluster (no
-// console user there: capability_refused), for a service that is not active (suspended or limited: service_suspended;
-// being created, changed or reconciled: service_locked; without a guest: blocked), and for a
-// kind of console the guest does not have. The URL starts with console.public_url, or without
-// one with requestBase (the scheme and host the request came to).
+// Issue answers a one-time console URL for a client's service (R41): refused when the service's
+// plan does not offer a console on its cluster (no console user there, or console.secret not
+// set: capability_refused, permanent), for a service that is not active (suspended or limited:
+// service_suspended; being created, changed or reconciled: service_locked; without a guest:
+// blocked), and for a kind of console the guest does not have. The URL starts with
+// console.public_url, or without one with requestBase (the scheme and host the request came
+// to).
 func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request, requestBase string) (*Issued, error) {
-	if s.o.Secret == "" {
-		return nil, s.refuse(reasonDisabled, operation.NotAvailable())
-	}
 	svc, err := models.GetClientService(ctx, s.o.DB.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
@@ -123,11 +122,7 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 	if err != nil {
 		return nil, err
 	}
-	if err := s.o.Opener.ConsoleOffered(ctx, svc); err != nil {
-		var p *i18n.Problem
-		if errors.As(err, &p) {
-			s.m.refused.WithLabelValues(reasonPlan).Inc()
-		}
+	if err := s.offered(ctx, svc); err != nil {
 		return nil, err
 	}
 	if reason, p := s.refusal(ctx, svc); p != nil {
@@ -151,6 +146,28 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 		base = requestBase
 	}
 	return &Issued{URL: base + "/console/" + tok, Kind: kind, ExpiresAt: g.Expires.UTC()}, nil
+}
+
+// offered checks that the service's plan offers its guest a console on its cluster and that
+// the console is configured: without console.secret no URL can be signed, and the console is
+// refused permanently with the reason that names the setting, before anything reaches Proxmox.
+func (s *Service) offered(ctx context.Context, svc *models.Service) error {
+	if err := s.o.Opener.ConsoleOffered(ctx, svc); err != nil {
+		var p *i18n.Problem
+		if errors.As(err, &p) {
+			reason := reasonPlan
+			if p.Reason == plans.ReasonConsoleSecretNotSet {
+				reason = reasonDisabled
+			}
+			s.m.refused.WithLabelValues(reason).Inc()
+		}
+		return err
+	}
+	if s.o.Secret == "" {
+		s.m.refused.WithLabelValues(reasonDisabled).Inc()
+		return plans.Refused(plans.CapConsole, plans.State{Refusal: i18n.Permanent, Reason: plans.ReasonConsoleSecretNotSet})
+	}
+	return nil
 }
 
 // kindFor is the console kind asked for, or the guest's default; a kind the guest does not

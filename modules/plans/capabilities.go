@@ -76,7 +76,7 @@ var containerNever = map[Capability]string{
 // in all nine languages).
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
-		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser}
+		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonConsoleSecretNotSet}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)
