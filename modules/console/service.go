@@ -50,18 +50,37 @@ type Options struct {
 	PublicURL string
 	// MaxSession is console.max_session (0: 2h).
 	MaxSession time.Duration
-	// Recheck is how often the watcher re-reads the open sessions' services (0: 3s).
+	// MaxPerService and MaxPerClient are console.max_sessions_per_service and
+	// console.max_sessions_per_client: the most sessions open at once, on every replica, for
+	// one service and for one client (0: DefaultMaxPerService, DefaultMaxPerClient).
+	MaxPerService int
+	MaxPerClient  int
+	// Recheck is how often the watcher re-reads the open sessions' services and renews their
+	// claims (0: 3s).
 	Recheck time.Duration
 	// Metrics receives the console metrics; nil registers none.
 	Metrics *Metrics
 	Now     func() time.Time
 }
 
+// The default session limits (console.max_sessions_per_service, console.max_sessions_per_client).
+const (
+	DefaultMaxPerService = 2
+	DefaultMaxPerClient  = 20
+)
+
+// minSessionLease is the shortest time an open session's claim counts without being renewed:
+// long enough for Proxmox to open the console before the watcher's first renewal, short enough
+// that the sessions of a replica that died free their places soon.
+const minSessionLease = 30 * time.Second
+
 // Service issues console tokens and relays their sessions.
 type Service struct {
 	o      Options
 	tokens *Tokens
 	m      *Metrics
+	// lease is how long a session's claim counts as open from its claim or last renewal.
+	lease time.Duration
 
 	mu       sync.Mutex
 	sessions map[string]map[*session]struct{}
@@ -84,7 +103,14 @@ func New(o Options) *Service {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Service{o: o, tokens: NewTokens(o.Secret), m: o.Metrics, sessions: map[string]map[*session]struct{}{}}
+	if o.MaxPerService <= 0 {
+		o.MaxPerService = DefaultMaxPerService
+	}
+	if o.MaxPerClient <= 0 {
+		o.MaxPerClient = DefaultMaxPerClient
+	}
+	return &Service{o: o, tokens: NewTokens(o.Secret), m: o.Metrics, lease: max(minSessionLease, 10*o.Recheck),
+		sessions: map[string]map[*session]struct{}{}}
 }
 
 // Request is the body of POST /v1/services/{id}/console.
@@ -127,6 +153,11 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 	}
 	if reason, p := s.refusal(ctx, svc); p != nil {
 		return nil, s.refuse(reason, p)
+	}
+	if full, err := s.full(ctx, svc.ClientID, svc.ID, false); err != nil {
+		return nil, err
+	} else if full {
+		return nil, s.refuse(reasonLimit, sessionLimit())
 	}
 	if err := s.o.Opener.ConsoleReady(ctx, svc); err != nil {
 		var p *i18n.Problem
@@ -222,6 +253,27 @@ func (s *Service) endingLock(ctx context.Context, svc *models.Service) (bool, er
 		return false, err
 	}
 	return slices.Contains(endingActions, op.Action), nil
+}
+
+// full reports whether the service or its client holds as many open sessions as the console
+// allows, counted on every replica (the claims' table). Asked after a claim (claimed), that
+// claim is one of those counted, so only more than the limit is full.
+func (s *Service) full(ctx context.Context, clientID string, serviceRef int64, claimed bool) (bool, error) {
+	perService, perClient, err := s.o.DB.OpenConsoleSessions(ctx, clientID, serviceRef, s.o.Now())
+	if err != nil {
+		return false, err
+	}
+	room := int64(0)
+	if claimed {
+		room = 1
+	}
+	return perService >= int64(s.o.MaxPerService)+room || perClient >= int64(s.o.MaxPerClient)+room, nil
+}
+
+// sessionLimit is the refusal of a console beyond the open sessions allowed: 429, temporary
+// (closing a session makes room).
+func sessionLimit() *i18n.Problem {
+	return i18n.NewProblem(http.StatusTooManyRequests, i18n.CodeConsoleSessionLimit).Perm(i18n.Temporary)
 }
 
 // refuse counts a refusal by its reason and returns p.

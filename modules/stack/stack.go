@@ -104,6 +104,7 @@ func New(o Options) *Stack {
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
 		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Recheck: o.ConsoleRecheck,
+		MaxPerService: o.Console.MaxSessionsPerService, MaxPerClient: o.Console.MaxSessionsPerClient,
 		Metrics: console.NewMetrics(o.Metrics)})
 	st.Exec.OnStart(st.Console.OperationStarted)
 	return st
