@@ -86,8 +86,9 @@ func TestEmbeddedDefaultTightensExistingFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, _, _, _ := startCmd(t, "serve")
+	out, errb, _, _ := startCmd(t, "serve")
 	m := waitFor(t, out, callRE, 15*time.Second)
+	servedOnce(t, out, errb)
 	for path, want := range map[string]os.FileMode{"data": 0o700, "data/demo.yaml": 0o600, "data/pvebill.db": 0o600} {
 		st, err := os.Stat(path)
 		if err != nil {
