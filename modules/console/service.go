@@ -154,7 +154,7 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 	if reason, p := s.refusal(ctx, svc); p != nil {
 		return nil, s.refuse(reason, p)
 	}
-	if full, err := s.full(ctx, svc.ClientID, svc.ID, false); err != nil {
+	if full, err := s.full(ctx, svc.ClientID, svc.ID, noOwnClaim); err != nil {
 		return nil, err
 	} else if full {
 		return nil, s.refuse(reasonLimit, sessionLimit())
@@ -255,19 +255,21 @@ func (s *Service) endingLock(ctx context.Context, svc *models.Service) (bool, er
 	return slices.Contains(endingActions, op.Action), nil
 }
 
+// Whose claims a count of open sessions includes besides the others': none (a URL asked for),
+// or the caller's own, just inserted (a WebSocket being opened).
+const (
+	noOwnClaim = 0
+	ownClaim   = 1
+)
+
 // full reports whether the service or its client holds as many open sessions as the console
-// allows, counted on every replica (the claims' table). Asked after a claim (claimed), that
-// claim is one of those counted, so only more than the limit is full.
-func (s *Service) full(ctx context.Context, clientID string, serviceRef int64, claimed bool) (bool, error) {
+// allows, counted on every replica (the claims' table), own of them being the caller's.
+func (s *Service) full(ctx context.Context, clientID string, serviceRef int64, own int64) (bool, error) {
 	perService, perClient, err := s.o.DB.OpenConsoleSessions(ctx, clientID, serviceRef, s.o.Now())
 	if err != nil {
 		return false, err
 	}
-	room := int64(0)
-	if claimed {
-		room = 1
-	}
-	return perService >= int64(s.o.MaxPerService)+room || perClient >= int64(s.o.MaxPerClient)+room, nil
+	return perService-own >= int64(s.o.MaxPerService) || perClient-own >= int64(s.o.MaxPerClient), nil
 }
 
 // sessionLimit is the refusal of a console beyond the open sessions allowed: 429, temporary

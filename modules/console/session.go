@@ -89,7 +89,7 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	up, err := s.o.Opener.OpenConsole(ctx, svc, g.Kind)
 	if err != nil {
 		cancel()
-		s.endClaim(g.Nonce[:], false)
+		s.endClaim(g.Nonce[:])
 		s.o.Log.Warn("console: Proxmox did not open the console", "service_id", svc.ServiceID, "kind", g.Kind, "err", err)
 		s.m.refused.WithLabelValues(reasonUpstream).Inc()
 		s.writeRefusal(w, r, reasonUpstream)
@@ -105,7 +105,7 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	if err != nil {
 		cancel()
 		_ = up.Conn.Close()
-		s.endClaim(g.Nonce[:], false)
+		s.endClaim(g.Nonce[:])
 		return
 	}
 	conn.SetReadLimit(maxBrowserMessage)
@@ -148,11 +148,15 @@ func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Servi
 		return g, nil, reasonUsed
 	}
 	svc, reason := s.claimed(ctx, g)
-	if reason != "" {
-		s.endClaim(g.Nonce[:], reason == reasonLimit)
-		return g, nil, reason
+	switch reason {
+	case "":
+		return g, svc, ""
+	case reasonLimit:
+		s.releaseClaim(g.Nonce[:])
+	default:
+		s.endClaim(g.Nonce[:])
 	}
-	return g, svc, ""
+	return g, nil, reason
 }
 
 // claimed checks a claimed token's service: still the client's, still allowed a console, and
@@ -165,7 +169,7 @@ func (s *Service) claimed(ctx context.Context, g Grant) (*models.Service, string
 	if reason, p := s.refusal(ctx, svc); p != nil {
 		return nil, reason
 	}
-	full, err := s.full(ctx, g.ClientID, g.ServiceRef, true)
+	full, err := s.full(ctx, g.ClientID, g.ServiceRef, ownClaim)
 	switch {
 	case err != nil:
 		s.o.Log.Error("console: count open sessions", "err", err)
@@ -177,17 +181,23 @@ func (s *Service) claimed(ctx context.Context, g Grant) (*models.Service, string
 }
 
 // endClaim records that a claimed token's session is over (or never started), so that it no
-// longer counts as open; release deletes the claim instead, and the token may be opened again.
-// A failure is logged: the claim then lapses with its lease.
-func (s *Service) endClaim(nonce []byte, release bool) {
+// longer counts as open; the token stays used. A failure is logged: the claim then lapses with
+// its lease.
+func (s *Service) endClaim(nonce []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	end := s.o.DB.EndConsoleSession
-	if release {
-		end = s.o.DB.ReleaseConsoleClaim
-	}
-	if err := end(ctx, nonce); err != nil {
+	if err := s.o.DB.EndConsoleSession(ctx, nonce); err != nil {
 		s.o.Log.Warn("console: record a session's end", "err", err)
+	}
+}
+
+// releaseClaim deletes a claimed token's claim: nothing was opened, and the token may be
+// opened again within its 60 s. A failure is logged: the claim then lapses with its lease.
+func (s *Service) releaseClaim(nonce []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.o.DB.ReleaseConsoleClaim(ctx, nonce); err != nil {
+		s.o.Log.Warn("console: release a refused claim", "err", err)
 	}
 }
 
@@ -226,7 +236,7 @@ func (s *Service) run(ss *session) {
 	_ = ss.browser.Close(code, reason)
 	wg.Wait()
 	bcancel()
-	s.endClaim(ss.nonce, false)
+	s.endClaim(ss.nonce)
 	s.m.open.WithLabelValues(string(ss.kind)).Dec()
 	s.m.ended.WithLabelValues(reason).Inc()
 	s.m.duration.WithLabelValues(string(ss.kind)).Observe(s.o.Now().Sub(started).Seconds())
