@@ -104,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // data/demo.yaml so that `pvebill call --config data/demo.yaml` works against this server.
 func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), error) {
 	cfg := config.Defaults()
-	if err := os.MkdirAll(demoDir, 0o700); err != nil {
+	if err := ownerOnlyDir(demoDir); err != nil {
 		return cfg, nil, nil, err
 	}
 	cfg.LogFormat = "text"
@@ -140,7 +140,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 			Clients []config.Client `yaml:"clients"`
 		}{callCfg.Listen, callCfg.Clients})
 		path := filepath.Join(demoDir, "demo.yaml")
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
+		if err := writeOwnerOnly(path, raw); err != nil {
 			_, _ = fmt.Fprintln(stdout, "could not write", path, err)
 		}
 		_, _ = fmt.Fprintf(stdout, `

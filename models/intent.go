@@ -95,6 +95,17 @@ func GetIntent(ctx context.Context, tx *gorm.DB, id string) (*Intent, error) {
 	return &in, err
 }
 
+// GetServiceIntent reads one intent of a client's service (R46): an intent of another
+// client's service, even one with the same service id, is ErrNotFound, as an unknown id is.
+func GetServiceIntent(ctx context.Context, tx *gorm.DB, k ServiceKey, id string) (*Intent, error) {
+	var in Intent
+	err := tx.WithContext(ctx).Where(keyCond+" AND id = ?", k.ClientID, k.ServiceID, id).Take(&in).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &in, err
+}
+
 // LatestIntent reads a service's most recent intent.
 func LatestIntent(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Intent, error) {
 	var in Intent

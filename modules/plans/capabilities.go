@@ -84,7 +84,8 @@ var containerNever = map[Capability]string{
 // in all nine languages).
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
-		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonGuestAgentNotRunning}
+		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonGuestAgentNotRunning,
+		ReasonConsoleSecretNotSet}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)

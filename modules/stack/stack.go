@@ -79,7 +79,8 @@ func New(o Options) *Stack {
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
-		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters)})
+		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters), NoConsoleSecret: !o.Console.Enabled()})
+	warnHalfConsole(o.Log, o.Console, o.Clusters)
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -108,6 +109,7 @@ func New(o Options) *Stack {
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
 		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Recheck: o.ConsoleRecheck,
+		MaxPerService: o.Console.MaxSessionsPerService, MaxPerClient: o.Console.MaxSessionsPerClient,
 		Metrics: console.NewMetrics(o.Metrics)})
 	st.Exec.OnStart(st.Console.OperationStarted)
 	return st
@@ -123,6 +125,25 @@ func consoleUsers(clusters []kinds.Cluster) plans.ConsoleUsers {
 			}
 		}
 		return false
+	}
+}
+
+// warnHalfConsole says at start-up that the console is configured by halves (R41): clusters
+// with a console user, but no console.secret to sign console URLs with, so the console is
+// refused on every plan. The warning names the missing key.
+func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluster) {
+	if c.Enabled() {
+		return
+	}
+	var with []string
+	for _, cl := range clusters {
+		if cl.Client != nil && cl.Client.HasConsoleUser() {
+			with = append(with, cl.Name)
+		}
+	}
+	if len(with) > 0 {
+		log.Warn("console: clusters have a console_user but console.secret is not set: the console is refused on every plan",
+			"missing", "console.secret", "clusters", with)
 	}
 }
 

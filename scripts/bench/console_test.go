@@ -76,7 +76,8 @@ func newConsoleEnv(t *testing.T, sessions int) *consoleEnv {
 		specs = append(specs, p)
 	}
 	w := wiring.New(wiring.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: e.reg,
-		Kinds: wiring.Kinds(), Clusters: cls, Console: config.Console{Secret: strings.Repeat("k", 40)},
+		Kinds: wiring.Kinds(), Clusters: cls, Console: config.Console{Secret: strings.Repeat("k", 40),
+			MaxSessionsPerClient: 100000}, // one billing client holds every session
 		Executor: executor.Config{Owner: "bench", Workers: 16, Lease: 30 * time.Second, PollInterval: 20 * time.Millisecond}})
 	if _, err := w.Plans.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)

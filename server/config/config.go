@@ -36,7 +36,7 @@ type Config struct {
 }
 
 // Console configures the customer's browser console (R41). It is off while Secret is empty:
-// POST /v1/services/{id}/console then answers not_yet_available.
+// POST /v1/services/{id}/console then answers capability_refused, naming console.secret.
 type Console struct {
 	// PublicURL is where browsers reach pvebill's /console pages (scheme, host and an optional
 	// path prefix, without a trailing slash): the one-time URLs start with it. Empty: the
@@ -47,6 +47,11 @@ type Console struct {
 	Secret string `yaml:"secret"`
 	// MaxSession ends a console session after this long (default 2h).
 	MaxSession time.Duration `yaml:"max_session"`
+	// MaxSessionsPerService and MaxSessionsPerClient bound the console sessions open at once,
+	// on every replica, for one service (default 2) and for one client (default 20); one more
+	// is refused with 429 console_session_limit.
+	MaxSessionsPerService int `yaml:"max_sessions_per_service"`
+	MaxSessionsPerClient  int `yaml:"max_sessions_per_client"`
 }
 
 // Enabled reports whether the console is configured.
@@ -550,6 +555,12 @@ func (c *Config) validateConsole() error {
 	cc := c.Console
 	if cc.MaxSession < 0 || (cc.MaxSession > 0 && cc.MaxSession < time.Minute) {
 		return &Error{Key: "console.max_session", Reason: "must be at least 1m (0 = default 2h)"}
+	}
+	if cc.MaxSessionsPerService < 0 || cc.MaxSessionsPerService > 1000 {
+		return &Error{Key: "console.max_sessions_per_service", Reason: "must be 1 to 1000 (0 = default 2)"}
+	}
+	if cc.MaxSessionsPerClient < 0 || cc.MaxSessionsPerClient > 100000 {
+		return &Error{Key: "console.max_sessions_per_client", Reason: "must be 1 to 100000 (0 = default 20)"}
 	}
 	if cc.Secret == "" {
 		return nil

@@ -119,6 +119,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"console public url slash", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32),
 			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/"}, "console.public_url"},
 		{"console max session", good, []string{"PVEBILL_CONSOLE_MAX_SESSION=30s"}, "console.max_session"},
+		{"console sessions per service", good, []string{"PVEBILL_CONSOLE_MAX_SESSIONS_PER_SERVICE=-1"}, "console.max_sessions_per_service"},
+		{"console sessions per client", good + "\nconsole:\n  max_sessions_per_client: -3\n", nil, "console.max_sessions_per_client"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,6 +192,11 @@ func TestConsoleConfig(t *testing.T) {
 		"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/pvebill", "PVEBILL_CONSOLE_MAX_SESSION=30m",
 		"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=a-password"})
 	if err != nil || !cfg.Console.Enabled() || cfg.Console.MaxSession != 30*time.Minute || cfg.Clusters[0].ConsoleUser != "console@pve" {
+		t.Fatalf("%v %+v", err, cfg.Console)
+	}
+	// R41: the session limits, from the file or the environment (0: the console's defaults).
+	cfg, err = Load(write(t, good+"\nconsole:\n  max_sessions_per_service: 3\n"), []string{"PVEBILL_CONSOLE_MAX_SESSIONS_PER_CLIENT=7"})
+	if err != nil || cfg.Console.MaxSessionsPerService != 3 || cfg.Console.MaxSessionsPerClient != 7 || cfg.Console.MaxSession != 0 {
 		t.Fatalf("%v %+v", err, cfg.Console)
 	}
 }
