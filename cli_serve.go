@@ -145,7 +145,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 		}
 		_, _ = fmt.Fprintf(stdout, `
 pvebill is running on its embedded default:
-  API            http://%s
+  API            %s://%s
   database       SQLite, %s
   Proxmox VE     built-in simulator at http://%s (demo cluster "default")
   API client     id "demo", secret in %s (a new one each start)
@@ -153,7 +153,7 @@ pvebill is running on its embedded default:
 Try a signed call from another terminal:
   go run . call --config %s GET /v1/plans
 
-`, addr, cfg.Database.DSN, simLn.Addr(), path, path)
+`, scheme(cfg.TLS), addr, cfg.Database.DSN, simLn.Addr(), path, path)
 	}
 	return cfg, banner, closeSim, nil
 }
