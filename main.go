@@ -44,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdSim(ctx, args[1:], stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(ctx, args[1:], stdout, stderr)
+	case "secret":
+		return cmdSecret(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -60,5 +62,6 @@ func usage(w io.Writer) {
   pvebill sim --listen ADDR                          run the Proxmox VE simulator alone
   pvebill call --config FILE [--client ID] METHOD PATH [BODY_FILE]   sign and send one request
   pvebill healthcheck [--config FILE]                exit 0 when the server's /healthz answers 200, else 1
+  pvebill secret --out FILE                          write a random secret into FILE unless it holds one
 `)
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -81,9 +82,13 @@ type Database struct {
 
 // Client is one API client: its id, HMAC secret and scopes.
 type Client struct {
-	ID     string   `yaml:"id"`
-	Secret string   `yaml:"secret"`
-	Scopes []string `yaml:"scopes"`
+	ID     string `yaml:"id"`
+	Secret string `yaml:"secret"`
+	// SecretFile names a file holding the secret instead (relative to the config file; trailing
+	// white space is dropped), for secrets generated into a volume or mounted by an orchestrator.
+	// Secret and SecretFile are exclusive.
+	SecretFile string   `yaml:"secret_file,omitempty"`
+	Scopes     []string `yaml:"scopes"`
 	// CallbackURL, when set, receives a signed event each time one of this client's operations
 	// ends; CallbackSecret is the HMAC key of those events (required with a URL).
 	CallbackURL    string `yaml:"callback_url,omitempty"`
@@ -250,7 +255,35 @@ func Load(path string, env []string) (Config, error) {
 	if err := ApplyEnv(&cfg, env); err != nil {
 		return cfg, err
 	}
+	if err := cfg.readSecretFiles(filepath.Dir(path)); err != nil {
+		return cfg, err
+	}
 	return cfg, cfg.Validate()
+}
+
+// readSecretFiles fills each client's secret from its secret_file (relative to dir). The error
+// names the key and the file, never what the file holds.
+func (c *Config) readSecretFiles(dir string) error {
+	for i := range c.Clients {
+		cl := &c.Clients[i]
+		if cl.SecretFile == "" {
+			continue
+		}
+		key := fmt.Sprintf("clients[%d].secret_file", i)
+		if cl.Secret != "" {
+			return &Error{Key: key, Reason: "set secret or secret_file, not both"}
+		}
+		path := cl.SecretFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return &Error{Key: key, Reason: err.Error()}
+		}
+		cl.Secret = strings.TrimRight(string(raw), " \t\r\n")
+	}
+	return nil
 }
 
 func keyFromYAMLError(err error) string {

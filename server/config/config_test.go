@@ -263,3 +263,40 @@ func TestUsageRetentions(t *testing.T) {
 		})
 	}
 }
+
+// A client's secret may come from a file (relative to the config file, trailing white space
+// dropped); secret and secret_file together, or a file that cannot be read, are refused naming
+// the key and never what a file holds.
+func TestClientSecretFile(t *testing.T) {
+	body := strings.Replace(good, `    secret: "test-client-secret-0123456789abcdef"`, `    secret_file: "secrets/whmcs"`, 1)
+	p := write(t, body)
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(p), "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := "file-client-secret-0123456789abcdef"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "secrets", "whmcs"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(p, nil)
+	if err != nil || cfg.Clients[0].Secret != secret {
+		t.Fatalf("secret from the file: %q, %v", cfg.Clients[0].Secret, err)
+	}
+	if strings.Contains(cfg.String(), secret) {
+		t.Error("String() shows the secret read from the file")
+	}
+	var ce *Error
+	_, err = Load(p, []string{"PVEBILL_CLIENTS_0_SECRET=" + secret})
+	if !errors.As(err, &ce) || ce.Key != "clients[0].secret_file" || !strings.Contains(ce.Reason, "not both") {
+		t.Fatalf("secret beside secret_file: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "secrets", "whmcs"), []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Load(p, nil); !errors.As(err, &ce) || ce.Key != "clients[0].secret" || strings.Contains(err.Error(), "short") {
+		t.Fatalf("a short secret from the file: %v", err)
+	}
+	_, err = Load(write(t, body), nil)
+	if !errors.As(err, &ce) || ce.Key != "clients[0].secret_file" {
+		t.Fatalf("a missing secret file: %v", err)
+	}
+}
