@@ -60,7 +60,7 @@ func usage(w io.Writer) {
   pvebill serve [--config FILE]                      run the server (no --config: SQLite + built-in simulator)
   pvebill migrate --config FILE                      bring the database schema up to date
   pvebill sim --listen ADDR                          run the Proxmox VE simulator alone
-  pvebill call --config FILE [--client ID] METHOD PATH [BODY_FILE]   sign and send one request
+  pvebill call --config FILE [--client ID] [--verbose] METHOD PATH [BODY_FILE]   sign and send one request
   pvebill healthcheck [--config FILE]                exit 0 when the server's /healthz answers 200, else 1
   pvebill secret --out FILE                          write a random secret into FILE unless it holds one
 `)
