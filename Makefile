@@ -61,7 +61,15 @@ lint: lint-install
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -run '^TestNoKindComparisonsOutsideKinds$$' ./modules/kinds/
 	@$(MAKE) --no-print-directory doccheck
+	@$(MAKE) --no-print-directory shell-lint
 	$(GOLANGCI_LINT) run $(PKGS)
+
+# The shell scripts (.ci/run and every tracked *.sh) against shellcheck. Without shellcheck it is
+# skipped with a message, except in CI (CI set), where .ci/run installs it.
+shell-lint:
+	@if command -v shellcheck >/dev/null 2>&1; then shellcheck .ci/run $$(git ls-files '*.sh'); \
+	elif [ -n "$$CI" ]; then echo "shell-lint: shellcheck is missing and CI is set" >&2; exit 1; \
+	else echo "shell-lint: shellcheck is not installed; skipping (apt-get install shellcheck)"; fi
 
 # Comments cite only what the repository holds: rule ids defined in docs/design.md, docs/*.md
 # files and their numbered sections, no document outside the repository (scripts/doccheck).

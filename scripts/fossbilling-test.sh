@@ -9,6 +9,7 @@ command -v php >/dev/null || { echo "php is not installed (Debian: apt-get insta
 
 tmp=$(mktemp -d)
 pid=""
+# shellcheck disable=SC2317 # called by the EXIT trap below
 stop_server() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill "$pid" 2>/dev/null || true

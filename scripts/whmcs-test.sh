@@ -31,6 +31,7 @@ run_suite() {
   local dir="$tmp/$1" api="" sim="" secret client status=0 rport cbsecret
   mkdir -p "$dir/callbacks"
   # The billing side of completion callbacks: the module's receiver under PHP's built-in server.
+  # shellcheck disable=SC2016 # PHP code: $s is PHP's variable, not the shell's
   rport=$(php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];')
   cbsecret=$(php -r 'echo bin2hex(random_bytes(16));')
   RECEIVER_DIR="$dir/callbacks" RECEIVER_SECRET="$cbsecret" \
