@@ -5,6 +5,7 @@
 
 declare(strict_types=1);
 
+use Pvebill\Lang;
 use Pvebill\Module;
 use Pvebill\Text;
 
@@ -39,23 +40,23 @@ test('lifecycle: client area shows status and monitoring, "Not available" for nu
     eq('templates/clientarea.tpl', $out['tabOverviewReplacementTemplate'], 'template');
     $v = $out['templateVariables']['pvebill'];
     eq(null, $v['error'], 'error');
-    eq('active', $v['service']['Status'], 'status');
-    eq('running', $v['service']['Power'], 'power');
-    eq(Text::NOT_AVAILABLE, $v['monitoring']['Guest agent'], 'a container has no guest agent');
+    eq('Active', $v['service']['status']['value'], 'status');
+    eq('Running', $v['service']['power']['value'], 'power');
+    eq(Text::NOT_AVAILABLE, $v['monitoring']['guest_agent']['value'], 'a container has no guest agent');
     // ct-2g has no backup storage: pvebill refuses backups for good, so there is no Backups button.
     $backup = api('GET', '/v1/plans/ct-2g')->json['plan']['capabilities']['container']['backup'];
     eq([false, 'permanent'], [$backup['available'], $backup['refusal']], 'ct-2g refuses backups');
-    eq(['Start', 'Stop', 'Shutdown', 'Reboot', 'Open console', 'Reinstall', 'Snapshots'],
+    eq(['Start', 'Stop', 'Shut down', 'Reboot', 'Open console', 'Reinstall', 'Snapshots'],
         array_column($v['buttons'], 'label'), 'the buttons of a ct-2g container');
     eq([null], array_unique(array_column($v['buttons'], 'reason')), 'none refused for now');
     $page = (string) file_get_contents(__DIR__ . '/../modules/servers/pvebill/templates/clientarea.tpl');
     check(!str_contains($page, 'a=Backups') && str_contains($page, '{foreach from=$pvebill.buttons'), 'the overview draws only these buttons');
     $raw = service(sid(LIFECYCLE))['monitoring'];
-    foreach (['CPU' => 'cpu', 'Memory' => 'memory_bytes', 'Disk' => 'disk_bytes', 'Swap' => 'swap_bytes'] as $label => $field) {
+    foreach (['cpu' => 'cpu', 'memory' => 'memory_bytes', 'disk' => 'disk_bytes', 'swap' => 'swap_bytes'] as $key => $field) {
         if ($raw[$field] === null) {
-            eq(Text::NOT_AVAILABLE, $v['monitoring'][$label], $label . ' unknown');
+            eq(Text::NOT_AVAILABLE, $v['monitoring'][$key]['value'], $key . ' unknown');
         } else {
-            check($v['monitoring'][$label] !== Text::NOT_AVAILABLE, $label . ' is known and must be shown');
+            check($v['monitoring'][$key]['value'] !== Text::NOT_AVAILABLE, $key . ' is known and must be shown');
         }
     }
 });
@@ -177,7 +178,7 @@ test('lifecycle: "Open console" gets a one-time URL to the terminal page; refusa
     eq('success', module()->suspendAccount($de), 'SuspendAccount');
     Module::setInstance(module());
     try {
-        $page = pvebill_Console($de);
+        $page = asRequest('POST', ['token' => generate_token('plain')], static fn () => pvebill_Console($de));
         contains($page['vars']['pvebill']['error'], '[service_suspended]', 'client button refusal');
         contains($page['vars']['pvebill']['error'], 'gesperrt', 'refusal in German');
         eq('templates/console', $page['templatefile'], 'the refusal page');
@@ -205,7 +206,7 @@ test('lifecycle: reinstall preview shows every mount\'s data label and fate', fu
     $root = $v['mounts'][0];
     eq('rootfs', $root['key'], 'first mount');
     eq('erased', $root['data'], 'root data');
-    eq(Text::DATA_LABELS['erased'], $root['data_label'], 'root data label');
+    eq(Lang::named('english')->t('data_erased'), $root['data_label'], 'root data label');
     check($root['mount_after_label'] !== '', 'the mount fate is spelled out');
 });
 
@@ -227,7 +228,7 @@ test('lifecycle: admin reinstall buttons (preview, tab with mounts, apply)', fun
     eq('success', module()->adminReinstallPreview($p), 'preview button');
     $tab = module()->adminServicesTabFields($p)['pvebill reinstall'];
     contains($tab, 'preview_ready');
-    contains($tab, Text::DATA_LABELS['erased']);
+    contains($tab, Lang::named('english')->t('data_erased'));
     eq('success', module()->adminReinstallApply($p), 'apply button');
 });
 
@@ -279,7 +280,7 @@ test('guest type chosen by a configurable option', function (): void {
     eq('success', module()->createAccount($p), 'CreateAccount');
     eq('vm', service(sid(1006))['guest_type'], 'guest type');
     $v = module()->clientArea($p)['templateVariables']['pvebill'];
-    eq('Virtual machine', $v['service']['Guest type'], 'client area');
+    eq('Virtual machine', $v['service']['guest_type']['value'], 'client area');
 });
 
 test('backups: list, back up now (vzdump with remove=0), usage counts them, delete', function (): void {

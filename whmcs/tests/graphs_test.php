@@ -180,7 +180,7 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
         foreach (svgTexts($docs[2], 'y-tick') as $label) {
             check(str_ends_with($label, ' %'), $range . ': CPU tick ' . $label);
         }
-        contains(svgTexts($docs[0], 'title')[0], 'last ' . $range, 'title');
+        contains(svgTexts($docs[0], 'title')[0], 'Memory · ' . Pvebill\Lang::named('english')->t('range_' . $range), 'title');
     }
 
     // The client area page carries the graphs of the period asked for, with links to the others.

@@ -301,7 +301,8 @@ final class FakePvebill
     public function requests(): array
     {
         $out = [];
-        foreach (file($this->dir . '/requests.jsonl', FILE_IGNORE_NEW_LINES) ?: [] as $line) {
+        $log = $this->dir . '/requests.jsonl';
+        foreach ((is_file($log) ? file($log, FILE_IGNORE_NEW_LINES) : []) ?: [] as $line) {
             $out[] = json_decode($line, true);
         }
         return $out;
@@ -317,4 +318,97 @@ final class FakePvebill
             'serverhostname' => $u['host'], 'serverport' => (string) $u['port'], 'serversecure' => false,
             'serverusername' => 'whmcs', 'serveraccesshash' => 'fake-secret-0123456789'], $over);
     }
+}
+
+/**
+ * WHMCS's CSRF token functions, as WHMCS defines them for the modules it loads (WHMCS itself is
+ * not here): one token a session; generate_token gives it as a form field, a link parameter or
+ * plain; check_token compares the request's "token" with it and ends the request when they
+ * differ (WHMCS prints "Invalid CSRF Protection Token" and stops; here: an exception).
+ */
+final class WhmcsSession
+{
+    public static string $token = '';
+
+    public static function token(): string
+    {
+        if (self::$token === '') {
+            self::$token = bin2hex(random_bytes(20));
+        }
+        return self::$token;
+    }
+}
+
+function generate_token(string $type = 'form'): string
+{
+    $t = WhmcsSession::token();
+    return match ($type) {
+        'plain' => $t,
+        'link' => '&token=' . $t,
+        default => '<input type="hidden" name="token" value="' . $t . '" />',
+    };
+}
+
+function check_token(string $namespace = 'WHMCS.default'): void
+{
+    $sent = $_POST['token'] ?? $_GET['token'] ?? '';
+    if ($namespace !== 'WHMCS.default' || !is_string($sent) || !hash_equals(WhmcsSession::token(), $sent)) {
+        throw new RuntimeException('Invalid CSRF Protection Token');
+    }
+}
+
+/**
+ * Runs $fn as WHMCS would while serving one request of the client area: the method, the query
+ * and the posted form; PHP's request globals are restored afterwards.
+ */
+function asRequest(string $method, array $post, callable $fn, array $get = []): mixed
+{
+    $saved = [$_SERVER['REQUEST_METHOD'] ?? null, $_POST, $_GET];
+    $_SERVER['REQUEST_METHOD'] = $method;
+    $_POST = $post;
+    $_GET = $get;
+    try {
+        return $fn();
+    } finally {
+        [$m, $_POST, $_GET] = $saved;
+        if ($m === null) {
+            unset($_SERVER['REQUEST_METHOD']);
+        } else {
+            $_SERVER['REQUEST_METHOD'] = $m;
+        }
+    }
+}
+
+/**
+ * Renders one of the module's templates with Smarty, the template engine WHMCS renders them
+ * with (Debian: apt-get install smarty4, or smarty3), given the variables WHMCS would assign:
+ * the module's own, and WHMCS's CSRF $token.
+ */
+function render(string $template, array $vars): string
+{
+    static $loaded = false;
+    if (!$loaded) {
+        $found = false;
+        foreach (['/usr/share/php/smarty4/bootstrap.php', '/usr/share/php/smarty3/bootstrap.php',
+            '/usr/share/php/smarty3/Smarty.class.php'] as $f) {
+            if (is_file($f)) {
+                require_once $f;
+                $found = true;
+                break;
+            }
+        }
+        check($found, 'Smarty is not installed (Debian: apt-get install smarty4)');
+        $loaded = true;
+    }
+    $s = new Smarty();
+    $dir = sys_get_temp_dir() . '/pvebill-smarty-' . getmypid();
+    $s->setCompileDir($dir);
+    $s->setCacheDir($dir);
+    $s->setTemplateDir(__DIR__ . '/../modules/servers/pvebill');
+    $s->assign('token', generate_token('plain'));
+    foreach ($vars as $k => $v) {
+        $s->assign($k, $v);
+    }
+    $file = str_ends_with($template, '.tpl') ? $template : $template . '.tpl';
+    return $s->fetch($file);
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 
 use Pvebill\Client;
 use Pvebill\FileAttemptStore;
+use Pvebill\Lang;
 use Pvebill\Module;
 use Pvebill\Response;
 use Pvebill\Text;
@@ -84,27 +85,33 @@ test('monitoring: unknown is "Not available", never zero; known zero stays zero'
     $nulls = ['cpu' => null, 'memory_bytes' => null, 'memory_max_bytes' => null, 'disk_bytes' => null, 'disk_max_bytes' => null,
         'swap_bytes' => null, 'swap_max_bytes' => null, 'netin_bytes' => null, 'netout_bytes' => null,
         'uptime_seconds' => null, 'guest_agent' => null];
-    $v = Module::serviceVars(['state' => 'active', 'power' => 'unknown', 'guest_type' => 'container', 'ip_addresses' => [], 'monitoring' => $nulls]);
-    foreach ($v['monitoring'] as $label => $text) {
-        eq(Text::NOT_AVAILABLE, $text, $label);
+    $v = Module::serviceVars(['state' => 'active', 'power' => 'unknown', 'guest_type' => 'container',
+        'ip_addresses' => [], 'monitoring' => $nulls]);
+    foreach ($v['monitoring'] as $key => $row) {
+        eq(Text::NOT_AVAILABLE, $row['value'], $key);
     }
-    eq(Text::NOT_AVAILABLE, $v['service']['Power'], 'power unknown');
-    eq(Text::NOT_AVAILABLE, $v['service']['IP addresses'], 'no addresses');
+    eq(Text::NOT_AVAILABLE, $v['service']['power']['value'], 'power unknown');
+    eq(Text::NOT_AVAILABLE, $v['service']['ip_addresses']['value'], 'no addresses');
     $known = ['cpu' => 0.25, 'memory_bytes' => 536870912, 'memory_max_bytes' => 2147483648, 'netin_bytes' => 0,
         'uptime_seconds' => 90061, 'guest_agent' => true] + $nulls;
     $v = Module::serviceVars(['state' => 'active', 'power' => 'running', 'guest_type' => 'vm', 'monitoring' => $known]);
-    eq('25.0 %', $v['monitoring']['CPU'], 'cpu');
-    eq('512 MiB of 2.0 GiB', $v['monitoring']['Memory'], 'memory');
-    eq('0 B', $v['monitoring']['Network in'], 'a known zero');
-    eq('1d 1h 1m', $v['monitoring']['Uptime'], 'uptime');
-    eq('Yes', $v['monitoring']['Guest agent'], 'agent');
-});
-
-test('language: WHMCS names map to pvebill\'s nine, others to English', function (): void {
-    eq('de', Text::language(['clientsdetails' => ['language' => 'German']]), 'german');
-    eq('pt', Text::language(['clientsdetails' => ['language' => 'portuguese-br']]), 'portuguese');
-    eq('en', Text::language(['clientsdetails' => ['language' => 'swedish']]), 'fallback');
-    eq('en', Text::language([]), 'none');
+    $value = static fn (string $k): string => $v['monitoring'][$k]['value'];
+    eq('25.0 %', $value('cpu'), 'cpu');
+    eq('512 MiB of 2.0 GiB', $value('memory'), 'memory');
+    eq('0 B', $value('network_in'), 'a known zero');
+    eq('1d 1h 1m', $value('uptime'), 'uptime');
+    eq('Yes', $value('guest_agent'), 'agent');
+    eq(['Active', 'Running', 'Virtual machine'], [$v['service']['status']['value'], $v['service']['power']['value'],
+        $v['service']['guest_type']['value']], 'service values');
+    $de = Module::serviceVars(['state' => 'suspended', 'power' => 'stopped', 'guest_type' => 'vm',
+        'monitoring' => $known], Lang::named('german'));
+    eq(['Gesperrt', 'Gestoppt', 'Virtuelle Maschine', '512 MiB von 2.0 GiB', 'Ja', 'Nicht verfügbar'],
+        [$de['service']['status']['value'], $de['service']['power']['value'], $de['service']['guest_type']['value'],
+        $de['monitoring']['memory']['value'], $de['monitoring']['guest_agent']['value'],
+        $de['monitoring']['disk']['value']], 'the same in German');
+    eq(['Status', 'Arbeitsspeicher'], [$de['service']['status']['label'], $de['monitoring']['memory']['label']], 'labels');
+    $new = Module::serviceVars(['state' => 'hibernating', 'monitoring' => $nulls]);
+    eq('hibernating', $new['service']['status']['value'], 'a state without a text is shown as pvebill says it');
 });
 
 test('wait budget stays below PHP\'s time limit', function (): void {
@@ -135,6 +142,14 @@ test('MetaData, ConfigOptions and the button arrays', function (): void {
     $meta = pvebill_MetaData();
     eq(true, $meta['RequiresServer'], 'RequiresServer');
     eq(['Plan', 'Guest type', 'Operating system'], array_keys(pvebill_ConfigOptions()), 'configoption1..3');
+    eq(['Start', 'Stop', 'Shut down', 'Reboot', 'Open console', 'Reinstall: preview', 'Reinstall: apply'],
+        array_keys(pvebill_AdminCustomButtonArray()), 'admin buttons in the admin\'s language (English)');
+    $_SESSION['adminlang'] = 'french';
+    try {
+        eq(['Démarrer', 'Arrêter'], array_slice(array_keys(pvebill_AdminCustomButtonArray()), 0, 2), 'in French');
+    } finally {
+        unset($_SESSION['adminlang']);
+    }
     eq(['plan', 'container', 'vm', 'option'], array_keys(pvebill_ConfigOptions()['Guest type']['Options']), 'guest type choices');
     foreach (pvebill_AdminCustomButtonArray() + pvebill_ClientAreaAllowedFunctions() as $label => $fn) {
         check(function_exists('pvebill_' . $fn), "button $label calls pvebill_$fn, which must exist");
@@ -155,14 +170,24 @@ test('client area buttons follow the plan\'s capabilities of the guest type', fu
         'vm' => ['start' => ['available' => true], 'backup' => ['available' => true]],
     ]];
     $b = Module::buttons($p, $plan, 'container');
-    eq(['Start', 'Stop', 'Shutdown', 'Reboot', 'Reinstall', 'Snapshots'], array_column($b, 'label'), 'refused for good: hidden');
-    eq([null, null, null, null, null, 'Speicher unbekannt.'], array_column($b, 'reason'), 'refused for now: disabled, with the reason');
-    eq('clientarea.php?action=productdetails&id=42&modop=custom&a=Start', $b[0]['href'], 'button link');
+    eq(['Start', 'Stop', 'Shut down', 'Reboot', 'Reinstall', 'Snapshots'], array_column($b, 'label'),
+        'refused for good: hidden');
+    eq([null, null, null, null, null, 'Speicher unbekannt.'], array_column($b, 'reason'),
+        'refused for now: disabled, with the reason');
+    eq(['clientarea.php?action=productdetails&id=42&modop=custom&a=Power', 'post', 'start'],
+        [$b[0]['href'], $b[0]['method'], $b[0]['power']], 'a power button posts to Power');
+    eq(['post', 'post', 'post', 'post', 'link', 'link'], array_column($b, 'method'), 'what changes something is posted');
+    eq(['btn btn-primary', 'btn btn-danger', 'btn btn-outline-secondary'], [$b[0]['class'], $b[1]['class'],
+        $b[2]['class']], 'Bootstrap 4 classes');
     eq(['Start', 'Backups'], array_column(Module::buttons($p, $plan, 'vm'), 'label'), 'the other guest type: its own set');
     $all = Module::buttons($p, null, 'container');
-    eq(array_column(Module::BUTTONS, 0), array_column($all, 'label'), 'plan unknown: every button, refused when pressed');
-    eq([true, Module::consoleLink($p, false)], [$all[4]['new_tab'], $all[4]['href']], 'the console opens in a new tab');
-    eq(array_column(Module::BUTTONS, 1), array_values(pvebill_ClientAreaAllowedFunctions()), 'every button\'s function is allowed');
+    eq(count(Module::BUTTONS), count($all), 'plan unknown: every button, refused when pressed');
+    eq([true, Module::consoleLink($p, false), 'post'], [$all[4]['new_tab'], $all[4]['href'], $all[4]['method']],
+        'the console is posted into a new tab');
+    eq(['Power', 'Console', 'Reinstall', 'Snapshots', 'Backups'], array_values(pvebill_ClientAreaAllowedFunctions()),
+        'the client area\'s functions: no GET-able Start, Stop, Shutdown or Reboot');
+    eq(['Starten', 'Stoppen', 'Herunterfahren', 'Neu starten', 'Konsole öffnen', 'Neu installieren', 'Snapshots', 'Backups'],
+        array_column(Module::buttons($p, null, 'container', Lang::named('german')), 'label'), 'labelled in German');
 });
 
 test('an unreachable server is a retry-safe error, not success', function (): void {
@@ -190,10 +215,18 @@ test('usage fields: unknown figures leave their columns alone; no allowance is W
 });
 
 test('backup rows: date in UTC, size for people, protection', function (): void {
-    $rows = Module::backupRows([['id' => 'vzdump-lxc-100-2026_01_31-02_00_05.tar.zst', 'created_at' => '2026-01-31T02:00:05Z',
-        'size_bytes' => 3 * 1048576, 'protected' => true, 'format' => 'tar.zst']]);
+    $rows = Module::backupRows([['id' => 'vzdump-lxc-100-2026_01_31-02_00_05.tar.zst',
+        'created_at' => '2026-01-31T02:00:05Z', 'size_bytes' => 3 * 1048576, 'protected' => true, 'format' => 'tar.zst']]);
     eq([['id' => 'vzdump-lxc-100-2026_01_31-02_00_05.tar.zst', 'created' => '2026-01-31 02:00 UTC', 'size' => '3.0 MiB',
         'protected' => true]], $rows, 'rows');
+    eq('Nicht verfügbar', Module::backupRows([['id' => 'x']], Lang::named('german'))[0]['created'], 'no time');
+});
+
+test('times: snapshots read like backups, in UTC whatever the offset pvebill gave', function (): void {
+    eq('2026-01-31 02:00 UTC', Text::time('2026-01-31T02:00:05Z'), 'UTC');
+    eq('2026-01-31 02:00 UTC', Text::time('2026-01-31T03:00:59+01:00'), 'an offset');
+    eq(Text::NOT_AVAILABLE, Text::time(''), 'none');
+    eq(Text::NOT_AVAILABLE, Text::time('yesterday-ish'), 'unreadable');
 });
 
 test('callback receiver: signature, timestamp window, event id, repeats', function (): void {

@@ -57,6 +57,7 @@ $_LANG['pvebill_used_of'] = '{used} of {max}';
 $_LANG['pvebill_range_day'] = 'Last day';
 $_LANG['pvebill_range_week'] = 'Last week';
 $_LANG['pvebill_range_month'] = 'Last month';
+$_LANG['pvebill_plan_limit'] = 'Plan limit {limit}';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'This form has expired or did not come from this page, so nothing was done. '

@@ -57,6 +57,7 @@ $_LANG['pvebill_used_of'] = '{used} sur {max}';
 $_LANG['pvebill_range_day'] = 'Dernier jour';
 $_LANG['pvebill_range_week'] = 'Dernière semaine';
 $_LANG['pvebill_range_month'] = 'Dernier mois';
+$_LANG['pvebill_plan_limit'] = 'Limite de l’offre : {limit}';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Ce formulaire a expiré ou ne provient pas de cette page : rien n’a été fait. Rechargez la page et réessayez.';

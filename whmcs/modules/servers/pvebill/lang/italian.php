@@ -57,6 +57,7 @@ $_LANG['pvebill_used_of'] = '{used} di {max}';
 $_LANG['pvebill_range_day'] = 'Ultimo giorno';
 $_LANG['pvebill_range_week'] = 'Ultima settimana';
 $_LANG['pvebill_range_month'] = 'Ultimo mese';
+$_LANG['pvebill_plan_limit'] = 'Limite del piano: {limit}';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Questo modulo è scaduto o non proviene da questa pagina, quindi non è stato fatto nulla. Ricarica la pagina e riprova.';

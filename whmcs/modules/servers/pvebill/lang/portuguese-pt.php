@@ -58,6 +58,7 @@ $_LANG['pvebill_used_of'] = '{used} de {max}';
 $_LANG['pvebill_range_day'] = 'Último dia';
 $_LANG['pvebill_range_week'] = 'Última semana';
 $_LANG['pvebill_range_month'] = 'Último mês';
+$_LANG['pvebill_plan_limit'] = 'Limite do plano: {limit}';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Este formulário expirou ou não veio desta página, por isso nada foi feito. Recarregue a página e tente novamente.';

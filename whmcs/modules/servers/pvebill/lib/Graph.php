@@ -35,8 +35,17 @@ final class Graph
      * @param ?float $limit the plan's limit in the unit, drawn as a dashed line (null: none)
      * @param int    $from  the period's start (unix seconds)
      * @param int    $to    its end
+     * @param string $limitLabel the limit's caption, {limit} standing for the limit's value
      */
-    public static function svg(string $title, string $unit, array $lines, ?float $limit, int $from, int $to): string
+    public static function svg(
+        string $title,
+        string $unit,
+        array $lines,
+        ?float $limit,
+        int $from,
+        int $to,
+        string $limitLabel = 'Plan limit {limit}'
+    ): string
     {
         $to = max($to, $from + 1);
         $top = self::top($lines, $limit, $unit);
@@ -62,7 +71,7 @@ final class Graph
             $out .= '<line class="limit" x1="' . self::LEFT . '" y1="' . $ly . '" x2="' . (self::WIDTH - self::RIGHT)
                 . '" y2="' . $ly . '" stroke="#c92a2a" stroke-width="1.5" stroke-dasharray="6 4"/>';
             $out .= '<text class="limit-label" x="' . (self::WIDTH - self::RIGHT) . '" y="' . self::n($y($limit) - 4)
-                . '" text-anchor="end" fill="#c92a2a">' . self::e('Plan limit ' . self::label($limit, $unit))
+                . '" text-anchor="end" fill="#c92a2a">' . self::e(strtr($limitLabel, ['{limit}' => self::label($limit, $unit)]))
                 . '</text>';
         }
         $known = 0;

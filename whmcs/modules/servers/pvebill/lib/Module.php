@@ -279,36 +279,39 @@ final class Module
      */
     public function clientArea(array $params, string $range = 'day'): array
     {
-        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => '', 'buttons' => []];
+        $lang = Lang::forClient($params);
+        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => '', 'buttons' => [],
+            'serviceid' => (int) ($params['serviceid'] ?? 0)];
         try {
             $c = $this->client($params);
             $r = $c->request('GET', self::servicePath($params), null, [], 20);
             if ($r->isProblem()) {
                 $vars['error'] = self::problemText($r);
             } else {
-                $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
+                $vars = self::serviceVars($r->json['service'] ?? [], $lang) + $vars;
                 $vars['error'] = null;
                 $vars['console_link'] = self::consoleLink($params, false);
                 $svc = $r->json['service'] ?? [];
                 // One plan request a page: its limits draw the graphs, its capabilities pick the buttons.
                 $plan = $this->planOf($c, (string) ($svc['plan'] ?? ''));
-                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''));
-                $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range);
+                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''), $lang);
+                $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range, null, $lang);
             }
         } catch (\Throwable $e) {
             $vars['error'] = self::unreachable($e);
         }
-        // One namespaced variable: the product details page has variables of its own.
+        // One namespaced variable: the product details page has variables of its own; the texts
+        // as WHMCS hands a module's language to its templates.
         return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl',
-            'templateVariables' => ['pvebill' => $vars]];
+            'templateVariables' => ['pvebill' => $vars, '_lang' => $lang->all()]];
     }
 
-    /** The graphs the client area shows: title, metrics drawn in it, and the plan field of its limit. */
+    /** The graphs the client area shows: title, metrics drawn in it (text keys), and the plan field of its limit. */
     private const GRAPHS = [
-        ['Memory', ['memory' => 'Memory'], 'memory_mib'],
-        ['Swap', ['swap' => 'Swap'], 'swap_mib'],
-        ['CPU', ['cpu' => 'CPU'], null],
-        ['Network', ['netin' => 'Received', 'netout' => 'Sent'], null],
+        ['memory', ['memory' => 'memory'], 'memory_mib'],
+        ['swap', ['swap' => 'swap'], 'swap_mib'],
+        ['cpu', ['cpu' => 'cpu'], null],
+        ['network', ['netin' => 'received', 'netout' => 'sent'], null],
     ];
 
     /**
@@ -319,7 +322,7 @@ final class Module
      */
     public function graphsHtml(Client $c, array $params, string $plan, string $range, ?int $now = null): string
     {
-        return $this->graphsForPlan($c, $params, $this->planOf($c, $plan) ?? [], $range, $now);
+        return $this->graphsForPlan($c, $params, $this->planOf($c, $plan) ?? [], $range, $now, Lang::forClient($params));
     }
 
     /** The plan $code as pvebill answers it (limits, capabilities), or null when it could not be read. */
@@ -333,19 +336,25 @@ final class Module
     }
 
     /**
-     * The client area's buttons and the capability each needs, in the order shown. The module
-     * functions they call are allowed by pvebill_ClientAreaAllowedFunctions.
+     * The client area's buttons: the text key of the label, the module function the button
+     * calls (allowed by pvebill_ClientAreaAllowedFunctions), the capability it needs, and how it
+     * is sent: "post" is a form with WHMCS's CSRF token (it changes something: the power actions,
+     * and the console, which opens a session), "link" a page that changes nothing until its own
+     * form is sent. The power buttons call Power with the action in the form, never a GET link.
      */
     public const BUTTONS = [
-        ['Start', 'Start', 'start'],
-        ['Stop', 'Stop', 'stop'],
-        ['Shutdown', 'Shutdown', 'shutdown'],
-        ['Reboot', 'Reboot', 'reboot'],
-        ['Open console', 'Console', 'console'],
-        ['Reinstall', 'Reinstall', 'reinstall'],
-        ['Snapshots', 'Snapshots', 'snapshot'],
-        ['Backups', 'Backups', 'backup'],
+        ['start', 'Power', 'start', 'post'],
+        ['stop', 'Power', 'stop', 'post'],
+        ['shutdown', 'Power', 'shutdown', 'post'],
+        ['reboot', 'Power', 'reboot', 'post'],
+        ['console', 'Console', 'console', 'post'],
+        ['reinstall', 'Reinstall', 'reinstall', 'link'],
+        ['snapshots', 'Snapshots', 'snapshot', 'link'],
+        ['backups', 'Backups', 'backup', 'link'],
     ];
+
+    /** Bootstrap 4 classes of the buttons (WHMCS's "Twenty-One" theme): the ordinary start, the hard stop. */
+    private const BUTTON_CLASSES = ['start' => 'btn btn-primary', 'stop' => 'btn btn-danger'];
 
     /**
      * The client area's buttons for a service of guest type $guestType on $plan: a capability
@@ -354,13 +363,15 @@ final class Module
      * Without the plan's capabilities (pvebill could not be asked) every button is shown and a
      * refusal comes when it is pressed.
      *
-     * @return list<array{label: string, href: string, new_tab: bool, reason: ?string}>
+     * @return list<array{label: string, href: string, method: string, power: ?string, class: string,
+     *     new_tab: bool, reason: ?string}>
      */
-    public static function buttons(array $params, ?array $plan, string $guestType): array
+    public static function buttons(array $params, ?array $plan, string $guestType, ?Lang $lang = null): array
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $caps = $plan['capabilities'][$guestType] ?? null;
         $out = [];
-        foreach (self::BUTTONS as [$label, $fn, $cap]) {
+        foreach (self::BUTTONS as [$key, $fn, $cap, $method]) {
             $reason = null;
             if (is_array($caps)) {
                 $c = $caps[$cap] ?? null;
@@ -371,32 +382,60 @@ final class Module
                     $reason = (string) ($c['reason'] ?? '');
                 }
             }
-            $href = $fn === 'Console' ? self::consoleLink($params, false)
-                : 'clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
-                    . '&modop=custom&a=' . $fn;
-            $out[] = ['label' => $label, 'href' => $href, 'new_tab' => $fn === 'Console', 'reason' => $reason];
+            $out[] = ['label' => $lang->t($key), 'href' => self::customLink($params, $fn), 'method' => $method,
+                'power' => $fn === 'Power' ? $cap : null, 'class' => self::BUTTON_CLASSES[$key] ?? 'btn btn-outline-secondary',
+                'new_tab' => $fn === 'Console', 'reason' => $reason];
         }
         return $out;
     }
 
-    /** The usage graphs (graphsHtml) drawn with the limits of $plan, the plan object pvebill answered. */
-    private function graphsForPlan(Client $c, array $params, array $limits, string $range, ?int $now = null): string
+    /** The client area's address of one of the module's functions (its pages and forms). */
+    public static function customLink(array $params, string $fn): string
     {
+        return self::overviewLink($params) . '&modop=custom&a=' . $fn;
+    }
+
+    /** The service's overview page in the client area. */
+    public static function overviewLink(array $params): string
+    {
+        return 'clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0);
+    }
+
+    /**
+     * The breadcrumb of one of the module's client-area pages: the service's overview, then the
+     * page; every link names the service (&id=).
+     *
+     * @return array<string,string>
+     */
+    private static function breadcrumb(array $params, Lang $lang, string $fn, string $key): array
+    {
+        return [self::overviewLink($params) => $lang->t('overview'), self::customLink($params, $fn) => $lang->t($key)];
+    }
+
+    /** The usage graphs (graphsHtml) drawn with the limits of $plan, the plan object pvebill answered. */
+    private function graphsForPlan(
+        Client $c,
+        array $params,
+        array $limits,
+        string $range,
+        ?int $now,
+        Lang $lang
+    ): string {
         $range = isset(Graph::RANGES[$range]) ? $range : 'day';
         $to = $now ?? time();
         $from = $to - Graph::RANGES[$range];
         $e = static fn (string $s): string => htmlspecialchars($s, ENT_QUOTES | ENT_HTML5, 'UTF-8');
         $html = '<div class="pvebill-graphs"><p class="pvebill-ranges">';
         foreach (array_keys(Graph::RANGES) as $name) {
-            $label = 'Last ' . $name;
+            $label = $lang->t('range_' . $name);
             $html .= $name === $range ? '<strong>' . $e($label) . '</strong> '
-                : '<a href="' . $e('clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
-                    . '&pvebill_range=' . $name) . '">' . $e($label) . '</a> ';
+                : '<a href="' . $e(self::overviewLink($params) . '&pvebill_range=' . $name) . '">' . $e($label) . '</a> ';
         }
         $html .= '</p>';
         $query = '&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $from)) . '&to='
             . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $to)) . '&points=' . Graph::POINTS;
-        foreach (self::GRAPHS as [$title, $metrics, $limitField]) {
+        foreach (self::GRAPHS as [$titleKey, $metrics, $limitField]) {
+            $title = $lang->t($titleKey);
             $lines = [];
             $unit = '';
             foreach ($metrics as $metric => $label) {
@@ -408,42 +447,67 @@ final class Module
                 }
                 $series = $r->json['series'] ?? [];
                 $unit = (string) ($series['unit'] ?? '');
-                $lines[] = ['label' => $label, 'points' => Graph::points($series)];
+                $lines[] = ['label' => $lang->t($label), 'points' => Graph::points($series)];
             }
             $mib = $limitField === null ? null : ($limits[$limitField] ?? null);
             $limit = is_int($mib) && $mib > 0 ? (float) $mib * 1048576 : null;
-            $svg = Graph::svg($title . ', last ' . $range, $unit, $lines, $limit, $from, $to);
+            $svg = Graph::svg($title . ' · ' . $lang->t('range_' . $range), $unit, $lines, $limit, $from, $to,
+                $lang->t('plan_limit', ['limit' => '{limit}']));
             $html .= '<figure class="pvebill-graph">' . $svg . '</figure>';
         }
         return $html . '</div>';
     }
 
-    /** @return array{service: array<string,string>, monitoring: array<string,string>} */
-    public static function serviceVars(array $s): array
+    /**
+     * The overview's two tables, each row keyed by its text key (status, cpu, …) with the label
+     * and the value in the customer's language; "Not available" where pvebill has no figure.
+     *
+     * @return array{service: array<string,array{label: string, value: string}>,
+     *     monitoring: array<string,array{label: string, value: string}>}
+     */
+    public static function serviceVars(array $s, ?Lang $lang = null): array
     {
+        $l = $lang ?? Lang::named(Lang::FALLBACK);
         $m = $s['monitoring'] ?? [];
         $get = static fn (string $k) => $m[$k] ?? null;
         $ips = $s['ip_addresses'] ?? [];
+        $na = $l->t('not_available');
+        $state = (string) ($s['state'] ?? '');
+        $power = (string) ($s['power'] ?? 'unknown');
+        $rows = static function (array $values) use ($l): array {
+            $out = [];
+            foreach ($values as $key => $value) {
+                $out[$key] = ['label' => $l->t($key), 'value' => $value];
+            }
+            return $out;
+        };
         return [
-            'service' => [
-                'Status' => (string) ($s['state'] ?? Text::NOT_AVAILABLE),
-                'Power' => ($s['power'] ?? 'unknown') === 'unknown' ? Text::NOT_AVAILABLE : (string) $s['power'],
-                'Hostname' => (string) ($s['hostname'] ?? ''),
-                'Guest type' => ($s['guest_type'] ?? '') === 'vm' ? 'Virtual machine' : 'Container',
-                'Plan' => (string) ($s['plan'] ?? ''),
-                'IP addresses' => $ips === [] ? Text::NOT_AVAILABLE : implode(', ', $ips),
-            ],
-            'monitoring' => [
-                'CPU' => Text::percent($get('cpu') === null ? null : (float) $get('cpu')),
-                'Memory' => Text::usedOf($get('memory_bytes'), $get('memory_max_bytes')),
-                'Disk' => Text::usedOf($get('disk_bytes'), $get('disk_max_bytes')),
-                'Swap' => Text::usedOf($get('swap_bytes'), $get('swap_max_bytes')),
-                'Network in' => Text::bytes($get('netin_bytes')),
-                'Network out' => Text::bytes($get('netout_bytes')),
-                'Uptime' => Text::duration($get('uptime_seconds')),
-                'Guest agent' => Text::yesNo($get('guest_agent')),
-            ],
+            'service' => $rows([
+                'status' => $state === '' ? $na : self::word($l, 'state_' . $state, $state),
+                'power' => $power === 'unknown' ? $na : self::word($l, 'power_' . $power, $power),
+                'hostname' => (string) ($s['hostname'] ?? ''),
+                'guest_type' => $l->t(($s['guest_type'] ?? '') === 'vm' ? 'vm' : 'container'),
+                'plan' => (string) ($s['plan'] ?? ''),
+                'ip_addresses' => $ips === [] ? $na : implode(', ', $ips),
+            ]),
+            'monitoring' => $rows([
+                'cpu' => Text::percent($get('cpu') === null ? null : (float) $get('cpu'), $l),
+                'memory' => Text::usedOf($get('memory_bytes'), $get('memory_max_bytes'), $l),
+                'disk' => Text::usedOf($get('disk_bytes'), $get('disk_max_bytes'), $l),
+                'swap' => Text::usedOf($get('swap_bytes'), $get('swap_max_bytes'), $l),
+                'network_in' => Text::bytes($get('netin_bytes'), $l),
+                'network_out' => Text::bytes($get('netout_bytes'), $l),
+                'uptime' => Text::duration($get('uptime_seconds'), $l),
+                'guest_agent' => Text::yesNo($get('guest_agent'), $l),
+            ]),
         ];
+    }
+
+    /** The text of $key, or $raw when there is none (a value pvebill added since). */
+    private static function word(Lang $l, string $key, string $raw): string
+    {
+        $t = $l->t($key);
+        return $t === 'pvebill_' . $key ? $raw : $t;
     }
 
     // ---- backups (R42) -----------------------------------------------------------------------
@@ -456,44 +520,74 @@ final class Module
      */
     public function clientBackups(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
         $vars = ['error' => null, 'message' => null, 'backups' => [], 'restore' => null, 'mounts' => [],
             'snapshots' => [], 'blockers' => []];
         $step = (string) ($input['step'] ?? '');
         if ($step === 'restore') {
             // The confirmation step: what the restore erases, and a form that applies exactly that.
-            $vars = $this->restorePreviewVars($params, (string) ($input['backup_id'] ?? ''), $vars);
+            $vars = $this->restorePreviewVars($params, (string) ($input['backup_id'] ?? ''), $vars, $lang);
         }
         $res = match ($step) {
             'create' => $this->mutate($params, 'backup', self::servicePath($params, '/backups'), []),
             'delete' => $this->deleteBackup($params, (string) ($input['backup_id'] ?? '')),
             'restore_confirm' => ($input['confirm'] ?? '') === '1'
                 ? $this->applyRestore($params, (string) ($input['intent_id'] ?? ''))
-                : 'Tick the box to confirm that the data marked "Erased" will be replaced by the backup.',
+                : $lang->t('restore_tick'),
             default => null,
         };
         if ($res === 'success') {
-            $vars['message'] = self::BACKUP_DONE[$step];
+            $vars['message'] = $lang->t(self::BACKUP_DONE[$step]);
         } elseif ($res !== null) {
             $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
         }
-        $list = $this->backupList($params);
+        $list = $this->backupList($params, $lang);
         $vars['backups'] = $list['backups'];
         $vars['error'] ??= $list['error'];
-        return ['pagetitle' => 'Backups', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Backups'],
-            'templatefile' => 'templates/backups', 'requirelogin' => true, 'vars' => $vars];
+        return self::customPage($params, $lang, 'Backups', 'backups', $vars);
     }
 
+    /**
+     * A page of the module in the client area: title and breadcrumb in the customer's language,
+     * the template of $fn, the service's id and the texts for the template.
+     */
+    private static function customPage(array $params, Lang $lang, string $fn, string $key, array $vars): array
+    {
+        $vars['serviceid'] = (int) ($params['serviceid'] ?? 0);
+        $vars['_lang'] = $lang->all();
+        $vars += ['refused' => false];
+        return ['pagetitle' => $lang->t($key), 'breadcrumb' => self::breadcrumb($params, $lang, $fn, $key),
+            'templatefile' => 'templates/' . strtolower($fn), 'requirelogin' => true, 'vars' => $vars];
+    }
+
+    /**
+     * A client-area page refused before anything was sent: its form did not come as a POST with
+     * WHMCS's CSRF token. The page says so in the customer's language and shows nothing else
+     * (listing what the page lists would ask pvebill).
+     */
+    public static function refusedPage(array $params, string $fn): array
+    {
+        $lang = Lang::forClient($params);
+        $key = strtolower($fn);
+        $vars = ['error' => $lang->t('token_invalid'), 'message' => null, 'refused' => true];
+        if ($fn === 'Console') {
+            return self::consolePage($params, $vars['error']);
+        }
+        return self::customPage($params, $lang, $fn, $key, $vars);
+    }
+
+    /** The text keys of a backup step's success. */
     private const BACKUP_DONE = [
-        'create' => 'The backup has been made.',
-        'delete' => 'The backup has been deleted.',
-        'restore_confirm' => 'The server has been restored from the backup.',
+        'create' => 'backup_created',
+        'delete' => 'backup_deleted',
+        'restore_confirm' => 'backup_restored',
     ];
 
     /** The restore preview of a backup into the page's variables (R43). */
-    private function restorePreviewVars(array $params, string $backupId, array $vars): array
+    private function restorePreviewVars(array $params, string $backupId, array $vars, Lang $lang): array
     {
         if ($backupId === '') {
-            $vars['error'] = 'pvebill: no backup was chosen';
+            $vars['error'] = $lang->t('no_backup_chosen');
             return $vars;
         }
         $res = $this->previewIntent($params, 'restore', ['backup_id' => $backupId]);
@@ -504,13 +598,14 @@ final class Module
         $intent = $res['intent'];
         $vars['restore'] = ['id' => (string) ($intent['id'] ?? ''), 'state' => (string) ($intent['state'] ?? ''),
             'backup_id' => (string) ($intent['backup_id'] ?? $backupId)];
-        $vars['mounts'] = self::mountRows($intent);
+        $vars['restore']['title'] = $lang->t('restore_title', ['backup' => $vars['restore']['backup_id']]);
+        $vars['mounts'] = self::mountRows($intent, $lang);
         $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
         foreach ($intent['blockers'] ?? [] as $b) {
             $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
         }
         if (($intent['state'] ?? '') === 'preview_pending') {
-            $vars['message'] = 'pvebill is still preparing the restore preview. Reload this page in a moment.';
+            $vars['message'] = $lang->t('restore_pending');
         }
         return $vars;
     }
@@ -546,7 +641,7 @@ final class Module
     }
 
     /** @return array{backups: list<array<string,string|bool>>, error: ?string} the list, oldest first */
-    public function backupList(array $params): array
+    public function backupList(array $params, ?Lang $lang = null): array
     {
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/backups'), null, [], 30);
@@ -556,35 +651,48 @@ final class Module
         if ($r->isProblem()) {
             return ['backups' => [], 'error' => self::problemText($r)];
         }
-        return ['backups' => self::backupRows($r->json['backups'] ?? []), 'error' => null];
+        return ['backups' => self::backupRows($r->json['backups'] ?? [], $lang), 'error' => null];
     }
 
-    /** Deletes one of the service's backups: "success", or pvebill's translated refusal. */
+    /**
+     * Deletes one of the service's backups: "success", or pvebill's translated refusal. pvebill
+     * answers 204 once the archive is gone, or 202 with a backup_delete operation, which is
+     * followed like every other within the budget (docs/api.md, Backups).
+     */
     public function deleteBackup(array $params, string $backupId): string
     {
         if ($backupId === '') {
-            return 'pvebill: no backup was chosen';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_backup_chosen');
         }
         $path = self::servicePath($params, '/backups/' . rawurlencode($backupId));
+        $sid = self::serviceId($params);
+        $deadline = microtime(true) + $this->waitBudget();
         try {
-            $r = $this->client($params)->request('DELETE', $path, null, [], 60);
+            $c = $this->client($params);
+            $r = $c->request('DELETE', $path, null, [], 60);
+            self::log('backup_delete', ['service_id' => $sid, 'backup_id' => $backupId], $r->body);
+            if ($r->isProblem()) {
+                return self::problemText($r);
+            }
+            $op = $r->json['operation'] ?? null;
+            if ($r->status === 204 || !is_array($op)) {
+                return 'success';
+            }
+            return $this->outcome($sid, 'backup_delete', $this->follow($c, $op, $deadline));
         } catch (\Throwable $e) {
             return self::unreachable($e);
         }
-        self::log('backup_delete', ['service_id' => self::serviceId($params), 'backup_id' => $backupId], $r->body);
-        return $r->isProblem() ? self::problemText($r) : 'success';
     }
 
     /** @return list<array<string,string|bool>> one row per backup, for people */
-    public static function backupRows(array $list): array
+    public static function backupRows(array $list, ?Lang $lang = null): array
     {
         $rows = [];
         foreach ($list as $b) {
-            $created = strtotime((string) ($b['created_at'] ?? ''));
             $rows[] = [
                 'id' => (string) ($b['id'] ?? ''),
-                'created' => $created === false ? Text::NOT_AVAILABLE : gmdate('Y-m-d H:i', $created) . ' UTC',
-                'size' => Text::bytes($b['size_bytes'] ?? null),
+                'created' => Text::time((string) ($b['created_at'] ?? ''), $lang),
+                'size' => Text::bytes($b['size_bytes'] ?? null, $lang),
                 'protected' => (bool) ($b['protected'] ?? false),
             ];
         }
@@ -624,10 +732,13 @@ final class Module
      * The "Open console" button's page when there is no console to open: the refusal, in the
      * client area's page frame. @return array<string,mixed>
      */
-    public static function consolePage(string $error): array
+    public static function consolePage(array $params, string $error): array
     {
-        return ['templatefile' => 'templates/console', 'breadcrumb' => ['#' => 'Console'],
-            'vars' => ['pvebill' => ['error' => $error]]];
+        $lang = Lang::forClient($params);
+        return ['pagetitle' => $lang->t('console'), 'templatefile' => 'templates/console',
+            'breadcrumb' => self::breadcrumb($params, $lang, 'Console', 'console'),
+            'vars' => ['pvebill' => ['error' => $error], '_lang' => $lang->all(),
+                'serviceid' => (int) ($params['serviceid'] ?? 0)]];
     }
 
     // ---- reinstall (two phases) -------------------------------------------------------------
@@ -665,20 +776,22 @@ final class Module
     /** Admin service tab: the latest reinstall intent with every mount's fate. @return array<string,string> */
     public function adminServicesTabFields(array $params): array
     {
+        $lang = Lang::forAdmin();
+        $tab = $lang->t('admin_tab_reinstall');
         try {
-            $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
+            $r = $this->client($params, $lang)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
-            return ['pvebill reinstall' => htmlspecialchars(self::unreachable($e))];
+            return [$tab => htmlspecialchars(self::unreachable($e))];
         }
-        $console = ['pvebill console' => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
-            . '" target="_blank" rel="noopener">Open console</a>'];
+        $console = [$lang->t('admin_tab_console') => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
+            . '" target="_blank" rel="noopener">' . htmlspecialchars($lang->t('console')) . '</a>'];
         if ($r->status === 404) {
-            return $console + ['pvebill reinstall' => 'No reinstall preview yet.'];
+            return $console + [$tab => htmlspecialchars($lang->t('admin_no_preview'))];
         }
         if ($r->isProblem()) {
-            return $console + ['pvebill reinstall' => htmlspecialchars(self::problemText($r))];
+            return $console + [$tab => htmlspecialchars(self::problemText($r))];
         }
-        return $console + ['pvebill reinstall' => self::intentHtml($r->json['intent'] ?? [])];
+        return $console + [$tab => self::intentHtml($r->json['intent'] ?? [], $lang)];
     }
 
     /**
@@ -703,44 +816,50 @@ final class Module
      */
     public function clientReinstall(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
+        $page = static fn (array $vars): array => self::customPage($params, $lang, 'Reinstall', 'reinstall', $vars);
         $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'snapshots' => [],
             'blockers' => [], 'done' => false];
-        $step = (string) ($input['step'] ?? '');
-        if ($step === 'confirm') {
-            $password = (string) ($input['root_password'] ?? '');
-            $intentId = (string) ($input['intent_id'] ?? '');
-            $invalid = match (true) {
-                ($input['confirm'] ?? '') !== '1'
-                    => 'Tick the box to confirm that the data marked "Erased" will be deleted.',
-                strlen($password) < 8 => 'Choose a root password of at least 8 characters.',
-                default => null,
-            };
-            if ($invalid !== null) {
-                // Show the same preview again: a new one would replace what the customer read.
-                $vars['error'] = $invalid;
-                return self::page($this->intentVars($params, $intentId, $vars));
-            }
-            $res = $this->apply($params, $intentId, $password);
-            if ($res === 'success') {
-                $vars['done'] = true;
-                $vars['message'] = 'The reinstall has finished. Log in with the new root password.';
-                self::storePassword($params, $password);
-            } else {
-                $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
-            }
-            return self::page($vars);
+        if ((string) ($input['step'] ?? '') === 'confirm') {
+            return $page($this->confirmReinstall($params, $input, $vars, $lang));
         }
         $os = trim((string) ($input['os'] ?? '')) ?: self::osOf($params);
         $res = $this->preview($params, $os);
         if ($res['error'] !== null) {
             $vars['error'] = $res['error'];
-            return self::page($vars);
+            return $page($vars);
         }
-        return self::page(self::withIntent($vars, $res['intent'], $os));
+        return $page(self::withIntent($vars, $res['intent'], $os, $lang));
+    }
+
+    /** Reinstall phase 2 from the page's form: checks the confirmation and the password, then applies. */
+    private function confirmReinstall(array $params, array $input, array $vars, Lang $lang): array
+    {
+        $password = (string) ($input['root_password'] ?? '');
+        $intentId = (string) ($input['intent_id'] ?? '');
+        $invalid = match (true) {
+            ($input['confirm'] ?? '') !== '1' => $lang->t('reinstall_tick'),
+            strlen($password) < 8 => $lang->t('password_short'),
+            default => null,
+        };
+        if ($invalid !== null) {
+            // Show the same preview again: a new one would replace what the customer read.
+            $vars['error'] = $invalid;
+            return $this->intentVars($params, $intentId, $vars, $lang);
+        }
+        $res = $this->apply($params, $intentId, $password);
+        if ($res === 'success') {
+            $vars['done'] = true;
+            $vars['message'] = $lang->t('reinstall_done');
+            self::storePassword($params, $password);
+        } else {
+            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+        }
+        return $vars;
     }
 
     /** The page's variables for an intent read by id (an error when it cannot be read). */
-    private function intentVars(array $params, string $intentId, array $vars): array
+    private function intentVars(array $params, string $intentId, array $vars, Lang $lang): array
     {
         try {
             $path = self::servicePath($params, '/reinstall/' . rawurlencode($intentId));
@@ -754,34 +873,30 @@ final class Module
             return $vars;
         }
         $os = (string) ($g->json['intent']['os'] ?? self::osOf($params));
-        return self::withIntent($vars, $g->json['intent'] ?? [], $os);
+        return self::withIntent($vars, $g->json['intent'] ?? [], $os, $lang);
     }
 
-    private static function withIntent(array $vars, array $intent, string $os): array
+    private static function withIntent(array $vars, array $intent, string $os, Lang $lang): array
     {
+        $na = $lang->t('not_available');
         $vars['intent'] = ['id' => $intent['id'] ?? '', 'state' => $intent['state'] ?? '', 'os' => $os,
-            'rootfs_current' => $intent['rootfs']['current_display'] ?? Text::NOT_AVAILABLE,
-            'rootfs_planned' => $intent['rootfs']['planned_display'] ?? Text::NOT_AVAILABLE];
-        $vars['mounts'] = self::mountRows($intent);
+            'rootfs_current' => $intent['rootfs']['current_display'] ?? $na,
+            'rootfs_planned' => $intent['rootfs']['planned_display'] ?? $na];
+        $vars['mounts'] = self::mountRows($intent, $lang);
         $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
         foreach ($intent['blockers'] ?? [] as $b) {
             $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
         }
         if (($intent['state'] ?? '') === 'preview_pending') {
-            $vars['message'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
+            $vars['message'] = $lang->t('reinstall_pending');
         }
         return $vars;
     }
 
-    private static function page(array $vars): array
-    {
-        return ['pagetitle' => 'Reinstall', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Reinstall'],
-            'templatefile' => 'templates/reinstall', 'requirelogin' => true, 'vars' => $vars];
-    }
-
     /** @return list<array<string,string>> one row per mount, labels spelled out */
-    public static function mountRows(array $intent): array
+    public static function mountRows(array $intent, ?Lang $lang = null): array
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $rows = [];
         foreach ($intent['mounts'] ?? [] as $mt) {
             $data = (string) ($mt['data'] ?? '');
@@ -791,21 +906,25 @@ final class Module
                 'path' => (string) ($mt['path'] ?? ''),
                 'volume' => (string) ($mt['volume'] ?? ''),
                 'data' => $data,
-                'data_label' => Text::DATA_LABELS[$data] ?? $data,
+                'data_label' => isset(Text::DATA_KEYS[$data]) ? $lang->t(Text::DATA_KEYS[$data]) : $data,
                 'mount_after' => $after,
-                'mount_after_label' => Text::MOUNT_LABELS[$after] ?? $after,
+                'mount_after_label' => isset(Text::MOUNT_KEYS[$after]) ? $lang->t(Text::MOUNT_KEYS[$after]) : $after,
             ];
         }
         return $rows;
     }
 
-    private static function intentHtml(array $intent): string
+    private static function intentHtml(array $intent, Lang $lang): string
     {
         $h = static fn ($s) => htmlspecialchars((string) $s, ENT_QUOTES);
-        $out = 'State: <strong>' . $h($intent['state'] ?? '') . '</strong> (intent ' . $h($intent['id'] ?? '') . ')';
-        $out .= '<table class="table table-condensed"><tr><th>Mount</th><th>Path</th><th>Volume</th><th>Data</th>'
-            . '<th>Afterwards</th></tr>';
-        foreach (self::mountRows($intent) as $r) {
+        $out = $h($lang->t('admin_state')) . ': <strong>' . $h($intent['state'] ?? '') . '</strong> (intent '
+            . $h($intent['id'] ?? '') . ')';
+        $out .= '<table class="table table-sm"><tr>';
+        foreach (['mount', 'path', 'volume', 'data', 'afterwards'] as $k) {
+            $out .= '<th>' . $h($lang->t($k)) . '</th>';
+        }
+        $out .= '</tr>';
+        foreach (self::mountRows($intent, $lang) as $r) {
             $out .= '<tr><td>' . $h($r['key']) . '</td><td>' . $h($r['path']) . '</td><td>' . $h($r['volume'])
                 . '</td><td>' . $h($r['data_label']) . '</td><td>' . $h($r['mount_after_label']) . '</td></tr>';
         }
@@ -908,29 +1027,31 @@ final class Module
      */
     public function clientSnapshots(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
         $vars = ['error' => null, 'message' => null, 'snapshots' => [], 'max' => 0];
         $step = (string) ($input['step'] ?? '');
         $name = trim((string) ($input['name'] ?? ''));
         $res = null;
         if ($step === 'rollback' && ($input['confirm'] ?? '') !== $name) {
-            $vars['error'] = 'Type the name of the snapshot exactly to confirm the rollback.';
+            $vars['error'] = $lang->t('rollback_mistyped');
         } elseif (in_array($step, ['create', 'delete', 'rollback'], true)) {
             $res = $this->snapshotAction($params, $step, $name, trim((string) ($input['description'] ?? '')));
         }
         if ($res === 'success') {
-            $vars['message'] = self::SNAPSHOT_DONE[$step];
+            $vars['message'] = $lang->t(self::SNAPSHOT_DONE[$step]);
         } elseif ($res !== null) {
             $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
         }
-        return ['pagetitle' => 'Snapshots', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Snapshots'],
-            'templatefile' => 'templates/snapshots', 'requirelogin' => true,
-            'vars' => $this->snapshotList($params, $vars)];
+        $vars = $this->snapshotList($params, $vars, $lang);
+        $vars['used'] = $lang->t('snapshots_used', ['count' => count($vars['snapshots']), 'max' => $vars['max']]);
+        return self::customPage($params, $lang, 'Snapshots', 'snapshots', $vars);
     }
 
+    /** The text keys of a snapshot step's success. */
     private const SNAPSHOT_DONE = [
-        'create' => 'The snapshot was taken.',
-        'delete' => 'The snapshot was deleted.',
-        'rollback' => 'The server was rolled back to the snapshot.',
+        'create' => 'snapshot_taken',
+        'delete' => 'snapshot_deleted',
+        'rollback' => 'snapshot_rolled_back',
     ];
 
     /** Takes, deletes or rolls back to a snapshot: "success", or pvebill's refusal. */
@@ -948,7 +1069,7 @@ final class Module
     }
 
     /** The list and the limit into the page's variables (an error when they cannot be read). */
-    private function snapshotList(array $params, array $vars): array
+    private function snapshotList(array $params, array $vars, Lang $lang): array
     {
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/snapshots'), null, [], 20);
@@ -964,7 +1085,8 @@ final class Module
         foreach ($r->json['snapshots'] ?? [] as $sn) {
             $vars['snapshots'][] = ['name' => (string) ($sn['name'] ?? ''),
                 'description' => (string) ($sn['description'] ?? ''),
-                'created_at' => (string) ($sn['created_at'] ?? '')];
+                'created_at' => (string) ($sn['created_at'] ?? ''),
+                'taken' => Text::time((string) ($sn['created_at'] ?? ''), $lang)];
         }
         return $vars;
     }
@@ -1129,9 +1251,10 @@ final class Module
 
     // ---- helpers ----------------------------------------------------------------------------
 
-    private function client(array $params): Client
+    /** The signed client, asking for pvebill's texts in $lang (the client's language by default). */
+    private function client(array $params, ?Lang $lang = null): Client
     {
-        return Client::fromParams($params, Text::language($params), $this->transport);
+        return Client::fromParams($params, ($lang ?? Lang::forClient($params))->code(), $this->transport);
     }
 
     /** pvebill's service id of a WHMCS service: "<API client id>-<WHMCS service id>". */
