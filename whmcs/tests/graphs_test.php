@@ -117,7 +117,8 @@ test('graphs: units are humanised (per cent, bytes per second) and every text is
     }
     eq('40 %', lastOf(svgTexts($d, 'y-tick')), 'top of a 37.4 % peak');
     eq(0, count(svgClass($d, 'limit')), 'no limit line without a limit');
-    eq(['Mon 1', 'Tue 2', 'Wed 3', 'Thu 4', 'Fri 5', 'Sat 6', 'Sun 7', 'Mon 8'], svgTexts($d, 'x-tick'), 'a week: one tick a day');
+    eq(['12-01', '12-02', '12-03', '12-04', '12-05', '12-06', '12-07', '12-08'], svgTexts($d, 'x-tick'),
+        'a week: one tick a day, as month-day numbers in every language');
 
     $net = [['label' => 'Received <b>', 'points' => [['t' => $t0, 'v' => 1536.0], ['t' => $t0 + 60, 'v' => 3000.0]]],
         ['label' => 'Sent', 'points' => [['t' => $t0, 'v' => null], ['t' => $t0 + 60, 'v' => null]]]];

@@ -9,7 +9,7 @@ declare(strict_types=1);
 
 use Pvebill\Module;
 
-const RENDER_SERVICE = 1020;
+const RENDER_SERVICE = 1030;
 
 function renderParams(string $language): array
 {
@@ -20,9 +20,8 @@ function renderParams(string $language): array
 /** The rendered page's visible text, whitespace folded. */
 function visibleText(string $html): string
 {
-    $d = new DOMDocument();
-    @$d->loadHTML('<?xml encoding="UTF-8"><body>' . $html . '</body>');
-    return trim((string) preg_replace('/\s+/u', ' ', $d->textContent));
+    $text = html_entity_decode(strip_tags(str_replace('<', ' <', $html)), ENT_QUOTES | ENT_HTML5, 'UTF-8');
+    return trim((string) preg_replace('/\s+/u', ' ', $text));
 }
 
 /** The forms of a rendered page: method, action and hidden fields. @return list<array<string,mixed>> */

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Afgelopen dag';
 $_LANG['pvebill_range_week'] = 'Afgelopen week';
 $_LANG['pvebill_range_month'] = 'Afgelopen maand';
 $_LANG['pvebill_plan_limit'] = 'Pakketlimiet {limit}';
+$_LANG['pvebill_no_data'] = 'Geen gegevens voor deze periode';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Dit formulier is verlopen of komt niet van deze pagina, dus er is niets gedaan. Laad de pagina opnieuw en probeer het nog eens.';

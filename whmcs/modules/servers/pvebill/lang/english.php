@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Last day';
 $_LANG['pvebill_range_week'] = 'Last week';
 $_LANG['pvebill_range_month'] = 'Last month';
 $_LANG['pvebill_plan_limit'] = 'Plan limit {limit}';
+$_LANG['pvebill_no_data'] = 'No data for this period';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'This form has expired or did not come from this page, so nothing was done. '

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Dernier jour';
 $_LANG['pvebill_range_week'] = 'Dernière semaine';
 $_LANG['pvebill_range_month'] = 'Dernier mois';
 $_LANG['pvebill_plan_limit'] = 'Limite de l’offre : {limit}';
+$_LANG['pvebill_no_data'] = 'Aucune donnée pour cette période';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Ce formulaire a expiré ou ne provient pas de cette page : rien n’a été fait. Rechargez la page et réessayez.';

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Letzter Tag';
 $_LANG['pvebill_range_week'] = 'Letzte Woche';
 $_LANG['pvebill_range_month'] = 'Letzter Monat';
 $_LANG['pvebill_plan_limit'] = 'Tarifgrenze {limit}';
+$_LANG['pvebill_no_data'] = 'Keine Daten für diesen Zeitraum';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Dieses Formular ist abgelaufen oder stammt nicht von dieser Seite, daher wurde nichts ausgeführt. Laden Sie die Seite neu und versuchen Sie es noch einmal.';

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Ultimo giorno';
 $_LANG['pvebill_range_week'] = 'Ultima settimana';
 $_LANG['pvebill_range_month'] = 'Ultimo mese';
 $_LANG['pvebill_plan_limit'] = 'Limite del piano: {limit}';
+$_LANG['pvebill_no_data'] = 'Nessun dato per questo periodo';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Questo modulo è scaduto o non proviene da questa pagina, quindi non è stato fatto nulla. Ricarica la pagina e riprova.';

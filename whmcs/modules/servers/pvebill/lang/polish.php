@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Ostatni dzień';
 $_LANG['pvebill_range_week'] = 'Ostatni tydzień';
 $_LANG['pvebill_range_month'] = 'Ostatni miesiąc';
 $_LANG['pvebill_plan_limit'] = 'Limit planu: {limit}';
+$_LANG['pvebill_no_data'] = 'Brak danych za ten okres';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Ten formularz wygasł lub nie pochodzi z tej strony, więc nic nie zostało zrobione. Odśwież stronę i spróbuj ponownie.';

@@ -59,6 +59,7 @@ $_LANG['pvebill_range_day'] = 'Último dia';
 $_LANG['pvebill_range_week'] = 'Última semana';
 $_LANG['pvebill_range_month'] = 'Último mês';
 $_LANG['pvebill_plan_limit'] = 'Limite do plano: {limit}';
+$_LANG['pvebill_no_data'] = 'Sem dados para este período';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Este formulário expirou ou não veio desta página, por isso nada foi feito. Recarregue a página e tente novamente.';

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Último día';
 $_LANG['pvebill_range_week'] = 'Última semana';
 $_LANG['pvebill_range_month'] = 'Último mes';
 $_LANG['pvebill_plan_limit'] = 'Límite del plan: {limit}';
+$_LANG['pvebill_no_data'] = 'No hay datos para este periodo';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Este formulario ha caducado o no procede de esta página, así que no se ha hecho nada. Vuelva a cargar la página e inténtelo de nuevo.';

@@ -58,6 +58,7 @@ $_LANG['pvebill_range_day'] = 'Son gün';
 $_LANG['pvebill_range_week'] = 'Son hafta';
 $_LANG['pvebill_range_month'] = 'Son ay';
 $_LANG['pvebill_plan_limit'] = 'Plan sınırı: {limit}';
+$_LANG['pvebill_no_data'] = 'Bu dönem için veri yok';
 
 // Forms.
 $_LANG['pvebill_token_invalid'] = 'Bu formun süresi doldu veya form bu sayfadan gelmedi; bu yüzden hiçbir işlem yapılmadı. Sayfayı yeniden yükleyip tekrar deneyin.';

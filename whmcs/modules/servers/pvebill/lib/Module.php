@@ -452,7 +452,7 @@ final class Module
             $mib = $limitField === null ? null : ($limits[$limitField] ?? null);
             $limit = is_int($mib) && $mib > 0 ? (float) $mib * 1048576 : null;
             $svg = Graph::svg($title . ' · ' . $lang->t('range_' . $range), $unit, $lines, $limit, $from, $to,
-                $lang->t('plan_limit', ['limit' => '{limit}']));
+                ['limit' => $lang->t('plan_limit', ['limit' => '{limit}']), 'no_data' => $lang->t('no_data')]);
             $html .= '<figure class="pvebill-graph">' . $svg . '</figure>';
         }
         return $html . '</div>';
