@@ -7,43 +7,7 @@
 declare(strict_types=1);
 
 use Pvebill\Module;
-
-/** The requests that could change something: all but reads and the read-only previews. */
-function changing(array $requests): array
-{
-    return array_values(array_filter($requests, static fn (array $r): bool => $r['method'] !== 'GET'
-        && !preg_match('#/preview(\?|$)#', $r['uri'])));
-}
-
-/**
- * The client area's state-changing forms: the module function and the posted fields.
- *
- * @return array<string, array{callable, array<string,string>}>
- */
-function clientForms(): array
-{
-    return [
-        'Power start' => ['pvebill_Power', ['power' => 'start']],
-        'Power stop' => ['pvebill_Power', ['power' => 'stop']],
-        'Power shutdown' => ['pvebill_Power', ['power' => 'shutdown']],
-        'Power reboot' => ['pvebill_Power', ['power' => 'reboot']],
-        'Console' => ['pvebill_Console', []],
-        'Backups create' => ['pvebill_Backups', ['step' => 'create']],
-        'Backups delete' => ['pvebill_Backups', ['step' => 'delete', 'backup_id' => 'vzdump-lxc-100-x.tar.zst']],
-        'Backups restore' => ['pvebill_Backups', ['step' => 'restore_confirm', 'intent_id' => 'i-1', 'confirm' => '1']],
-        'Snapshots create' => ['pvebill_Snapshots', ['step' => 'create', 'name' => 'before']],
-        'Snapshots delete' => ['pvebill_Snapshots', ['step' => 'delete', 'name' => 'before']],
-        'Snapshots rollback' => ['pvebill_Snapshots', ['step' => 'rollback', 'name' => 'before', 'confirm' => 'before']],
-        'Reinstall' => ['pvebill_Reinstall', ['step' => 'confirm', 'intent_id' => 'i-1', 'confirm' => '1',
-            'root_password' => 'New-root-pass-1']],
-    ];
-}
-
-/** The refusal text in the output of a module function (a string, or a page's error). */
-function refusal(mixed $out): string
-{
-    return is_string($out) ? $out : (string) ($out['vars']['error'] ?? $out['vars']['pvebill']['error'] ?? '');
-}
+use Pvebill\Tests\FakePvebill;
 
 test('CSRF: a GET, a POST without the token and one with a wrong token reach nothing (client area)', function (): void {
     $fake = new FakePvebill();
@@ -91,11 +55,18 @@ test('CSRF: with WHMCS\'s token the same forms reach pvebill', function (): void
         eq(['POST'], array_column($sent, 'method'), 'one request');
         contains($sent[0]['uri'], '/v1/services/whmcs-78/start?wait=', 'the start route');
         check(($sent[0]['headers']['idempotency-key'] ?? '') !== '', 'with its Idempotency-Key');
-        eq('pvebill: unknown power action', asRequest('POST', ['power' => 'destroy'] + $token,
-            static fn () => pvebill_Power($p)), 'an action that is not a power action');
+        eq('pvebill: unknown power action', asRequest(
+            'POST',
+            ['power' => 'destroy'] + $token,
+            static fn () => pvebill_Power($p)
+        ), 'an action that is not a power action');
         eq(1, count($fake->requests()), 'an unknown action sends nothing');
 
-        $fake->answer(409, ['code' => 'guest_not_running', 'detail' => 'The guest is not running.'], 'application/problem+json');
+        $fake->answer(
+            409,
+            ['code' => 'guest_not_running', 'detail' => 'The guest is not running.'],
+            'application/problem+json'
+        );
         $out = asRequest('POST', $token, static fn () => pvebill_Console($p));
         contains(refusal($out), '[guest_not_running]', 'Console');
         $fake->answer(202, ['operation' => ['id' => 'op-2', 'state' => 'succeeded', 'action' => 'backup']]);
@@ -108,7 +79,7 @@ test('CSRF: with WHMCS\'s token the same forms reach pvebill', function (): void
     }
 });
 
-test('CSRF: the templates post every state change with WHMCS\'s token; no GET link changes anything', function (): void {
+test('CSRF: the templates post every change with the token; no GET link changes anything', function (): void {
     $root = __DIR__ . '/../modules/servers/pvebill/templates/';
     foreach (['clientarea', 'backups', 'snapshots', 'reinstall'] as $t) {
         $tpl = (string) file_get_contents($root . $t . '.tpl');
@@ -117,7 +88,11 @@ test('CSRF: the templates post every state change with WHMCS\'s token; no GET li
         foreach ($m[0] as $form) {
             contains($form, 'method="post"', $t . ' form');
         }
-        eq($forms, substr_count($tpl, '<input type="hidden" name="token" value="{$token|escape}">'), $t . ': a token per form');
+        eq(
+            $forms,
+            substr_count($tpl, '<input type="hidden" name="token" value="{$token|escape}">'),
+            $t . ': a token per form'
+        );
         check(!preg_match('/href="[^"]*(step=|a=(Start|Stop|Shutdown|Reboot|Power))/', $tpl), $t . ': a changing link');
     }
 });

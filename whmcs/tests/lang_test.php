@@ -7,30 +7,14 @@
 declare(strict_types=1);
 
 use Pvebill\Lang;
-
-/** @return array<string, array<string,string>> every language file's texts, by WHMCS name */
-function langFiles(): array
-{
-    $out = [];
-    foreach (glob(Lang::dir() . '/*.php') ?: [] as $f) {
-        $out[basename($f, '.php')] = Lang::read(basename($f, '.php'));
-    }
-    ksort($out);
-    return $out;
-}
-
-/** @return list<string> the {placeholders} of a text, sorted */
-function placeholders(string $text): array
-{
-    preg_match_all('/\{[a-z_]+\}/', $text, $m);
-    $p = array_unique($m[0]);
-    sort($p);
-    return $p;
-}
+use Pvebill\Tests\FakePvebill;
 
 test('lang: english and pvebill\'s eight other languages, each a WHMCS language name', function (): void {
-    eq(['dutch', 'english', 'french', 'german', 'italian', 'polish', 'portuguese-pt', 'spanish', 'turkish'],
-        array_keys(langFiles()), 'language files');
+    eq(
+        ['dutch', 'english', 'french', 'german', 'italian', 'polish', 'portuguese-pt', 'spanish', 'turkish'],
+        array_keys(langFiles()),
+        'language files'
+    );
     $locales = array_map(static fn ($f) => basename($f, '.json'), glob(__DIR__ . '/../../i18n/locales/*.json') ?: []);
     sort($locales);
     $codes = array_values(array_unique(array_map(static fn ($n) => Lang::CODES[$n] ?? '?', array_keys(langFiles()))));
@@ -38,12 +22,16 @@ test('lang: english and pvebill\'s eight other languages, each a WHMCS language 
     eq($locales, $codes, 'one language file for each language pvebill speaks (i18n/locales)');
 });
 
-test('lang: every language file has exactly the keys of english.php, the same placeholders, no empty text', function (): void {
+test('lang: each file has exactly english.php\'s keys, the same placeholders, no empty text', function (): void {
     $en = Lang::read('english');
     check(count($en) > 50, 'english.php has ' . count($en) . ' texts');
     foreach (langFiles() as $name => $texts) {
         eq([], array_values(array_diff(array_keys($en), array_keys($texts))), $name . ': keys missing');
-        eq([], array_values(array_diff(array_keys($texts), array_keys($en))), $name . ': keys english.php does not have');
+        eq(
+            [],
+            array_values(array_diff(array_keys($texts), array_keys($en))),
+            $name . ': keys english.php does not have'
+        );
         foreach ($texts as $key => $text) {
             check(is_string($text) && trim($text) !== '', $name . ': ' . $key . ' is empty');
             check(str_starts_with($key, 'pvebill_'), $name . ': ' . $key . ' lacks the module\'s prefix');
@@ -84,7 +72,7 @@ test('lang: every text the templates and the module ask for is in english.php', 
     eq([], array_values(array_diff(array_unique($asked), array_keys($en))), 'texts asked for but missing');
 });
 
-test('lang: the client\'s language from WHMCS, else the session\'s, else English; Accept-Language follows', function (): void {
+test('lang: the client\'s language from WHMCS, else the session\'s, else English', function (): void {
     $l = Lang::forClient(['clientsdetails' => ['language' => 'German']]);
     eq(['german', 'de', 'Starten'], [$l->name(), $l->code(), $l->t('start')], 'the client\'s setting');
     $l = Lang::forClient(['clientsdetails' => ['language' => 'portuguese-br']]);
@@ -101,7 +89,11 @@ test('lang: the client\'s language from WHMCS, else the session\'s, else English
     }
     eq('en', Lang::forClient([])->code(), 'nothing: English');
     eq('Erstellt', Lang::named('german')->t('created'), 'a key');
-    eq('3 von 5 Snapshots belegt.', Lang::named('german')->t('snapshots_used', ['count' => 3, 'max' => 5]), 'placeholders');
+    eq(
+        '3 von 5 Snapshots belegt.',
+        Lang::named('german')->t('snapshots_used', ['count' => 3, 'max' => 5]),
+        'placeholders'
+    );
     eq('pvebill_no_such_text', Lang::named('german')->t('no_such_text'), 'a missing text shows its key');
 });
 

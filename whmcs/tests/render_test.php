@@ -9,49 +9,7 @@ declare(strict_types=1);
 
 use Pvebill\Module;
 
-const RENDER_SERVICE = 1030;
-
-function renderParams(string $language): array
-{
-    return whmcsParams(RENDER_SERVICE, ['configoption1' => 'flex-2g', 'configoption2' => 'container',
-        'clientsdetails' => ['language' => $language]]);
-}
-
-/** The rendered page's visible text, whitespace folded. */
-function visibleText(string $html): string
-{
-    $text = html_entity_decode(strip_tags(str_replace('<', ' <', $html)), ENT_QUOTES | ENT_HTML5, 'UTF-8');
-    return trim((string) preg_replace('/\s+/u', ' ', $text));
-}
-
-/** The forms of a rendered page: method, action and hidden fields. @return list<array<string,mixed>> */
-function formsOf(string $html): array
-{
-    $d = new DOMDocument();
-    @$d->loadHTML('<?xml encoding="UTF-8"><body>' . $html . '</body>');
-    $out = [];
-    foreach ($d->getElementsByTagName('form') as $f) {
-        $hidden = [];
-        foreach ($f->getElementsByTagName('input') as $in) {
-            if ($in->getAttribute('type') === 'hidden') {
-                $hidden[$in->getAttribute('name')] = $in->getAttribute('value');
-            }
-        }
-        $out[] = ['method' => $f->getAttribute('method'), 'action' => $f->getAttribute('action'), 'hidden' => $hidden];
-    }
-    return $out;
-}
-
-/** Every page of the module names the service in each breadcrumb link. */
-function assertBreadcrumb(array $page, string $what): void
-{
-    check(count($page['breadcrumb'] ?? []) >= 2, $what . ': a breadcrumb');
-    foreach (array_keys($page['breadcrumb']) as $link) {
-        contains($link, '&id=' . RENDER_SERVICE, $what . ' breadcrumb');
-    }
-}
-
-test('render: the overview in English and German, Bootstrap 4 buttons, power actions as forms with the token', function (): void {
+test('render: the overview in English and German, Bootstrap 4 buttons, power forms with the token', function (): void {
     eq('success', module()->createAccount(renderParams('english')), 'CreateAccount');
     $pages = [];
     foreach (['english', 'german'] as $lang) {
@@ -61,17 +19,23 @@ test('render: the overview in English and German, Bootstrap 4 buttons, power act
     }
     $en = visibleText($pages['english']);
     $de = visibleText($pages['german']);
-    foreach (['Start', 'Shut down', 'Reboot', 'Open console', 'Reinstall', 'Snapshots', 'Backups', 'Service', 'Monitoring',
-        'Usage', 'Status Active', 'Power Running', 'Guest type Container', 'Memory', 'Network in', 'Last day'] as $t) {
+    foreach (
+        ['Start', 'Shut down', 'Reboot', 'Open console', 'Reinstall', 'Snapshots', 'Backups', 'Service', 'Monitoring',
+        'Usage', 'Status Active', 'Power Running', 'Guest type Container', 'Memory', 'Network in', 'Last day'] as $t
+    ) {
         contains($en, $t, 'the English overview');
     }
-    foreach (['Starten', 'Stoppen', 'Herunterfahren', 'Neu starten', 'Konsole öffnen', 'Neu installieren', 'Snapshots',
+    foreach (
+        ['Starten', 'Stoppen', 'Herunterfahren', 'Neu starten', 'Konsole öffnen', 'Neu installieren', 'Snapshots',
         'Backups', 'Dienst', 'Überwachung', 'Nutzung', 'Status Aktiv', 'Betriebszustand Läuft', 'Gasttyp Container',
-        'Arbeitsspeicher', 'Netzwerk eingehend', 'Laufzeit', 'Letzter Tag', 'Woche'] as $t) {
+        'Arbeitsspeicher', 'Netzwerk eingehend', 'Laufzeit', 'Letzter Tag', 'Woche'] as $t
+    ) {
         contains($de, $t, 'the German overview');
     }
-    foreach (['Shut down', 'Reboot', 'Open console', 'Monitoring', 'Memory', 'Network in', 'Not available', 'Last day',
-        'Plan limit', 'Received'] as $t) {
+    foreach (
+        ['Shut down', 'Reboot', 'Open console', 'Monitoring', 'Memory', 'Network in', 'Not available', 'Last day',
+        'Plan limit', 'Received'] as $t
+    ) {
         check(!str_contains($de, $t), 'English "' . $t . '" on the German overview');
     }
     $html = $pages['german'];
@@ -89,10 +53,13 @@ test('render: the overview in English and German, Bootstrap 4 buttons, power act
         }
     }
     eq(['start', 'stop', 'shutdown', 'reboot'], $powers, 'the power buttons are forms');
-    check(!preg_match('/href="[^"]*a=(Start|Stop|Shutdown|Reboot|Power|Console)\b/', $html), 'no power or console link');
+    check(
+        !preg_match('/href="[^"]*a=(Start|Stop|Shutdown|Reboot|Power|Console)\b/', $html),
+        'no power or console link'
+    );
 });
 
-test('render: snapshots and backups in German around pvebill\'s German details; times alike; breadcrumbs with the id', function (): void {
+test('render: snapshots, backups in German around German details; times alike; breadcrumbs with id', function (): void {
     $de = renderParams('german');
     $m = module();
     $page = $m->clientSnapshots($de, ['step' => 'create', 'name' => 'vorher', 'description' => 'vor dem Update']);
@@ -100,21 +67,34 @@ test('render: snapshots and backups in German around pvebill\'s German details; 
     assertBreadcrumb($page, 'snapshots');
     eq('Snapshots', $page['pagetitle'], 'title');
     $text = visibleText(render($page['templatefile'], $page['vars']));
-    foreach (['1 von 2 Snapshots belegt.', 'Name', 'Beschreibung', 'Erstellt', 'Löschen', 'Zurücksetzen',
-        'Snapshot erstellen', 'Geben Sie zur Bestätigung seinen Namen ein'] as $t) {
+    foreach (
+        ['1 von 2 Snapshots belegt.', 'Name', 'Beschreibung', 'Erstellt', 'Löschen', 'Zurücksetzen',
+        'Snapshot erstellen', 'Geben Sie zur Bestätigung seinen Namen ein'] as $t
+    ) {
         contains($text, $t, 'the German snapshots page');
     }
-    check(preg_match('/vorher vor dem Update (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/', $text, $taken) === 1,
-        'the snapshot\'s time reads like a backup\'s: ' . $text);
+    check(
+        preg_match('/vorher vor dem Update (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/', $text, $taken) === 1,
+        'the snapshot\'s time reads like a backup\'s: ' . $text
+    );
 
     $bad = $m->clientSnapshots($de, ['step' => 'create', 'name' => 'has space']);
-    $direct = api('POST', '/v1/services/' . rawurlencode(sid(RENDER_SERVICE)) . '/snapshots', ['name' => 'has space'], 'de');
+    $direct = api(
+        'POST',
+        '/v1/services/' . rawurlencode(sid(RENDER_SERVICE)) . '/snapshots',
+        ['name' => 'has space'],
+        'de'
+    );
     eq(422, $direct->status, 'pvebill refuses the name');
     $text = visibleText(render($bad['templatefile'], $bad['vars']));
     contains($text, $direct->json['detail'], 'pvebill\'s German detail');
     contains($text, 'Snapshot erstellen', 'around German buttons');
-    check($direct->json['detail'] !== api('POST', '/v1/services/' . rawurlencode(sid(RENDER_SERVICE)) . '/snapshots',
-        ['name' => 'has space'], 'en')->json['detail'], 'the detail is German, not English');
+    check($direct->json['detail'] !== api(
+        'POST',
+        '/v1/services/' . rawurlencode(sid(RENDER_SERVICE)) . '/snapshots',
+        ['name' => 'has space'],
+        'en'
+    )->json['detail'], 'the detail is German, not English');
 
     $page = $m->clientBackups($de, ['step' => 'create']);
     eq([null, 'Das Backup wurde erstellt.'], [$page['vars']['error'], $page['vars']['message']], 'back up now');
@@ -132,16 +112,22 @@ test('render: snapshots and backups in German around pvebill\'s German details; 
 
     $page = $m->clientBackups($de, ['step' => 'restore', 'backup_id' => $page['vars']['backups'][0]['id']]);
     $text = visibleText(render($page['templatefile'], $page['vars']));
-    foreach (['wiederherstellen', 'Einhängepunkt', 'Gelöscht: alles auf diesem Volume wird gelöscht', 'Jetzt wiederherstellen',
-        'Diese Snapshots werden mit dem Server gelöscht: vorher'] as $t) {
+    foreach (
+        ['wiederherstellen', 'Einhängepunkt', 'Gelöscht: alles auf diesem Volume wird gelöscht',
+            'Jetzt wiederherstellen',
+        'Diese Snapshots werden mit dem Server gelöscht: vorher'] as $t
+    ) {
         contains($text, $t, 'the German restore step');
     }
 
     $page = $m->clientReinstall($de, []);
     assertBreadcrumb($page, 'reinstall');
     $text = visibleText(render($page['templatefile'], $page['vars']));
-    foreach (['Neu installieren', 'Betriebssystem', 'Neues Root-Passwort', 'Jetzt neu installieren',
-        'Mir ist bewusst, dass die als „Gelöscht“ markierten Daten und die aufgeführten Snapshots gelöscht werden.'] as $t) {
+    foreach (
+        ['Neu installieren', 'Betriebssystem', 'Neues Root-Passwort', 'Jetzt neu installieren',
+        'Mir ist bewusst, dass die als „Gelöscht“ markierten Daten und die aufgeführten Snapshots '
+        . 'gelöscht werden.'] as $t
+    ) {
         contains($text, $t, 'the German reinstall page');
     }
 

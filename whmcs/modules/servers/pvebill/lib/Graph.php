@@ -49,8 +49,7 @@ final class Graph
         int $from,
         int $to,
         array $words = []
-    ): string
-    {
+    ): string {
         $to = max($to, $from + 1);
         $top = self::top($lines, $limit, $unit);
         $w = self::WIDTH - self::LEFT - self::RIGHT;
@@ -75,7 +74,8 @@ final class Graph
             $out .= '<line class="limit" x1="' . self::LEFT . '" y1="' . $ly . '" x2="' . (self::WIDTH - self::RIGHT)
                 . '" y2="' . $ly . '" stroke="#c92a2a" stroke-width="1.5" stroke-dasharray="6 4"/>';
             $out .= '<text class="limit-label" x="' . (self::WIDTH - self::RIGHT) . '" y="' . self::n($y($limit) - 4)
-                . '" text-anchor="end" fill="#c92a2a">' . self::e(strtr($words['limit'] ?? self::WORDS['limit'], ['{limit}' => self::label($limit, $unit)]))
+                . '" text-anchor="end" fill="#c92a2a">'
+                    . self::e(strtr($words['limit'] ?? self::WORDS['limit'], ['{limit}' => self::label($limit, $unit)]))
                 . '</text>';
         }
         $known = 0;

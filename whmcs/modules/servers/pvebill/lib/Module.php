@@ -322,7 +322,14 @@ final class Module
      */
     public function graphsHtml(Client $c, array $params, string $plan, string $range, ?int $now = null): string
     {
-        return $this->graphsForPlan($c, $params, $this->planOf($c, $plan) ?? [], $range, $now, Lang::forClient($params));
+        return $this->graphsForPlan(
+            $c,
+            $params,
+            $this->planOf($c, $plan) ?? [],
+            $range,
+            $now,
+            Lang::forClient($params)
+        );
     }
 
     /** The plan $code as pvebill answers it (limits, capabilities), or null when it could not be read. */
@@ -382,9 +389,15 @@ final class Module
                     $reason = (string) ($c['reason'] ?? '');
                 }
             }
-            $out[] = ['label' => $lang->t($key), 'href' => self::customLink($params, $fn), 'method' => $method,
-                'power' => $fn === 'Power' ? $cap : null, 'class' => self::BUTTON_CLASSES[$key] ?? 'btn btn-outline-secondary',
-                'new_tab' => $fn === 'Console', 'reason' => $reason];
+            $out[] = [
+                'label' => $lang->t($key),
+                'href' => self::customLink($params, $fn),
+                'method' => $method,
+                'power' => $fn === 'Power' ? $cap : null,
+                'class' => self::BUTTON_CLASSES[$key] ?? 'btn btn-outline-secondary',
+                'new_tab' => $fn === 'Console',
+                'reason' => $reason,
+            ];
         }
         return $out;
     }
@@ -429,7 +442,8 @@ final class Module
         foreach (array_keys(Graph::RANGES) as $name) {
             $label = $lang->t('range_' . $name);
             $html .= $name === $range ? '<strong>' . $e($label) . '</strong> '
-                : '<a href="' . $e(self::overviewLink($params) . '&pvebill_range=' . $name) . '">' . $e($label) . '</a> ';
+                : '<a href="' . $e(self::overviewLink($params) . '&pvebill_range=' . $name) . '">' . $e($label)
+                    . '</a> ';
         }
         $html .= '</p>';
         $query = '&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $from)) . '&to='
@@ -451,8 +465,15 @@ final class Module
             }
             $mib = $limitField === null ? null : ($limits[$limitField] ?? null);
             $limit = is_int($mib) && $mib > 0 ? (float) $mib * 1048576 : null;
-            $svg = Graph::svg($title . ' · ' . $lang->t('range_' . $range), $unit, $lines, $limit, $from, $to,
-                ['limit' => $lang->t('plan_limit', ['limit' => '{limit}']), 'no_data' => $lang->t('no_data')]);
+            $svg = Graph::svg(
+                $title . ' · ' . $lang->t('range_' . $range),
+                $unit,
+                $lines,
+                $limit,
+                $from,
+                $to,
+                ['limit' => $lang->t('plan_limit', ['limit' => '{limit}']), 'no_data' => $lang->t('no_data')]
+            );
             $html .= '<figure class="pvebill-graph">' . $svg . '</figure>';
         }
         return $html . '</div>';

@@ -12,7 +12,8 @@ final class Text
     public const NOT_AVAILABLE = 'Not available';
 
     /** What a reinstall or restore does to each mount's data (the intent's `data`): its text's key. */
-    public const DATA_KEYS = ['erased' => 'data_erased', 'untouched' => 'data_untouched', 'excluded' => 'data_excluded'];
+    public const DATA_KEYS = ['erased' => 'data_erased', 'untouched' => 'data_untouched',
+        'excluded' => 'data_excluded'];
 
     /** What happens to the mount afterwards (the intent's `mount_after`): its text's key. */
     public const MOUNT_KEYS = [
