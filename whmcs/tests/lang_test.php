@@ -108,3 +108,29 @@ test('lang: the language goes to pvebill as Accept-Language', function (): void 
         eq('de', $r['headers']['accept-language'] ?? null, 'Accept-Language of ' . $r['uri']);
     }
 });
+
+test('lang: a German customer reads the module\'s own framing in German around pvebill\'s detail', function (): void {
+    $fake = new FakePvebill();
+    $de = $fake->params(90, ['clientsdetails' => ['language' => 'german']]);
+    $fake->answer(503, ['code' => 'proxmox_unavailable', 'detail' => 'Proxmox ist nicht erreichbar.',
+        'permanence' => 'temporary'], 'application/problem+json');
+    $out = module(5)->powerAction($de, 'start');
+    contains($out, 'Proxmox ist nicht erreichbar. [proxmox_unavailable] Das ist vorübergehend', 'a temporary refusal');
+    $fake->answer(202, ['operation' => ['id' => 'op-3', 'state' => 'failed', 'action' => 'start',
+        'error' => ['code' => 'proxmox_task_failed', 'detail' => 'Der Task ist fehlgeschlagen.']]]);
+    $want = 'Die Aktion „start“ ist fehlgeschlagen: Der Task ist fehlgeschlagen. [proxmox_task_failed] (Vorgang op-3)';
+    contains(module(5)->powerAction($de, 'start'), $want, 'a failed operation');
+    $fake->answer(202, ['operation' => ['id' => 'op-4', 'state' => 'running', 'action' => 'backup', 'stage' => 'dump']]);
+    $fake->answer(200, ['backups' => []]);
+    $page = module(0)->clientBackups($de, ['step' => 'create']);
+    contains((string) $page['vars']['message'], 'In Bearbeitung: pvebill arbeitet noch an dieser Aktion (backup) '
+        . '(Vorgang op-4, Schritt dump)', 'still running: news, not an error');
+    eq(null, $page['vars']['error'], 'no error');
+    $off = ['serverhostname' => '127.0.0.1', 'serverport' => '1'];
+    contains(module(2)->powerAction($off + $de, 'stop'), 'pvebill war nicht erreichbar', 'unreachable');
+    foreach ([$out, $page['vars']['message']] as $text) {
+        foreach (['This is temporary', 'In progress', 'failed', 'could not be reached'] as $en) {
+            check(!str_contains((string) $text, $en), 'English "' . $en . '" in ' . $text);
+        }
+    }
+});

@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Kies een rootwachtwoord van minstens 8 teken
 $_LANG['pvebill_reinstall_done'] = 'De herinstallatie is klaar. Log in met het nieuwe rootwachtwoord.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill bereidt het voorbeeld nog voor. Laad deze pagina zo opnieuw.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'Dit is tijdelijk: probeer de actie later opnieuw.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} van pvebill';
+$_LANG['pvebill_in_progress'] = 'Bezig: pvebill werkt nog aan deze actie ({what}){ref}. Herhaal de actie over een minuut om het resultaat op te halen; herhalen is veilig en doet het werk niet dubbel.';
+$_LANG['pvebill_operation'] = 'bewerking';
+$_LANG['pvebill_stage'] = 'stap';
+$_LANG['pvebill_unreachable'] = 'pvebill was niet bereikbaar ({error}). Opnieuw proberen is veilig: pvebill herkent de herhaling aan de Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'De actie "{what}" is mislukt:';
+$_LANG['pvebill_op_reconcile'] = 'De actie "{what}" is halverwege gestopt en een beheerder moet haar in pvebill rechtzetten:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Herinstallatie: voorbeeld';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Herinstallatie: uitvoeren';

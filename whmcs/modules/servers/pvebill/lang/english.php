@@ -125,6 +125,16 @@ $_LANG['pvebill_password_short'] = 'Choose a root password of at least 8 charact
 $_LANG['pvebill_reinstall_done'] = 'The reinstall has finished. Log in with the new root password.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'This is temporary: retry the action later.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} from pvebill';
+$_LANG['pvebill_in_progress'] = 'In progress: pvebill is still working on this {what}{ref}. Retry the action in a minute to pick up the result; retrying is safe and does not repeat the work.';
+$_LANG['pvebill_operation'] = 'operation';
+$_LANG['pvebill_stage'] = 'stage';
+$_LANG['pvebill_unreachable'] = 'pvebill could not be reached ({error}). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'the {what} failed:';
+$_LANG['pvebill_op_reconcile'] = 'the {what} stopped part-way and needs an administrator to reconcile it in pvebill:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstall: preview';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstall: apply';

@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Choisissez un mot de passe root d’au moins
 $_LANG['pvebill_reinstall_done'] = 'La réinstallation est terminée. Connectez-vous avec le nouveau mot de passe root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill prépare encore l’aperçu. Rechargez cette page dans un instant.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'C’est temporaire : réessayez l’action plus tard.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} de pvebill';
+$_LANG['pvebill_in_progress'] = 'En cours : pvebill travaille encore sur cette action ({what}){ref}. Réessayez l’action dans une minute pour obtenir le résultat ; réessayer est sans risque et ne refait pas le travail.';
+$_LANG['pvebill_operation'] = 'opération';
+$_LANG['pvebill_stage'] = 'étape';
+$_LANG['pvebill_unreachable'] = 'pvebill n’a pas pu être joint ({error}). Réessayer est sans risque : pvebill reconnaît la nouvelle tentative à son Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'L’action « {what} » a échoué :';
+$_LANG['pvebill_op_reconcile'] = 'L’action « {what} » s’est arrêtée en cours de route ; un administrateur doit la réconcilier dans pvebill :';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Réinstallation : aperçu';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Réinstallation : appliquer';

@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Wählen Sie ein Root-Passwort mit mindestens
 $_LANG['pvebill_reinstall_done'] = 'Die Neuinstallation ist abgeschlossen. Melden Sie sich mit dem neuen Root-Passwort an.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill bereitet die Vorschau noch vor. Laden Sie diese Seite gleich neu.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'Das ist vorübergehend: Versuchen Sie die Aktion später noch einmal.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} von pvebill';
+$_LANG['pvebill_in_progress'] = 'In Bearbeitung: pvebill arbeitet noch an dieser Aktion ({what}){ref}. Wiederholen Sie die Aktion in einer Minute, um das Ergebnis abzuholen; das ist sicher und führt die Arbeit nicht doppelt aus.';
+$_LANG['pvebill_operation'] = 'Vorgang';
+$_LANG['pvebill_stage'] = 'Schritt';
+$_LANG['pvebill_unreachable'] = 'pvebill war nicht erreichbar ({error}). Ein erneuter Versuch ist sicher: pvebill erkennt ihn an seinem Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'Die Aktion „{what}“ ist fehlgeschlagen:';
+$_LANG['pvebill_op_reconcile'] = 'Die Aktion „{what}“ wurde mittendrin angehalten; ein Administrator muss sie in pvebill abgleichen:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Neuinstallation: Vorschau';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Neuinstallation: ausführen';

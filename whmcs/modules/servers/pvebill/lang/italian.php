@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Scegli una password di root di almeno 8 cara
 $_LANG['pvebill_reinstall_done'] = 'La reinstallazione è terminata. Accedi con la nuova password di root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill sta ancora preparando l’anteprima. Ricarica questa pagina tra un momento.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'È temporaneo: riprova l’azione più tardi.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} da pvebill';
+$_LANG['pvebill_in_progress'] = 'In corso: pvebill sta ancora lavorando a questa azione ({what}){ref}. Ripeti l’azione tra un minuto per ottenere il risultato; ripeterla è sicuro e non rifà il lavoro.';
+$_LANG['pvebill_operation'] = 'operazione';
+$_LANG['pvebill_stage'] = 'fase';
+$_LANG['pvebill_unreachable'] = 'Non è stato possibile raggiungere pvebill ({error}). Riprovare è sicuro: pvebill riconosce il nuovo tentativo dalla sua Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'L’azione «{what}» non è riuscita:';
+$_LANG['pvebill_op_reconcile'] = 'L’azione «{what}» si è fermata a metà e un amministratore deve riconciliarla in pvebill:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstallazione: anteprima';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstallazione: applica';

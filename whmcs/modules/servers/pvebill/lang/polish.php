@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Wybierz hasło roota o długości co najmnie
 $_LANG['pvebill_reinstall_done'] = 'Ponowna instalacja zakończyła się. Zaloguj się nowym hasłem roota.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill wciąż przygotowuje podgląd. Odśwież tę stronę za chwilę.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'To stan przejściowy: ponów działanie później.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} z pvebill';
+$_LANG['pvebill_in_progress'] = 'W toku: pvebill wciąż wykonuje to działanie ({what}){ref}. Ponów działanie za minutę, aby odebrać wynik; ponowienie jest bezpieczne i nie powtarza pracy.';
+$_LANG['pvebill_operation'] = 'operacja';
+$_LANG['pvebill_stage'] = 'etap';
+$_LANG['pvebill_unreachable'] = 'Nie udało się połączyć z pvebill ({error}). Ponowienie jest bezpieczne: pvebill rozpoznaje je po kluczu Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'Działanie „{what}” nie powiodło się:';
+$_LANG['pvebill_op_reconcile'] = 'Działanie „{what}” zatrzymało się w połowie i administrator musi je uzgodnić w pvebill:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Ponowna instalacja: podgląd';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Ponowna instalacja: wykonaj';

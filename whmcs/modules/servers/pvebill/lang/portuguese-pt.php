@@ -123,6 +123,16 @@ $_LANG['pvebill_password_short'] = 'Escolha uma palavra-passe de root com pelo m
 $_LANG['pvebill_reinstall_done'] = 'A reinstalação terminou. Inicie sessão com a nova palavra-passe de root.';
 $_LANG['pvebill_reinstall_pending'] = 'O pvebill ainda está a preparar a pré-visualização. Recarregue esta página dentro de momentos.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'É temporário: tente a ação novamente mais tarde.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} do pvebill';
+$_LANG['pvebill_in_progress'] = 'Em curso: o pvebill ainda está a trabalhar nesta ação ({what}){ref}. Repita a ação dentro de um minuto para obter o resultado; repetir é seguro e não refaz o trabalho.';
+$_LANG['pvebill_operation'] = 'operação';
+$_LANG['pvebill_stage'] = 'fase';
+$_LANG['pvebill_unreachable'] = 'Não foi possível contactar o pvebill ({error}). Tentar novamente é seguro: o pvebill reconhece a nova tentativa pela sua Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'A ação «{what}» falhou:';
+$_LANG['pvebill_op_reconcile'] = 'A ação «{what}» parou a meio e um administrador tem de a reconciliar no pvebill:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstalação: pré-visualizar';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstalação: aplicar';

@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'Elija una contraseña de root de al menos 8 
 $_LANG['pvebill_reinstall_done'] = 'La reinstalación ha terminado. Inicie sesión con la nueva contraseña de root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill todavía está preparando la vista previa. Vuelva a cargar esta página en un momento.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'Es temporal: vuelva a intentar la acción más tarde.';
+$_LANG['pvebill_http_status'] = 'HTTP {status} de pvebill';
+$_LANG['pvebill_in_progress'] = 'En curso: pvebill todavía está trabajando en esta acción ({what}){ref}. Repita la acción dentro de un minuto para obtener el resultado; repetirla es seguro y no vuelve a hacer el trabajo.';
+$_LANG['pvebill_operation'] = 'operación';
+$_LANG['pvebill_stage'] = 'fase';
+$_LANG['pvebill_unreachable'] = 'No se pudo contactar con pvebill ({error}). Reintentar es seguro: pvebill reconoce el reintento por su Idempotency-Key.';
+$_LANG['pvebill_op_failed'] = 'La acción «{what}» ha fallado:';
+$_LANG['pvebill_op_reconcile'] = 'La acción «{what}» se detuvo a medias y un administrador debe conciliarla en pvebill:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstalación: vista previa';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstalación: aplicar';

@@ -122,6 +122,16 @@ $_LANG['pvebill_password_short'] = 'En az 8 karakterlik bir root parolası seçi
 $_LANG['pvebill_reinstall_done'] = 'Yeniden kurulum tamamlandı. Yeni root parolasıyla oturum açın.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill önizlemeyi hâlâ hazırlıyor. Bu sayfayı birazdan yeniden yükleyin.';
 
+// Outcomes of an action.
+$_LANG['pvebill_temporary'] = 'Bu geçicidir: işlemi daha sonra yeniden deneyin.';
+$_LANG['pvebill_http_status'] = 'pvebill\'den HTTP {status}';
+$_LANG['pvebill_in_progress'] = 'Sürüyor: pvebill bu işlem ({what}) üzerinde hâlâ çalışıyor{ref}. Sonucu almak için işlemi bir dakika sonra yineleyin; yinelemek güvenlidir ve işi tekrar yapmaz.';
+$_LANG['pvebill_operation'] = 'işlem';
+$_LANG['pvebill_stage'] = 'aşama';
+$_LANG['pvebill_unreachable'] = 'pvebill\'e ulaşılamadı ({error}). Yeniden denemek güvenlidir: pvebill yeniden denemeyi Idempotency-Key ile tanır.';
+$_LANG['pvebill_op_failed'] = '"{what}" işlemi başarısız oldu:';
+$_LANG['pvebill_op_reconcile'] = '"{what}" işlemi yarıda durdu ve bir yöneticinin bunu pvebill\'de uzlaştırması gerekiyor:';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Yeniden kurulum: önizleme';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Yeniden kurulum: uygula';

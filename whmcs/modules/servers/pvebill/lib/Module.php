@@ -42,7 +42,14 @@ final class Module
         private readonly int $margin = 10,
         private readonly string $transport = 'auto',
     ) {
+        $this->lang = Lang::named(Lang::FALLBACK);
     }
+
+    /** The language of the call in hand (set with its client): the module's own words in it. */
+    private Lang $lang;
+
+    /** The last "In progress" text this module returned, so that a page shows it as news, not as an error. */
+    private ?string $pending = null;
 
     /** The module WHMCS uses: attempts and usage in WHMCS's database. */
     public static function instance(): self
@@ -116,7 +123,7 @@ final class Module
     {
         $r = $this->client($params)->request('GET', '/v1/plans', null, [], 20);
         if ($r->isProblem()) {
-            throw new \RuntimeException(self::problemText($r));
+            throw new \RuntimeException(self::problemText($r, $this->lang));
         }
         $out = [];
         foreach ($r->json['plans'] ?? [] as $plan) {
@@ -191,11 +198,11 @@ final class Module
                 $r = $c->request('GET', '/v1/usage' . $query, null, [], 20);
             }
             if ($r->isProblem()) {
-                return ['success' => false, 'error' => self::problemText($r)];
+                return ['success' => false, 'error' => self::problemText($r, $this->lang)];
             }
             return ['success' => true, 'error' => ''];
         } catch (\Throwable $e) {
-            return ['success' => false, 'error' => self::unreachable($e)];
+            return ['success' => false, 'error' => $this->unreachable($e)];
         }
     }
 
@@ -223,7 +230,7 @@ final class Module
                 }
                 $r = $c->request('GET', $q, null, [], 60);
                 if ($r->isProblem()) {
-                    return self::problemText($r);
+                    return self::problemText($r, $this->lang);
                 }
                 foreach ($r->json['services'] ?? [] as $u) {
                     $sid = (string) $u['service_id'];
@@ -240,7 +247,7 @@ final class Module
             self::log('UsageUpdate', ['server' => $serverId], ['updated' => $updated]);
             return 'success';
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
     }
 
@@ -286,7 +293,7 @@ final class Module
             $c = $this->client($params);
             $r = $c->request('GET', self::servicePath($params), null, [], 20);
             if ($r->isProblem()) {
-                $vars['error'] = self::problemText($r);
+                $vars['error'] = self::problemText($r, $this->lang);
             } else {
                 $vars = self::serviceVars($r->json['service'] ?? [], $lang) + $vars;
                 $vars['error'] = null;
@@ -298,7 +305,7 @@ final class Module
                 $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range, null, $lang);
             }
         } catch (\Throwable $e) {
-            $vars['error'] = self::unreachable($e);
+            $vars['error'] = $this->unreachable($e);
         }
         // One namespaced variable: the product details page has variables of its own; the texts
         // as WHMCS hands a module's language to its templates.
@@ -456,7 +463,8 @@ final class Module
                 $path = self::servicePath($params, '/usage/series') . '?metric=' . $metric . $query;
                 $r = $c->request('GET', $path, null, [], 20);
                 if ($r->isProblem()) {
-                    $html .= '<p class="pvebill-graph-error">' . $e($title . ': ' . self::problemText($r)) . '</p>';
+                    $html .= '<p class="pvebill-graph-error">' . $e($title . ': ' . self::problemText($r, $lang))
+                        . '</p>';
                     continue 2;
                 }
                 $series = $r->json['series'] ?? [];
@@ -560,7 +568,7 @@ final class Module
         if ($res === 'success') {
             $vars['message'] = $lang->t(self::BACKUP_DONE[$step]);
         } elseif ($res !== null) {
-            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
         }
         $list = $this->backupList($params, $lang);
         $vars['backups'] = $list['backups'];
@@ -641,15 +649,15 @@ final class Module
         try {
             $g = $this->client($params)->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         if ($g->isProblem()) {
-            return self::problemText($g);
+            return self::problemText($g, $this->lang);
         }
         $intent = $g->json['intent'] ?? [];
         $state = (string) ($intent['state'] ?? '');
         if ($state === 'applying') {
-            return self::inProgress('restore', null, 'applying');
+            return $this->inProgress('restore', null, 'applying');
         }
         if ($state === 'completed') {
             return 'success';
@@ -667,10 +675,10 @@ final class Module
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/backups'), null, [], 30);
         } catch (\Throwable $e) {
-            return ['backups' => [], 'error' => self::unreachable($e)];
+            return ['backups' => [], 'error' => $this->unreachable($e)];
         }
         if ($r->isProblem()) {
-            return ['backups' => [], 'error' => self::problemText($r)];
+            return ['backups' => [], 'error' => self::problemText($r, $this->lang)];
         }
         return ['backups' => self::backupRows($r->json['backups'] ?? [], $lang), 'error' => null];
     }
@@ -693,7 +701,7 @@ final class Module
             $r = $c->request('DELETE', $path, null, [], 60);
             self::log('backup_delete', ['service_id' => $sid, 'backup_id' => $backupId], $r->body);
             if ($r->isProblem()) {
-                return self::problemText($r);
+                return self::problemText($r, $this->lang);
             }
             $op = $r->json['operation'] ?? null;
             if ($r->status === 204 || !is_array($op)) {
@@ -701,7 +709,7 @@ final class Module
             }
             return $this->outcome($sid, 'backup_delete', $this->follow($c, $op, $deadline));
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
     }
 
@@ -736,11 +744,11 @@ final class Module
         try {
             $r = $this->client($params)->request('POST', self::servicePath($params, '/console'), [], [], 20);
         } catch (\Throwable $e) {
-            return ['url' => null, 'error' => self::unreachable($e)];
+            return ['url' => null, 'error' => $this->unreachable($e)];
         }
         self::log('console', ['service_id' => self::serviceId($params)], ['status' => $r->status]);
         if ($r->isProblem()) {
-            return ['url' => null, 'error' => self::problemText($r)];
+            return ['url' => null, 'error' => self::problemText($r, $this->lang)];
         }
         $url = (string) ($r->json['console']['url'] ?? '');
         if (!preg_match('#^https?://#', $url)) {
@@ -772,7 +780,7 @@ final class Module
             return $res['error'];
         }
         if ($res['intent']['state'] === 'preview_pending') {
-            return self::inProgress('reinstall preview', null, 'preview_pending');
+            return $this->inProgress('reinstall preview', null, 'preview_pending');
         }
         return 'success';
     }
@@ -783,12 +791,12 @@ final class Module
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         if ($r->isProblem()) {
             return $r->status === 404
                 ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first'
-                : self::problemText($r);
+                : self::problemText($r, $this->lang);
         }
         $intent = $r->json['intent'] ?? [];
         return $this->apply($params, (string) ($intent['id'] ?? ''), (string) ($params['password'] ?? ''));
@@ -802,7 +810,7 @@ final class Module
         try {
             $r = $this->client($params, $lang)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
-            return [$tab => htmlspecialchars(self::unreachable($e))];
+            return [$tab => htmlspecialchars($this->unreachable($e))];
         }
         $console = [$lang->t('admin_tab_console') => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
             . '" target="_blank" rel="noopener">' . htmlspecialchars($lang->t('console')) . '</a>'];
@@ -810,7 +818,7 @@ final class Module
             return $console + [$tab => htmlspecialchars($lang->t('admin_no_preview'))];
         }
         if ($r->isProblem()) {
-            return $console + [$tab => htmlspecialchars(self::problemText($r))];
+            return $console + [$tab => htmlspecialchars(self::problemText($r, $this->lang))];
         }
         return $console + [$tab => self::intentHtml($r->json['intent'] ?? [], $lang)];
     }
@@ -874,7 +882,7 @@ final class Module
             $vars['message'] = $lang->t('reinstall_done');
             self::storePassword($params, $password);
         } else {
-            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
         }
         return $vars;
     }
@@ -886,11 +894,11 @@ final class Module
             $path = self::servicePath($params, '/reinstall/' . rawurlencode($intentId));
             $g = $this->client($params)->request('GET', $path, null, [], 20);
         } catch (\Throwable $e) {
-            $vars['error'] .= ' ' . self::unreachable($e);
+            $vars['error'] .= ' ' . $this->unreachable($e);
             return $vars;
         }
         if ($g->isProblem()) {
-            $vars['error'] .= ' ' . self::problemText($g);
+            $vars['error'] .= ' ' . self::problemText($g, $this->lang);
             return $vars;
         }
         $os = (string) ($g->json['intent']['os'] ?? self::osOf($params));
@@ -980,7 +988,7 @@ final class Module
                 $this->attempts->close($sid, $action);
             }
             if ($r->isProblem()) {
-                return ['intent' => null, 'error' => self::problemText($r)];
+                return ['intent' => null, 'error' => self::problemText($r, $this->lang)];
             }
             // A preview is read-only: the next one is a new request, never a replay of this one.
             $this->attempts->close($sid, $action);
@@ -989,13 +997,13 @@ final class Module
                 usleep(500000);
                 $g = $c->request('GET', $base . '/' . rawurlencode((string) $intent['id']), null, [], 20);
                 if ($g->isProblem()) {
-                    return ['intent' => null, 'error' => self::problemText($g)];
+                    return ['intent' => null, 'error' => self::problemText($g, $this->lang)];
                 }
                 $intent = $g->json['intent'] ?? $intent;
             }
             return ['intent' => $intent, 'error' => null];
         } catch (\Throwable $e) {
-            return ['intent' => null, 'error' => self::unreachable($e)];
+            return ['intent' => null, 'error' => $this->unreachable($e)];
         }
     }
 
@@ -1011,12 +1019,12 @@ final class Module
             $c = $this->client($params);
             $g = $c->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
             if ($g->isProblem()) {
-                return self::problemText($g);
+                return self::problemText($g, $this->lang);
             }
             $intent = $g->json['intent'] ?? [];
             $state = (string) ($intent['state'] ?? '');
             if ($state === 'applying') {
-                return self::inProgress('reinstall', null, 'applying');
+                return $this->inProgress('reinstall', null, 'applying');
             }
             if ($state === 'completed') {
                 return 'success';
@@ -1031,7 +1039,7 @@ final class Module
                 $body['ssh_keys'] = $keys;
             }
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         return $this->mutate($params, 'reinstall', $base, $body);
     }
@@ -1061,7 +1069,7 @@ final class Module
         if ($res === 'success') {
             $vars['message'] = $lang->t(self::SNAPSHOT_DONE[$step]);
         } elseif ($res !== null) {
-            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
         }
         $vars = $this->snapshotList($params, $vars, $lang);
         $vars['used'] = $lang->t('snapshots_used', ['count' => count($vars['snapshots']), 'max' => $vars['max']]);
@@ -1095,11 +1103,11 @@ final class Module
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/snapshots'), null, [], 20);
         } catch (\Throwable $e) {
-            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::unreachable($e));
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . $this->unreachable($e));
             return $vars;
         }
         if ($r->isProblem()) {
-            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::problemText($r));
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::problemText($r, $this->lang));
             return $vars;
         }
         $vars['max'] = (int) ($r->json['snapshots_max'] ?? 0);
@@ -1135,18 +1143,18 @@ final class Module
             $r = $this->post($c, $sid, $action, $path, $body, $deadline, $method);
         } catch (\Throwable $e) {
             self::log($action, ['service_id' => $sid], $e->getMessage());
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         self::log($action, ['service_id' => $sid, 'path' => $path], $r->body);
         if ($r->isProblem()) {
             $code = (string) ($r->json['code'] ?? '');
             if ($code === ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
-                return self::inProgress(self::words($action), null, null);
+                return $this->inProgress(self::words($action), null, null);
             }
             if ($r->status < 500) {
                 $this->attempts->close($sid, $action);
             }
-            return self::problemText($r);
+            return self::problemText($r, $this->lang);
         }
         $op = $r->json['operation'] ?? null;
         if ($op === null) {
@@ -1156,7 +1164,7 @@ final class Module
         try {
             $op = $this->follow($c, $op, $deadline);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         return $this->outcome($sid, $action, $op);
     }
@@ -1225,7 +1233,7 @@ final class Module
     {
         $state = (string) ($op['state'] ?? '');
         if (!in_array($state, self::TERMINAL, true)) {
-            return self::inProgress(self::words($action), (string) ($op['id'] ?? ''), (string) ($op['stage'] ?? ''));
+            return $this->inProgress(self::words($action), (string) ($op['id'] ?? ''), (string) ($op['stage'] ?? ''));
         }
         $this->attempts->close($sid, $action);
         if ($state === 'succeeded') {
@@ -1234,12 +1242,10 @@ final class Module
         $err = $op['error'] ?? [];
         $detail = trim((string) ($err['detail'] ?? '')) ?: 'no detail given';
         $code = (string) ($err['code'] ?? '');
-        $what = $state === 'needs_reconciliation'
-            ? 'the ' . self::words($action)
-                . ' stopped part-way and needs an administrator to reconcile it in pvebill: '
-            : 'the ' . self::words($action) . ' failed: ';
-        return 'pvebill: ' . $what . $detail . ($code !== '' ? ' [' . $code . ']' : '')
-            . ' (operation ' . ($op['id'] ?? '') . ')';
+        $key = $state === 'needs_reconciliation' ? 'op_reconcile' : 'op_failed';
+        $what = $this->lang->t($key, ['what' => self::words($action)]);
+        return 'pvebill: ' . $what . ' ' . $detail . ($code !== '' ? ' [' . $code . ']' : '')
+            . ' (' . $this->lang->t('operation') . ' ' . ($op['id'] ?? '') . ')';
     }
 
     private function intentOutcome(string $sid, string $action, array $intent): string
@@ -1254,7 +1260,7 @@ final class Module
                 $this->attempts->close($sid, $action);
                 return 'pvebill: the reinstall ended in state ' . $state . ' (intent ' . ($intent['id'] ?? '') . ')';
             default:
-                return self::inProgress('reinstall', null, $state);
+                return $this->inProgress('reinstall', null, $state);
         }
     }
 
@@ -1275,7 +1281,8 @@ final class Module
     /** The signed client, asking for pvebill's texts in $lang (the client's language by default). */
     private function client(array $params, ?Lang $lang = null): Client
     {
-        return Client::fromParams($params, ($lang ?? Lang::forClient($params))->code(), $this->transport);
+        $this->lang = $lang ?? Lang::forClient($params);
+        return Client::fromParams($params, $this->lang->code(), $this->transport);
     }
 
     /** pvebill's service id of a WHMCS service: "<API client id>-<WHMCS service id>". */
@@ -1375,10 +1382,11 @@ final class Module
     }
 
     /** A refusal as text: pvebill's translated detail, field and blocker messages, the code. */
-    public static function problemText(Response $r): string
+    public static function problemText(Response $r, ?Lang $lang = null): string
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $j = $r->json ?? [];
-        $parts = [trim((string) ($j['detail'] ?? '')) ?: 'HTTP ' . $r->status . ' from pvebill'];
+        $parts = [trim((string) ($j['detail'] ?? '')) ?: $lang->t('http_status', ['status' => $r->status])];
         foreach ($j['errors'] ?? [] as $e) {
             $parts[] = (string) ($e['message'] ?? (($e['field'] ?? '') . ': ' . ($e['code'] ?? '')));
         }
@@ -1390,20 +1398,22 @@ final class Module
             $text .= ' [' . $j['code'] . ']';
         }
         if (($j['permanence'] ?? '') === 'temporary' || $r->status >= 500) {
-            $text .= ' This is temporary: retry the action later.';
+            $text .= ' ' . $lang->t('temporary');
         }
         return $text;
     }
 
-    private static function inProgress(string $what, ?string $opId, ?string $stage): string
+    /** "In progress" in the call's language: the action, its operation and stage when known. */
+    private function inProgress(string $what, ?string $opId, ?string $stage): string
     {
-        $ref = $opId !== null && $opId !== '' ? ' (operation ' . $opId . ($stage ? ', stage ' . $stage : '') . ')'
+        $l = $this->lang;
+        $ref = $opId !== null && $opId !== ''
+            ? ' (' . $l->t('operation') . ' ' . $opId . ($stage ? ', ' . $l->t('stage') . ' ' . $stage : '') . ')'
             : ($stage ? ' (' . $stage . ')' : '');
-        return 'In progress: pvebill is still working on this ' . $what . $ref
-            . '. Retry the action in a minute to pick up the result; retrying is safe and does not repeat the work.';
+        return $this->pending = $l->t('in_progress', ['what' => $what, 'ref' => $ref]);
     }
 
-    private static function unreachable(\Throwable $e): string
+    private function unreachable(\Throwable $e): string
     {
         if ($e instanceof \InvalidArgumentException) {
             return $e->getMessage();
@@ -1411,8 +1421,7 @@ final class Module
         if (!$e instanceof TransportError) {
             return 'pvebill module error: ' . $e->getMessage();
         }
-        return 'pvebill could not be reached (' . $e->getMessage()
-            . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
+        return $this->lang->t('unreachable', ['error' => $e->getMessage()]);
     }
 
     private static function storePassword(array $params, string $password): void
