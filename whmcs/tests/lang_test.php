@@ -120,7 +120,8 @@ test('lang: a German customer reads the module\'s own framing in German around p
         'error' => ['code' => 'proxmox_task_failed', 'detail' => 'Der Task ist fehlgeschlagen.']]]);
     $want = 'Die Aktion „start“ ist fehlgeschlagen: Der Task ist fehlgeschlagen. [proxmox_task_failed] (Vorgang op-3)';
     contains(module(5)->powerAction($de, 'start'), $want, 'a failed operation');
-    $fake->answer(202, ['operation' => ['id' => 'op-4', 'state' => 'running', 'action' => 'backup', 'stage' => 'dump']]);
+    $fake->answer(202, ['operation' => ['id' => 'op-4', 'state' => 'running', 'action' => 'backup',
+        'stage' => 'dump']]);
     $fake->answer(200, ['backups' => []]);
     $page = module(0)->clientBackups($de, ['step' => 'create']);
     contains((string) $page['vars']['message'], 'In Bearbeitung: pvebill arbeitet noch an dieser Aktion (backup) '
