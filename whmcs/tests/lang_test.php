@@ -127,6 +127,11 @@ test('lang: a German customer reads the module\'s own framing in German around p
     contains((string) $page['vars']['message'], 'In Bearbeitung: pvebill arbeitet noch an dieser Aktion (backup) '
         . '(Vorgang op-4, Schritt dump)', 'still running: news, not an error');
     eq(null, $page['vars']['error'], 'no error');
+    $fake->answer(200, ['intent' => ['id' => 'i-7', 'state' => 'expired']]);
+    $fake->answer(200, ['backups' => []]);
+    $page = module(5)->clientBackups($de, ['step' => 'restore_confirm', 'intent_id' => 'i-7', 'confirm' => '1']);
+    eq('pvebill: Diese Vorschau der Wiederherstellung ist expired und kann nicht ausgeführt werden; wählen Sie das '
+        . 'Backup erneut.', $page['vars']['error'], 'a stale restore preview');
     $off = ['serverhostname' => '127.0.0.1', 'serverport' => '1'];
     contains(module(2)->powerAction($off + $de, 'stop'), 'pvebill war nicht erreichbar', 'unreachable');
     foreach ([$out, $page['vars']['message']] as $text) {

@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'pvebill was niet bereikbaar ({error}). Opnieuw 
 $_LANG['pvebill_op_failed'] = 'De actie "{what}" is mislukt:';
 $_LANG['pvebill_op_reconcile'] = 'De actie "{what}" is halverwege gestopt en een beheerder moet haar in pvebill rechtzetten:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Er is geen voorbeeld van het terugzetten om uit te voeren; kies de back-up opnieuw.';
+$_LANG['pvebill_restore_not_applicable'] = 'Dit voorbeeld van het terugzetten is {state} en kan niet worden uitgevoerd; kies de back-up opnieuw.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Er is geen voorbeeld van de herinstallatie om uit te voeren; vraag eerst een voorbeeld op.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Dit voorbeeld van de herinstallatie is {state} en kan niet worden uitgevoerd; vraag een nieuw voorbeeld op.';
+$_LANG['pvebill_reinstall_ended'] = 'De herinstallatie is geëindigd in toestand {state} (intentie {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Er is nog geen voorbeeld van een herinstallatie; druk eerst op "Herinstallatie: voorbeeld".';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Herinstallatie: voorbeeld';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Herinstallatie: uitvoeren';

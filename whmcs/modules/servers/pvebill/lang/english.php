@@ -135,6 +135,13 @@ $_LANG['pvebill_unreachable'] = 'pvebill could not be reached ({error}). Retryin
 $_LANG['pvebill_op_failed'] = 'the {what} failed:';
 $_LANG['pvebill_op_reconcile'] = 'the {what} stopped part-way and needs an administrator to reconcile it in pvebill:';
 
+$_LANG['pvebill_no_restore_preview'] = 'There is no restore preview to apply; choose the backup again.';
+$_LANG['pvebill_restore_not_applicable'] = 'This restore preview is {state} and cannot be applied; choose the backup again.';
+$_LANG['pvebill_no_reinstall_preview'] = 'There is no reinstall preview to apply; preview first.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'This reinstall preview is {state} and cannot be applied; preview again.';
+$_LANG['pvebill_reinstall_ended'] = 'The reinstall ended in state {state} (intent {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'There is no reinstall preview yet; press "Reinstall: preview" first.';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstall: preview';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstall: apply';

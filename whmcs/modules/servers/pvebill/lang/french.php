@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'pvebill n’a pas pu être joint ({error}). Ré
 $_LANG['pvebill_op_failed'] = 'L’action « {what} » a échoué :';
 $_LANG['pvebill_op_reconcile'] = 'L’action « {what} » s’est arrêtée en cours de route ; un administrateur doit la réconcilier dans pvebill :';
 
+$_LANG['pvebill_no_restore_preview'] = 'Il n’y a aucun aperçu de restauration à appliquer ; choisissez de nouveau la sauvegarde.';
+$_LANG['pvebill_restore_not_applicable'] = 'Cet aperçu de restauration est {state} et ne peut pas être appliqué ; choisissez de nouveau la sauvegarde.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Il n’y a aucun aperçu de réinstallation à appliquer ; demandez d’abord un aperçu.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Cet aperçu de réinstallation est {state} et ne peut pas être appliqué ; demandez un nouvel aperçu.';
+$_LANG['pvebill_reinstall_ended'] = 'La réinstallation s’est terminée dans l’état {state} (intention {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Il n’y a pas encore d’aperçu de réinstallation ; cliquez d’abord sur « Réinstallation : aperçu ».';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Réinstallation : aperçu';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Réinstallation : appliquer';

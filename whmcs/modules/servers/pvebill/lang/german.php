@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'pvebill war nicht erreichbar ({error}). Ein ern
 $_LANG['pvebill_op_failed'] = 'Die Aktion „{what}“ ist fehlgeschlagen:';
 $_LANG['pvebill_op_reconcile'] = 'Die Aktion „{what}“ wurde mittendrin angehalten; ein Administrator muss sie in pvebill abgleichen:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Es gibt keine Vorschau der Wiederherstellung, die ausgeführt werden könnte; wählen Sie das Backup erneut.';
+$_LANG['pvebill_restore_not_applicable'] = 'Diese Vorschau der Wiederherstellung ist {state} und kann nicht ausgeführt werden; wählen Sie das Backup erneut.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Es gibt keine Vorschau der Neuinstallation, die ausgeführt werden könnte; erstellen Sie zuerst eine Vorschau.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Diese Vorschau der Neuinstallation ist {state} und kann nicht ausgeführt werden; erstellen Sie eine neue Vorschau.';
+$_LANG['pvebill_reinstall_ended'] = 'Die Neuinstallation endete im Zustand {state} (Vorhaben {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Es gibt noch keine Vorschau der Neuinstallation; drücken Sie zuerst „Neuinstallation: Vorschau“.';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Neuinstallation: Vorschau';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Neuinstallation: ausführen';

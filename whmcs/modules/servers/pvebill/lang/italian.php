@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'Non è stato possibile raggiungere pvebill ({er
 $_LANG['pvebill_op_failed'] = 'L’azione «{what}» non è riuscita:';
 $_LANG['pvebill_op_reconcile'] = 'L’azione «{what}» si è fermata a metà e un amministratore deve riconciliarla in pvebill:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Non c’è alcuna anteprima di ripristino da applicare; scegli di nuovo il backup.';
+$_LANG['pvebill_restore_not_applicable'] = 'Questa anteprima di ripristino è {state} e non può essere applicata; scegli di nuovo il backup.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Non c’è alcuna anteprima di reinstallazione da applicare; richiedi prima un’anteprima.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Questa anteprima di reinstallazione è {state} e non può essere applicata; richiedine una nuova.';
+$_LANG['pvebill_reinstall_ended'] = 'La reinstallazione si è conclusa nello stato {state} (intento {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Non c’è ancora un’anteprima di reinstallazione; premi prima «Reinstallazione: anteprima».';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstallazione: anteprima';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstallazione: applica';

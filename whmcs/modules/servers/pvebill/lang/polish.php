@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'Nie udało się połączyć z pvebill ({error})
 $_LANG['pvebill_op_failed'] = 'Działanie „{what}” nie powiodło się:';
 $_LANG['pvebill_op_reconcile'] = 'Działanie „{what}” zatrzymało się w połowie i administrator musi je uzgodnić w pvebill:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Nie ma podglądu przywracania do wykonania; wybierz kopię zapasową ponownie.';
+$_LANG['pvebill_restore_not_applicable'] = 'Ten podgląd przywracania ma stan {state} i nie można go wykonać; wybierz kopię zapasową ponownie.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Nie ma podglądu ponownej instalacji do wykonania; najpierw utwórz podgląd.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Ten podgląd ponownej instalacji ma stan {state} i nie można go wykonać; utwórz nowy podgląd.';
+$_LANG['pvebill_reinstall_ended'] = 'Ponowna instalacja zakończyła się w stanie {state} (zamiar {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Nie ma jeszcze podglądu ponownej instalacji; najpierw naciśnij „Ponowna instalacja: podgląd”.';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Ponowna instalacja: podgląd';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Ponowna instalacja: wykonaj';

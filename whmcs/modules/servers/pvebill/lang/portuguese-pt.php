@@ -133,6 +133,13 @@ $_LANG['pvebill_unreachable'] = 'Não foi possível contactar o pvebill ({error}
 $_LANG['pvebill_op_failed'] = 'A ação «{what}» falhou:';
 $_LANG['pvebill_op_reconcile'] = 'A ação «{what}» parou a meio e um administrador tem de a reconciliar no pvebill:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Não há nenhuma pré-visualização de restauro para aplicar; escolha novamente a cópia de segurança.';
+$_LANG['pvebill_restore_not_applicable'] = 'Esta pré-visualização de restauro está {state} e não pode ser aplicada; escolha novamente a cópia de segurança.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Não há nenhuma pré-visualização de reinstalação para aplicar; peça primeiro uma pré-visualização.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Esta pré-visualização de reinstalação está {state} e não pode ser aplicada; peça uma nova pré-visualização.';
+$_LANG['pvebill_reinstall_ended'] = 'A reinstalação terminou no estado {state} (intenção {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Ainda não há pré-visualização de reinstalação; prima primeiro «Reinstalação: pré-visualizar».';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstalação: pré-visualizar';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstalação: aplicar';

@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'No se pudo contactar con pvebill ({error}). Rei
 $_LANG['pvebill_op_failed'] = 'La acción «{what}» ha fallado:';
 $_LANG['pvebill_op_reconcile'] = 'La acción «{what}» se detuvo a medias y un administrador debe conciliarla en pvebill:';
 
+$_LANG['pvebill_no_restore_preview'] = 'No hay ninguna vista previa de restauración que aplicar; vuelva a elegir la copia de seguridad.';
+$_LANG['pvebill_restore_not_applicable'] = 'Esta vista previa de restauración está {state} y no se puede aplicar; vuelva a elegir la copia de seguridad.';
+$_LANG['pvebill_no_reinstall_preview'] = 'No hay ninguna vista previa de reinstalación que aplicar; pida primero una vista previa.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Esta vista previa de reinstalación está {state} y no se puede aplicar; pida una nueva vista previa.';
+$_LANG['pvebill_reinstall_ended'] = 'La reinstalación terminó en el estado {state} (intención {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Todavía no hay vista previa de reinstalación; pulse primero «Reinstalación: vista previa».';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Reinstalación: vista previa';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Reinstalación: aplicar';

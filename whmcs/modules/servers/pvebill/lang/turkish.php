@@ -132,6 +132,13 @@ $_LANG['pvebill_unreachable'] = 'pvebill\'e ulaşılamadı ({error}). Yeniden de
 $_LANG['pvebill_op_failed'] = '"{what}" işlemi başarısız oldu:';
 $_LANG['pvebill_op_reconcile'] = '"{what}" işlemi yarıda durdu ve bir yöneticinin bunu pvebill\'de uzlaştırması gerekiyor:';
 
+$_LANG['pvebill_no_restore_preview'] = 'Uygulanacak bir geri yükleme önizlemesi yok; yedeği yeniden seçin.';
+$_LANG['pvebill_restore_not_applicable'] = 'Bu geri yükleme önizlemesinin durumu {state}; uygulanamaz, yedeği yeniden seçin.';
+$_LANG['pvebill_no_reinstall_preview'] = 'Uygulanacak bir yeniden kurulum önizlemesi yok; önce önizleme isteyin.';
+$_LANG['pvebill_reinstall_not_applicable'] = 'Bu yeniden kurulum önizlemesinin durumu {state}; uygulanamaz, yeni bir önizleme isteyin.';
+$_LANG['pvebill_reinstall_ended'] = 'Yeniden kurulum {state} durumunda sona erdi (istek {id}).';
+$_LANG['pvebill_admin_no_preview_press'] = 'Henüz yeniden kurulum önizlemesi yok; önce "Yeniden kurulum: önizleme" düğmesine basın.';
+
 // Admin area.
 $_LANG['pvebill_admin_reinstall_preview'] = 'Yeniden kurulum: önizleme';
 $_LANG['pvebill_admin_reinstall_apply'] = 'Yeniden kurulum: uygula';

@@ -643,7 +643,7 @@ final class Module
     private function applyRestore(array $params, string $intentId): string
     {
         if ($intentId === '') {
-            return 'pvebill: there is no restore preview to apply; choose the backup again';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_restore_preview');
         }
         $base = self::servicePath($params, '/restore');
         try {
@@ -663,7 +663,7 @@ final class Module
             return 'success';
         }
         if ($state !== 'preview_ready') {
-            return 'pvebill: this restore preview is ' . $state . ' and cannot be applied; choose the backup again';
+            return 'pvebill: ' . $this->lang->t('restore_not_applicable', ['state' => $state]);
         }
         $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? []];
         return $this->mutate($params, 'restore', $base, $body);
@@ -795,7 +795,7 @@ final class Module
         }
         if ($r->isProblem()) {
             return $r->status === 404
-                ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first'
+                ? 'pvebill: ' . Lang::forAdmin()->t('admin_no_preview_press')
                 : self::problemText($r, $this->lang);
         }
         $intent = $r->json['intent'] ?? [];
@@ -1011,7 +1011,7 @@ final class Module
     private function apply(array $params, string $intentId, string $password): string
     {
         if ($intentId === '') {
-            return 'pvebill: there is no reinstall preview to apply; preview first';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_reinstall_preview');
         }
         $sid = self::serviceId($params);
         $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
@@ -1030,7 +1030,7 @@ final class Module
                 return 'success';
             }
             if ($state !== 'preview_ready') {
-                return 'pvebill: this reinstall preview is ' . $state . ' and cannot be applied; preview again';
+                return 'pvebill: ' . $this->lang->t('reinstall_not_applicable', ['state' => $state]);
             }
             $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [],
                 'root_password' => $password];
@@ -1258,7 +1258,8 @@ final class Module
             case 'failed':
             case 'needs_reconciliation':
                 $this->attempts->close($sid, $action);
-                return 'pvebill: the reinstall ended in state ' . $state . ' (intent ' . ($intent['id'] ?? '') . ')';
+                $ended = ['state' => $state, 'id' => $intent['id'] ?? ''];
+                return 'pvebill: ' . $this->lang->t('reinstall_ended', $ended);
             default:
                 return $this->inProgress('reinstall', null, $state);
         }
