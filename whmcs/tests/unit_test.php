@@ -186,6 +186,8 @@ test('MetaData, ConfigOptions and the button arrays', function (): void {
     $_SESSION['adminlang'] = 'french';
     try {
         eq(['Démarrer', 'Arrêter'], array_slice(array_keys(pvebill_AdminCustomButtonArray()), 0, 2), 'in French');
+        $settings = array_keys(pvebill_ConfigOptions());
+        eq(['Offre', 'Type d’invité', 'Système d’exploitation'], $settings, 'settings in French');
     } finally {
         unset($_SESSION['adminlang']);
     }

@@ -152,3 +152,11 @@ $_LANG['pvebill_admin_state'] = 'State';
 $_LANG['pvebill_admin_console_new_tab'] = 'The console opens in a new tab from the "Open console" link on the service tab.';
 $_LANG['pvebill_admin_console_here'] = 'The console could not be opened here; use the "Open console" link on the '
     . 'service tab.';
+$_LANG['pvebill_admin_cfg_plan'] = 'Plan';
+$_LANG['pvebill_admin_cfg_plan_desc'] = 'pvebill plan code (GET /v1/plans), e.g. ct-2g';
+$_LANG['pvebill_admin_cfg_guest_type'] = 'Guest type';
+$_LANG['pvebill_admin_cfg_guest_type_desc'] = 'Fixed by the product, or chosen by the customer at order';
+$_LANG['pvebill_admin_cfg_guest_plan'] = 'The plan\'s only type';
+$_LANG['pvebill_admin_cfg_guest_option'] = 'Customer\'s choice (configurable option "{option}")';
+$_LANG['pvebill_admin_cfg_os'] = 'Operating system';
+$_LANG['pvebill_admin_cfg_os_desc'] = 'Default OS from the plan\'s catalog; a configurable option "{option}" overrides it';

@@ -83,37 +83,39 @@ final class Module
         ];
     }
 
-    /** The product's Module Settings: configoption1 plan, configoption2 guest type, configoption3 OS. */
+    /**
+     * The product's Module Settings: configoption1 plan, configoption2 guest type, configoption3 OS
+     * (WHMCS keeps them by position, so the labels are in the admin's language).
+     */
     public static function configOptions(): array
     {
+        $l = Lang::forAdmin();
         return [
-            'Plan' => [
+            $l->t('admin_cfg_plan') => [
                 'Type' => 'text',
                 'Size' => '25',
                 'Loader' => 'pvebill_PlanLoader',
                 'SimpleMode' => true,
-                'Description' => 'pvebill plan code (GET /v1/plans), e.g. ct-2g',
+                'Description' => $l->t('admin_cfg_plan_desc'),
             ],
-            'Guest type' => [
+            $l->t('admin_cfg_guest_type') => [
                 'Type' => 'dropdown',
                 'Options' => [
-                    self::GUEST_TYPE_PLAN => 'The plan\'s only type',
-                    self::GUEST_TYPE_CONTAINER => 'Container',
-                    self::GUEST_TYPE_VM => 'Virtual machine',
-                    self::GUEST_TYPE_OPTION => 'Customer\'s choice (configurable option "'
-                        . self::OPTION_GUEST_TYPE . '")',
+                    self::GUEST_TYPE_PLAN => $l->t('admin_cfg_guest_plan'),
+                    self::GUEST_TYPE_CONTAINER => $l->t('container'),
+                    self::GUEST_TYPE_VM => $l->t('vm'),
+                    self::GUEST_TYPE_OPTION => $l->t('admin_cfg_guest_option', ['option' => self::OPTION_GUEST_TYPE]),
                 ],
                 'Default' => self::GUEST_TYPE_PLAN,
                 'SimpleMode' => true,
-                'Description' => 'Fixed by the product, or chosen by the customer at order',
+                'Description' => $l->t('admin_cfg_guest_type_desc'),
             ],
-            'Operating system' => [
+            $l->t('admin_cfg_os') => [
                 'Type' => 'text',
                 'Size' => '25',
                 'Default' => 'debian-12',
                 'SimpleMode' => true,
-                'Description' => 'Default OS from the plan\'s catalog; a configurable option "' . self::OPTION_OS
-                    . '" overrides it',
+                'Description' => $l->t('admin_cfg_os_desc', ['option' => self::OPTION_OS]),
             ],
         ];
     }
