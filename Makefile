@@ -155,8 +155,8 @@ grafana-lint:
 	@for f in docker/grafana/dashboards/*.json; do echo "== $$f"; \
 	  GOFLAGS="$$GOFLAGS -modfile=scripts/grafana-lint/go.mod" $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
 
-# The WHMCS module against PSR-12 (whmcs/phpcs.xml names the one accepted exception); warnings
-# fail too. Debian: apt-get install php-codesniffer.
+# The WHMCS module and its tests against PSR-12 (whmcs/phpcs.xml names the accepted exceptions);
+# warnings fail too. Debian: apt-get install php-codesniffer.
 php-lint:
 	cd whmcs && phpcs --warning-severity=1
 	cd fossbilling && phpcs --warning-severity=1

@@ -9,6 +9,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v php >/dev/null || { echo "php is not installed (Debian: apt-get install php-cli)" >&2; exit 1; }
 php -r 'exit(extension_loaded("dom") ? 0 : 1);' || { echo "PHP's dom extension is missing (Debian: apt-get install php-xml)" >&2; exit 1; }
+# The client area's templates are rendered with Smarty, as WHMCS renders them.
+[ -f /usr/share/php/smarty4/bootstrap.php ] || [ -f /usr/share/php/smarty3/Smarty.class.php ] ||
+  { echo "Smarty is missing (Debian: apt-get install smarty4)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 pid=""

@@ -1,0 +1,17 @@
+<?php
+
+// Loads the module as WHMCS would, the tests' own classes (namespace Pvebill\Tests, one a file in
+// lib/) and the functions the tests share (lib.php).
+
+declare(strict_types=1);
+
+require_once __DIR__ . '/../modules/servers/pvebill/pvebill.php';
+
+spl_autoload_register(static function (string $class): void {
+    $prefix = 'Pvebill\\Tests\\';
+    if (str_starts_with($class, $prefix) && is_file(__DIR__ . '/lib/' . substr($class, strlen($prefix)) . '.php')) {
+        require __DIR__ . '/lib/' . substr($class, strlen($prefix)) . '.php';
+    }
+});
+
+require_once __DIR__ . '/lib.php';
