@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,7 +20,7 @@ import (
 )
 
 // cmdCall signs and sends one request with a client from the config file and prints the answer.
-func cmdCall(args []string, stdout, stderr io.Writer) int {
+func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
@@ -63,7 +64,7 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	if base == "" {
 		base = "http://" + cfg.Listen
 	}
-	req, err := http.NewRequest(method, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

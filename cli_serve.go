@@ -56,7 +56,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	} else {
 		var closeSim func()
-		cfg, banner, closeSim, err = embeddedDefault(stdout)
+		cfg, banner, closeSim, err = embeddedDefault(ctx, stdout)
 		if err != nil {
 			_, _ = fmt.Fprintln(stderr, err)
 			return 1
@@ -84,7 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listen(ctx, cfg.Listen)
 	if err != nil {
 		_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
@@ -102,7 +102,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // embeddedDefault builds the zero-setup configuration: SQLite under ./data, the Proxmox
 // simulator in-process with a seeded demo cluster, a demo client with a fresh secret written to
 // data/demo.yaml so that `pvebill call --config data/demo.yaml` works against this server.
-func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), error) {
+func embeddedDefault(ctx context.Context, stdout io.Writer) (config.Config, func(string), func(), error) {
 	cfg := config.Defaults()
 	if err := ownerOnlyDir(demoDir); err != nil {
 		return cfg, nil, nil, err
@@ -116,7 +116,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog,
 		ConsoleUser: pvesim.DefaultConsoleUser, ConsolePassword: consolePassword}
 	sim := demoSim(simOpts)
-	simLn, err := net.Listen("tcp", "127.0.0.1:0")
+	simLn, err := listen(ctx, "127.0.0.1:0")
 	if err != nil {
 		return cfg, nil, nil, err
 	}
@@ -178,6 +178,12 @@ func readinessAttrs(name string, detail any) []any {
 		attrs = append(attrs, k, d[k])
 	}
 	return attrs
+}
+
+// listen opens a TCP listener on addr.
+func listen(ctx context.Context, addr string) (net.Listener, error) {
+	var lc net.ListenConfig
+	return lc.Listen(ctx, "tcp", addr)
 }
 
 func randomHex(n int) string {
@@ -244,7 +250,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *empty {
 		sim = pvesim.New(opts)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
 	if err != nil {
 		_, _ = fmt.Fprintln(stderr, "pvebill sim:", err)
 		return 1

@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "migrate":
 		return cmdMigrate(args[1:], stdout, stderr)
 	case "call":
-		return cmdCall(args[1:], stdout, stderr)
+		return cmdCall(ctx, args[1:], stdout, stderr)
 	case "sim":
 		return cmdSim(ctx, args[1:], stdout, stderr)
 	case "healthcheck":

@@ -374,7 +374,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	}
 	kinds.Report(rep, StageDestroy, res)
 	if _, err := c.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
+		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err) //nolint:errorlint // the guest's survival is the failure; the read's error is detail, not its cause
 	}
 	return nil
 }

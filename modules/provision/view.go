@@ -57,10 +57,12 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 	}
 	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
+		s.log.Warn("service on an unknown cluster: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
 	mod, err := s.module(svc.GuestType)
 	if err != nil {
+		s.log.Warn("service of an unknown guest type: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
 	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,

@@ -277,9 +277,9 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	kind := classify(resp.StatusCode, msg, errs)
 	retryable, maybeApplied := false, false
 	switch resp.StatusCode {
-	case 502, 503, 595:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, 595:
 		retryable = true
-	case 504, 596, 597:
+	case http.StatusGatewayTimeout, 596, 597:
 		// The hop in front gave up while the work may go on behind it.
 		retryable = method == http.MethodGet
 		maybeApplied = method != http.MethodGet

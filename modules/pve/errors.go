@@ -190,7 +190,7 @@ func classify(status int, msg string, errs map[string]string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if kind := classifyMessage(errs[k]); kind == ErrAlreadyExists || kind == ErrNotFound {
+			if kind := classifyMessage(errs[k]); errors.Is(kind, ErrAlreadyExists) || errors.Is(kind, ErrNotFound) {
 				return kind
 			}
 		}

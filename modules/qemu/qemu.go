@@ -497,7 +497,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	}
 	kinds.Report(rep, StageDestroy, res)
 	if _, err := q.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
+		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err) //nolint:errorlint // the guest's survival is the failure; the read's error is detail, not its cause
 	}
 	return nil
 }

@@ -176,7 +176,7 @@ func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, err
 // closing closes db after a failure and returns the failure.
 func closing(db *models.DB, err error) error {
 	if cerr := db.Close(); cerr != nil {
-		return fmt.Errorf("%w (and closing the database: %v)", err, cerr)
+		return fmt.Errorf("%w (and closing the database: %w)", err, cerr)
 	}
 	return err
 }

@@ -162,8 +162,11 @@ func (e *consoleEnv) open(ctx context.Context, id string) (*websocket.Conn, erro
 	}
 	err = json.NewDecoder(resp.Body).Decode(&out)
 	_ = resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		return nil, fmt.Errorf("console of %s: %d %v", id, resp.StatusCode, err)
+	if err != nil {
+		return nil, fmt.Errorf("console of %s: %w", id, err)
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return nil, fmt.Errorf("console of %s: HTTP %d", id, resp.StatusCode)
 	}
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(out.Console.URL, "http")+"/ws",
 		&websocket.DialOptions{Subprotocols: []string{"binary"}, CompressionMode: websocket.CompressionDisabled})
@@ -208,7 +211,7 @@ func roundTrips(c net.Conn, n int) ([]time.Duration, error) {
 			return out, err
 		}
 		if _, err := io.ReadFull(c, one); err != nil || one[0] != 'a' {
-			return out, fmt.Errorf("echo %q: %v", one, err)
+			return out, fmt.Errorf("echo %q: %w", one, err)
 		}
 		out = append(out, time.Since(t0))
 	}
