@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"slices"
 
 	"gopkg.in/yaml.v3"
@@ -40,10 +41,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	var (
-		cfg         config.Config
-		err         error
-		autoMigrate bool
-		banner      func(addr string)
+		cfg    config.Config
+		err    error
+		schema = stack.RequireSchema
+		banner func(addr string)
 	)
 	if *cfgPath != "" {
 		if cfg, err = config.Load(*cfgPath, os.Environ()); err != nil {
@@ -62,10 +63,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		defer closeSim()
-		autoMigrate = true
+		schema = stack.MigrateSchema
 	}
 	log := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
-	a, err := buildApp(ctx, cfg, log, autoMigrate)
+	a, err := buildApp(ctx, cfg, log, schema)
 	if err != nil {
 		var behind *models.ErrSchemaBehind
 		if errors.As(err, &behind) {

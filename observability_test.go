@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"regexp"
 	"sort"
 	"strconv"
@@ -59,7 +60,7 @@ func scrapeApp(t *testing.T) []byte {
 	probe := executor.Action{Name: "metrics_probe", Stages: []executor.Stage{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
 		return r.Stage(ctx, "work")
 	}}
-	a, err := buildApp(ctx, cfg, log, true, probe)
+	a, err := buildApp(ctx, cfg, log, stack.MigrateSchema, probe)
 	if err != nil {
 		t.Fatal(err)
 	}

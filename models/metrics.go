@@ -40,7 +40,7 @@ func (c *nodeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func b2f(b bool) float64 {
+func b2f(b bool) float64 { //nolint:revive // a conversion for a gauge, not a control flag
 	if b {
 		return 1
 	}

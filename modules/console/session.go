@@ -205,8 +205,8 @@ func (s *Service) releaseClaim(nonce []byte) {
 func (s *Service) run(ss *session) {
 	s.wg.Add(1)
 	defer s.wg.Done()
-	s.track(ss, true)
-	defer s.track(ss, false)
+	s.track(ss)
+	defer s.untrack(ss)
 	started := s.o.Now()
 	s.m.opened.WithLabelValues(string(ss.kind)).Inc()
 	s.m.open.WithLabelValues(string(ss.kind)).Inc()
@@ -269,25 +269,29 @@ func (ss *session) relay(browser net.Conn) {
 type onlyReader struct{ io.Reader }
 type onlyWriter struct{ io.Writer }
 
-// track adds a session to, or removes it from, the ones End and the watcher reach; the first
-// session starts the watcher, the last one's end stops it.
-func (s *Service) track(ss *session, add bool) {
+// track adds a session to the ones End and the watcher reach; the first session starts the
+// watcher.
+func (s *Service) track(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	set := s.sessions[ss.key]
-	if add {
-		if set == nil {
-			set = map[*session]struct{}{}
-			s.sessions[ss.key] = set
-		}
-		set[ss] = struct{}{}
-		if s.stopWatch == nil {
-			s.stopWatch = make(chan struct{})
-			s.wg.Add(1)
-			go s.watch(s.stopWatch)
-		}
-		return
+	if set == nil {
+		set = map[*session]struct{}{}
+		s.sessions[ss.key] = set
 	}
+	set[ss] = struct{}{}
+	if s.stopWatch == nil {
+		s.stopWatch = make(chan struct{})
+		s.wg.Add(1)
+		go s.watch(s.stopWatch)
+	}
+}
+
+// untrack removes a session that ended; the last one's end stops the watcher.
+func (s *Service) untrack(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.sessions[ss.key]
 	delete(set, ss)
 	if len(set) == 0 {
 		delete(s.sessions, ss.key)

@@ -155,14 +155,25 @@ func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 		Password: st.Password}
 }
 
-// Open opens the configured database. With migrate (the embedded SQLite default) pending
-// migrations are applied; otherwise a schema that is behind is refused.
-func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, error) {
+// Schema says what Open does with a schema that is behind.
+type Schema int
+
+// The two ways to meet a schema that is behind.
+const (
+	// RequireSchema refuses it: `pvebill migrate` brings it up to date (a configured database).
+	RequireSchema Schema = iota
+	// MigrateSchema applies the pending migrations (the embedded SQLite default).
+	MigrateSchema
+)
+
+// Open opens the configured database: with MigrateSchema pending migrations are applied;
+// with RequireSchema a schema that is behind is refused.
+func Open(ctx context.Context, cfg config.Config, schema Schema) (*models.DB, error) {
 	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.Database.Failover...)
 	if err != nil {
 		return nil, err
 	}
-	if migrate {
+	if schema == MigrateSchema {
 		if _, err := db.Migrate(ctx); err != nil {
 			return nil, closing(db, err)
 		}
