@@ -252,7 +252,7 @@ func sameNames(t *testing.T, what, aName string, a []string, bName string, b []s
 	}
 }
 
-// docs/api.md and openapi.yaml list the same operation actions (the operation's `action`
+// R37: docs/api.md and openapi.yaml list the same operation actions (the operation's `action`
 // enum) and the same error codes (the problem's `code` enum), and every field name docs/api.md
 // shows in its examples and object spans is a property of a schema in openapi.yaml.
 func TestDocsAndOpenAPIAgreeOnNames(t *testing.T) {
@@ -275,8 +275,8 @@ func TestDocsAndOpenAPIAgreeOnNames(t *testing.T) {
 	}
 }
 
-// The Go side: the error codes the code can emit (i18n.Codes, each with a message in every
-// catalog) are exactly openapi.yaml's problem codes, and the actions the executor runs are
+// R37, the Go side: the stable error codes the code can emit (i18n.Codes, each with a message in
+// every catalog) are exactly openapi.yaml's problem codes, and the actions the executor runs are
 // exactly its operation actions.
 func TestCodeAndOpenAPIAgreeOnNames(t *testing.T) {
 	doc := loadSpec(t)
