@@ -60,7 +60,7 @@ func TestAdminCallbacks(t *testing.T) {
 		}
 
 		// Every event sent is a CallbackEvent of openapi.yaml.
-		schema := loadSpec(t).Components.Schemas["CallbackEvent"].Value
+		schema := allowTestAction(loadSpec(t)).Components.Schemas["CallbackEvent"].Value
 		mu.Lock()
 		defer mu.Unlock()
 		if len(bodies) != 3 {
@@ -120,7 +120,7 @@ func conformCallbacks(t *testing.T, path string, resp response, status int) {
 	if resp.Status != status {
 		t.Fatalf("GET %s: %d, want %d: %s", path, resp.Status, status, resp.Body)
 	}
-	router, err := gorillamux.NewRouter(loadSpec(t))
+	router, err := gorillamux.NewRouter(allowTestAction(loadSpec(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

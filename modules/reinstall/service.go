@@ -411,7 +411,8 @@ func (s *Replacer) checkAgain(ctx context.Context, in *models.Intent, pv Preview
 	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
 	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
 	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
-	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*kinds.GiB
+	facts.Mounts, facts.RootKey, facts.NoRoot = pv.labelled(), pv.RootKey, pv.NoRoot
+	facts.PlannedBytes = int64(plan.DiskGiB) * kinds.GiB
 	if bs := Check(facts); len(bs) > 0 {
 		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
 			return inProgress()

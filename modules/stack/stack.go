@@ -103,8 +103,7 @@ func New(o Options) *Stack {
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
 	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
 		Secrets: st.Exec.Secrets(), Log: o.Log})
-	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
-	for _, a := range append(actions, st.Password.Actions()...) {
+	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
@@ -145,6 +144,12 @@ func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluste
 		log.Warn("console: clusters have a console_user but console.secret is not set: the console is refused on every plan",
 			"missing", "console.secret", "clusters", with)
 	}
+}
+
+// Actions are every operation action the flows run, as the executor registers them.
+func (st *Stack) Actions() []executor.Action {
+	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
+	return append(actions, st.Password.Actions()...)
 }
 
 // ServerOptions are the server's options over the stack; the caller adds what only it knows
