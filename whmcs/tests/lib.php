@@ -435,9 +435,16 @@ function assertSelfContained(DOMDocument $d): void
     eq('http://www.w3.org/2000/svg', $d->documentElement->namespaceURI, 'namespace');
 }
 
-function logModuleCall(string $module, string $action, mixed $request, mixed $response): void
-{
-    ModuleLog::$calls[] = ['action' => $action, 'response' => $response];
+function logModuleCall(
+    string $module,
+    string $action,
+    mixed $request,
+    mixed $response,
+    mixed $processed = null,
+    array $replaceVars = []
+): void {
+    ModuleLog::$calls[] = ['action' => $action, 'request' => $request, 'response' => $response,
+        'replace' => $replaceVars];
 }
 
 /** Starts CreateAccount of $p in another PHP process (a second WHMCS request); returns it. */
