@@ -121,6 +121,9 @@ final class MetricProvider implements ProviderInterface
         $cursor = null;
         do {
             $r = $c->request('GET', $base . ($cursor !== null ? '&cursor=' . rawurlencode($cursor) : ''), null, [], 60);
+            if ($serviceId !== null && $r->status === 404) {
+                return [];    // not a service of this client: no usage
+            }
             if ($r->isProblem()) {
                 throw new \RuntimeException(Module::problemText($r, Lang::forAdmin()));
             }
