@@ -10,8 +10,12 @@ use WHMCS\UsageBilling\Contracts\Metrics\UsageInterface;
 
 class Usage implements UsageInterface
 {
-    public function __construct(private $value, private $collectedAt = null, private $startAt = null, private $endAt = null)
-    {
+    public function __construct(
+        private $value,
+        private $collectedAt = null,
+        private $startAt = null,
+        private $endAt = null
+    ) {
     }
 
     public function collectedAt()
