@@ -435,9 +435,16 @@ function assertSelfContained(DOMDocument $d): void
     eq('http://www.w3.org/2000/svg', $d->documentElement->namespaceURI, 'namespace');
 }
 
-function logModuleCall(string $module, string $action, mixed $request, mixed $response): void
-{
-    ModuleLog::$calls[] = ['action' => $action, 'response' => $response];
+function logModuleCall(
+    string $module,
+    string $action,
+    mixed $request,
+    mixed $response,
+    mixed $processed = null,
+    array $replaceVars = []
+): void {
+    ModuleLog::$calls[] = ['action' => $action, 'request' => $request, 'response' => $response,
+        'replace' => $replaceVars];
 }
 
 /** Starts CreateAccount of $p in another PHP process (a second WHMCS request); returns it. */
@@ -532,4 +539,58 @@ function keys(FakePvebill $f): array
         static fn ($r) => $r['headers']['idempotency-key'] ?? '',
         array_filter($f->requests(), static fn ($r) => $r['method'] === 'POST')
     ));
+}
+
+// sync_test.php: services 1040 (a VM) and 1041 (a container).
+const SYNC_VM = 1040;
+const SYNC_CT = 1041;
+
+function syncVm(array $over = []): array
+{
+    $vm = ['configoption1' => 'flex-2g', 'configoption2' => 'vm'];
+    return whmcsParams(SYNC_VM, array_replace_recursive($vm, $over));
+}
+
+function syncCt(array $over = []): array
+{
+    return whmcsParams(SYNC_CT, $over);
+}
+
+/** Runs $fn with the module the pvebill_* functions use set to this transport's. */
+function withModule(callable $fn): mixed
+{
+    Module::setInstance(module());
+    try {
+        return $fn();
+    } finally {
+        Module::setInstance(null);
+    }
+}
+
+
+/** The set-user-password calls that reached the simulator's guest agent with $password for root. */
+function agentPasswordCalls(string $password): int
+{
+    return count(simRequests('POST', '#/qemu/[0-9]+/agent/set-user-password$#', ['username' => 'root',
+        'password' => $password]));
+}
+
+
+/** GETs a URL: the status code and the body. @return array{int, string} */
+function httpGet(string $url): array
+{
+    $ctx = stream_context_create(['http' => ['ignore_errors' => true, 'timeout' => 10]]);
+    $body = (string) file_get_contents($url, false, $ctx);
+    $status = preg_match('#^HTTP/\S+ (\d{3})#', $http_response_header[0] ?? '', $m) ? (int) $m[1] : 0;
+    return [$status, $body];
+}
+
+
+/** /v1/usage of one service for a period, as the test reads it itself. */
+function usageOf(string $sid, string $from, string $to): array
+{
+    $r = api('GET', '/v1/usage?from=' . rawurlencode($from) . '&to=' . rawurlencode($to) . '&service_id='
+        . rawurlencode($sid));
+    eq(200, $r->status, 'usage ' . $r->body);
+    return $r->json['services'][0] ?? [];
 }

@@ -24,6 +24,7 @@ require_once __DIR__ . '/lib/autoload.php';
 
 use Pvebill\Csrf;
 use Pvebill\Lang;
+use Pvebill\MetricProvider;
 use Pvebill\Module;
 
 function pvebill_MetaData(): array
@@ -65,6 +66,36 @@ function pvebill_TerminateAccount(array $params): string
 function pvebill_ChangePackage(array $params): string
 {
     return Module::instance()->changePackage($params);
+}
+
+/** The new root password of a VM, set through its guest agent; a container's refusal is translated. */
+function pvebill_ChangePassword(array $params): string
+{
+    return Module::instance()->changePassword($params);
+}
+
+/** "Log in to control panel" (client area): the console with a fresh one-time URL. */
+function pvebill_ServiceSingleSignOn(array $params): array
+{
+    return Module::instance()->singleSignOn($params, false);
+}
+
+/** The admin's single sign-on to the service: the console, as for the client. */
+function pvebill_AdminSingleSignOn(array $params): array
+{
+    return Module::instance()->singleSignOn($params, true);
+}
+
+/** Server Sync Tool: every pvebill service of this server's API client. */
+function pvebill_ListAccounts(array $params): array
+{
+    return Module::instance()->listAccounts($params);
+}
+
+/** Usage billing (WHMCS 7.9+): this month's figures from pvebill's usage report (R59). */
+function pvebill_MetricProvider(array $params): MetricProvider
+{
+    return new MetricProvider($params);
 }
 
 function pvebill_TestConnection(array $params): array

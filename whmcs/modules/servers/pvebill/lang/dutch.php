@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'Het enige type van het pakket';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Keuze van de klant (configureerbare optie "{option}")';
 $_LANG['pvebill_admin_cfg_os'] = 'Besturingssysteem';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Standaardsysteem uit de catalogus van het pakket; een configureerbare optie "{option}" gaat voor';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Er is geen nieuw wachtwoord opgegeven.';
+$_LANG['pvebill_metric_traffic_in'] = 'Inkomend verkeer';
+$_LANG['pvebill_metric_traffic_out'] = 'Uitgaand verkeer';
+$_LANG['pvebill_metric_backup_storage'] = 'Back-upopslag';
+$_LANG['pvebill_metric_memory_avg'] = 'Geheugen (gemiddeld)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (gemiddeld)';

@@ -160,3 +160,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'The plan\'s only type';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Customer\'s choice (configurable option "{option}")';
 $_LANG['pvebill_admin_cfg_os'] = 'Operating system';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Default OS from the plan\'s catalog; a configurable option "{option}" overrides it';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'No new password was given.';
+$_LANG['pvebill_metric_traffic_in'] = 'Traffic in';
+$_LANG['pvebill_metric_traffic_out'] = 'Traffic out';
+$_LANG['pvebill_metric_backup_storage'] = 'Backup storage';
+$_LANG['pvebill_metric_memory_avg'] = 'Memory (average)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (average)';

@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'Le seul type de l’offre';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Choix du client (option configurable « {option} »)';
 $_LANG['pvebill_admin_cfg_os'] = 'Système d’exploitation';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Système par défaut du catalogue de l’offre ; une option configurable « {option} » le remplace';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Aucun nouveau mot de passe n’a été indiqué.';
+$_LANG['pvebill_metric_traffic_in'] = 'Trafic entrant';
+$_LANG['pvebill_metric_traffic_out'] = 'Trafic sortant';
+$_LANG['pvebill_metric_backup_storage'] = 'Stockage des sauvegardes';
+$_LANG['pvebill_metric_memory_avg'] = 'Mémoire (moyenne)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (moyenne)';

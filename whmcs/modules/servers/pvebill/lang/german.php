@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'Der einzige Typ des Tarifs';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Wahl des Kunden (konfigurierbare Option „{option}“)';
 $_LANG['pvebill_admin_cfg_os'] = 'Betriebssystem';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Standard-Betriebssystem aus dem Katalog des Tarifs; eine konfigurierbare Option „{option}“ hat Vorrang';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Es wurde kein neues Passwort angegeben.';
+$_LANG['pvebill_metric_traffic_in'] = 'Eingehender Datenverkehr';
+$_LANG['pvebill_metric_traffic_out'] = 'Ausgehender Datenverkehr';
+$_LANG['pvebill_metric_backup_storage'] = 'Backup-Speicher';
+$_LANG['pvebill_metric_memory_avg'] = 'Arbeitsspeicher (Durchschnitt)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (Durchschnitt)';

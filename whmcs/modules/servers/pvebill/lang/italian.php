@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'L’unico tipo del piano';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Scelta del cliente (opzione configurabile «{option}»)';
 $_LANG['pvebill_admin_cfg_os'] = 'Sistema operativo';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Sistema predefinito dal catalogo del piano; un’opzione configurabile «{option}» lo sostituisce';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Non è stata indicata una nuova password.';
+$_LANG['pvebill_metric_traffic_in'] = 'Traffico in entrata';
+$_LANG['pvebill_metric_traffic_out'] = 'Traffico in uscita';
+$_LANG['pvebill_metric_backup_storage'] = 'Spazio dei backup';
+$_LANG['pvebill_metric_memory_avg'] = 'Memoria (media)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (media)';

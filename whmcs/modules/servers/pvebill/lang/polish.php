@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'Jedyny typ planu';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Wybór klienta (opcja konfigurowalna „{option}”)';
 $_LANG['pvebill_admin_cfg_os'] = 'System operacyjny';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Domyślny system z katalogu planu; opcja konfigurowalna „{option}” ma pierwszeństwo';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Nie podano nowego hasła.';
+$_LANG['pvebill_metric_traffic_in'] = 'Ruch przychodzący';
+$_LANG['pvebill_metric_traffic_out'] = 'Ruch wychodzący';
+$_LANG['pvebill_metric_backup_storage'] = 'Miejsce na kopie zapasowe';
+$_LANG['pvebill_metric_memory_avg'] = 'Pamięć (średnio)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (średnio)';

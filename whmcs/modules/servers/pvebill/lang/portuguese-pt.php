@@ -157,3 +157,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'O único tipo do plano';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Escolha do cliente (opção configurável «{option}»)';
 $_LANG['pvebill_admin_cfg_os'] = 'Sistema operativo';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Sistema predefinido do catálogo do plano; uma opção configurável «{option}» substitui-o';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Não foi indicada uma nova palavra-passe.';
+$_LANG['pvebill_metric_traffic_in'] = 'Tráfego de entrada';
+$_LANG['pvebill_metric_traffic_out'] = 'Tráfego de saída';
+$_LANG['pvebill_metric_backup_storage'] = 'Armazenamento de cópias de segurança';
+$_LANG['pvebill_metric_memory_avg'] = 'Memória (média)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (média)';

@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'El único tipo del plan';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Elección del cliente (opción configurable «{option}»)';
 $_LANG['pvebill_admin_cfg_os'] = 'Sistema operativo';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Sistema por defecto del catálogo del plan; una opción configurable «{option}» lo sustituye';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'No se ha indicado una contraseña nueva.';
+$_LANG['pvebill_metric_traffic_in'] = 'Tráfico entrante';
+$_LANG['pvebill_metric_traffic_out'] = 'Tráfico saliente';
+$_LANG['pvebill_metric_backup_storage'] = 'Almacenamiento de copias de seguridad';
+$_LANG['pvebill_metric_memory_avg'] = 'Memoria (media)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (media)';

@@ -156,3 +156,11 @@ $_LANG['pvebill_admin_cfg_guest_plan'] = 'Planın tek türü';
 $_LANG['pvebill_admin_cfg_guest_option'] = 'Müşterinin seçimi (yapılandırılabilir seçenek "{option}")';
 $_LANG['pvebill_admin_cfg_os'] = 'İşletim sistemi';
 $_LANG['pvebill_admin_cfg_os_desc'] = 'Planın kataloğundaki varsayılan sistem; yapılandırılabilir "{option}" seçeneği önceliklidir';
+
+// Change password; usage billing (the metrics' names, in the admin's language).
+$_LANG['pvebill_password_missing'] = 'Yeni parola belirtilmedi.';
+$_LANG['pvebill_metric_traffic_in'] = 'Gelen trafik';
+$_LANG['pvebill_metric_traffic_out'] = 'Giden trafik';
+$_LANG['pvebill_metric_backup_storage'] = 'Yedek depolama alanı';
+$_LANG['pvebill_metric_memory_avg'] = 'Bellek (ortalama)';
+$_LANG['pvebill_metric_swap_avg'] = 'Swap (ortalama)';

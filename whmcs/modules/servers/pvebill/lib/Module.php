@@ -78,8 +78,14 @@ final class Module
             'RequiresServer' => true,
             'DefaultNonSSLPort' => '8080',
             'DefaultSSLPort' => '443',
-            'ServiceSingleSignOnLabel' => false,
-            'AdminSingleSignOnLabel' => false,
+            // Single sign-on opens the console (R41), labelled as the overview's button.
+            'ServiceSingleSignOnLabel' => Lang::forClient([])->t('console'),
+            'AdminSingleSignOnLabel' => Lang::forAdmin()->t('console'),
+            // Server Sync Tool (ListAccounts): an account is the pvebill service id; its plan is
+            // the product's Module Settings "Plan".
+            'ListAccountsUniqueIdentifierDisplayName' => 'pvebill service id',
+            'ListAccountsUniqueIdentifierField' => 'uniqueIdentifier',
+            'ListAccountsProductField' => 'configoption1',
         ];
     }
 
@@ -185,6 +191,99 @@ final class Module
             return 'pvebill: the product has no plan code (Module Settings, "Plan")';
         }
         return $this->mutate($params, 'change_plan', self::servicePath($params, '/change-plan'), ['plan' => $plan]);
+    }
+
+    /**
+     * WHMCS's ChangePassword: the new root password ($params['password']) through pvebill's
+     * password operation (R56), followed to its end. "success" once pvebill set it; a refusal
+     * (a container, or a VM whose guest agent does not answer) is pvebill's translated reason.
+     * The password goes to WHMCS's log only as a value to mask, and nowhere else.
+     */
+    public function changePassword(array $params): string
+    {
+        $password = (string) ($params['password'] ?? '');
+        if ($password === '') {
+            return 'pvebill: ' . Lang::forClient($params)->t('password_missing');
+        }
+        return $this->mutate(
+            $params,
+            'password',
+            self::servicePath($params, '/password'),
+            ['root_password' => $password]
+        );
+    }
+
+    /**
+     * WHMCS's single sign-on (the client's "Log in to control panel" and the admin's button): a
+     * fresh one-time console URL (R41), or the refusal translated.
+     *
+     * @return array{success: bool, redirectTo?: string, errorMsg?: string}
+     */
+    public function singleSignOn(array $params, bool $admin): array
+    {
+        $res = $this->openConsole($params, $admin ? Lang::forAdmin() : null);
+        if ($res['url'] === null) {
+            return ['success' => false, 'errorMsg' => (string) $res['error']];
+        }
+        return ['success' => true, 'redirectTo' => $res['url']];
+    }
+
+    /** WHMCS's service statuses (WHMCS\Service\Status) of pvebill's service states. */
+    private const SYNC_STATUS = [
+        'provisioning' => 'Pending',
+        'active' => 'Active',
+        'needs_reconciliation' => 'Active',
+        'suspended' => 'Suspended',
+        'limited' => 'Suspended',
+        'terminated' => 'Terminated',
+        'failed' => 'Terminated',
+    ];
+
+    /**
+     * WHMCS's ListAccounts (Server Sync Tool): every service of this API client, read page by
+     * page from GET /v1/services ($limit a page).
+     *
+     * @return array{success: bool, accounts?: list<array<string,string>>, error?: string}
+     */
+    public function listAccounts(array $params, int $limit = 1000): array
+    {
+        $accounts = [];
+        try {
+            $c = $this->client($params, Lang::forAdmin());
+            $cursor = null;
+            do {
+                $q = '/v1/services?limit=' . $limit . ($cursor !== null ? '&cursor=' . rawurlencode($cursor) : '');
+                $r = $c->request('GET', $q, null, [], 60);
+                if ($r->isProblem()) {
+                    return ['success' => false, 'error' => self::problemText($r, $this->lang)];
+                }
+                foreach ($r->json['services'] ?? [] as $s) {
+                    $accounts[] = self::account($s);
+                }
+                $cursor = $r->json['next_cursor'] ?? null;
+            } while (is_string($cursor) && $cursor !== '');
+        } catch (\Throwable $e) {
+            return ['success' => false, 'error' => $this->unreachable($e)];
+        }
+        self::log('ListAccounts', ['server' => (int) ($params['serverid'] ?? 0)], ['accounts' => count($accounts)]);
+        return ['success' => true, 'accounts' => $accounts];
+    }
+
+    /** One service as WHMCS's Server Sync Tool reads an account. @return array<string,string> */
+    public static function account(array $s): array
+    {
+        $created = strtotime((string) ($s['created_at'] ?? ''));
+        $ip = (string) ($s['ip_addresses'][0] ?? '');
+        return [
+            'email' => '',
+            'username' => '',
+            'domain' => (string) ($s['hostname'] ?? ''),
+            'uniqueIdentifier' => (string) ($s['service_id'] ?? ''),
+            'product' => (string) ($s['plan'] ?? ''),
+            'primaryip' => (string) preg_replace('#/\d+$#', '', $ip),
+            'created' => $created === false ? '' : gmdate('Y-m-d H:i:s', $created),
+            'status' => self::SYNC_STATUS[(string) ($s['state'] ?? '')] ?? 'Active',
+        ];
     }
 
     /** Checks the URL, the signature and the billing scope. @return array{success: bool, error: string} */
@@ -741,10 +840,10 @@ final class Module
      *
      * @return array{url: ?string, error: ?string}
      */
-    public function openConsole(array $params): array
+    public function openConsole(array $params, ?Lang $lang = null): array
     {
         try {
-            $r = $this->client($params)->request('POST', self::servicePath($params, '/console'), [], [], 20);
+            $r = $this->client($params, $lang)->request('POST', self::servicePath($params, '/console'), [], [], 20);
         } catch (\Throwable $e) {
             return ['url' => null, 'error' => $this->unreachable($e)];
         }
@@ -1144,10 +1243,10 @@ final class Module
             $c = $this->client($params);
             $r = $this->post($c, $sid, $action, $path, $body, $deadline, $method);
         } catch (\Throwable $e) {
-            self::log($action, ['service_id' => $sid], $e->getMessage());
+            self::log($action, ['service_id' => $sid], $e->getMessage(), self::secretsOf($body));
             return $this->unreachable($e);
         }
-        self::log($action, ['service_id' => $sid, 'path' => $path], $r->body);
+        self::log($action, ['service_id' => $sid, 'path' => $path], $r->body, self::secretsOf($body));
         if ($r->isProblem()) {
             $code = (string) ($r->json['code'] ?? '');
             if ($code === ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
@@ -1390,6 +1489,11 @@ final class Module
         $lang ??= Lang::named(Lang::FALLBACK);
         $j = $r->json ?? [];
         $parts = [trim((string) ($j['detail'] ?? '')) ?: $lang->t('http_status', ['status' => $r->status])];
+        // A refused capability says why (capability_refused's translated reason).
+        $reason = trim((string) ($j['reason'] ?? ''));
+        if ($reason !== '' && !str_contains($parts[0], $reason)) {
+            $parts[] = $reason;
+        }
         foreach ($j['errors'] ?? [] as $e) {
             $parts[] = (string) ($e['message'] ?? (($e['field'] ?? '') . ': ' . ($e['code'] ?? '')));
         }
@@ -1435,10 +1539,28 @@ final class Module
         }
     }
 
-    private static function log(string $action, array $request, mixed $response): void
+    /**
+     * Hands a call to WHMCS's module log. $secrets are WHMCS's replace-vars: WHMCS masks each of
+     * them wherever it appears in what it logs (the request is logged without a body anyway).
+     *
+     * @param list<string> $secrets
+     */
+    private static function log(string $action, array $request, mixed $response, array $secrets = []): void
     {
         if (function_exists('logModuleCall')) {
-            logModuleCall('pvebill', $action, $request, $response, null, []);
+            logModuleCall('pvebill', $action, $request, $response, null, $secrets);
         }
+    }
+
+    /** @return list<string> the passwords of a request body, for WHMCS's log masking */
+    private static function secretsOf(array $body): array
+    {
+        $out = [];
+        foreach (['root_password'] as $k) {
+            if (is_string($body[$k] ?? null) && $body[$k] !== '') {
+                $out[] = $body[$k];
+            }
+        }
+        return $out;
     }
 }
