@@ -5,7 +5,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
-.PHONY: generate openapi-lint grafana-lint php-lint
+.PHONY: generate openapi-lint openapi-clients grafana-lint php-lint
 .PHONY: chaos chaos-galera chaos-galera-short bench-galera
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
@@ -25,10 +25,11 @@ test:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	@$(MAKE) --no-print-directory test-php
 
-# The WHMCS module's PHP tests against a real `pvebill serve` (scripts/whmcs-test.sh). Without
+# The WHMCS module's and the FOSSBilling manager's PHP tests against a real `pvebill serve`
+# (scripts/whmcs-test.sh, scripts/fossbilling-test.sh). Without
 # php they are skipped with a message, except in CI (CI set), where that is a failure.
 test-php:
-	@if command -v php >/dev/null 2>&1; then scripts/whmcs-test.sh; \
+	@if command -v php >/dev/null 2>&1; then scripts/whmcs-test.sh && scripts/fossbilling-test.sh; \
 	elif [ -n "$$CI" ]; then echo "test-php: php is missing and CI is set; install php-cli" >&2; exit 1; \
 	else echo "test-php: php is not installed; skipping the WHMCS module tests (apt-get install php-cli)"; fi
 
@@ -60,7 +61,15 @@ lint: lint-install
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -run '^TestNoKindComparisonsOutsideKinds$$' ./modules/kinds/
 	@$(MAKE) --no-print-directory doccheck
+	@$(MAKE) --no-print-directory shell-lint
 	$(GOLANGCI_LINT) run $(PKGS)
+
+# The shell scripts (.ci/run and every tracked *.sh) against shellcheck. Without shellcheck it is
+# skipped with a message, except in CI (CI set), where .ci/run installs it.
+shell-lint:
+	@if command -v shellcheck >/dev/null 2>&1; then shellcheck .ci/run $$(git ls-files '*.sh'); \
+	elif [ -n "$$CI" ]; then echo "shell-lint: shellcheck is missing and CI is set" >&2; exit 1; \
+	else echo "shell-lint: shellcheck is not installed; skipping (apt-get install shellcheck)"; fi
 
 # Comments cite only what the repository holds: rule ids defined in docs/design.md, docs/*.md
 # files and their numbered sections, no document outside the repository (scripts/doccheck).
@@ -126,9 +135,19 @@ generate:
 
 # openapi.yaml against redocly's recommended rules, every warning an error (scripts/redocly.yaml);
 # @redocly/cli is pinned in scripts/package-lock.json and installed with npm ci. Needs node >= 20.19.
+# It then generates the Go client (oapi-codegen) and the TypeScript client (openapi-typescript) and
+# compiles both (make openapi-clients).
 openapi-lint:
 	npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 	scripts/node_modules/.bin/redocly lint --config scripts/redocly.yaml --format=stylish openapi.yaml
+	@$(MAKE) --no-print-directory openapi-clients
+
+# The clients generated from openapi.yaml compile: oapi-codegen's Go client under go build and go
+# vet, openapi-typescript's types under tsc --strict, each with a small file that uses them
+# (scripts/openapi-clients.sh; the Go generator is pinned in scripts/openapi-clients/go.mod, the
+# npm ones in scripts/package-lock.json). Needs the npm ci of openapi-lint.
+openapi-clients:
+	GO=$(GO) scripts/openapi-clients.sh
 
 # The Grafana dashboards against grafana/dashboard-linter, warnings included (--strict). The linter
 # is a Go tool pinned in its own module (scripts/grafana-lint/go.mod and go.sum), built on first use.
@@ -136,7 +155,8 @@ grafana-lint:
 	@for f in docker/grafana/dashboards/*.json; do echo "== $$f"; \
 	  GOFLAGS="$$GOFLAGS -modfile=scripts/grafana-lint/go.mod" $(GO) tool dashboard-linter lint --strict "$$f" || exit 1; done
 
-# The WHMCS module against PSR-12 (whmcs/phpcs.xml names the one accepted exception); warnings
-# fail too. Debian: apt-get install php-codesniffer.
+# The WHMCS module and its tests against PSR-12 (whmcs/phpcs.xml names the accepted exceptions);
+# warnings fail too. Debian: apt-get install php-codesniffer.
 php-lint:
 	cd whmcs && phpcs --warning-severity=1
+	cd fossbilling && phpcs --warning-severity=1

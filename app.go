@@ -54,11 +54,11 @@ func newLogger(format, level string, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// buildApp opens the database and wires every part (modules/stack). When autoMigrate is set
-// (the embedded SQLite default) pending migrations are applied; otherwise a schema that is
-// behind is refused.
-func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, autoMigrate bool, extra ...executor.Action) (*app, error) {
-	db, err := stack.Open(ctx, cfg, autoMigrate)
+// buildApp opens the database and wires every part (modules/stack). With stack.MigrateSchema
+// (the embedded SQLite default) pending migrations are applied; with stack.RequireSchema a
+// schema that is behind is refused.
+func buildApp(ctx context.Context, cfg config.Config, log *slog.Logger, schema stack.Schema, extra ...executor.Action) (*app, error) {
+	db, err := stack.Open(ctx, cfg, schema)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ func TestAppDeliversCallbacks(t *testing.T) {
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), true, probe)
+	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), stack.MigrateSchema, probe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 
 	start := func() *app {
 		t.Helper()
-		a, err := buildApp(ctx, cfg, log, true)
+		a, err := buildApp(ctx, cfg, log, stack.MigrateSchema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 
 	// An invalid pool refuses the start, naming the entry and the field.
 	cfg.IPPools[0].Gateway = "203.0.113.20"
-	_, err = buildApp(ctx, cfg, log, true)
+	_, err = buildApp(ctx, cfg, log, stack.MigrateSchema)
 	if err == nil || !strings.Contains(err.Error(), "ip_pools[0] (pool-a)") || !strings.Contains(err.Error(), "gateway") {
 		t.Fatalf("invalid pool at start: %v", err)
 	}

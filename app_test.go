@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 	cfg.Executor.PollInterval = 20 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), true)
+	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), stack.MigrateSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func startGalera(t *testing.T) *galeraCluster {
 func (g *galeraCluster) kill(n int) error {
 	out, err := exec.Command(g.script, "kill", g.dir, strconv.Itoa(n)).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("kill node %d: %v: %s", n, err, out)
+		return fmt.Errorf("kill node %d: %w: %s", n, err, out)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func (g *galeraCluster) kill(n int) error {
 func (g *galeraCluster) start(n int) error {
 	out, err := exec.Command(g.script, "start", g.dir, strconv.Itoa(n)).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("start node %d: %v: %s", n, err, out)
+		return fmt.Errorf("start node %d: %w: %s", n, err, out)
 	}
 	return nil
 }

@@ -1315,10 +1315,12 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	// The listener closes quickly: new requests do not reach this replica.
 	closed := false
 	for time.Since(sent) < 2*time.Second {
-		if _, err := http.Get("http://" + r.addr + "/healthz"); err != nil {
+		resp, err := http.Get("http://" + r.addr + "/healthz")
+		if err != nil {
 			closed = true
 			break
 		}
+		_ = resp.Body.Close()
 		time.Sleep(20 * time.Millisecond)
 	}
 	if !closed {

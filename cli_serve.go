@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"pvebill/modules/stack"
 	"slices"
 
 	"gopkg.in/yaml.v3"
@@ -40,10 +41,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	var (
-		cfg         config.Config
-		err         error
-		autoMigrate bool
-		banner      func(addr string)
+		cfg    config.Config
+		err    error
+		schema = stack.RequireSchema
+		banner func(addr string)
 	)
 	if *cfgPath != "" {
 		if cfg, err = config.Load(*cfgPath, os.Environ()); err != nil {
@@ -56,16 +57,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	} else {
 		var closeSim func()
-		cfg, banner, closeSim, err = embeddedDefault(stdout)
+		cfg, banner, closeSim, err = embeddedDefault(ctx, stdout)
 		if err != nil {
 			_, _ = fmt.Fprintln(stderr, err)
 			return 1
 		}
 		defer closeSim()
-		autoMigrate = true
+		schema = stack.MigrateSchema
 	}
 	log := newLogger(cfg.LogFormat, cfg.LogLevel, stderr)
-	a, err := buildApp(ctx, cfg, log, autoMigrate)
+	a, err := buildApp(ctx, cfg, log, schema)
 	if err != nil {
 		var behind *models.ErrSchemaBehind
 		if errors.As(err, &behind) {
@@ -84,7 +85,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listen(ctx, cfg.Listen)
 	if err != nil {
 		_, _ = fmt.Fprintln(stderr, "pvebill serve:", err)
 		return 1
@@ -102,9 +103,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // embeddedDefault builds the zero-setup configuration: SQLite under ./data, the Proxmox
 // simulator in-process with a seeded demo cluster, a demo client with a fresh secret written to
 // data/demo.yaml so that `pvebill call --config data/demo.yaml` works against this server.
-func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), error) {
+func embeddedDefault(ctx context.Context, stdout io.Writer) (config.Config, func(string), func(), error) {
 	cfg := config.Defaults()
-	if err := os.MkdirAll(demoDir, 0o700); err != nil {
+	if err := ownerOnlyDir(demoDir); err != nil {
 		return cfg, nil, nil, err
 	}
 	cfg.LogFormat = "text"
@@ -116,7 +117,7 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 	simOpts := pvesim.Options{TokenID: demoTokenID, TokenSecret: demoTokenSecret, MaxLog: simMaxLog,
 		ConsoleUser: pvesim.DefaultConsoleUser, ConsolePassword: consolePassword}
 	sim := demoSim(simOpts)
-	simLn, err := net.Listen("tcp", "127.0.0.1:0")
+	simLn, err := listen(ctx, "127.0.0.1:0")
 	if err != nil {
 		return cfg, nil, nil, err
 	}
@@ -140,12 +141,12 @@ func embeddedDefault(stdout io.Writer) (config.Config, func(string), func(), err
 			Clients []config.Client `yaml:"clients"`
 		}{callCfg.Listen, callCfg.Clients})
 		path := filepath.Join(demoDir, "demo.yaml")
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
+		if err := writeOwnerOnly(path, raw); err != nil {
 			_, _ = fmt.Fprintln(stdout, "could not write", path, err)
 		}
 		_, _ = fmt.Fprintf(stdout, `
 pvebill is running on its embedded default:
-  API            http://%s
+  API            %s://%s
   database       SQLite, %s
   Proxmox VE     built-in simulator at http://%s (demo cluster "default")
   API client     id "demo", secret in %s (a new one each start)
@@ -153,7 +154,7 @@ pvebill is running on its embedded default:
 Try a signed call from another terminal:
   go run . call --config %s GET /v1/plans
 
-`, addr, cfg.Database.DSN, simLn.Addr(), path, path)
+`, scheme(cfg.TLS), addr, cfg.Database.DSN, simLn.Addr(), path, path)
 	}
 	return cfg, banner, closeSim, nil
 }
@@ -178,6 +179,12 @@ func readinessAttrs(name string, detail any) []any {
 		attrs = append(attrs, k, d[k])
 	}
 	return attrs
+}
+
+// listen opens a TCP listener on addr.
+func listen(ctx context.Context, addr string) (net.Listener, error) {
+	var lc net.ListenConfig
+	return lc.Listen(ctx, "tcp", addr)
 }
 
 func randomHex(n int) string {
@@ -244,7 +251,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *empty {
 		sim = pvesim.New(opts)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
 	if err != nil {
 		_, _ = fmt.Fprintln(stderr, "pvebill sim:", err)
 		return 1

@@ -39,11 +39,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "migrate":
 		return cmdMigrate(args[1:], stdout, stderr)
 	case "call":
-		return cmdCall(args[1:], stdout, stderr)
+		return cmdCall(ctx, args[1:], stdout, stderr)
 	case "sim":
 		return cmdSim(ctx, args[1:], stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(ctx, args[1:], stdout, stderr)
+	case "secret":
+		return cmdSecret(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -58,7 +60,8 @@ func usage(w io.Writer) {
   pvebill serve [--config FILE]                      run the server (no --config: SQLite + built-in simulator)
   pvebill migrate --config FILE                      bring the database schema up to date
   pvebill sim --listen ADDR                          run the Proxmox VE simulator alone
-  pvebill call --config FILE [--client ID] METHOD PATH [BODY_FILE]   sign and send one request
+  pvebill call --config FILE [--client ID] [--verbose] METHOD PATH [BODY_FILE]   sign and send one request
   pvebill healthcheck [--config FILE]                exit 0 when the server's /healthz answers 200, else 1
+  pvebill secret --out FILE                          write a random secret into FILE unless it holds one
 `)
 }

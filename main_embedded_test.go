@@ -68,3 +68,38 @@ func servedOnce(t *testing.T, out, errb *syncBuf) {
 	_ = resp.Body.Close()
 	waitFor(t, errb, regexp.MustCompile(`msg=request .*route=/v1/plans`), 5*time.Second)
 }
+
+// R48: the demo's files are its owner's. data/ and data/demo.yaml (which holds a secret with
+// admin scope) left from an earlier start with wider modes are tightened as the SQLite file is:
+// 0700 for the directory, 0600 for the file, which holds the new secret.
+func TestEmbeddedDefaultTightensExistingFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("PVEBILL_LISTEN", "127.0.0.1:0")
+	if err := os.Mkdir("data", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("data/demo.yaml", []byte("listen: old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, mode := range map[string]os.FileMode{"data": 0o755, "data/demo.yaml": 0o644} {
+		if err := os.Chmod(path, mode); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+	}
+	out, errb, _, _ := startCmd(t, "serve")
+	m := waitFor(t, out, callRE, 15*time.Second)
+	servedOnce(t, out, errb)
+	for path, want := range map[string]os.FileMode{"data": 0o700, "data/demo.yaml": 0o600, "data/pvebill.db": 0o600} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Mode().Perm(); got != want {
+			t.Errorf("%s has mode %o, want %o", path, got, want)
+		}
+	}
+	raw, err := os.ReadFile(m[2])
+	if err != nil || !strings.Contains(string(raw), "secret:") || strings.Contains(string(raw), "listen: old") {
+		t.Fatalf("%s after the start: %q, %v", m[2], raw, err)
+	}
+}

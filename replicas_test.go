@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"pvebill/modules/stack"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,11 @@ func inProcessReplicas(t *testing.T, sim *pvesim.Sim, n int, sampling string) []
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	apps := make([]*app, n)
 	for i := range apps {
-		a, err := buildApp(context.Background(), cfg, log, i == 0)
+		schema := stack.RequireSchema // the first replica migrates, the others find it done
+		if i == 0 {
+			schema = stack.MigrateSchema
+		}
+		a, err := buildApp(context.Background(), cfg, log, schema)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ var sameAsEnglishAllowed = map[string]bool{"console.title": true}
 // consoleKeys are the texts of the console pages (modules/console, R41).
 var consoleKeys = []string{"console.title", "console.connecting", "console.connected", "console.closed",
 	"console.max_session", "console.service_changed", "console.failed", "console.gone_title", "console.gone_text",
-	"console.unavailable_text"}
+	"console.unavailable_text", "console.session_limit_text"}
 
 // capabilityReasonKeys are the catalog keys of the capability refusal reasons.
 var capabilityReasonKeys = []string{

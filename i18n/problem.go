@@ -78,6 +78,9 @@ const (
 	// CodeServiceAmbiguous: an admin named a service id that several clients have without
 	// naming the client (R46).
 	CodeServiceAmbiguous Code = "service_ambiguous"
+	// CodeConsoleSessionLimit: a console beyond console.max_sessions_per_service or
+	// console.max_sessions_per_client open sessions (R41); temporary.
+	CodeConsoleSessionLimit Code = "console_session_limit"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -95,6 +98,7 @@ var Codes = []Code{
 	CodeBackupProtected, CodeBackupLimitReached, CodeBackupNotVerified,
 	CodeConsoleExpired,
 	CodeServiceAmbiguous,
+	CodeConsoleSessionLimit,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -95,6 +95,17 @@ func GetIntent(ctx context.Context, tx *gorm.DB, id string) (*Intent, error) {
 	return &in, err
 }
 
+// GetServiceIntent reads one intent of a client's service (R46): an intent of another
+// client's service, even one with the same service id, is ErrNotFound, as an unknown id is.
+func GetServiceIntent(ctx context.Context, tx *gorm.DB, k ServiceKey, id string) (*Intent, error) {
+	var in Intent
+	err := tx.WithContext(ctx).Where(keyCond+" AND id = ?", k.ClientID, k.ServiceID, id).Take(&in).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &in, err
+}
+
 // LatestIntent reads a service's most recent intent.
 func LatestIntent(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Intent, error) {
 	var in Intent
@@ -208,6 +219,33 @@ func CountActiveOperations(ctx context.Context, tx *gorm.DB, k ServiceKey, excep
 // reconciliation.
 var ErrNothingToReconcile = errors.New("service does not await reconciliation")
 
+// awaitingReconciliation is nil when the service awaits reconciliation, else
+// ErrNothingToReconcile; the operation that holds its lock is named in ev.
+func awaitingReconciliation(ctx context.Context, tx *gorm.DB, k ServiceKey, ev *AuditEvent) error {
+	svc, err := GetService(ctx, tx, k)
+	if err != nil {
+		return err
+	}
+	awaiting := svc.State == ServiceNeedsReconciliation
+	if svc.LockOperationID != nil {
+		op, err := GetOperation(ctx, tx, *svc.LockOperationID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if op != nil {
+			if op.State != OpNeedsReconciliation {
+				return ErrNothingToReconcile
+			}
+			awaiting = true
+			ev.OperationID = op.ID
+		}
+	}
+	if !awaiting {
+		return ErrNothingToReconcile
+	}
+	return nil
+}
+
 // Reconcile closes a service's needs_reconciliation (R28): the service moves to state and its
 // lock is released, every intent of it awaiting reconciliation becomes resolved, and ev is
 // recorded, in one transaction. The operation keeps its needs_reconciliation state as history.
@@ -217,26 +255,8 @@ func (db *DB) Reconcile(ctx context.Context, k ServiceKey, state string, ev *Aud
 	var out *Service
 	err := retryDeadlock(ctx, func() error {
 		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			svc, err := GetService(ctx, tx, k)
-			if err != nil {
+			if err := awaitingReconciliation(ctx, tx, k, ev); err != nil {
 				return err
-			}
-			awaiting := svc.State == ServiceNeedsReconciliation
-			if svc.LockOperationID != nil {
-				op, err := GetOperation(ctx, tx, *svc.LockOperationID)
-				if err != nil && !errors.Is(err, ErrNotFound) {
-					return err
-				}
-				if op != nil {
-					if op.State != OpNeedsReconciliation {
-						return ErrNothingToReconcile
-					}
-					awaiting = true
-					ev.OperationID = op.ID
-				}
-			}
-			if !awaiting {
-				return ErrNothingToReconcile
 			}
 			if err := UpdateService(ctx, tx, k, map[string]any{"state": state, "lock_operation_id": nil}); err != nil {
 				return err
@@ -249,6 +269,7 @@ func (db *DB) Reconcile(ctx context.Context, k ServiceKey, state string, ev *Aud
 			if err := InsertAudit(ctx, tx, ev); err != nil {
 				return err
 			}
+			var err error
 			out, err = GetService(ctx, tx, k)
 			return err
 		}, db.txOpts())

@@ -237,34 +237,9 @@ func (db *DB) AllocateIP(ctx context.Context, pool string, k ServiceKey) (IPAllo
 			}
 			row = *p
 			for attempt := 0; attempt < maxAllocateAttempts; attempt++ {
-				// A fresh value: gorm adds the primary key of a non-empty destination to the query.
-				var held IPAllocation
-				err := tx.Where("pool = ? AND "+keyCond, pool, k.ClientID, k.ServiceID).Take(&held).Error
-				if err == nil {
-					alloc = held
-					return nil
-				}
-				if !errors.Is(err, gorm.ErrRecordNotFound) {
-					return err
-				}
-				var next sql.NullInt64
-				if err := tx.Raw(lowestFreeIP, p.FirstIP, pool, p.FirstIP, p.LastIP, pool).Row().Scan(&next); err != nil {
-					return err
-				}
-				if !next.Valid || next.Int64 > p.LastIP {
-					return ErrIPPoolFull
-				}
-				if testHookBeforeInsert != nil {
-					if err := testHookBeforeInsert(tx, pool, next.Int64); err != nil {
-						return err
-					}
-				}
-				alloc = IPAllocation{Pool: pool, IP: next.Int64, ClientID: k.ClientID, ServiceID: k.ServiceID, CreatedAt: Now()}
-				err = tx.Create(&alloc).Error
-				if err == nil {
-					return nil
-				}
-				if !errors.Is(err, ErrDuplicate) {
+				var taken bool
+				alloc, taken, err = allocateOnce(tx, p, k)
+				if !taken {
 					return err
 				}
 				// The address (or this service's slot) was taken around the lock: look again.
@@ -276,6 +251,38 @@ func (db *DB) AllocateIP(ctx context.Context, pool string, k ServiceKey) (IPAllo
 		return IPAllocation{}, IPPool{}, err
 	}
 	return alloc, row, nil
+}
+
+// allocateOnce gives the service the address it holds in the pool already, or the lowest free
+// one. taken reports an insert that lost to a duplicate key: the caller picks again.
+func allocateOnce(tx *gorm.DB, p *IPPool, k ServiceKey) (alloc IPAllocation, taken bool, err error) {
+	// A fresh value: gorm adds the primary key of a non-empty destination to the query.
+	var held IPAllocation
+	err = tx.Where("pool = ? AND "+keyCond, p.Name, k.ClientID, k.ServiceID).Take(&held).Error
+	if err == nil {
+		return held, false, nil
+	}
+	if !errors.Is(err, gorm.ErrRecordNotFound) {
+		return alloc, false, err
+	}
+	var next sql.NullInt64
+	if err := tx.Raw(lowestFreeIP, p.FirstIP, p.Name, p.FirstIP, p.LastIP, p.Name).Row().Scan(&next); err != nil {
+		return alloc, false, err
+	}
+	if !next.Valid || next.Int64 > p.LastIP {
+		return alloc, false, ErrIPPoolFull
+	}
+	if testHookBeforeInsert != nil {
+		if err := testHookBeforeInsert(tx, p.Name, next.Int64); err != nil {
+			return alloc, false, err
+		}
+	}
+	alloc = IPAllocation{Pool: p.Name, IP: next.Int64, ClientID: k.ClientID, ServiceID: k.ServiceID, CreatedAt: Now()}
+	err = tx.Create(&alloc).Error
+	if errors.Is(err, ErrDuplicate) {
+		return alloc, true, nil
+	}
+	return alloc, false, err
 }
 
 // ServiceIPAllocations returns the addresses a service holds with their pools, ordered by pool.

@@ -1,11 +1,21 @@
 package models
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // RegisterMetrics registers the database layer's metrics with reg: the transaction retries
 // (shared by the process) and, per configured database node, whether it is the one in use and
 // whether it was ready at the last probe (R51).
 func (db *DB) RegisterMetrics(reg prometheus.Registerer) {
+	// Every retryable error number is exported from the start (at 0), so that the first give-up
+	// is an increase an alert sees rather than a new series.
+	for _, code := range []string{strconv.Itoa(errDeadlock), strconv.Itoa(errLockWaitTimeout), strconv.Itoa(errWsrepNotReady)} {
+		txRetries.WithLabelValues(code)
+		txRetriesExhausted.WithLabelValues(code)
+	}
 	reg.MustRegister(txRetries, txRetriesExhausted, &nodeCollector{db: db,
 		inUse: prometheus.NewDesc("pvebill_database_node_in_use",
 			"1 for the database node this replica's new connections go to, 0 for the other configured nodes.", []string{"node"}, nil),
@@ -30,7 +40,7 @@ func (c *nodeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func b2f(b bool) float64 {
+func b2f(b bool) float64 { //nolint:revive // a conversion for a gauge, not a control flag
 	if b {
 		return 1
 	}

@@ -71,7 +71,7 @@ func (p *stmtPool) prepare(query string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		_ = st.Close()
+		_ = st.Close() //nolint:sqlclosecheck // closed at once when the pool is gone, else kept for the pool's life
 		return
 	}
 	p.stmts[query] = st
@@ -98,7 +98,7 @@ func (p *stmtPool) PrepareContext(ctx context.Context, query string) (*sql.Stmt,
 
 func (p *stmtPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if len(args) > 0 {
-		if st := p.stmt(query); st != nil {
+		if st := p.stmt(query); st != nil { //nolint:sqlclosecheck // the pool's statement, closed by close(); the caller closes rows
 			return st.ExecContext(ctx, args...)
 		}
 	}
@@ -107,7 +107,7 @@ func (p *stmtPool) ExecContext(ctx context.Context, query string, args ...any) (
 
 func (p *stmtPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if len(args) > 0 {
-		if st := p.stmt(query); st != nil {
+		if st := p.stmt(query); st != nil { //nolint:sqlclosecheck // the pool's statement, closed by close(); the caller closes rows
 			return st.QueryContext(ctx, args...)
 		}
 	}
@@ -116,7 +116,7 @@ func (p *stmtPool) QueryContext(ctx context.Context, query string, args ...any) 
 
 func (p *stmtPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if len(args) > 0 {
-		if st := p.stmt(query); st != nil {
+		if st := p.stmt(query); st != nil { //nolint:sqlclosecheck // the pool's statement, closed by close(); the caller closes rows
 			return st.QueryRowContext(ctx, args...)
 		}
 	}
@@ -141,7 +141,7 @@ type stmtTx struct {
 func (t *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if len(args) > 0 {
 		if st := t.pool.stmt(query); st != nil {
-			return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+			return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...) //nolint:sqlclosecheck // the transaction closes its statement when it ends
 		}
 	}
 	return t.Tx.ExecContext(ctx, query, args...)
@@ -150,7 +150,7 @@ func (t *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sq
 func (t *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if len(args) > 0 {
 		if st := t.pool.stmt(query); st != nil {
-			return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+			return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...) //nolint:sqlclosecheck // the transaction closes its statement when it ends; the caller closes the rows
 		}
 	}
 	return t.Tx.QueryContext(ctx, query, args...)
@@ -159,7 +159,7 @@ func (t *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*
 func (t *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if len(args) > 0 {
 		if st := t.pool.stmt(query); st != nil {
-			return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+			return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...) //nolint:sqlclosecheck // the transaction closes its statement when it ends
 		}
 	}
 	return t.Tx.QueryRowContext(ctx, query, args...)

@@ -9,6 +9,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v php >/dev/null || { echo "php is not installed (Debian: apt-get install php-cli)" >&2; exit 1; }
 php -r 'exit(extension_loaded("dom") ? 0 : 1);' || { echo "PHP's dom extension is missing (Debian: apt-get install php-xml)" >&2; exit 1; }
+# The client area's templates are rendered with Smarty, as WHMCS renders them.
+[ -f /usr/share/php/smarty4/bootstrap.php ] || [ -f /usr/share/php/smarty3/Smarty.class.php ] ||
+  { echo "Smarty is missing (Debian: apt-get install smarty4)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 pid=""
@@ -31,6 +34,7 @@ run_suite() {
   local dir="$tmp/$1" api="" sim="" secret client status=0 rport cbsecret
   mkdir -p "$dir/callbacks"
   # The billing side of completion callbacks: the module's receiver under PHP's built-in server.
+  # shellcheck disable=SC2016 # PHP code: $s is PHP's variable, not the shell's
   rport=$(php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];')
   cbsecret=$(php -r 'echo bin2hex(random_bytes(16));')
   RECEIVER_DIR="$dir/callbacks" RECEIVER_SECRET="$cbsecret" \

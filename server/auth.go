@@ -77,16 +77,18 @@ func NewClients(cfg []config.Client) APIClients {
 	return out
 }
 
-// Sign computes the v1 signature of a request: hex HMAC-SHA256(secret, timestamp "\n" METHOD
-// "\n" request URI with query "\n" raw body).
+// SigningPrefix is what a v1 signature covers before the raw body: timestamp "\n" METHOD "\n"
+// request URI with query, exactly as sent, "\n". The body follows byte for byte, so a gateway
+// that re-serialises the JSON or re-encodes the query breaks the signature.
+func SigningPrefix(timestamp, method, requestURI string) string {
+	return timestamp + "\n" + method + "\n" + requestURI + "\n"
+}
+
+// Sign computes the v1 signature of a request: hex HMAC-SHA256(secret, SigningPrefix and the
+// raw body).
 func Sign(secret []byte, timestamp, method, requestURI string, body []byte) string {
 	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(timestamp))
-	mac.Write([]byte{'\n'})
-	mac.Write([]byte(method))
-	mac.Write([]byte{'\n'})
-	mac.Write([]byte(requestURI))
-	mac.Write([]byte{'\n'})
+	mac.Write([]byte(SigningPrefix(timestamp, method, requestURI)))
 	mac.Write(body)
 	return "v1=" + hex.EncodeToString(mac.Sum(nil))
 }

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -56,7 +60,7 @@ func TestAdminCallbacks(t *testing.T) {
 		}
 
 		// Every event sent is a CallbackEvent of openapi.yaml.
-		schema := loadSpec(t).Components.Schemas["CallbackEvent"].Value
+		schema := allowTestAction(loadSpec(t)).Components.Schemas["CallbackEvent"].Value
 		mu.Lock()
 		defer mu.Unlock()
 		if len(bodies) != 3 {
@@ -116,7 +120,7 @@ func conformCallbacks(t *testing.T, path string, resp response, status int) {
 	if resp.Status != status {
 		t.Fatalf("GET %s: %d, want %d: %s", path, resp.Status, status, resp.Body)
 	}
-	router, err := gorillamux.NewRouter(loadSpec(t))
+	router, err := gorillamux.NewRouter(allowTestAction(loadSpec(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +137,98 @@ func conformCallbacks(t *testing.T, path string, resp response, status int) {
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
 	}
+}
+
+// R48: a callback URL's credentials are used, never kept. The URL carries a user and password
+// and a token in its query; the receiver drops the first POST's connection (an error that
+// names the URL) and accepts the second only with both credentials. Neither the database rows
+// (callback_deliveries, callback_attempts), nor GET /v1/admin/callbacks, nor the log hold the
+// password or the token; the attempt log shows the URL with them replaced.
+func TestCallbackURLCredentialsAreRedacted(t *testing.T) {
+	const (
+		password = "cb-Pass-5ecret-77"
+		token    = "cb-Query-T0ken-99"
+	)
+	eachDialect(t, func(t *testing.T, h *harness) {
+		h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-cb-cred", ""))
+		var (
+			mu       sync.Mutex
+			accepted int
+			dropped  int
+		)
+		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			if dropped == 0 {
+				dropped++
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					_ = conn.Close()
+				}
+				return
+			}
+			user, pass, ok := req.BasicAuth()
+			if !ok || user != "hook" || pass != password || req.URL.Query().Get("token") != token ||
+				req.URL.Query().Get("site") != "eu" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			accepted++
+			w.WriteHeader(http.StatusOK)
+		}))
+		defer rcv.Close()
+		u, _ := url.Parse(rcv.URL)
+		full := "http://hook:" + password + "@" + u.Host + "/cb?token=" + token + "&site=eu"
+		var logs syncBuffer
+		d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1,
+			Log:     slog.New(slog.NewTextHandler(&logs, nil)),
+			Targets: []callbacks.Target{{ClientID: "whmcs", URL: full, Secret: "callback-secret-0123456789"}}})
+		ctx := context.Background()
+		if n, err := d.Sweep(ctx); err != nil || n != 1 {
+			t.Fatalf("sweep %d, %v", n, err)
+		}
+		for i := 0; i < 2; i++ {
+			if _, err := d.DeliverDue(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu.Lock()
+		if dropped != 1 || accepted != 1 {
+			t.Fatalf("receiver: %d dropped, %d accepted with its credentials", dropped, accepted)
+		}
+		mu.Unlock()
+
+		r := h.admin("GET", "/v1/admin/callbacks", nil)
+		conformCallbacks(t, "/v1/admin/callbacks", r, http.StatusOK)
+		var rows []map[string]any
+		for _, table := range []string{"callback_deliveries", "callback_attempts"} {
+			var got []map[string]any
+			if err := h.db.Gorm.Table(table).Find(&got).Error; err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, got...)
+		}
+		dump := fmt.Sprintf("%v", rows)
+		for where, text := range map[string]string{"GET /v1/admin/callbacks": string(r.Body), "the database": dump, "the log": logs.String()} {
+			for _, secret := range []string{password, token} {
+				if strings.Contains(text, secret) {
+					t.Errorf("%s holds %q:\n%s", where, secret, text)
+				}
+			}
+		}
+		cb := r.json(t)["callbacks"].([]any)[0].(map[string]any)
+		log := cb["attempt_log"].([]any)
+		want := "http://hook:xxxxx@" + u.Host + "/cb?token=xxxxx&site=xxxxx"
+		if len(log) != 2 || cb["state"] != "delivered" {
+			t.Fatalf("callback %v", cb)
+		}
+		for _, a := range log {
+			if a := a.(map[string]any); a["url"] != want {
+				t.Errorf("attempt shows url %v, want %s", a["url"], want)
+			}
+		}
+		if e, _ := log[0].(map[string]any)["error"].(string); !strings.Contains(e, "token=xxxxx") {
+			t.Errorf("the failed attempt's error %q does not name the redacted URL", e)
+		}
+	})
 }

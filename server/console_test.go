@@ -329,7 +329,7 @@ func TestConsoleVNCOverHTTP(t *testing.T) {
 
 // Refusals (R41): another client's service is 404; a suspended one 409 service_suspended; a
 // forged, expired or foreign-key token is the 410 page and opens nothing in the simulator; the
-// console off (no console.secret) is 409 not_yet_available.
+// console off (no console.secret, no console user) is 409 capability_refused, permanent.
 func TestConsoleRefusals(t *testing.T) {
 	h := newConsoleHarness(t, "sqlite", 0)
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("con-ref", "ct-1g")))
@@ -373,7 +373,9 @@ func TestConsoleRefusals(t *testing.T) {
 
 	off := newServicesHarness(t, "sqlite")
 	succeeded(t, off.billing("POST", "/v1/services?wait=20", createBody("con-off", "ct-1g")))
-	checkProblem(t, off.billing("POST", "/v1/services/con-off/console", nil), http.StatusConflict, "not_yet_available")
+	if p := checkProblem(t, off.billing("POST", "/v1/services/con-off/console", nil), http.StatusConflict, "capability_refused"); p["permanence"] != "permanent" {
+		t.Errorf("console off: %v", p)
+	}
 }
 
 // waitMetric waits up to 3 s for a series to reach want (the server records a session's end

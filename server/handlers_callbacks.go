@@ -9,6 +9,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/callbacks"
 )
 
 // CallbackView is the API shape of one callback delivery (GET /v1/admin/callbacks).
@@ -52,7 +53,8 @@ func callbackView(d models.CallbackDelivery) CallbackView {
 		v.DeliveredAt = &t
 	}
 	for _, a := range d.AttemptLog {
-		v.AttemptLog = append(v.AttemptLog, CallbackAttemptView{Attempt: a.Attempt, At: a.At.UTC(), URL: a.URL,
+		// Stored redacted; redacted again for rows written before that was so (R48).
+		v.AttemptLog = append(v.AttemptLog, CallbackAttemptView{Attempt: a.Attempt, At: a.At.UTC(), URL: callbacks.RedactURL(a.URL),
 			Status: a.Status, Error: a.Error, DurationMS: a.DurationMS})
 	}
 	return v

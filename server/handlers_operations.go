@@ -78,9 +78,9 @@ func queryMiddleware(c *gin.Context) {
 		writeProblem(c, p)
 		return
 	}
-	d, err := parseWait(c)
-	if err != nil {
-		writeProblem(c, err.(*i18n.Problem))
+	d, p := parseWait(c)
+	if p != nil {
+		writeProblem(c, p)
 		return
 	}
 	state(c).wait = d
@@ -117,7 +117,7 @@ func queryProblem(raw string) *i18n.Problem {
 func waitOf(c *gin.Context) time.Duration { return state(c).wait }
 
 // parseWait reads ?wait=N (whole seconds, 0–60).
-func parseWait(c *gin.Context) (time.Duration, error) {
+func parseWait(c *gin.Context) (time.Duration, *i18n.Problem) {
 	if c.Request.URL.RawQuery == "" {
 		return 0, nil // no query to parse
 	}

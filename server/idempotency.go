@@ -55,34 +55,8 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 		hash := cl.requestHash(c.Request.Method, c.Request.URL.Path, rawBody(c))
 		ctx := c.Request.Context()
 
-		deadline := time.Now().Add(idempotencyWaitFor)
-		for {
-			existing, err := s.db.ReserveIdempotencyKey(ctx, cl.ID, key, hash, idempotencyTTL)
-			if err != nil {
-				writeError(c, s.log, err)
-				return
-			}
-			if existing == nil {
-				break // ours: run the handler
-			}
-			if existing.RequestHash != hash {
-				writeProblem(c, i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeIdempotencyKeyReused).Perm(i18n.Permanent))
-				return
-			}
-			if existing.State == models.IdemDone {
-				replay(c, existing)
-				return
-			}
-			if time.Now().After(deadline) {
-				writeProblem(c, i18n.NewProblem(http.StatusConflict, i18n.CodeIdempotencyInProgress).Perm(i18n.Temporary))
-				return
-			}
-			select {
-			case <-ctx.Done():
-				c.Abort()
-				return
-			case <-time.After(25 * time.Millisecond):
-			}
+		if !s.reserveIdempotencyKey(c, cl, key, hash) {
+			return // answered: a replay, a refusal or a wait that ended
 		}
 
 		cw := &captureWriter{ResponseWriter: c.Writer}
@@ -101,6 +75,40 @@ func (s *Server) idempotencyMiddleware() gin.HandlerFunc {
 		if err := s.db.CompleteIdempotencyKey(bg, cl.ID, key, status, cw.Header().Get("Content-Type"),
 			cw.Header().Get("Location"), cw.buf.Bytes(), idempotencyTTL); err != nil {
 			s.log.Error("store idempotency answer", "request_id", requestID(c), "err", err)
+		}
+	}
+}
+
+// reserveIdempotencyKey takes the key for this request, waiting (up to idempotencyWaitFor) for
+// a concurrent duplicate to finish. It reports whether the handler is to run; when not, the
+// answer is written: the first answer replayed, idempotency_key_reused for another body,
+// idempotency_key_in_progress after the wait, or nothing when the client went away.
+func (s *Server) reserveIdempotencyKey(c *gin.Context, cl *APIClient, key, hash string) bool {
+	ctx := c.Request.Context()
+	deadline := time.Now().Add(idempotencyWaitFor)
+	for {
+		existing, err := s.db.ReserveIdempotencyKey(ctx, cl.ID, key, hash, idempotencyTTL)
+		switch {
+		case err != nil:
+			writeError(c, s.log, err)
+			return false
+		case existing == nil:
+			return true // ours: run the handler
+		case existing.RequestHash != hash:
+			writeProblem(c, i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeIdempotencyKeyReused).Perm(i18n.Permanent))
+			return false
+		case existing.State == models.IdemDone:
+			replay(c, existing)
+			return false
+		case time.Now().After(deadline):
+			writeProblem(c, i18n.NewProblem(http.StatusConflict, i18n.CodeIdempotencyInProgress).Perm(i18n.Temporary))
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			c.Abort()
+			return false
+		case <-time.After(25 * time.Millisecond):
 		}
 	}
 }

@@ -153,7 +153,7 @@ func recoveryMiddleware(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		defer func() {
 			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
+				if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(p)
 				}
 				log.Error("panic", "request_id", requestID(c), "route", c.FullPath(), "panic", fmt.Sprint(p))

@@ -38,6 +38,14 @@ func loadSpec(t *testing.T) *openapi3.T {
 	return doc
 }
 
+// allowTestAction adds the harness's test-only action to the operation's action enum of doc, for
+// the tests whose probe operations run it (the product's enum rightly does not list it).
+func allowTestAction(doc *openapi3.T) *openapi3.T {
+	action := doc.Components.Schemas["Operation"].Value.Properties["action"].Value
+	action.Enum = append(action.Enum, "test")
+	return doc
+}
+
 var ginParam = regexp.MustCompile(`[:*]([A-Za-z_]+)`)
 
 // upgradeRoutes are the WebSocket routes: a HEAD cannot upgrade, and must not use the token.
@@ -106,6 +114,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	allowTestAction(doc)
 	h := newHarness(t, "sqlite")
 	r := h.billing("POST", "/v1/_test/jobs?wait=5", job("svc-spec", ""))
 	opID := r.json(t)["operation"].(map[string]any)["id"].(string)
@@ -223,5 +232,62 @@ func openAPIChecker(t *testing.T) func(method, path string, r response, status i
 		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
 		}
+	}
+}
+
+// declaresHeader reports whether op lists the header parameter name (directly or by reference).
+func declaresHeader(op *openapi3.Operation, name string) bool {
+	for _, p := range op.Parameters {
+		if p.Value != nil && p.Value.In == openapi3.ParameterInHeader && strings.EqualFold(p.Value.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// openapi.yaml declares Idempotency-Key and Accept-Language as header parameters (so that a
+// generated client can send them) on exactly the operations whose server honours them, as
+// probed on every operation: an Idempotency-Key over 255 characters is refused naming the
+// header only where the idempotency middleware runs (R36: POSTs under /v1, except the console's
+// credential), and Accept-Language: de comes back as Content-Language: de where the answer is
+// translated. /metrics is probed with its bearer token configured (its 401 is translated).
+func TestOpenAPIDeclaresTheHeadersTheServerHonours(t *testing.T) {
+	doc := loadSpec(t)
+	h := newHarnessWith(t, "sqlite", func(o *harnessOpts) { o.metricsToken = "metrics-token-0123456789" })
+	pathParam := regexp.MustCompile(`\{[a-z_]+\}`)
+	longKey := strings.Repeat("k", 256)
+	probed := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			uri := pathParam.ReplaceAllString(path, "probe-1")
+			opts := []reqOpt{withHeader("Idempotency-Key", longKey), withHeader("Accept-Language", "de")}
+			if strings.HasSuffix(path, "/ws") { // a WebSocket handshake, or the token is not looked at
+				opts = append(opts, withHeader("Connection", "Upgrade"), withHeader("Upgrade", "websocket"),
+					withHeader("Sec-WebSocket-Version", "13"), withHeader("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="))
+			}
+			var r response
+			if strings.HasPrefix(path, "/v1/") {
+				r = h.signed(method, uri, "ops", adminSecret, nil, opts...)
+			} else {
+				req, _ := http.NewRequest(method, h.http.URL+uri, nil)
+				for _, o := range opts {
+					o(req)
+				}
+				r = h.do(req)
+			}
+			probed++
+			idem := r.Status == http.StatusUnprocessableEntity && bytes.Contains(r.Body, []byte(`"field":"Idempotency-Key"`))
+			if declared := declaresHeader(op, "Idempotency-Key"); declared != idem {
+				t.Errorf("%s %s: Idempotency-Key declared %v, honoured %v (%d %s)", method, path, declared, idem, r.Status, r.Body)
+			}
+			lang := r.Header.Get("Content-Language") == "de"
+			if declared := declaresHeader(op, "Accept-Language"); declared != lang {
+				t.Errorf("%s %s: Accept-Language declared %v, honoured %v (%d, Content-Language %q)", method, path, declared, lang,
+					r.Status, r.Header.Get("Content-Language"))
+			}
+		}
+	}
+	if probed < 40 {
+		t.Fatalf("only %d operations probed", probed)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/reinstall"
@@ -48,6 +49,8 @@ type Options struct {
 	IPPools *ippool.Service
 	// Console serves the console routes (R41).
 	Console *console.Service
+	// Password serves the password route (R56).
+	Password *password.Service
 }
 
 // missing names the required dependencies o lacks.
@@ -56,7 +59,7 @@ func (o Options) missing() []string {
 	for name, absent := range map[string]bool{"DB": o.DB == nil, "Executor": o.Executor == nil,
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
-		"Console": o.Console == nil} {
+		"Console": o.Console == nil, "Password": o.Password == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -86,6 +89,7 @@ type Server struct {
 	reinst   *reinstall.Replacer
 	ipPools  *ippool.Service
 	console  *console.Service
+	password *password.Service
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -110,7 +114,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console}
+		console: o.Console, password: o.Password}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -27,6 +27,7 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 		"Plans":     func(o *server.Options) { o.Plans = nil },
 		"IPPools":   func(o *server.Options) { o.IPPools = nil },
 		"Console":   func(o *server.Options) { o.Console = nil },
+		"Password":  func(o *server.Options) { o.Password = nil },
 		"Executor":  func(o *server.Options) { o.Executor = nil },
 		"DB":        func(o *server.Options) { o.DB = nil },
 	} {

@@ -48,7 +48,8 @@ const (
 	claimBatch = 16
 )
 
-// Target is where one client's events go.
+// Target is where one client's events go. URL may carry credentials (a user and password, a
+// token in its query): they are sent, never stored or logged (RedactURL, R48).
 type Target struct {
 	ClientID string
 	URL      string
@@ -307,7 +308,7 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *models.CallbackDelivery) {
 		msg := "the client has no callback_url configured any more"
 		errMsg = &msg
 	} else {
-		sentTo = t.URL
+		sentTo = RedactURL(t.URL)
 		code, err := d.post(ctx, t, dl)
 		if code > 0 {
 			status = &code
@@ -350,18 +351,18 @@ func (d *Dispatcher) attempt(ctx context.Context, dl *models.CallbackDelivery) {
 }
 
 // post sends the event; a 2xx answer is success. It returns the status code (0 without an
-// answer).
+// answer), and an error that names the URL only redacted (R48).
 func (d *Dispatcher) post(ctx context.Context, t Target, dl *models.CallbackDelivery) (int, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return 0, fmt.Errorf("callback_url: %w", err)
+		return 0, fmt.Errorf("callback_url: %w", redactErr(err, RedactURL(t.URL)))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.o.AttemptTimeout)
 	defer cancel()
 	body := []byte(dl.Body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return 0, redactErr(err, RedactURL(t.URL))
 	}
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
@@ -372,7 +373,7 @@ func (d *Dispatcher) post(ctx context.Context, t Target, dl *models.CallbackDeli
 	req.Header.Set(HeaderEventID, dl.ID)
 	resp, err := d.o.Client.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("post: %w", err)
+		return 0, fmt.Errorf("post: %w", redactErr(err, RedactURL(t.URL)))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -19,6 +19,8 @@ const (
 	reasonGuest     = "guest_refused"    // the guest is not the service's, or does not run
 	reasonUpstream  = "upstream_failed"  // Proxmox did not open the console
 	reasonInternal  = "internal"         // the database failed
+	reasonOrigin    = "foreign_origin"   // the WebSocket was opened from another site's page
+	reasonLimit     = "session_limit"    // the service or the client has the most sessions open
 )
 
 // Why a session ended (pvebill_console_sessions_ended_total's reason): a closed set (R49).
@@ -33,7 +35,8 @@ const (
 // RefusalReasons and EndReasons are the closed label sets, for the tests and the dashboard.
 var (
 	RefusalReasons = []string{reasonDisabled, reasonKind, reasonPlan, reasonSuspended, reasonNoGuest, reasonNotReady,
-		reasonInvalid, reasonExpired, reasonUsed, reasonForeign, reasonGuest, reasonUpstream, reasonInternal}
+		reasonInvalid, reasonExpired, reasonUsed, reasonForeign, reasonGuest, reasonUpstream, reasonInternal,
+		reasonOrigin, reasonLimit}
 	EndReasons = []string{endClosed, endUpstream, endMaxSession, endServiceChanged, endShutdown}
 	kinds      = []string{string(KindTerminal), string(KindVNC)}
 )

@@ -80,6 +80,10 @@ func (s *Service) writeRefusal(w http.ResponseWriter, r *http.Request, reason st
 	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
 	status, text := http.StatusGone, "console.gone_text"
 	switch reason {
+	case reasonOrigin:
+		status, text = http.StatusForbidden, "console.unavailable_text"
+	case reasonLimit:
+		status, text = http.StatusTooManyRequests, "console.session_limit_text"
 	case reasonUpstream:
 		status, text = http.StatusBadGateway, "console.failed"
 	case reasonInternal:
@@ -103,18 +107,26 @@ func wantsJSON(r *http.Request) bool {
 }
 
 // writeProblem is a refusal as problem+json: console_expired for a token that cannot be used,
-// proxmox_unavailable when Proxmox did not open the console, internal_error.
+// forbidden for another site's page, console_session_limit (temporary) beyond the open sessions
+// allowed, proxmox_unavailable when Proxmox did not open the console, internal_error.
 func writeProblem(w http.ResponseWriter, lang string, status int, reason string) {
-	code := i18n.CodeConsoleExpired
+	p := i18n.NewProblem(status, i18n.CodeConsoleExpired)
 	switch status {
+	case http.StatusForbidden:
+		p = i18n.NewProblem(status, i18n.CodeForbidden)
+	case http.StatusTooManyRequests:
+		p = sessionLimit()
 	case http.StatusBadGateway:
-		code = i18n.CodeProxmoxUnavailable
+		p = i18n.NewProblem(status, i18n.CodeProxmoxUnavailable)
 	case http.StatusInternalServerError:
-		code = i18n.CodeInternal
+		p = i18n.NewProblem(status, i18n.CodeInternal)
 	}
-	p := i18n.NewProblem(status, code)
-	body, _ := json.Marshal(map[string]any{"type": "https://pvebill.dev/problems/" + string(code),
-		"title": http.StatusText(status), "status": status, "code": code, "detail": p.Detail(lang), "reason": reason})
+	doc := map[string]any{"type": "https://pvebill.dev/problems/" + string(p.Code),
+		"title": http.StatusText(status), "status": status, "code": p.Code, "detail": p.Detail(lang), "reason": reason}
+	if p.Permanence != "" {
+		doc["permanence"] = p.Permanence
+	}
+	body, _ := json.Marshal(doc)
 	w.Header().Set("Content-Language", lang)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -143,6 +155,30 @@ func Assets(prefix string) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		fsrv.ServeHTTP(w, r)
 	})
+}
+
+// originAllowed reports whether the page that opens a console WebSocket may: the request's
+// Origin is this host, or console.public_url's (originPatterns), as the WebSocket library
+// checks it on accept; it is checked first, so that another site's page neither uses the token
+// nor opens anything at Proxmox. A request without an Origin is no browser's page.
+func (s *Service) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, host := range s.originPatterns() {
+		if strings.EqualFold(u.Host, host) {
+			return true
+		}
+	}
+	return false
 }
 
 // originPatterns are the origins whose pages may open a console WebSocket: console.public_url's

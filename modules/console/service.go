@@ -15,6 +15,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/operation"
+	"pvebill/modules/plans"
 )
 
 // Upstream is one console session at Proxmox, past Proxmox's authentication: what a guest
@@ -49,18 +50,37 @@ type Options struct {
 	PublicURL string
 	// MaxSession is console.max_session (0: 2h).
 	MaxSession time.Duration
-	// Recheck is how often the watcher re-reads the open sessions' services (0: 3s).
+	// MaxPerService and MaxPerClient are console.max_sessions_per_service and
+	// console.max_sessions_per_client: the most sessions open at once, on every replica, for
+	// one service and for one client (0: DefaultMaxPerService, DefaultMaxPerClient).
+	MaxPerService int
+	MaxPerClient  int
+	// Recheck is how often the watcher re-reads the open sessions' services and renews their
+	// claims (0: 3s).
 	Recheck time.Duration
 	// Metrics receives the console metrics; nil registers none.
 	Metrics *Metrics
 	Now     func() time.Time
 }
 
+// The default session limits (console.max_sessions_per_service, console.max_sessions_per_client).
+const (
+	DefaultMaxPerService = 2
+	DefaultMaxPerClient  = 20
+)
+
+// minSessionLease is the shortest time an open session's claim counts without being renewed:
+// long enough for Proxmox to open the console before the watcher's first renewal, short enough
+// that the sessions of a replica that died free their places soon.
+const minSessionLease = 30 * time.Second
+
 // Service issues console tokens and relays their sessions.
 type Service struct {
 	o      Options
 	tokens *Tokens
 	m      *Metrics
+	// lease is how long a session's claim counts as open from its claim or last renewal.
+	lease time.Duration
 
 	mu       sync.Mutex
 	sessions map[string]map[*session]struct{}
@@ -83,7 +103,14 @@ func New(o Options) *Service {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Service{o: o, tokens: NewTokens(o.Secret), m: o.Metrics, sessions: map[string]map[*session]struct{}{}}
+	if o.MaxPerService <= 0 {
+		o.MaxPerService = DefaultMaxPerService
+	}
+	if o.MaxPerClient <= 0 {
+		o.MaxPerClient = DefaultMaxPerClient
+	}
+	return &Service{o: o, tokens: NewTokens(o.Secret), m: o.Metrics, lease: max(minSessionLease, 10*o.Recheck),
+		sessions: map[string]map[*session]struct{}{}}
 }
 
 // Request is the body of POST /v1/services/{id}/console.
@@ -102,16 +129,14 @@ type Issued struct {
 // (R41): the guest is about to be stopped, destroyed or replaced.
 var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
 
-// Issue answers a one-time console URL for a client's service (R41): refused while the console
-// is not configured, when the service's plan does not offer a console on its cluster (no
-// console user there: capability_refused), for a service that is not active (suspended or limited: service_suspended;
-// being created, changed or reconciled: service_locked; without a guest: blocked), and for a
-// kind of console the guest does not have. The URL starts with console.public_url, or without
-// one with requestBase (the scheme and host the request came to).
+// Issue answers a one-time console URL for a client's service (R41): refused when the service's
+// plan does not offer a console on its cluster (no console user there, or console.secret not
+// set: capability_refused, permanent), for a service that is not active (suspended or limited:
+// service_suspended; being created, changed or reconciled: service_locked; without a guest:
+// blocked), and for a kind of console the guest does not have. The URL starts with
+// console.public_url, or without one with requestBase (the scheme and host the request came
+// to).
 func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request, requestBase string) (*Issued, error) {
-	if s.o.Secret == "" {
-		return nil, s.refuse(reasonDisabled, operation.NotAvailable())
-	}
 	svc, err := models.GetClientService(ctx, s.o.DB.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
@@ -123,15 +148,16 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 	if err != nil {
 		return nil, err
 	}
-	if err := s.o.Opener.ConsoleOffered(ctx, svc); err != nil {
-		var p *i18n.Problem
-		if errors.As(err, &p) {
-			s.m.refused.WithLabelValues(reasonPlan).Inc()
-		}
+	if err := s.offered(ctx, svc); err != nil {
 		return nil, err
 	}
 	if reason, p := s.refusal(ctx, svc); p != nil {
 		return nil, s.refuse(reason, p)
+	}
+	if full, err := s.full(ctx, svc.ClientID, svc.ID, noOwnClaim); err != nil {
+		return nil, err
+	} else if full {
+		return nil, s.refuse(reasonLimit, sessionLimit())
 	}
 	if err := s.o.Opener.ConsoleReady(ctx, svc); err != nil {
 		var p *i18n.Problem
@@ -151,6 +177,28 @@ func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Req
 		base = requestBase
 	}
 	return &Issued{URL: base + "/console/" + tok, Kind: kind, ExpiresAt: g.Expires.UTC()}, nil
+}
+
+// offered checks that the service's plan offers its guest a console on its cluster and that
+// the console is configured: without console.secret no URL can be signed, and the console is
+// refused permanently with the reason that names the setting, before anything reaches Proxmox.
+func (s *Service) offered(ctx context.Context, svc *models.Service) error {
+	if err := s.o.Opener.ConsoleOffered(ctx, svc); err != nil {
+		var p *i18n.Problem
+		if errors.As(err, &p) {
+			reason := reasonPlan
+			if p.Reason == plans.ReasonConsoleSecretNotSet {
+				reason = reasonDisabled
+			}
+			s.m.refused.WithLabelValues(reason).Inc()
+		}
+		return err
+	}
+	if s.o.Secret == "" {
+		s.m.refused.WithLabelValues(reasonDisabled).Inc()
+		return plans.Refused(plans.CapConsole, plans.State{Refusal: i18n.Permanent, Reason: plans.ReasonConsoleSecretNotSet})
+	}
+	return nil
 }
 
 // kindFor is the console kind asked for, or the guest's default; a kind the guest does not
@@ -205,6 +253,29 @@ func (s *Service) endingLock(ctx context.Context, svc *models.Service) (bool, er
 		return false, err
 	}
 	return slices.Contains(endingActions, op.Action), nil
+}
+
+// Whose claims a count of open sessions includes besides the others': none (a URL asked for),
+// or the caller's own, just inserted (a WebSocket being opened).
+const (
+	noOwnClaim = 0
+	ownClaim   = 1
+)
+
+// full reports whether the service or its client holds as many open sessions as the console
+// allows, counted on every replica (the claims' table), own of them being the caller's.
+func (s *Service) full(ctx context.Context, clientID string, serviceRef int64, own int64) (bool, error) {
+	perService, perClient, err := s.o.DB.OpenConsoleSessions(ctx, clientID, serviceRef, s.o.Now())
+	if err != nil {
+		return false, err
+	}
+	return perService-own >= int64(s.o.MaxPerService) || perClient-own >= int64(s.o.MaxPerClient), nil
+}
+
+// sessionLimit is the refusal of a console beyond the open sessions allowed: 429, temporary
+// (closing a session makes room).
+func sessionLimit() *i18n.Problem {
+	return i18n.NewProblem(http.StatusTooManyRequests, i18n.CodeConsoleSessionLimit).Perm(i18n.Temporary)
 }
 
 // refuse counts a refusal by its reason and returns p.

@@ -32,6 +32,7 @@ type session struct {
 	kind    Kind
 	ref     int64
 	client  string
+	nonce   []byte // its token's, whose claim counts the session as open
 	browser *websocket.Conn
 	up      Upstream
 	// ctx ends with the session (end); upstream was opened under it.
@@ -59,15 +60,23 @@ func (ss *session) endReason() string {
 	return ss.reason
 }
 
-// ServeSocket is GET /console/{token}/ws: it claims the token (its single use), checks the
-// service again, opens the guest's console at Proxmox, accepts the WebSocket and relays until
-// either side leaves, console.max_session passes or the service changes (R41). A refusal
-// before the upgrade is the 410 page (or 502 when Proxmox did not open the console).
+// ServeSocket is GET /console/{token}/ws: it checks the page's origin, claims the token (its
+// single use, and a place among the open sessions), checks the service again, opens the guest's
+// console at Proxmox, accepts the WebSocket and relays until either side leaves,
+// console.max_session passes or the service changes (R41). A refusal before the upgrade is the
+// 410 page (403 for another site's page, 429 beyond the open sessions allowed, 502 when Proxmox
+// did not open the console).
 func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token string) {
 	if !isUpgrade(r) {
 		// A plain GET must not use the token: only the WebSocket does.
 		w.Header().Set("Upgrade", "websocket")
 		http.Error(w, "this is the console's WebSocket: open the console page", http.StatusUpgradeRequired)
+		return
+	}
+	// Another site's page is refused before the token is used or Proxmox is asked anything.
+	if !s.originAllowed(r) {
+		s.m.refused.WithLabelValues(reasonOrigin).Inc()
+		s.writeRefusal(w, r, reasonOrigin)
 		return
 	}
 	g, svc, reason := s.claim(r.Context(), token)
@@ -80,6 +89,7 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	up, err := s.o.Opener.OpenConsole(ctx, svc, g.Kind)
 	if err != nil {
 		cancel()
+		s.endClaim(g.Nonce[:])
 		s.o.Log.Warn("console: Proxmox did not open the console", "service_id", svc.ServiceID, "kind", g.Kind, "err", err)
 		s.m.refused.WithLabelValues(reasonUpstream).Inc()
 		s.writeRefusal(w, r, reasonUpstream)
@@ -95,11 +105,12 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 	if err != nil {
 		cancel()
 		_ = up.Conn.Close()
+		s.endClaim(g.Nonce[:])
 		return
 	}
 	conn.SetReadLimit(maxBrowserMessage)
 	ss := &session{key: sessionKey(svc.ClientID, svc.ServiceID), kind: g.Kind, ref: svc.ID, client: g.ClientID,
-		browser: conn, up: up, ctx: ctx, cancel: cancel}
+		nonce: g.Nonce[:], browser: conn, up: up, ctx: ctx, cancel: cancel}
 	s.run(ss)
 }
 
@@ -110,8 +121,11 @@ func isUpgrade(r *http.Request) bool {
 }
 
 // claim checks a token and claims its nonce: a malformed or foreign token, one past its 60 s,
-// one opened before, or one whose service is no longer the client's or may no longer have a
-// console is refused with its reason.
+// one opened before, one whose service is no longer the client's or may no longer have a
+// console, and one beyond the open sessions its service or client may have, is refused with its
+// reason. The claim counts as an open session from here; a refusal after it ends it (the token
+// stays used), or, beyond the open sessions allowed, releases it (the token may be opened once
+// another session ended, within its 60 s).
 func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Service, string) {
 	if s.o.Secret == "" {
 		return Grant{}, nil, reasonInvalid
@@ -120,10 +134,12 @@ func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Servi
 	if err != nil {
 		return g, nil, reasonInvalid
 	}
-	if !s.o.Now().Before(g.Expires) {
+	now := s.o.Now()
+	if !now.Before(g.Expires) {
 		return g, nil, reasonExpired
 	}
-	first, err := s.o.DB.ClaimConsole(ctx, g.Nonce[:], g.ServiceRef, g.Expires)
+	first, err := s.o.DB.ClaimConsole(ctx, models.ConsoleOpen{Nonce: g.Nonce[:], ServiceRef: g.ServiceRef,
+		ClientID: g.ClientID, Expires: g.Expires, OpenUntil: now.Add(s.lease)})
 	switch {
 	case err != nil:
 		s.o.Log.Error("console: claim token", "err", err)
@@ -131,22 +147,66 @@ func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Servi
 	case !first:
 		return g, nil, reasonUsed
 	}
+	svc, reason := s.claimed(ctx, g)
+	switch reason {
+	case "":
+		return g, svc, ""
+	case reasonLimit:
+		s.releaseClaim(g.Nonce[:])
+	default:
+		s.endClaim(g.Nonce[:])
+	}
+	return g, nil, reason
+}
+
+// claimed checks a claimed token's service: still the client's, still allowed a console, and
+// with room for one more open session, for the service and for the client.
+func (s *Service) claimed(ctx context.Context, g Grant) (*models.Service, string) {
 	svc, err := models.GetServiceByRef(ctx, s.o.DB.Gorm, g.ServiceRef)
 	if err != nil || svc.ClientID != g.ClientID {
-		return g, nil, reasonForeign
+		return nil, reasonForeign
 	}
 	if reason, p := s.refusal(ctx, svc); p != nil {
-		return g, nil, reason
+		return nil, reason
 	}
-	return g, svc, ""
+	full, err := s.full(ctx, g.ClientID, g.ServiceRef, ownClaim)
+	switch {
+	case err != nil:
+		s.o.Log.Error("console: count open sessions", "err", err)
+		return nil, reasonInternal
+	case full:
+		return nil, reasonLimit
+	}
+	return svc, ""
+}
+
+// endClaim records that a claimed token's session is over (or never started), so that it no
+// longer counts as open; the token stays used. A failure is logged: the claim then lapses with
+// its lease.
+func (s *Service) endClaim(nonce []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.o.DB.EndConsoleSession(ctx, nonce); err != nil {
+		s.o.Log.Warn("console: record a session's end", "err", err)
+	}
+}
+
+// releaseClaim deletes a claimed token's claim: nothing was opened, and the token may be
+// opened again within its 60 s. A failure is logged: the claim then lapses with its lease.
+func (s *Service) releaseClaim(nonce []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.o.DB.ReleaseConsoleClaim(ctx, nonce); err != nil {
+		s.o.Log.Warn("console: release a refused claim", "err", err)
+	}
 }
 
 // run relays a session to its end, then closes both sides and records it.
 func (s *Service) run(ss *session) {
 	s.wg.Add(1)
 	defer s.wg.Done()
-	s.track(ss, true)
-	defer s.track(ss, false)
+	s.track(ss)
+	defer s.untrack(ss)
 	started := s.o.Now()
 	s.m.opened.WithLabelValues(string(ss.kind)).Inc()
 	s.m.open.WithLabelValues(string(ss.kind)).Inc()
@@ -176,6 +236,7 @@ func (s *Service) run(ss *session) {
 	_ = ss.browser.Close(code, reason)
 	wg.Wait()
 	bcancel()
+	s.endClaim(ss.nonce)
 	s.m.open.WithLabelValues(string(ss.kind)).Dec()
 	s.m.ended.WithLabelValues(reason).Inc()
 	s.m.duration.WithLabelValues(string(ss.kind)).Observe(s.o.Now().Sub(started).Seconds())
@@ -208,25 +269,29 @@ func (ss *session) relay(browser net.Conn) {
 type onlyReader struct{ io.Reader }
 type onlyWriter struct{ io.Writer }
 
-// track adds a session to, or removes it from, the ones End and the watcher reach; the first
-// session starts the watcher, the last one's end stops it.
-func (s *Service) track(ss *session, add bool) {
+// track adds a session to the ones End and the watcher reach; the first session starts the
+// watcher.
+func (s *Service) track(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	set := s.sessions[ss.key]
-	if add {
-		if set == nil {
-			set = map[*session]struct{}{}
-			s.sessions[ss.key] = set
-		}
-		set[ss] = struct{}{}
-		if s.stopWatch == nil {
-			s.stopWatch = make(chan struct{})
-			s.wg.Add(1)
-			go s.watch(s.stopWatch)
-		}
-		return
+	if set == nil {
+		set = map[*session]struct{}{}
+		s.sessions[ss.key] = set
 	}
+	set[ss] = struct{}{}
+	if s.stopWatch == nil {
+		s.stopWatch = make(chan struct{})
+		s.wg.Add(1)
+		go s.watch(s.stopWatch)
+	}
+}
+
+// untrack removes a session that ended; the last one's end stops the watcher.
+func (s *Service) untrack(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.sessions[ss.key]
 	delete(set, ss)
 	if len(set) == 0 {
 		delete(s.sessions, ss.key)
@@ -256,9 +321,10 @@ func (s *Service) watch(stop <-chan struct{}) {
 	}
 }
 
-// recheck reads the services of the open sessions and ends the sessions whose service is gone,
-// another client's, not active, or held by an operation that stops, destroys or replaces its
-// guest. A database error is not a change: the sessions are checked again at the next tick.
+// recheck renews the claims of the open sessions (they stay counted as open, on every
+// replica), reads their services and ends the sessions whose service is gone, another
+// client's, not active, or held by an operation that stops, destroys or replaces its guest. A
+// database error is not a change: the sessions are checked again at the next tick.
 func (s *Service) recheck() {
 	byRef := s.openByRef()
 	if len(byRef) == 0 {
@@ -267,6 +333,15 @@ func (s *Service) recheck() {
 	refs := slices.Sorted(maps.Keys(byRef))
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.Recheck)
 	defer cancel()
+	var nonces [][]byte
+	for _, list := range byRef {
+		for _, ss := range list {
+			nonces = append(nonces, ss.nonce)
+		}
+	}
+	if err := s.o.DB.RenewConsoleSessions(ctx, nonces, s.o.Now().Add(s.lease)); err != nil {
+		s.o.Log.Warn("console: renew the open sessions", "sessions", len(nonces), "err", err)
+	}
 	rows, err := models.WatchConsoleServices(ctx, s.o.DB.Gorm, refs)
 	if err != nil {
 		s.o.Log.Warn("console: re-read the open sessions' services", "sessions", len(refs), "err", err)

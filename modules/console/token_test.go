@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestTokenRoundTripAndTampering(t *testing.T) {
 	if back != g {
 		t.Fatalf("read back %+v, issued %+v", back, g)
 	}
-	if _, err := NewTokens(strings.Repeat("t", 40)).Parse(tok); err != ErrBadToken {
+	if _, err := NewTokens(strings.Repeat("t", 40)).Parse(tok); !errors.Is(err, ErrBadToken) {
 		t.Errorf("another secret: %v", err)
 	}
 	for i := range tok {

@@ -124,6 +124,21 @@ type Restorer interface {
 	ConfigureRestored(ctx context.Context, g Guest, spec CreateSpec) error
 }
 
+// PasswordSetter is a kind whose guest's root password can be changed after create through
+// Proxmox's API (R56): a VM, through its QEMU guest agent. Having it is what makes the kind
+// offer plans.CapPassword; a kind without it cannot (a container: its reason says so).
+type PasswordSetter interface {
+	// AgentReady asks the guest's agent whether it answers: nil when it does, ErrAgentNotRunning
+	// when it does not (the guest stopped, or its agent not installed or not running).
+	AgentReady(ctx context.Context, g Guest) error
+	// SetRootPassword sets root's password through the agent and returns once the agent
+	// answered; ErrAgentNotRunning when it does not answer. The password goes nowhere else.
+	SetRootPassword(ctx context.Context, g Guest, password string) error
+}
+
+// ErrAgentNotRunning is a guest whose agent does not answer (R56).
+var ErrAgentNotRunning = errors.New("guest agent does not answer")
+
 // IsArchiveOf reports whether a backup archive's file name is one of kind b's archives of
 // vmid (the file name, without storage and "backup/").
 func IsArchiveOf(b Backupper, name string, vmid int) bool {
@@ -157,6 +172,9 @@ func Capabilities(m Module) []plans.Capability {
 	}
 	if _, ok := m.(Restorer); ok {
 		out = append(out, plans.CapRestore)
+	}
+	if _, ok := m.(PasswordSetter); ok {
+		out = append(out, plans.CapPassword)
 	}
 	return out
 }

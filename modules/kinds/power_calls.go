@@ -136,7 +136,7 @@ func DestroyConfirmed(ctx context.Context, what string, r ReplaceCalls, purge bo
 		return fmt.Errorf("destroy %s: %w", what, err)
 	}
 	if exists, err := r.ConfigExists(ctx); exists || err != nil {
-		return fmt.Errorf("%s still has a config after destroy (%v)", what, err)
+		return fmt.Errorf("%s still has a config after destroy (%v)", what, err) //nolint:errorlint // the guest's survival is the failure; the read's error is detail, not its cause
 	}
 	return nil
 }

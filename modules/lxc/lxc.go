@@ -265,7 +265,7 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 		return fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(true, g.VMID), "stopped"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(pve.HAContainer, g.VMID), "stopped"); err != nil {
 			return err
 		}
 	}
@@ -305,7 +305,7 @@ func (m *Module) Unsuspend(ctx context.Context, g kinds.Guest, rep kinds.Reporte
 		return fmt.Errorf("read container %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(true, g.VMID), "started"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(pve.HAContainer, g.VMID), "started"); err != nil {
 			return err
 		}
 	}
@@ -374,7 +374,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	}
 	kinds.Report(rep, StageDestroy, res)
 	if _, err := c.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err)
+		return fmt.Errorf("container %d still has a config after destroy (%v)", g.VMID, err) //nolint:errorlint // the guest's survival is the failure; the read's error is detail, not its cause
 	}
 	return nil
 }

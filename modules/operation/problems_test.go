@@ -50,7 +50,7 @@ func TestProblemOf(t *testing.T) {
 			t.Errorf("%v: permanence %q", c.err, p.Permanence)
 		}
 	}
-	if err := errors.New("plain"); operation.ProblemOf(err) != err {
+	if err := errors.New("plain"); operation.ProblemOf(err) != err { //nolint:errorlint // the very same error comes back, unwrapped
 		t.Error("an error that is not Proxmox's is changed")
 	}
 }

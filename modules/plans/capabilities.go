@@ -41,6 +41,10 @@ const (
 	CapRestore Capability = "restore"
 )
 
+// CapPassword is the root password change after create (R56): offered by a kind that
+// implements it (a VM, through its guest agent); a container can never.
+const CapPassword Capability = "password"
+
 // BackupCapabilities are the capabilities a plan without a backup storage refuses.
 var BackupCapabilities = []Capability{CapBackup, CapRestore}
 
@@ -49,7 +53,7 @@ var AllCapabilities = []Capability{
 	CapCreate, CapSuspend, CapUnsuspend, CapTerminate, CapReinstall, CapChangePlan, CapStart, CapStop,
 	CapShutdown, CapReboot, CapUsage, CapMonitoring, CapConsole, CapPause, CapHibernate, CapISOInstall,
 	CapPXEBoot, CapFirmwareSelection, CapSnapshot,
-	CapBackup, CapRestore,
+	CapBackup, CapRestore, CapPassword,
 }
 
 // PowerCapabilities are the customer's power actions (R40): a kind offers all four or none.
@@ -60,6 +64,9 @@ const (
 	ReasonNotYetAvailable    = "capability.not_yet_available"
 	ReasonPlanSuspendsByStop = "capability.plan_suspends_by_stop"
 	ReasonPlanHasNoBackups   = "capability.plan_has_no_backups"
+	// ReasonGuestAgentNotRunning refuses, temporarily, a password change of a VM whose guest
+	// agent does not answer (R56).
+	ReasonGuestAgentNotRunning = "capability.guest_agent_not_running"
 )
 
 // containerNever is what a container can never do, whatever is built (R10, R15): refused
@@ -70,13 +77,15 @@ var containerNever = map[Capability]string{
 	CapISOInstall:        "capability.not_possible.iso_install",
 	CapPXEBoot:           "capability.not_possible.pxe_boot",
 	CapFirmwareSelection: "capability.not_possible.firmware_selection",
+	CapPassword:          "capability.not_possible.password",
 }
 
 // ReasonKeys lists every catalog key a capability reason can use (the catalog test checks them
 // in all nine languages).
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
-		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser}
+		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonGuestAgentNotRunning,
+		ReasonConsoleSecretNotSet}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)

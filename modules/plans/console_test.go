@@ -3,6 +3,7 @@ package plans_test
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"pvebill/i18n"
@@ -48,5 +49,31 @@ func TestConsoleCapabilityFollowsTheConsoleUser(t *testing.T) {
 	}
 	if s := plans.NewService(nil, plans.Options{Built: built}).Capabilities(p)[plans.Container][plans.CapConsole]; !s.Available {
 		t.Fatalf("without ConsoleUsers every cluster has one: %+v", s)
+	}
+}
+
+// R41: without console.secret every plan refuses the console permanently with the reason that
+// names the setting; a cluster without a console user keeps its own reason.
+func TestConsoleCapabilityFollowsTheSecret(t *testing.T) {
+	p, err := plans.Validate(containerSpec(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := plans.Built{plans.Container: {plans.CapCreate, plans.CapConsole}}
+	users := func(cluster string) bool { return cluster == "with-user" }
+	svc := plans.NewService(nil, plans.Options{Built: built, ConsoleUsers: users, NoConsoleSecret: true})
+	p.Cluster = "with-user"
+	ct := svc.Capabilities(p)[plans.Container][plans.CapConsole]
+	if ct.Available || ct.Refusal != i18n.Permanent || ct.Reason != plans.ReasonConsoleSecretNotSet {
+		t.Fatalf("container console without console.secret: %+v", ct)
+	}
+	for _, lang := range i18n.Languages {
+		if msg := ct.Message(lang); !strings.Contains(msg, "console.secret") {
+			t.Errorf("%s: the reason %q does not name console.secret", lang, msg)
+		}
+	}
+	p.Cluster = "default"
+	if ct := svc.Capabilities(p)[plans.Container][plans.CapConsole]; ct.Reason != plans.ReasonNoConsoleUser {
+		t.Fatalf("no console user and no secret: %+v", ct)
 	}
 }

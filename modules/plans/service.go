@@ -26,6 +26,9 @@ type Options struct {
 	// ConsoleUsers, when set, tells which clusters have a console user: a plan of a cluster
 	// without one refuses the console (R41). Nil: every cluster has one.
 	ConsoleUsers ConsoleUsers
+	// NoConsoleSecret says that console.secret is not set: every plan refuses the console
+	// (R41), permanently, naming the setting.
+	NoConsoleSecret bool
 }
 
 // Service reads and writes plans in the database. Every write is validated first; nothing
@@ -44,10 +47,10 @@ func NewService(db *models.DB, opts Options) *Service {
 func (s *Service) Validate(spec Spec) (Plan, error) { return Validate(spec, s.opts.Clusters) }
 
 // Capabilities computes the capabilities of each guest type the plan offers, the console's
-// refined by whether the plan's cluster has a console user.
+// refined by whether the plan's cluster has a console user and console.secret is set.
 func (s *Service) Capabilities(p Plan) map[GuestType]Set {
 	caps := CapabilitiesOf(p, s.opts.Built)
-	consoleCapability(caps, p, s.opts.ConsoleUsers)
+	consoleCapability(caps, p, s.opts)
 	return caps
 }
 

@@ -187,10 +187,19 @@ func (s *Provisioner) locate(ctx context.Context, svc *models.Service) (*target,
 	return t, nil
 }
 
-// lockBlockers are the refusals of a guest that is protected or locked in Proxmox.
-func lockBlockers(in kinds.Inspection, protection bool) []i18n.Blocker {
+// protectionRule says whether Proxmox's protection flag blocks the operation.
+type protectionRule bool
+
+const (
+	protectionBlocks  protectionRule = true  // the operation destroys the guest
+	protectionIgnored protectionRule = false // the guest survives the operation
+)
+
+// lockBlockers are the refusals of a guest that is locked in Proxmox, or protected where
+// protection blocks the operation.
+func lockBlockers(in kinds.Inspection, protection protectionRule) []i18n.Blocker {
 	var out []i18n.Blocker
-	if protection && in.Protected {
+	if protection == protectionBlocks && in.Protected {
 		out = append(out, operation.ProtectionEnabled.Blocker(nil))
 	}
 	if in.Lock != "" {
@@ -286,7 +295,7 @@ func precheckGuest(ctx context.Context, l *lifecycle) error {
 	if err != nil {
 		return err
 	}
-	if b := lockBlockers(t.in, false); len(b) > 0 {
+	if b := lockBlockers(t.in, protectionIgnored); len(b) > 0 {
 		return blocked(b...).Perm(i18n.Temporary)
 	}
 	l.t = t
@@ -363,7 +372,7 @@ func precheckTerminate(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	if !l.gone {
-		if b := lockBlockers(t.in, true); len(b) > 0 {
+		if b := lockBlockers(t.in, protectionBlocks); len(b) > 0 {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
 	}
@@ -409,7 +418,7 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 	if want := int64(np.DiskGiB) * kinds.GiB; t.in.DiskBytes > want {
 		return shrinkBlocker(t.in.DiskBytes, want)
 	}
-	if b := lockBlockers(t.in, false); len(b) > 0 {
+	if b := lockBlockers(t.in, protectionIgnored); len(b) > 0 {
 		return blocked(b...).Perm(i18n.Temporary)
 	}
 	l.t, l.plan = t, np

@@ -2,6 +2,7 @@ package provision_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -139,7 +140,8 @@ func TestConcurrentDistinctCreates(t *testing.T) {
 
 func problem(t *testing.T, err error) *i18n.Problem {
 	t.Helper()
-	p, ok := err.(*i18n.Problem)
+	var p *i18n.Problem
+	ok := errors.As(err, &p)
 	if !ok {
 		t.Fatalf("error %v (%T) is not a problem", err, err)
 	}
@@ -167,7 +169,7 @@ func TestCreateRefusals(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", req, p.Code, c.code)
 		}
 	}
-	if _, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); err != models.ErrNotFound {
+	if _, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a refused create wrote a service: %v", err)
 	}
 	if len(e.sim.Requests()) != 0 {

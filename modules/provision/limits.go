@@ -42,22 +42,10 @@ func (s *Provisioner) EnforceLimits(ctx context.Context) (LimitRound, error) {
 	now := s.now()
 	var errs []error
 	for _, name := range s.names {
-		cl := s.clusters[name]
-		rows, err := cl.Client.Cluster().Resources(ctx, "vm")
+		byID, err := s.guestsSeen(ctx, name)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("list guests of %s: %w", name, err))
+			errs = append(errs, err)
 			continue
-		}
-		type seen struct {
-			kind    plans.GuestType
-			status  string
-			counter int64
-		}
-		byID := make(map[int]seen, len(rows))
-		for _, r := range rows {
-			if k := s.mods.KindOf(r.Type); k != "" {
-				byID[r.VMID.Int()] = seen{kind: k, status: r.Status, counter: int64(r.NetIn) + int64(r.NetOut)}
-			}
 		}
 		svcs, err := models.EnforceableServices(ctx, s.db.Gorm, name)
 		if err != nil {
@@ -70,34 +58,55 @@ func (s *Provisioner) EnforceLimits(ctx context.Context) (LimitRound, error) {
 				continue // gone or replaced: the lifecycle calls refuse it when they come
 			}
 			round.Checked++
-			reason, err := s.checkService(ctx, svc, g.status, g.counter, now)
-			if err != nil {
+			if err := s.enforce(ctx, svc, g, now, &round); err != nil {
 				errs = append(errs, err)
-				continue
 			}
-			if reason == "" {
-				continue
-			}
-			open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.Key())
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if open {
-				continue
-			}
-			raw, _ := json.Marshal(suspendPayload{Reason: reason, Enforce: reason})
-			op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionSuspend, Payload: string(raw)}
-			if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			round.Enforced[reason]++
-			s.log.Warn("limit enforcement queued a stop", "service_id", svc.ServiceID, "reason", reason,
-				"guest_type", svc.GuestType, "operation_id", op.ID)
 		}
 	}
 	return round, errors.Join(errs...)
+}
+
+// seenGuest is what one cluster listing tells of a guest.
+type seenGuest struct {
+	kind    plans.GuestType
+	status  string
+	counter int64
+}
+
+// guestsSeen lists a cluster's guests by vmid in one read.
+func (s *Provisioner) guestsSeen(ctx context.Context, name string) (map[int]seenGuest, error) {
+	rows, err := s.clusters[name].Client.Cluster().Resources(ctx, "vm")
+	if err != nil {
+		return nil, fmt.Errorf("list guests of %s: %w", name, err)
+	}
+	byID := make(map[int]seenGuest, len(rows))
+	for _, r := range rows {
+		if k := s.mods.KindOf(r.Type); k != "" {
+			byID[r.VMID.Int()] = seenGuest{kind: k, status: r.Status, counter: int64(r.NetIn) + int64(r.NetOut)}
+		}
+	}
+	return byID, nil
+}
+
+// enforce queues the stop of one service over a limit, unless another operation is open on it.
+func (s *Provisioner) enforce(ctx context.Context, svc *models.Service, g seenGuest, now time.Time, round *LimitRound) error {
+	reason, err := s.checkService(ctx, svc, g.status, g.counter, now)
+	if err != nil || reason == "" {
+		return err
+	}
+	open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.Key())
+	if err != nil || open {
+		return err
+	}
+	raw, _ := json.Marshal(suspendPayload{Reason: reason, Enforce: reason})
+	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionSuspend, Payload: string(raw)}
+	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+		return err
+	}
+	round.Enforced[reason]++
+	s.log.Warn("limit enforcement queued a stop", "service_id", svc.ServiceID, "reason", reason,
+		"guest_type", svc.GuestType, "operation_id", op.ID)
+	return nil
 }
 
 // checkService updates a service's bandwidth and says why it must be stopped ("" when not).

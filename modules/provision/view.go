@@ -3,6 +3,7 @@ package provision
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -50,29 +51,18 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 	if err != nil {
 		return ServiceView{}, serviceNotFound(err)
 	}
-	v := ServiceView{ServiceID: svc.ServiceID, Plan: svc.Plan, GuestType: svc.GuestType, Cluster: svc.Cluster,
-		VMID: svc.VMID, Hostname: svc.Hostname, State: svc.State, Power: "unknown", IPAddresses: []string{},
-		CreatedAt: svc.CreatedAt.UTC(), UpdatedAt: svc.UpdatedAt.UTC()}
-	if svc.Node != "" {
-		n := svc.Node
-		v.Node = &n
-	}
-	if svc.State == models.ServiceTerminated {
-		v.Power = "stopped"
-		return v, nil
-	}
-	for _, ip := range ips {
-		v.IPAddresses = append(v.IPAddresses, ip.String())
-	}
-	if svc.VMID == nil || svc.Node == "" {
+	v := storedView(svc, ips)
+	if svc.State == models.ServiceTerminated || svc.VMID == nil || svc.Node == "" {
 		return v, nil
 	}
 	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
+		s.log.Warn("service on an unknown cluster: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
 	mod, err := s.module(svc.GuestType)
 	if err != nil {
+		s.log.Warn("service of an unknown guest type: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
 	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,
@@ -86,6 +76,54 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		DiskBytes: st.DiskBytes, DiskMaxBytes: st.DiskMaxBytes, SwapBytes: st.SwapBytes, SwapMaxBytes: st.SwapMaxBytes,
 		NetinBytes: st.NetInBytes, NetoutBytes: st.NetOutBytes, UptimeSeconds: st.UptimeSeconds, GuestAgent: st.GuestAgent}
 	return v, nil
+}
+
+// storedView is a service's view from its row and the addresses it holds, without asking
+// Proxmox: power "unknown" (a terminated service's "stopped") and every monitoring figure null.
+func storedView(svc *models.Service, ips []netip.Addr) ServiceView {
+	v := ServiceView{ServiceID: svc.ServiceID, Plan: svc.Plan, GuestType: svc.GuestType, Cluster: svc.Cluster,
+		VMID: svc.VMID, Hostname: svc.Hostname, State: svc.State, Power: "unknown", IPAddresses: []string{},
+		CreatedAt: svc.CreatedAt.UTC(), UpdatedAt: svc.UpdatedAt.UTC()}
+	if svc.Node != "" {
+		n := svc.Node
+		v.Node = &n
+	}
+	if svc.State == models.ServiceTerminated {
+		v.Power = "stopped"
+		return v
+	}
+	for _, ip := range ips {
+		v.IPAddresses = append(v.IPAddresses, ip.String())
+	}
+	return v
+}
+
+// MaxListPage is the most services one page of List holds (docs/api.md "GET /v1/services").
+const MaxListPage = 1000
+
+// ServicePage is one page of a client's services: the GET /v1/services answer.
+type ServicePage struct {
+	Services   []ServiceView `json:"services"`
+	NextCursor *string       `json:"next_cursor"`
+}
+
+// List pages a client's own services (R46) in service id order from the database alone: no
+// live power or monitoring, so a billing system's sync of thousands of services sends nothing
+// to Proxmox. after is the previous page's next_cursor ("" for the first page).
+func (s *Provisioner) List(ctx context.Context, clientID, after string, limit int) (ServicePage, error) {
+	rows, err := models.ListClientServices(ctx, s.db.Gorm, clientID, after, limit)
+	if err != nil {
+		return ServicePage{}, err
+	}
+	page := ServicePage{Services: make([]ServiceView, 0, len(rows.Services))}
+	for i := range rows.Services {
+		page.Services = append(page.Services, storedView(&rows.Services[i], rows.IPs[rows.Services[i].ServiceID]))
+	}
+	if rows.More {
+		next := rows.Services[len(rows.Services)-1].ServiceID
+		page.NextCursor = &next
+	}
+	return page, nil
 }
 
 // GuestView is one guest of a cluster in the admin listing.

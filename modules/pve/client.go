@@ -245,7 +245,7 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.metrics.observe(c.cluster, path, 0, time.Since(start))
-		return nil, c.networkError(method, path, err, wrote.Load()), 0
+		return nil, c.networkError(method, path, err, sendState(wrote.Load())), 0
 	}
 	defer resp.Body.Close()
 	limit := bodyLimit(path)
@@ -255,7 +255,7 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 		return nil, c.tooLarge(method, path, resp.StatusCode, limit), 0
 	}
 	if readErr != nil && resp.StatusCode/100 == 2 {
-		return nil, c.networkError(method, path, readErr, true), 0
+		return nil, c.networkError(method, path, readErr, sent), 0
 	}
 
 	var env envelope
@@ -277,9 +277,9 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	kind := classify(resp.StatusCode, msg, errs)
 	retryable, maybeApplied := false, false
 	switch resp.StatusCode {
-	case 502, 503, 595:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, 595:
 		retryable = true
-	case 504, 596, 597:
+	case http.StatusGatewayTimeout, 596, 597:
 		// The hop in front gave up while the work may go on behind it.
 		retryable = method == http.MethodGet
 		maybeApplied = method != http.MethodGet
@@ -293,9 +293,17 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	return nil, c.fail(method, path, resp.StatusCode, msg, errs, kind, retryable, maybeApplied), retryAfter
 }
 
+// sendState is whether a failed request had been written to the connection.
+type sendState bool
+
+const (
+	notSent sendState = false // never written: Proxmox cannot have seen it
+	sent    sendState = true  // written: Proxmox may have acted on it
+)
+
 // networkError sorts a failed round trip. A request that was never written
 // may always be retried; one that was written only when it is a GET.
-func (c *Client) networkError(method, path string, err error, wrote bool) *attemptError {
+func (c *Client) networkError(method, path string, err error, wrote sendState) *attemptError {
 	msg := err.Error()
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
@@ -304,7 +312,7 @@ func (c *Client) networkError(method, path string, err error, wrote bool) *attem
 	if isTLSError(err) {
 		return c.fail(method, path, 0, msg, nil, ErrTLS, false, false)
 	}
-	if wrote && method != http.MethodGet {
+	if wrote == sent && method != http.MethodGet {
 		return c.fail(method, path, 0, msg, nil, ErrTransient, false, true)
 	}
 	return c.fail(method, path, 0, msg, nil, ErrTransient, true, false)

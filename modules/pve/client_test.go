@@ -98,7 +98,7 @@ func pveError(msg string) string {
 var allKinds = []error{
 	ErrNotFound, ErrAlreadyExists, ErrLocked, ErrPermission, ErrAuth, ErrInvalidParam,
 	ErrNotImplemented, ErrTransient, ErrConflict, ErrAlreadyRunning, ErrNotRunning,
-	ErrProtected, ErrServer, ErrUnexpected, ErrTooLarge, ErrTLS,
+	ErrProtected, ErrServer, ErrUnexpected, ErrTooLarge, ErrTLS, ErrAgentNotRunning,
 }
 
 // TestErrorKinds replays error answers with Proxmox's own texts (see
@@ -140,6 +140,9 @@ func TestErrorKinds(t *testing.T) {
 		{"vm already running", "POST", 500, pveError("VM 100 already running"), "", []error{ErrAlreadyRunning}},
 		{"ct not running", "POST", 500, pveError("CT 5001 not running"), "", []error{ErrNotRunning}},
 		{"vm not running", "POST", 500, pveError("VM 100 not running"), "", []error{ErrNotRunning}},
+		{"vm is not running (agent)", "POST", 500, pveError("VM 100 is not running"), "", []error{ErrNotRunning}},
+		{"agent not running", "POST", 500, pveError("QEMU guest agent is not running"), "", []error{ErrAgentNotRunning}},
+		{"agent not configured", "POST", 500, pveError("No QEMU guest agent configured"), "", []error{ErrAgentNotRunning}},
 
 		{"ct protected", "DELETE", 500, pveError("can't remove CT 5001 - protection mode enabled"), "", []error{ErrProtected}},
 		{"vm protected", "DELETE", 500, pveError("can't remove VM 100 - protection mode enabled"), "", []error{ErrProtected}},
@@ -153,7 +156,7 @@ func TestErrorKinds(t *testing.T) {
 
 		{"no free id", "GET", 500, pveError("unable to get any free VMID in range [100, 1000000]"), "", []error{ErrServer}},
 		{"storage missing is not a guest missing", "GET", 500, pveError("storage 'nosuch' does not exist"), "", []error{ErrServer}},
-		{"agent not running is not the guest", "GET", 500, pveError("QEMU guest agent is not running"), "", []error{ErrServer}},
+		{"agent not running is not the guest", "GET", 500, pveError("QEMU guest agent is not running"), "", []error{ErrAgentNotRunning}},
 		{"lxc resize same size", "PUT", 500, pveError("disk is already at specified size"), "", []error{ErrServer}},
 
 		{"bad gateway", "GET", 502, "", "", []error{ErrTransient}},

@@ -51,6 +51,10 @@ var (
 	// ErrNotRunning: "CT 5001 not running", "VM 5001 not running". A state
 	// error, not a missing guest.
 	ErrNotRunning = errors.New("pve: not running")
+	// ErrAgentNotRunning: a VM guest agent call whose agent does not answer ("QEMU guest
+	// agent is not running") or is not configured ("No QEMU guest agent configured"),
+	// docs/proxmox.md §8.6. A stopped VM is ErrNotRunning.
+	ErrAgentNotRunning = errors.New("pve: guest agent not running")
 	// ErrProtected: "can't remove CT 5001 - protection mode enabled".
 	ErrProtected = errors.New("pve: protection mode enabled")
 	// ErrServer: any other HTTP 500 from Proxmox. Permanent for this request.
@@ -147,6 +151,7 @@ var (
 	reExists        = regexp.MustCompile(`\b(?:CT|VM) \d+ already exists`)
 	reAlreadyRun    = regexp.MustCompile(`\b(?:CT|VM) \d+ (?:is )?already running`)
 	reNotRunning    = regexp.MustCompile(`\b(?:CT|VM) \d+ (?:is )?not running`)
+	reAgentDown     = regexp.MustCompile(`QEMU guest agent is not running|No QEMU guest agent configured`)
 	reConfigMissing = regexp.MustCompile(`Configuration file '[^']*/(?:lxc|qemu-server)/\d+\.conf' does not exist|no such VM \('?\d+'?\)|unable to find configuration file for VM \d+|no such task`)
 )
 
@@ -167,6 +172,8 @@ func classifyMessage(msg string) error {
 		return ErrAlreadyRunning
 	case reNotRunning.MatchString(msg):
 		return ErrNotRunning
+	case reAgentDown.MatchString(msg):
+		return ErrAgentNotRunning
 	case reConfigMissing.MatchString(msg):
 		return ErrNotFound
 	}
@@ -183,7 +190,7 @@ func classify(status int, msg string, errs map[string]string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if kind := classifyMessage(errs[k]); kind == ErrAlreadyExists || kind == ErrNotFound {
+			if kind := classifyMessage(errs[k]); errors.Is(kind, ErrAlreadyExists) || errors.Is(kind, ErrNotFound) {
 				return kind
 			}
 		}

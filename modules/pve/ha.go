@@ -8,13 +8,19 @@ import (
 	"strconv"
 )
 
+// HAType is the prefix of an HA resource id: the guest's type as HA names it.
+type HAType string
+
+// The HA resource types of guests.
+const (
+	HAContainer HAType = "ct"
+	HAVM        HAType = "vm"
+)
+
 // HAResourceID is the HA resource id of a guest: "ct:<vmid>" for a container, "vm:<vmid>" for
 // a VM.
-func HAResourceID(container bool, vmid int) string {
-	if container {
-		return "ct:" + strconv.Itoa(vmid)
-	}
-	return "vm:" + strconv.Itoa(vmid)
+func HAResourceID(t HAType, vmid int) string {
+	return string(t) + ":" + strconv.Itoa(vmid)
 }
 
 // SetHAState changes an HA-managed guest's requested state ("started", "stopped"), so that HA

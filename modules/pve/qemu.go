@@ -190,3 +190,16 @@ func (q *QEMUClient) Restore(ctx context.Context, req QEMURestoreRequest) (TaskR
 	upid, err := q.g.c.startTask(ctx, http.MethodPost, "/nodes/"+q.g.node+"/qemu", f)
 	return q.g.wait(ctx, upid, err)
 }
+
+// AgentPing sends POST .../agent/ping: nil when the VM's guest agent answers, ErrAgentNotRunning
+// when it does not (or is not configured), ErrNotRunning for a stopped VM (docs/proxmox.md §8.6).
+func (q *QEMUClient) AgentPing(ctx context.Context) error {
+	return q.g.callValues(ctx, http.MethodPost, "/agent/ping", nil, nil)
+}
+
+// SetUserPassword sends POST .../agent/set-user-password, which returns once the guest agent
+// has set the password (synchronous, no task). The password is a Secret: it goes into the form
+// and nowhere else.
+func (q *QEMUClient) SetUserPassword(ctx context.Context, req AgentPasswordRequest) error {
+	return q.g.call(ctx, http.MethodPost, "/agent/set-user-password", req, nil)
+}

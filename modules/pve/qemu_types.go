@@ -230,3 +230,11 @@ type QEMURestoreRequest struct {
 	Tags        string `pve:"tags"`
 	OnBoot      *bool  `pve:"onboot"`
 }
+
+// AgentPasswordRequest is the form of POST /nodes/{node}/qemu/{vmid}/agent/set-user-password:
+// the user and its new password (5 to 1024 characters, docs/proxmox.md §8.6), sent in clear
+// (crypted is never set).
+type AgentPasswordRequest struct {
+	Username string `pve:"username"`
+	Password Secret `pve:"password"`
+}

@@ -397,22 +397,34 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(false, g.VMID), "stopped"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(pve.HAVM, g.VMID), "stopped"); err != nil {
 			return err
 		}
 	}
 	if st.Running() {
-		if err := m.stop(ctx, g, !st.Paused(), rep); err != nil {
+		how := stopGracefully
+		if st.Paused() {
+			how = stopAtOnce // a paused VM cannot answer ACPI
+		}
+		if err := m.stop(ctx, g, how, rep); err != nil {
 			return err
 		}
 	}
 	return m.expect(ctx, g, "stopped", func(st pve.QEMUStatus) bool { return !st.Running() })
 }
 
-// stop shuts the VM down gracefully (when it can) and stops it when that fails.
-func (m *Module) stop(ctx context.Context, g kinds.Guest, graceful bool, rep kinds.Reporter) error {
+// stopMode is how stop ends a VM.
+type stopMode int
+
+const (
+	stopAtOnce     stopMode = iota // a hard stop
+	stopGracefully                 // an ACPI shutdown first, a hard stop when that fails
+)
+
+// stop shuts the VM down gracefully (when asked) and stops it when that fails.
+func (m *Module) stop(ctx context.Context, g kinds.Guest, how stopMode, rep kinds.Reporter) error {
 	q := vm(g)
-	if graceful {
+	if how == stopGracefully {
 		timeout := m.ShutdownTimeout
 		if timeout <= 0 {
 			timeout = DefaultShutdownTimeout
@@ -448,7 +460,7 @@ func (m *Module) Unsuspend(ctx context.Context, g kinds.Guest, rep kinds.Reporte
 		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
 	}
 	if st.HA != nil && bool(st.HA.Managed) {
-		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(false, g.VMID), "started"); err != nil {
+		if err := g.Client.Cluster().SetHAState(ctx, pve.HAResourceID(pve.HAVM, g.VMID), "started"); err != nil {
 			return err
 		}
 	}
@@ -484,7 +496,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 		return fmt.Errorf("read VM %d status: %w", g.VMID, err)
 	}
 	if st.Running() {
-		if err := m.stop(ctx, g, false, rep); err != nil {
+		if err := m.stop(ctx, g, stopAtOnce, rep); err != nil {
 			return err
 		}
 		if err := m.expect(ctx, g, "stopped", func(st pve.QEMUStatus) bool { return !st.Running() }); err != nil {
@@ -497,7 +509,7 @@ func (m *Module) Destroy(ctx context.Context, g kinds.Guest, rep kinds.Reporter)
 	}
 	kinds.Report(rep, StageDestroy, res)
 	if _, err := q.Config(ctx); !errors.Is(err, pve.ErrNotFound) {
-		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err)
+		return fmt.Errorf("VM %d still has a config after destroy (%v)", g.VMID, err) //nolint:errorlint // the guest's survival is the failure; the read's error is detail, not its cause
 	}
 	return nil
 }

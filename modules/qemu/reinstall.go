@@ -83,16 +83,19 @@ func readLabelled(ctx context.Context, g kinds.Guest, recreated func(cur pve.QEM
 	}
 	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
 		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), back), RootKey: bootDisk(cur)}
-	if rd.RootKey == "" {
-		rd.RootKey = "boot"
-	}
+	// A VM with no boot disk (only an EFI or TPM disk, a CD drive, or nothing) has nothing to
+	// shrink and nothing missing: the re-clone brings the template's boot disk (R24, R25).
+	rd.NoRoot = rd.RootKey == ""
 	return rd, nil
 }
 
 // Shape puts the boot disk's sizes and the disks into a preview.
 func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
 	sz := reinstall.SizesOf(f.Mounts, f.RootKey, f.PlannedBytes)
-	pv.BootDisk, pv.Disks, pv.RootKey = &sz, f.Mounts, f.RootKey
+	if f.NoRoot {
+		sz.CurrentDisplay = "none"
+	}
+	pv.BootDisk, pv.Disks, pv.RootKey, pv.NoRoot = &sz, f.Mounts, f.RootKey, f.NoRoot
 	if pv.Disks == nil {
 		pv.Disks = []reinstall.Mount{}
 	}

@@ -56,6 +56,9 @@ type Facts struct {
 	// RootKey names the mount whose size may only grow: "" for a container's rootfs, the boot
 	// disk's key for a VM.
 	RootKey string
+	// NoRoot is set when the guest has no such mount (a VM without a boot disk): there is no
+	// size to compare and nothing missing, so neither raises a blocker (R24, R25).
+	NoRoot bool
 	// PlannedBytes is the root filesystem size of the plan.
 	PlannedBytes int64
 	// ReinstallInProgress is true while another reinstall of the service is applying.
@@ -122,26 +125,35 @@ func Check(f Facts) []Blocker {
 	if root == "" {
 		root = "rootfs"
 	}
-	sz := SizesOf(f.Mounts, root, f.PlannedBytes)
-	switch {
-	case sz.CurrentBytes == nil:
-		out = append(out, Blocker{Code: RootfsSizeUnknown})
-	case *sz.CurrentBytes > f.PlannedBytes:
-		out = append(out, Blocker{Code: RootfsWouldShrink,
-			Params: map[string]string{"current": sz.CurrentDisplay, "planned": sz.PlannedDisplay}})
+	if !f.NoRoot {
+		out = append(out, sizeBlockers(f.Mounts, root, f.PlannedBytes)...)
 	}
 	for _, m := range f.Mounts {
 		if m.Data == Unknown {
 			out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": m.Key}})
 		}
 	}
-	if _, ok := rootOf(f.Mounts, root); !ok {
+	if _, ok := rootOf(f.Mounts, root); !ok && !f.NoRoot {
 		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": root}})
 	}
 	if f.ReinstallInProgress {
 		out = append(out, Blocker{Code: ReinstallInProgress})
 	}
 	return out
+}
+
+// sizeBlockers are the size blockers of the mount named root: its size unknown, or above the
+// plan's.
+func sizeBlockers(mounts []Mount, root string, plannedBytes int64) []Blocker {
+	sz := SizesOf(mounts, root, plannedBytes)
+	switch {
+	case sz.CurrentBytes == nil:
+		return []Blocker{{Code: RootfsSizeUnknown}}
+	case *sz.CurrentBytes > plannedBytes:
+		return []Blocker{{Code: RootfsWouldShrink,
+			Params: map[string]string{"current": sz.CurrentDisplay, "planned": sz.PlannedDisplay}}}
+	}
+	return nil
 }
 
 // Blocked is the 409 problem of a non-empty blocker list.

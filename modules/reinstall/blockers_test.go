@@ -219,3 +219,25 @@ func TestConfirmations(t *testing.T) {
 		}
 	}
 }
+
+// R24, R25: a guest without a mount whose size may only grow (NoRoot: a VM without a boot disk)
+// raises no size blocker and no mount_unclassifiable for the missing key, but still one for each
+// disk labelled unknown; a container without its rootfs, which NoRoot never describes, still
+// raises both.
+func TestNoRootRelaxesOnlyTheMissingRoot(t *testing.T) {
+	efi := Entry{Key: "efidisk0", Value: "local-lvm:vm-5001-disk-1,size=4M"}
+	vm := Facts{Exists: true, PlannedBytes: 8 * gib, RootKey: "", NoRoot: true,
+		Mounts: ClassifiedDisks(5001, []Entry{efi}, nil)}
+	if got := codes(Check(vm)); len(got) != 0 {
+		t.Errorf("VM without a boot disk blocked: %v", got)
+	}
+	vm.Mounts = append(vm.Mounts, Mount{Key: "tpmstate0", Volume: "local-lvm:", Data: Unknown, MountAfter: Removed})
+	got := Check(vm)
+	if len(got) != 1 || got[0].Code != MountUnclassifiable || got[0].Params["key"] != "tpmstate0" {
+		t.Errorf("VM with an unknown disk: %v", got)
+	}
+	ct := Facts{Exists: true, PlannedBytes: 8 * gib}
+	if got := strings.Join(codes(Check(ct)), " "); got != "rootfs_size_unknown mount_unclassifiable" {
+		t.Errorf("container without rootfs: %q", got)
+	}
+}

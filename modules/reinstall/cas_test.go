@@ -2,6 +2,7 @@ package reinstall_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -134,7 +135,7 @@ func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 		}
 		// A second apply of the same intent loses its swap.
 		again := &models.Operation{ServiceID: "svc-cas", ClientID: client, Action: reinstall.ActionApply, Payload: "{}"}
-		if err := db.ApplyIntent(ctx, in.ID, 2, again, "{}", &models.AuditEvent{Actor: client, ServiceID: "svc-cas", Event: "x"}); err != models.ErrIntentChanged {
+		if err := db.ApplyIntent(ctx, in.ID, 2, again, "{}", &models.AuditEvent{Actor: client, ServiceID: "svc-cas", Event: "x"}); !errors.Is(err, models.ErrIntentChanged) {
 			t.Fatalf("stale apply: %v", err)
 		}
 	})

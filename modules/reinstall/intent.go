@@ -15,9 +15,12 @@ type Preview struct {
 	Rootfs *RootfsSizes `json:"rootfs,omitempty"`
 	Mounts []Mount      `json:"mounts"`
 	// BootDisk, Disks and RootKey (the boot disk's key) are a VM's (R30); a VM has no rootfs.
-	BootDisk      *RootfsSizes   `json:"boot_disk,omitempty"`
-	Disks         []Mount        `json:"disks,omitempty"`
-	RootKey       string         `json:"root_key,omitempty"`
+	BootDisk *RootfsSizes `json:"boot_disk,omitempty"`
+	Disks    []Mount      `json:"disks,omitzero"`
+	RootKey  string       `json:"root_key,omitempty"`
+	// NoRoot is set when the guest has no mount whose size may only grow (a VM without a boot
+	// disk): nothing can shrink and nothing is missing (R24, R25).
+	NoRoot        bool           `json:"no_root,omitempty"`
 	Confirmations []Confirmation `json:"confirmations"`
 	Blockers      []Blocker      `json:"blockers"`
 	// Snapshots are the guest's snapshots, which the replacement erases (R44); each is also
@@ -137,7 +140,7 @@ type View struct {
 	Rootfs         *RootfsSizes    `json:"rootfs,omitempty"`
 	Mounts         []Mount         `json:"mounts"`
 	BootDisk       *RootfsSizes    `json:"boot_disk,omitempty"`
-	Disks          []Mount         `json:"disks,omitempty"`
+	Disks          []Mount         `json:"disks,omitzero"`
 	Confirmations  []Confirmation  `json:"confirmations"`
 	Snapshots      []Snapshot      `json:"snapshots"`
 	Blockers       []BlockerView   `json:"blockers"`
@@ -175,6 +178,11 @@ func ViewOf(in *models.Intent, lang string) View {
 		var p Preview
 		if json.Unmarshal([]byte(*in.Preview), &p) == nil {
 			v.Rootfs, v.BootDisk, v.Disks = p.Rootfs, p.BootDisk, p.Disks
+			if v.BootDisk != nil && v.Disks == nil {
+				// A VM's preview lists its disks even when it has none (an older stored
+				// preview dropped an empty list).
+				v.Disks = []Mount{}
+			}
 			if p.Mounts != nil {
 				v.Mounts = p.Mounts
 			}

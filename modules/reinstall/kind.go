@@ -45,6 +45,9 @@ type Read struct {
 	Mounts []Mount
 	// RootKey names the mount whose size may only grow ("" for a container's rootfs).
 	RootKey string
+	// NoRoot is set when the guest has no mount whose size may only grow (a VM without a
+	// boot disk: the re-clone brings one, and there is none to shrink).
+	NoRoot bool
 }
 
 // kindOf is the reinstall side of a guest kind: nil when the kind's module does not implement

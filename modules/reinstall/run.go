@@ -76,7 +76,7 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 		return obs, operation.NotOurs(t.vmid)
 	}
 	obs.facts.Exists, obs.facts.Protected, obs.facts.Lock = true, rd.Protected, rd.Lock
-	obs.facts.Mounts, obs.facts.RootKey = rd.Mounts, rd.RootKey
+	obs.facts.Mounts, obs.facts.RootKey, obs.facts.NoRoot = rd.Mounts, rd.RootKey, rd.NoRoot
 	if t.backupID == "" {
 		if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
 			return obs, err

@@ -243,7 +243,8 @@ func (s *Replacer) Get(ctx context.Context, clientID, serviceID, intentID string
 }
 
 // getOfKind reads an intent of kind of the client's service ("" for the latest of that kind)
-// and advances it (R29); an intent of another kind is not found.
+// and advances it (R29); an intent of another kind, or of another client's service of the same
+// id (R46), is not found.
 func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, intentID string) (*models.Intent, error) {
 	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
@@ -256,8 +257,8 @@ func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, int
 	if intentID == "" {
 		in, err = models.LatestIntentOfKind(ctx, s.db.Gorm, svc.Key(), kind)
 	} else {
-		in, err = models.GetIntent(ctx, s.db.Gorm, intentID)
-		if err == nil && (in.ServiceID != svc.ServiceID || in.Kind != kind) {
+		in, err = models.GetServiceIntent(ctx, s.db.Gorm, svc.Key(), intentID)
+		if err == nil && in.Kind != kind {
 			err = models.ErrNotFound
 		}
 	}
@@ -410,7 +411,8 @@ func (s *Replacer) checkAgain(ctx context.Context, in *models.Intent, pv Preview
 	facts.Protected = hasBlocker(pv.Blockers, ProtectionEnabled)
 	facts.Lock = blockerParam(pv.Blockers, ProxmoxLock, "lock")
 	facts.ProtectedBackup = hasBlocker(pv.Blockers, ProtectedBackupExists)
-	facts.Mounts, facts.RootKey, facts.PlannedBytes = pv.labelled(), pv.RootKey, int64(plan.DiskGiB)*kinds.GiB
+	facts.Mounts, facts.RootKey, facts.NoRoot = pv.labelled(), pv.RootKey, pv.NoRoot
+	facts.PlannedBytes = int64(plan.DiskGiB) * kinds.GiB
 	if bs := Check(facts); len(bs) > 0 {
 		if len(bs) == 1 && bs[0].Code == ReinstallInProgress {
 			return inProgress()

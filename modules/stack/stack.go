@@ -14,6 +14,7 @@ import (
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
+	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -68,6 +69,7 @@ type Stack struct {
 	Provisioner *provision.Provisioner
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
+	Password    *password.Service
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -77,7 +79,8 @@ func New(o Options) *Stack {
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
-		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters)})
+		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters), NoConsoleSecret: !o.Console.Enabled()})
+	warnHalfConsole(o.Log, o.Console, o.Clusters)
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
 	po := o.Provision
 	addrs := po.Addresses
@@ -98,11 +101,14 @@ func New(o Options) *Stack {
 	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
-	for _, a := range append(st.Provisioner.Actions(), st.Replacer.Actions()...) {
+	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
+		Secrets: st.Exec.Secrets(), Log: o.Log})
+	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}
 	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
 		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Recheck: o.ConsoleRecheck,
+		MaxPerService: o.Console.MaxSessionsPerService, MaxPerClient: o.Console.MaxSessionsPerClient,
 		Metrics: console.NewMetrics(o.Metrics)})
 	st.Exec.OnStart(st.Console.OperationStarted)
 	return st
@@ -121,21 +127,58 @@ func consoleUsers(clusters []kinds.Cluster) plans.ConsoleUsers {
 	}
 }
 
+// warnHalfConsole says at start-up that the console is configured by halves (R41): clusters
+// with a console user, but no console.secret to sign console URLs with, so the console is
+// refused on every plan. The warning names the missing key.
+func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluster) {
+	if c.Enabled() {
+		return
+	}
+	var with []string
+	for _, cl := range clusters {
+		if cl.Client != nil && cl.Client.HasConsoleUser() {
+			with = append(with, cl.Name)
+		}
+	}
+	if len(with) > 0 {
+		log.Warn("console: clusters have a console_user but console.secret is not set: the console is refused on every plan",
+			"missing", "console.secret", "clusters", with)
+	}
+}
+
+// Actions are every operation action the flows run, as the executor registers them.
+func (st *Stack) Actions() []executor.Action {
+	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
+	return append(actions, st.Password.Actions()...)
+}
+
 // ServerOptions are the server's options over the stack; the caller adds what only it knows
 // (the OpenAPI document, a test clock) before server.New.
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
-		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console}
+		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
+		Password: st.Password}
 }
 
-// Open opens the configured database. With migrate (the embedded SQLite default) pending
-// migrations are applied; otherwise a schema that is behind is refused.
-func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, error) {
+// Schema says what Open does with a schema that is behind.
+type Schema int
+
+// The two ways to meet a schema that is behind.
+const (
+	// RequireSchema refuses it: `pvebill migrate` brings it up to date (a configured database).
+	RequireSchema Schema = iota
+	// MigrateSchema applies the pending migrations (the embedded SQLite default).
+	MigrateSchema
+)
+
+// Open opens the configured database: with MigrateSchema pending migrations are applied;
+// with RequireSchema a schema that is behind is refused.
+func Open(ctx context.Context, cfg config.Config, schema Schema) (*models.DB, error) {
 	db, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.Database.Failover...)
 	if err != nil {
 		return nil, err
 	}
-	if migrate {
+	if schema == MigrateSchema {
 		if _, err := db.Migrate(ctx); err != nil {
 			return nil, closing(db, err)
 		}
@@ -149,7 +192,7 @@ func Open(ctx context.Context, cfg config.Config, migrate bool) (*models.DB, err
 // closing closes db after a failure and returns the failure.
 func closing(db *models.DB, err error) error {
 	if cerr := db.Close(); cerr != nil {
-		return fmt.Errorf("%w (and closing the database: %v)", err, cerr)
+		return fmt.Errorf("%w (and closing the database: %w)", err, cerr)
 	}
 	return err
 }

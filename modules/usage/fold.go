@@ -155,9 +155,12 @@ func (f *Folder) Add(s Sample) {
 	// Deltas against the previous reading, which may sit in the previous bucket.
 	var dIn, dOut *int64
 	if b.LastNetIn != nil && b.LastNetOut != nil {
-		restarted := b.LastUptime != nil && s.Uptime < *b.LastUptime
-		dIn = ptr(delta(*b.LastNetIn, s.NetIn, restarted))
-		dOut = ptr(delta(*b.LastNetOut, s.NetOut, restarted))
+		prevIn, prevOut := *b.LastNetIn, *b.LastNetOut
+		if b.LastUptime != nil && s.Uptime < *b.LastUptime {
+			prevIn, prevOut = 0, 0 // the guest restarted: its counters started again from zero
+		}
+		dIn = ptr(delta(prevIn, s.NetIn))
+		dOut = ptr(delta(prevOut, s.NetOut))
 	}
 	if !st.open || start > b.BucketStart {
 		if st.dirty {
@@ -200,10 +203,10 @@ func (f *Folder) Add(s Sample) {
 	st.window = st.window[i:]
 }
 
-// delta is the growth of a counter from prev to cur; after a restart (or a counter below its
-// previous value) the counter started again from zero, so the growth is cur itself.
-func delta(prev, cur int64, restarted bool) int64 {
-	if restarted || cur < prev {
+// delta is the growth of a counter from prev to cur; a counter below its previous value started
+// again from zero, so the growth is cur itself.
+func delta(prev, cur int64) int64 {
+	if cur < prev {
 		return cur
 	}
 	return cur - prev

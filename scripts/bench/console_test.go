@@ -76,7 +76,8 @@ func newConsoleEnv(t *testing.T, sessions int) *consoleEnv {
 		specs = append(specs, p)
 	}
 	w := wiring.New(wiring.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: e.reg,
-		Kinds: wiring.Kinds(), Clusters: cls, Console: config.Console{Secret: strings.Repeat("k", 40)},
+		Kinds: wiring.Kinds(), Clusters: cls, Console: config.Console{Secret: strings.Repeat("k", 40),
+			MaxSessionsPerClient: 100000}, // one billing client holds every session
 		Executor: executor.Config{Owner: "bench", Workers: 16, Lease: 30 * time.Second, PollInterval: 20 * time.Millisecond}})
 	if _, err := w.Plans.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)
@@ -161,8 +162,11 @@ func (e *consoleEnv) open(ctx context.Context, id string) (*websocket.Conn, erro
 	}
 	err = json.NewDecoder(resp.Body).Decode(&out)
 	_ = resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		return nil, fmt.Errorf("console of %s: %d %v", id, resp.StatusCode, err)
+	if err != nil {
+		return nil, fmt.Errorf("console of %s: %w", id, err)
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return nil, fmt.Errorf("console of %s: HTTP %d", id, resp.StatusCode)
 	}
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(out.Console.URL, "http")+"/ws",
 		&websocket.DialOptions{Subprotocols: []string{"binary"}, CompressionMode: websocket.CompressionDisabled})
@@ -207,7 +211,7 @@ func roundTrips(c net.Conn, n int) ([]time.Duration, error) {
 			return out, err
 		}
 		if _, err := io.ReadFull(c, one); err != nil || one[0] != 'a' {
-			return out, fmt.Errorf("echo %q: %v", one, err)
+			return out, fmt.Errorf("echo %q: %w", one, err)
 		}
 		out = append(out, time.Since(t0))
 	}

@@ -109,11 +109,11 @@ func lineSegments(src string, k kind) []segment {
 			run = nil
 		}
 	}
-	inBlock := false
+	state := outsideBlock
 	for i, line := range strings.Split(src, "\n") {
 		out = append(out, segment{line: i + 1, text: line, refs: true})
 		var comment string
-		comment, inBlock = commentOf(line, k, inBlock)
+		comment, state = commentOf(line, k, state)
 		if comment == "" {
 			flush()
 			continue
@@ -127,15 +127,23 @@ func lineSegments(src string, k kind) []segment {
 	return out
 }
 
+// blockState is whether a line starts inside a /* */ comment block.
+type blockState bool
+
+const (
+	outsideBlock blockState = false
+	insideBlock  blockState = true
+)
+
 // commentOf is the comment part of a line ("" when none) and whether a /* */ block is still
 // open after it. Comment markers inside quotes do not count.
-func commentOf(line string, k kind, inBlock bool) (string, bool) {
-	if inBlock {
+func commentOf(line string, k kind, state blockState) (string, blockState) {
+	if state == insideBlock {
 		end := strings.Index(line, "*/")
 		if end < 0 {
-			return line, true
+			return line, insideBlock
 		}
-		rest, open := commentOf(line[end+2:], k, false)
+		rest, open := commentOf(line[end+2:], k, outsideBlock)
 		return strings.TrimSpace(line[:end] + " " + rest), open
 	}
 	var quote byte
@@ -152,12 +160,12 @@ func commentOf(line string, k kind, inBlock bool) (string, bool) {
 		case c == '"' || c == '\'':
 			quote = c
 		case startsComment(line, i, k):
-			return line[i:], false
+			return line[i:], outsideBlock
 		case k == kindPHP && strings.HasPrefix(line[i:], "/*"):
-			return commentOf(line[i+2:], k, true)
+			return commentOf(line[i+2:], k, insideBlock)
 		}
 	}
-	return "", false
+	return "", outsideBlock
 }
 
 // startsComment says whether a line comment of kind k starts at line[i].

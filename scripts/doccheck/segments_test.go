@@ -43,8 +43,8 @@ func TestCommentOf(t *testing.T) {
 		{` R5 */ $b = 1; # R6`, kindPHP, true, `R5  # R6`, false},
 		{`'it\'s' # R7`, kindPHP, false, `# R7`, false},
 	} {
-		got, open := commentOf(c.line, c.k, c.inBlock)
-		if got != c.want || open != c.wantInBlock {
+		got, open := commentOf(c.line, c.k, blockState(c.inBlock))
+		if got != c.want || bool(open) != c.wantInBlock {
 			t.Errorf("commentOf(%q) = %q, %v; want %q, %v", c.line, got, open, c.want, c.wantInBlock)
 		}
 	}

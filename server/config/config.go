@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -36,7 +37,7 @@ type Config struct {
 }
 
 // Console configures the customer's browser console (R41). It is off while Secret is empty:
-// POST /v1/services/{id}/console then answers not_yet_available.
+// POST /v1/services/{id}/console then answers capability_refused, naming console.secret.
 type Console struct {
 	// PublicURL is where browsers reach pvebill's /console pages (scheme, host and an optional
 	// path prefix, without a trailing slash): the one-time URLs start with it. Empty: the
@@ -47,6 +48,11 @@ type Console struct {
 	Secret string `yaml:"secret"`
 	// MaxSession ends a console session after this long (default 2h).
 	MaxSession time.Duration `yaml:"max_session"`
+	// MaxSessionsPerService and MaxSessionsPerClient bound the console sessions open at once,
+	// on every replica, for one service (default 2) and for one client (default 20); one more
+	// is refused with 429 console_session_limit.
+	MaxSessionsPerService int `yaml:"max_sessions_per_service"`
+	MaxSessionsPerClient  int `yaml:"max_sessions_per_client"`
 }
 
 // Enabled reports whether the console is configured.
@@ -76,9 +82,13 @@ type Database struct {
 
 // Client is one API client: its id, HMAC secret and scopes.
 type Client struct {
-	ID     string   `yaml:"id"`
-	Secret string   `yaml:"secret"`
-	Scopes []string `yaml:"scopes"`
+	ID     string `yaml:"id"`
+	Secret string `yaml:"secret"`
+	// SecretFile names a file holding the secret instead (relative to the config file; trailing
+	// white space is dropped), for secrets generated into a volume or mounted by an orchestrator.
+	// Secret and SecretFile are exclusive.
+	SecretFile string   `yaml:"secret_file,omitempty"`
+	Scopes     []string `yaml:"scopes"`
 	// CallbackURL, when set, receives a signed event each time one of this client's operations
 	// ends; CallbackSecret is the HMAC key of those events (required with a URL).
 	CallbackURL    string `yaml:"callback_url,omitempty"`
@@ -245,7 +255,35 @@ func Load(path string, env []string) (Config, error) {
 	if err := ApplyEnv(&cfg, env); err != nil {
 		return cfg, err
 	}
+	if err := cfg.readSecretFiles(filepath.Dir(path)); err != nil {
+		return cfg, err
+	}
 	return cfg, cfg.Validate()
+}
+
+// readSecretFiles fills each client's secret from its secret_file (relative to dir). The error
+// names the key and the file, never what the file holds.
+func (c *Config) readSecretFiles(dir string) error {
+	for i := range c.Clients {
+		cl := &c.Clients[i]
+		if cl.SecretFile == "" {
+			continue
+		}
+		key := fmt.Sprintf("clients[%d].secret_file", i)
+		if cl.Secret != "" {
+			return &Error{Key: key, Reason: "set secret or secret_file, not both"}
+		}
+		path := cl.SecretFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return &Error{Key: key, Reason: err.Error()}
+		}
+		cl.Secret = strings.TrimRight(string(raw), " \t\r\n")
+	}
+	return nil
 }
 
 func keyFromYAMLError(err error) string {
@@ -550,6 +588,12 @@ func (c *Config) validateConsole() error {
 	cc := c.Console
 	if cc.MaxSession < 0 || (cc.MaxSession > 0 && cc.MaxSession < time.Minute) {
 		return &Error{Key: "console.max_session", Reason: "must be at least 1m (0 = default 2h)"}
+	}
+	if cc.MaxSessionsPerService < 0 || cc.MaxSessionsPerService > 1000 {
+		return &Error{Key: "console.max_sessions_per_service", Reason: "must be 1 to 1000 (0 = default 2)"}
+	}
+	if cc.MaxSessionsPerClient < 0 || cc.MaxSessionsPerClient > 100000 {
+		return &Error{Key: "console.max_sessions_per_client", Reason: "must be 1 to 100000 (0 = default 20)"}
 	}
 	if cc.Secret == "" {
 		return nil

@@ -119,6 +119,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"console public url slash", good, []string{"PVEBILL_CONSOLE_SECRET=" + strings.Repeat("c", 32),
 			"PVEBILL_CONSOLE_PUBLIC_URL=https://panel.example.com/"}, "console.public_url"},
 		{"console max session", good, []string{"PVEBILL_CONSOLE_MAX_SESSION=30s"}, "console.max_session"},
+		{"console sessions per service", good, []string{"PVEBILL_CONSOLE_MAX_SESSIONS_PER_SERVICE=-1"}, "console.max_sessions_per_service"},
+		{"console sessions per client", good + "\nconsole:\n  max_sessions_per_client: -3\n", nil, "console.max_sessions_per_client"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,6 +194,11 @@ func TestConsoleConfig(t *testing.T) {
 	if err != nil || !cfg.Console.Enabled() || cfg.Console.MaxSession != 30*time.Minute || cfg.Clusters[0].ConsoleUser != "console@pve" {
 		t.Fatalf("%v %+v", err, cfg.Console)
 	}
+	// R41: the session limits, from the file or the environment (0: the console's defaults).
+	cfg, err = Load(write(t, good+"\nconsole:\n  max_sessions_per_service: 3\n"), []string{"PVEBILL_CONSOLE_MAX_SESSIONS_PER_CLIENT=7"})
+	if err != nil || cfg.Console.MaxSessionsPerService != 3 || cfg.Console.MaxSessionsPerClient != 7 || cfg.Console.MaxSession != 0 {
+		t.Fatalf("%v %+v", err, cfg.Console)
+	}
 }
 
 func TestRedactDSN(t *testing.T) {
@@ -254,5 +261,42 @@ func TestUsageRetentions(t *testing.T) {
 				t.Fatalf("deprecations = %q, want %d", got, c.deprecate)
 			}
 		})
+	}
+}
+
+// A client's secret may come from a file (relative to the config file, trailing white space
+// dropped); secret and secret_file together, or a file that cannot be read, are refused naming
+// the key and never what a file holds.
+func TestClientSecretFile(t *testing.T) {
+	body := strings.Replace(good, `    secret: "test-client-secret-0123456789abcdef"`, `    secret_file: "secrets/whmcs"`, 1)
+	p := write(t, body)
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(p), "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := "file-client-secret-0123456789abcdef"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "secrets", "whmcs"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(p, nil)
+	if err != nil || cfg.Clients[0].Secret != secret {
+		t.Fatalf("secret from the file: %q, %v", cfg.Clients[0].Secret, err)
+	}
+	if strings.Contains(cfg.String(), secret) {
+		t.Error("String() shows the secret read from the file")
+	}
+	var ce *Error
+	_, err = Load(p, []string{"PVEBILL_CLIENTS_0_SECRET=" + secret})
+	if !errors.As(err, &ce) || ce.Key != "clients[0].secret_file" || !strings.Contains(ce.Reason, "not both") {
+		t.Fatalf("secret beside secret_file: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "secrets", "whmcs"), []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Load(p, nil); !errors.As(err, &ce) || ce.Key != "clients[0].secret" || strings.Contains(err.Error(), "short") {
+		t.Fatalf("a short secret from the file: %v", err)
+	}
+	_, err = Load(write(t, body), nil)
+	if !errors.As(err, &ce) || ce.Key != "clients[0].secret_file" {
+		t.Fatalf("a missing secret file: %v", err)
 	}
 }

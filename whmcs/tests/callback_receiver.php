@@ -1,4 +1,5 @@
 <?php
+
 // Router for PHP's built-in web server: a billing system's callback endpoint built on the
 // module's CallbackReceiver. scripts/whmcs-test.sh points pvebill's callback_url at it; every
 // request's outcome is appended to $RECEIVER_DIR/events.jsonl for the tests to read.
@@ -33,6 +34,16 @@ foreach ($_SERVER as $k => $v) {
         $headers[strtolower(str_replace('_', '-', substr($k, 5)))] = (string) $v;
     }
 }
-$res = $receiver->handle($_SERVER['REQUEST_METHOD'], $_SERVER['REQUEST_URI'], $headers, (string) file_get_contents('php://input'), time());
-file_put_contents($dir . '/events.jsonl', json_encode($res + ['key' => $headers['x-pvebill-key'] ?? '']) . "\n", FILE_APPEND | LOCK_EX);
+$res = $receiver->handle(
+    $_SERVER['REQUEST_METHOD'],
+    $_SERVER['REQUEST_URI'],
+    $headers,
+    (string) file_get_contents('php://input'),
+    time()
+);
+file_put_contents(
+    $dir . '/events.jsonl',
+    json_encode($res + ['key' => $headers['x-pvebill-key'] ?? '']) . "\n",
+    FILE_APPEND | LOCK_EX
+);
 http_response_code($res['status']);

@@ -1,4 +1,5 @@
 <?php
+
 // Router for PHP's built-in web server standing in for pvebill in tests that need answers a
 // real server gives only by accident (a proxy's 502, a key still in flight). It logs every
 // request to $FAKE_DIR/requests.jsonl and answers with the next entry of

@@ -1,4 +1,5 @@
 <?php
+
 // The client area's usage graphs: inline SVG drawn by the module (Graph.php), parsed back with
 // DOMDocument. The first tests draw fixed points; the last ones draw a real service's series from
 // `pvebill serve` and hold each graph to the series endpoint's own answer for the same period.
@@ -8,74 +9,6 @@ declare(strict_types=1);
 use Pvebill\Client;
 use Pvebill\Graph;
 
-const GRAPHS_SERVICE = 1020;
-
-/** Parses one <svg> element. */
-function svgDom(string $svg): DOMDocument
-{
-    $d = new DOMDocument();
-    check(@$d->loadXML($svg, LIBXML_NONET) === true, 'the SVG is not well-formed XML: ' . substr($svg, 0, 200));
-    eq('svg', $d->documentElement->localName, 'root element');
-    return $d;
-}
-
-/** Elements of a class. @return list<DOMElement> */
-function svgClass(DOMDocument $d, string $class): array
-{
-    $out = [];
-    foreach ($d->getElementsByTagName('*') as $el) {
-        if ($el->getAttribute('class') === $class) {
-            $out[] = $el;
-        }
-    }
-    return $out;
-}
-
-/** Known points drawn: the points of every polyline and every isolated dot. */
-function drawnPoints(DOMDocument $d, ?string $colour = null): int
-{
-    $n = 0;
-    foreach (svgClass($d, 'series') as $pl) {
-        if ($colour === null || $pl->getAttribute('stroke') === $colour) {
-            $n += count(preg_split('/\s+/', trim($pl->getAttribute('points'))));
-        }
-    }
-    foreach (svgClass($d, 'point') as $c) {
-        if ($colour === null || $c->getAttribute('fill') === $colour) {
-            $n++;
-        }
-    }
-    return $n;
-}
-
-/** Texts of the elements of a class. @return list<string> */
-function svgTexts(DOMDocument $d, string $class): array
-{
-    return array_map(static fn (DOMElement $e): string => $e->textContent, svgClass($d, $class));
-}
-
-function lastOf(array $a): mixed
-{
-    return $a === [] ? null : $a[array_key_last($a)];
-}
-
-/** Nothing in the SVG can make a browser fetch anything or run anything. */
-function assertSelfContained(DOMDocument $d): void
-{
-    foreach ($d->getElementsByTagName('*') as $el) {
-        check(!in_array(strtolower($el->localName), ['script', 'image', 'use', 'foreignobject', 'a', 'style', 'iframe'], true),
-            'element <' . $el->localName . '> in a graph');
-        foreach ($el->attributes as $attr) {
-            $name = strtolower($attr->nodeName);
-            check(!in_array($name, ['href', 'xlink:href', 'src'], true) && !str_starts_with($name, 'on'),
-                'attribute ' . $name . ' in a graph');
-            check(!preg_match('#url\(|https?:|//#i', $attr->nodeValue), 'a reference in ' . $name . '="' . $attr->nodeValue . '"');
-        }
-    }
-    // The one namespace declaration names SVG; it is no request.
-    eq('http://www.w3.org/2000/svg', $d->documentElement->namespaceURI, 'namespace');
-}
-
 test('graphs: a series with gaps is drawn as broken polylines, the plan limit as a line, labelled', function (): void {
     $t0 = 1764547200; // 2025-12-01T00:00:00Z
     $mib = 1048576;
@@ -84,9 +17,14 @@ test('graphs: a series with gaps is drawn as broken polylines, the plan limit as
     foreach ($vals as $i => $v) {
         $points[] = ['t' => $t0 + $i * 600, 'v' => $v === null ? null : (float) $v * $mib];
     }
-    $d = svgDom(Graph::svg('Memory, last day', 'bytes', [['label' => 'Memory', 'points' => $points]], 2048.0 * $mib, $t0, $t0 + 86400));
+    $d = svgDom(Graph::svg('Memory, last day', 'bytes', [['label' => 'Memory',
+        'points' => $points]], 2048.0 * $mib, $t0, $t0 + 86400));
     $lines = svgClass($d, 'series');
-    eq([2, 3, 2], array_map(static fn ($pl) => count(explode(' ', $pl->getAttribute('points'))), $lines), 'runs between the gaps');
+    eq(
+        [2, 3, 2],
+        array_map(static fn ($pl) => count(explode(' ', $pl->getAttribute('points'))), $lines),
+        'runs between the gaps'
+    );
     eq(1, count(svgClass($d, 'point')), 'the known value between two gaps is a dot');
     eq(8, drawnPoints($d), 'every known value is drawn once');
     $limit = svgClass($d, 'limit');
@@ -109,7 +47,8 @@ test('graphs: a series with gaps is drawn as broken polylines, the plan limit as
 test('graphs: units are humanised (per cent, bytes per second) and every text is escaped', function (): void {
     $t0 = 1764547200;
     $cpu = [['t' => $t0, 'v' => 0.05], ['t' => $t0 + 3600, 'v' => 0.374]];
-    $d = svgDom(Graph::svg('CPU <script>alert("x")</script> & "co"', 'ratio', [['label' => 'CPU', 'points' => $cpu]], null, $t0, $t0 + 7 * 86400));
+    $d = svgDom(Graph::svg('CPU <script>alert("x")</script> & "co"', 'ratio', [['label' => 'CPU',
+        'points' => $cpu]], null, $t0, $t0 + 7 * 86400));
     eq('CPU <script>alert("x")</script> & "co"', svgTexts($d, 'title')[0], 'the title is text, not markup');
     eq(0, $d->getElementsByTagName('script')->length, 'no script element');
     foreach (svgTexts($d, 'y-tick') as $label) {
@@ -117,7 +56,11 @@ test('graphs: units are humanised (per cent, bytes per second) and every text is
     }
     eq('40 %', lastOf(svgTexts($d, 'y-tick')), 'top of a 37.4 % peak');
     eq(0, count(svgClass($d, 'limit')), 'no limit line without a limit');
-    eq(['Mon 1', 'Tue 2', 'Wed 3', 'Thu 4', 'Fri 5', 'Sat 6', 'Sun 7', 'Mon 8'], svgTexts($d, 'x-tick'), 'a week: one tick a day');
+    eq(
+        ['12-01', '12-02', '12-03', '12-04', '12-05', '12-06', '12-07', '12-08'],
+        svgTexts($d, 'x-tick'),
+        'a week: one tick a day, as month-day numbers in every language'
+    );
 
     $net = [['label' => 'Received <b>', 'points' => [['t' => $t0, 'v' => 1536.0], ['t' => $t0 + 60, 'v' => 3000.0]]],
         ['label' => 'Sent', 'points' => [['t' => $t0, 'v' => null], ['t' => $t0 + 60, 'v' => null]]]];
@@ -127,7 +70,8 @@ test('graphs: units are humanised (per cent, bytes per second) and every text is
     eq(2, drawnPoints($d), 'an all-unknown series draws nothing');
     assertSelfContained($d);
 
-    $d = svgDom(Graph::svg('Swap', 'bytes', [['label' => 'Swap', 'points' => [['t' => $t0, 'v' => null]]]], null, $t0, $t0 + 86400));
+    $d = svgDom(Graph::svg('Swap', 'bytes', [['label' => 'Swap', 'points' => [['t' => $t0,
+        'v' => null]]]], null, $t0, $t0 + 86400));
     eq(['No data for this period'], svgTexts($d, 'empty'), 'nothing known: said so, no zero line');
     eq(0, drawnPoints($d), 'no points');
 });
@@ -143,7 +87,11 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
         check(time() < $deadline, 'no memory sampled within 20 s');
         usleep(300000);
         $to = gmdate('Y-m-d\TH:i:s\Z', time());
-        $r = api('GET', $path . '?metric=memory&points=10&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', time() - 3600)) . '&to=' . rawurlencode($to));
+        $r = api(
+            'GET',
+            $path . '?metric=memory&points=10&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', time() - 3600)) . '&to='
+                . rawurlencode($to)
+        );
         eq(200, $r->status, 'series ' . $r->body);
     } while (array_filter(array_column($r->json['series']['points'], 'avg'), 'is_numeric') === []);
 
@@ -160,7 +108,8 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
         $known = static function (string $metric) use ($path, $q): int {
             $r = api('GET', $path . '?metric=' . $metric . $q);
             eq(200, $r->status, $metric . ' ' . $r->body);
-            return count(array_filter(array_column($r->json['series']['points'], 'avg'), static fn ($v) => $v !== null));
+            $avg = array_column($r->json['series']['points'], 'avg');
+            return count(array_filter($avg, static fn ($v) => $v !== null));
         };
         $memory = $known('memory');
         check($memory >= 1, $range . ': the sampled memory is known');
@@ -171,7 +120,11 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
         eq($known('netout'), drawnPoints($docs[3], '#d9480f'), $range . ': sent points drawn');
         eq(['Plan limit 2 GiB'], svgTexts($docs[0], 'limit-label'), $range . ': memory limit of ct-2g');
         eq(['Plan limit 512 MiB'], svgTexts($docs[1], 'limit-label'), $range . ': swap limit of ct-2g');
-        eq([0, 0], [count(svgClass($docs[2], 'limit')), count(svgClass($docs[3], 'limit'))], $range . ': no limit for CPU and network');
+        eq(
+            [0, 0],
+            [count(svgClass($docs[2], 'limit')), count(svgClass($docs[3], 'limit'))],
+            $range . ': no limit for CPU and network'
+        );
         foreach ($docs as $i => $d) {
             check(count(svgTexts($d, 'x-tick')) >= 3, $range . ' graph ' . $i . ': time labels');
             check(count(svgTexts($d, 'y-tick')) >= 3, $range . ' graph ' . $i . ': value labels');
@@ -180,7 +133,11 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
         foreach (svgTexts($docs[2], 'y-tick') as $label) {
             check(str_ends_with($label, ' %'), $range . ': CPU tick ' . $label);
         }
-        contains(svgTexts($docs[0], 'title')[0], 'last ' . $range, 'title');
+        contains(
+            svgTexts($docs[0], 'title')[0],
+            'Memory · ' . Pvebill\Lang::named('english')->t('range_' . $range),
+            'title'
+        );
     }
 
     // The client area page carries the graphs of the period asked for, with links to the others.
@@ -188,7 +145,11 @@ test('graphs: a real service\'s day, week and month from pvebill serve, limits f
     eq(null, $v['error'], 'client area error');
     eq(4, substr_count($v['graphs'], '<svg '), 'four graphs on the page');
     contains($v['graphs'], '<strong>Last week</strong>', 'the period shown');
-    contains($v['graphs'], 'href="clientarea.php?action=productdetails&amp;id=' . GRAPHS_SERVICE . '&amp;pvebill_range=month"', 'link');
+    contains(
+        $v['graphs'],
+        'href="clientarea.php?action=productdetails&amp;id=' . GRAPHS_SERVICE . '&amp;pvebill_range=month"',
+        'link'
+    );
     check(!preg_match('#(src|href)="(https?:)?//#i', $v['graphs']), 'no external reference on the page');
     eq('success', module()->terminateAccount($p), 'TerminateAccount');
 });

@@ -8,34 +8,9 @@
 declare(strict_types=1);
 
 use Pvebill\ErrorCode;
+use Pvebill\Tests\ModuleLog;
 
-/** What the module handed WHMCS's logModuleCall, per action (the raw answers). */
-final class ModuleLog
-{
-    /** @var list<array{action: string, response: mixed}> */
-    public static array $calls = [];
-}
-
-if (!function_exists('logModuleCall')) {
-    function logModuleCall(string $module, string $action, mixed $request, mixed $response): void
-    {
-        ModuleLog::$calls[] = ['action' => $action, 'response' => $response];
-    }
-}
-
-/** Starts CreateAccount of $p in another PHP process (a second WHMCS request); returns it. */
-function startCreate(array $p, string $attempts): array
-{
-    $code = 'require ' . var_export(__DIR__ . '/../modules/servers/pvebill/pvebill.php', true) . ';'
-        . 'require ' . var_export(__DIR__ . '/lib.php', true) . ';'
-        . 'echo module(30, getenv("ATTEMPTS"))->createAccount(json_decode(getenv("PARAMS"), true));';
-    $proc = proc_open([PHP_BINARY, '-r', $code], [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
-        $pipes, null, ['ATTEMPTS' => $attempts, 'PARAMS' => json_encode($p)] + getenv());
-    check(is_resource($proc), 'the second PHP process did not start');
-    return [$proc, $pipes];
-}
-
-test('the same key still in flight on the real server: 409 idempotency_key_in_progress is "In progress"', function (): void {
+test('the same key in flight on the real server: 409 idempotency_key_in_progress is "In progress"', function (): void {
     server();
     // The first create holds its request (and its key) for 16 s; pvebill holds a duplicate for 10 s.
     sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '16s']);
@@ -53,17 +28,28 @@ test('the same key still in flight on the real server: 409 idempotency_key_in_pr
         $second = module(1, $attempts)->createAccount($p);
         // The attempt stays open (the first process is still running and closes it when done).
         eq($open, (string) file_get_contents($attempts), 'the open attempts after the 409');
-        $answers = array_column(array_filter(ModuleLog::$calls, static fn ($c) => $c['action'] === 'create'), 'response');
+        $answers = array_column(
+            array_filter(ModuleLog::$calls, static fn ($c) => $c['action'] === 'create'),
+            'response'
+        );
         eq(1, count($answers), 'create answers logged');
         $problem = json_decode((string) $answers[0], true);
-        eq([409, ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS], [$problem['status'] ?? null, $problem['code'] ?? null], 'the server\'s answer');
+        eq(
+            [409, ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS],
+            [$problem['status'] ?? null, $problem['code'] ?? null],
+            'the server\'s answer'
+        );
         contains($second, 'In progress');
         $first = stream_get_contents($pipes[1]);
         $err = stream_get_contents($pipes[2]);
         proc_close($proc);
         eq('success', $first, 'the first create (' . $err . ')');
         eq('success', module(30, $attempts)->createAccount($p), 'retry');
-        eq(1, count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['hostname' => 'web1007.example.com'])), 'container creates');
+        eq(
+            1,
+            count(simRequests('POST', '#^/nodes/[^/]+/lxc$#', ['hostname' => 'web1007.example.com'])),
+            'container creates'
+        );
     } finally {
         sim('POST', '/task-duration', ['type' => 'vzcreate', 'duration' => '0s']);
     }

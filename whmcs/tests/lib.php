@@ -1,57 +1,26 @@
 <?php
+
 // The tiny assertion library and the fixtures the tests share: WHMCS-shaped $params, a hosting
 // table in memory, signed calls and the simulator's control API.
 
 declare(strict_types=1);
 
 use Pvebill\Client;
+use Pvebill\ErrorCode;
 use Pvebill\FileAttemptStore;
+use Pvebill\Graph;
 use Pvebill\HostingStore;
+use Pvebill\Lang;
 use Pvebill\Module;
-
-final class SkipTest extends Exception
-{
-}
-
-final class AssertionFailed extends Exception
-{
-}
-
-final class Harness
-{
-    /** @var list<array{string, callable}> */
-    public static array $tests = [];
-
-    public static function run(string $filter): bool
-    {
-        $passed = $failed = $skipped = 0;
-        foreach (self::$tests as [$name, $fn]) {
-            if ($filter !== '' && !str_contains($name, $filter)) {
-                continue;
-            }
-            $t0 = microtime(true);
-            try {
-                $fn();
-                $passed++;
-                printf("ok    %s (%.2fs)\n", $name, microtime(true) - $t0);
-            } catch (SkipTest $e) {
-                $skipped++;
-                printf("skip  %s: %s\n", $name, $e->getMessage());
-            } catch (Throwable $e) {
-                $failed++;
-                printf("FAIL  %s: %s\n", $name, $e->getMessage());
-                if (!$e instanceof AssertionFailed) {
-                    printf("      %s:%d\n", $e->getFile(), $e->getLine());
-                }
-            }
-        }
-        if ($skipped > 0) {
-            printf("(%d skipped)\n", $skipped);
-        }
-        printf("%d passed, %d failed\n", $passed, $failed);
-        return $failed === 0;
-    }
-}
+use Pvebill\Response;
+use Pvebill\Tests\AssertionFailed;
+use Pvebill\Tests\FakePvebill;
+use Pvebill\Tests\Harness;
+use Pvebill\Tests\MemoryHosting;
+use Pvebill\Tests\ModuleLog;
+use Pvebill\Tests\SkipTest;
+use Pvebill\Tests\WhmcsSession;
+use Pvebill\Text;
 
 function test(string $name, callable $fn): void
 {
@@ -80,7 +49,8 @@ function eq(mixed $want, mixed $got, string $what = 'value'): void
 function contains(string $haystack, string $needle, string $what = 'text'): void
 {
     if (!str_contains($haystack, $needle)) {
-        throw new AssertionFailed($what . ' ' . var_export($haystack, true) . ' does not contain ' . var_export($needle, true));
+        throw new AssertionFailed($what . ' ' . var_export($haystack, true) . ' does not contain '
+            . var_export($needle, true));
     }
 }
 
@@ -100,7 +70,10 @@ function requireRoute(string $method, string $path): void
 {
     static $spec = null;
     $spec ??= (string) @file_get_contents(server()['url'] . '/openapi.yaml');
-    if (!preg_match('#^  ' . preg_quote($path, '#') . ':\n((?:    .*\n|\n)*)#m', $spec, $m) || !str_contains($m[1], '    ' . strtolower($method) . ':')) {
+    if (
+        !preg_match('#^  ' . preg_quote($path, '#')
+        . ':\n((?:    .*\n|\n)*)#m', $spec, $m) || !str_contains($m[1], '    ' . strtolower($method) . ':')
+    ) {
         skip('the server does not serve ' . $method . ' ' . $path . ' yet');
     }
 }
@@ -170,7 +143,8 @@ function tempFile(): string
 function module(int $waitCap = 30, ?string $attemptFile = null, ?HostingStore $hosting = null): Module
 {
     $attemptFile ??= tempFile();
-    return new Module(new FileAttemptStore($attemptFile), $hosting, $waitCap, 10, getenv('PVEBILL_TEST_TRANSPORT') ?: 'auto');
+    $transport = getenv('PVEBILL_TEST_TRANSPORT') ?: 'auto';
+    return new Module(new FileAttemptStore($attemptFile), $hosting, $waitCap, 10, $transport);
 }
 
 /** A signed request with the test client, decoded. */
@@ -224,97 +198,399 @@ function simRequests(string $method, string $pathRegex, array $form = []): array
     return $out;
 }
 
-/** WHMCS's tblhosting rows in memory: (server, id) → columns. */
-final class MemoryHosting implements HostingStore
+function generate_token(string $type = 'form'): string
 {
-    /** @var array<string, array<string,int|string>> */
-    public array $rows = [];
+    $t = WhmcsSession::token();
+    return match ($type) {
+        'plain' => $t,
+        'link' => '&token=' . $t,
+        default => '<input type="hidden" name="token" value="' . $t . '" />',
+    };
+}
 
-    public function add(int $serverId, int $id): void
-    {
-        $this->rows[$serverId . '/' . $id] = ['diskusage' => 0, 'disklimit' => 0, 'bwusage' => 0, 'bwlimit' => 0, 'lastupdate' => ''];
-    }
-
-    public function updateUsage(int $serverId, int $hostingId, array $fields): bool
-    {
-        $k = $serverId . '/' . $hostingId;
-        if (!isset($this->rows[$k])) {
-            return false;
-        }
-        $this->rows[$k] = array_replace($this->rows[$k], $fields);
-        return true;
+function check_token(string $namespace = 'WHMCS.default'): void
+{
+    $sent = $_POST['token'] ?? $_GET['token'] ?? '';
+    if ($namespace !== 'WHMCS.default' || !is_string($sent) || !hash_equals(WhmcsSession::token(), $sent)) {
+        throw new RuntimeException('Invalid CSRF Protection Token');
     }
 }
 
 /**
- * A scripted stand-in for pvebill (PHP's built-in server with fake_pvebill.php). answer() queues
- * responses; requests() returns what arrived.
+ * Runs $fn as WHMCS would while serving one request of the client area: the method, the query
+ * and the posted form; PHP's request globals are restored afterwards.
  */
-final class FakePvebill
+function asRequest(string $method, array $post, callable $fn, array $get = []): mixed
 {
-    public readonly string $url;
-    private string $dir;
-    /** @var resource */
-    private $proc;
+    $saved = [$_SERVER['REQUEST_METHOD'] ?? null, $_POST, $_GET];
+    $_SERVER['REQUEST_METHOD'] = $method;
+    $_POST = $post;
+    $_GET = $get;
+    try {
+        return $fn();
+    } finally {
+        [$m, $_POST, $_GET] = $saved;
+        if ($m === null) {
+            unset($_SERVER['REQUEST_METHOD']);
+        } else {
+            $_SERVER['REQUEST_METHOD'] = $m;
+        }
+    }
+}
 
-    public function __construct()
-    {
-        $this->dir = sys_get_temp_dir() . '/pvebill-fake-' . bin2hex(random_bytes(4));
-        mkdir($this->dir);
-        file_put_contents($this->dir . '/responses.json', '[]');
-        $sock = stream_socket_server('tcp://127.0.0.1:0');
-        $name = stream_socket_get_name($sock, false);
-        fclose($sock);
-        $this->url = 'http://' . $name;
-        $this->proc = proc_open([PHP_BINARY, '-S', $name, __DIR__ . '/fake_pvebill.php'],
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
-            $pipes, null, ['FAKE_DIR' => $this->dir] + getenv());
-        for ($i = 0; $i < 100; $i++) {
-            $c = @stream_socket_client('tcp://' . $name, $errno, $errstr, 0.2);
-            if ($c !== false) {
-                fclose($c);
-                return;
+/**
+ * Renders one of the module's templates with Smarty, the template engine WHMCS renders them
+ * with (Debian: apt-get install smarty4, or smarty3), given the variables WHMCS would assign:
+ * the module's own, and WHMCS's CSRF $token.
+ */
+function render(string $template, array $vars): string
+{
+    static $loaded = false;
+    if (!$loaded) {
+        $found = false;
+        foreach (
+            ['/usr/share/php/smarty4/bootstrap.php', '/usr/share/php/smarty3/bootstrap.php',
+            '/usr/share/php/smarty3/Smarty.class.php'] as $f
+        ) {
+            if (is_file($f)) {
+                require_once $f;
+                $found = true;
+                break;
             }
-            usleep(50000);
         }
-        throw new RuntimeException('the fake pvebill did not start on ' . $name);
+        check($found, 'Smarty is not installed (Debian: apt-get install smarty4)');
+        $loaded = true;
     }
+    $s = new Smarty();
+    $dir = sys_get_temp_dir() . '/pvebill-smarty-' . getmypid();
+    $s->setCompileDir($dir);
+    $s->setCacheDir($dir);
+    $s->setTemplateDir(__DIR__ . '/../modules/servers/pvebill');
+    $s->assign('token', generate_token('plain'));
+    foreach ($vars as $k => $v) {
+        $s->assign($k, $v);
+    }
+    $file = str_ends_with($template, '.tpl') ? $template : $template . '.tpl';
+    return $s->fetch($file);
+}
 
-    public function __destruct()
-    {
-        proc_terminate($this->proc);
-        proc_close($this->proc);
-        foreach (glob($this->dir . '/*') ?: [] as $f) {
-            unlink($f);
+/** The requests that could change something: all but reads and the read-only previews. */
+function changing(array $requests): array
+{
+    return array_values(array_filter($requests, static fn (array $r): bool => $r['method'] !== 'GET'
+        && !preg_match('#/preview(\?|$)#', $r['uri'])));
+}
+
+/**
+ * The client area's state-changing forms: the module function and the posted fields.
+ *
+ * @return array<string, array{callable, array<string,string>}>
+ */
+function clientForms(): array
+{
+    return [
+        'Power start' => ['pvebill_Power', ['power' => 'start']],
+        'Power stop' => ['pvebill_Power', ['power' => 'stop']],
+        'Power shutdown' => ['pvebill_Power', ['power' => 'shutdown']],
+        'Power reboot' => ['pvebill_Power', ['power' => 'reboot']],
+        'Console' => ['pvebill_Console', []],
+        'Backups create' => ['pvebill_Backups', ['step' => 'create']],
+        'Backups delete' => ['pvebill_Backups', ['step' => 'delete', 'backup_id' => 'vzdump-lxc-100-x.tar.zst']],
+        'Backups restore' => ['pvebill_Backups', ['step' => 'restore_confirm', 'intent_id' => 'i-1', 'confirm' => '1']],
+        'Snapshots create' => ['pvebill_Snapshots', ['step' => 'create', 'name' => 'before']],
+        'Snapshots delete' => ['pvebill_Snapshots', ['step' => 'delete', 'name' => 'before']],
+        'Snapshots rollback' => ['pvebill_Snapshots', ['step' => 'rollback', 'name' => 'before',
+            'confirm' => 'before']],
+        'Reinstall' => ['pvebill_Reinstall', ['step' => 'confirm', 'intent_id' => 'i-1', 'confirm' => '1',
+            'root_password' => 'New-root-pass-1']],
+    ];
+}
+
+/** The refusal text in the output of a module function (a string, or a page's error). */
+function refusal(mixed $out): string
+{
+    return is_string($out) ? $out : (string) ($out['vars']['error'] ?? $out['vars']['pvebill']['error'] ?? '');
+}
+
+const LIFECYCLE = 1001;
+
+function sid(int $serviceId): string
+{
+    return server()['client'] . '-' . $serviceId;
+}
+
+function powerButtons(): void
+{
+    $p = whmcsParams(LIFECYCLE);
+    $power = static fn (string $action): int => count(simRequests('POST', '#^/nodes/[^/]+/lxc/[0-9]+/status/'
+        . $action . '$#'));
+    $stops = $power('stop');
+    eq('success', pvebill_Stop($p), 'Stop');
+    eq('stopped', service(sid(LIFECYCLE))['power'], 'power after Stop');
+    eq($stops + 1, $power('stop'), 'one stop reached Proxmox');
+    eq('success', pvebill_Stop($p), 'Stop of a stopped guest');
+    eq($stops + 1, $power('stop'), 'a stop of a stopped guest sends nothing');
+    $out = pvebill_Reboot($p);
+    contains($out, '[guest_not_running]', 'Reboot of a stopped guest');
+    contains($out, 'The guest is not running.', 'translated reason');
+    eq('success', pvebill_Start($p), 'Start');
+    eq('running', service(sid(LIFECYCLE))['power'], 'power after Start');
+    $reboots = $power('reboot');
+    eq('success', pvebill_Reboot($p), 'Reboot');
+    eq($reboots + 1, $power('reboot'), 'one reboot reached Proxmox');
+    $shutdowns = count(simRequests('POST', '#/status/shutdown$#', ['forceStop' => '0']));
+    eq('success', pvebill_Shutdown($p), 'Shutdown');
+    eq('stopped', service(sid(LIFECYCLE))['power'], 'power after Shutdown');
+    eq(
+        $shutdowns + 1,
+        count(simRequests('POST', '#/status/shutdown$#', ['forceStop' => '0'])),
+        'a shutdown with forceStop=0'
+    );
+    eq('success', pvebill_Start($p), 'Start again');
+
+    $de = whmcsParams(LIFECYCLE, ['clientsdetails' => ['language' => 'german'], 'suspendreason' => 'Overdue']);
+    eq('success', module()->suspendAccount($de), 'SuspendAccount');
+    foreach (['pvebill_Start', 'pvebill_Reboot'] as $fn) {
+        $out = $fn($de);
+        contains($out, '[service_suspended]', $fn . ' of a suspended service');
+        contains($out, 'gesperrt', $fn . ' refusal in German');
+    }
+    eq('success', module()->unsuspendAccount($p), 'UnsuspendAccount');
+    eq('running', service(sid(LIFECYCLE))['power'], 'power after unsuspend');
+}
+
+const GRAPHS_SERVICE = 1020;
+
+/** Parses one <svg> element. */
+function svgDom(string $svg): DOMDocument
+{
+    $d = new DOMDocument();
+    check(@$d->loadXML($svg, LIBXML_NONET) === true, 'the SVG is not well-formed XML: ' . substr($svg, 0, 200));
+    eq('svg', $d->documentElement->localName, 'root element');
+    return $d;
+}
+
+/** Elements of a class. @return list<DOMElement> */
+function svgClass(DOMDocument $d, string $class): array
+{
+    $out = [];
+    foreach ($d->getElementsByTagName('*') as $el) {
+        if ($el->getAttribute('class') === $class) {
+            $out[] = $el;
         }
-        rmdir($this->dir);
     }
+    return $out;
+}
 
-    public function answer(int $status, mixed $body, ?string $type = null, int $delay = 0): void
-    {
-        $q = json_decode((string) file_get_contents($this->dir . '/responses.json'), true);
-        $q[] = ['status' => $status, 'body' => $body, 'delay' => $delay] + ($type === null ? [] : ['type' => $type]);
-        file_put_contents($this->dir . '/responses.json', json_encode($q));
-    }
-
-    /** @return list<array{method: string, uri: string, headers: array<string,string>, body: string}> */
-    public function requests(): array
-    {
-        $out = [];
-        foreach (file($this->dir . '/requests.jsonl', FILE_IGNORE_NEW_LINES) ?: [] as $line) {
-            $out[] = json_decode($line, true);
+/** Known points drawn: the points of every polyline and every isolated dot. */
+function drawnPoints(DOMDocument $d, ?string $colour = null): int
+{
+    $n = 0;
+    foreach (svgClass($d, 'series') as $pl) {
+        if ($colour === null || $pl->getAttribute('stroke') === $colour) {
+            $n += count(preg_split('/\s+/', trim($pl->getAttribute('points'))));
         }
-        return $out;
     }
+    foreach (svgClass($d, 'point') as $c) {
+        if ($colour === null || $c->getAttribute('fill') === $colour) {
+            $n++;
+        }
+    }
+    return $n;
+}
 
-    /** WHMCS server fields pointing at the fake. */
-    public function params(int $serviceId, array $over = []): array
-    {
-        $u = parse_url($this->url);
-        return array_replace_recursive(['serviceid' => $serviceId, 'serverid' => 1, 'domain' => 'web' . $serviceId . '.example.com',
-            'password' => 'Root-pass-1234', 'configoption1' => 'ct-2g', 'configoption2' => 'plan', 'configoption3' => 'debian-12',
-            'customfields' => [], 'configoptions' => [], 'clientsdetails' => ['language' => 'english'],
-            'serverhostname' => $u['host'], 'serverport' => (string) $u['port'], 'serversecure' => false,
-            'serverusername' => 'whmcs', 'serveraccesshash' => 'fake-secret-0123456789'], $over);
+/** Texts of the elements of a class. @return list<string> */
+function svgTexts(DOMDocument $d, string $class): array
+{
+    return array_map(static fn (DOMElement $e): string => $e->textContent, svgClass($d, $class));
+}
+
+function lastOf(array $a): mixed
+{
+    return $a === [] ? null : $a[array_key_last($a)];
+}
+
+/** Nothing in the SVG can make a browser fetch anything or run anything. */
+function assertSelfContained(DOMDocument $d): void
+{
+    foreach ($d->getElementsByTagName('*') as $el) {
+        check(
+            !in_array(strtolower($el->localName), ['script', 'image', 'use', 'foreignobject', 'a', 'style',
+                'iframe'], true),
+            'element <' . $el->localName . '> in a graph'
+        );
+        foreach ($el->attributes as $attr) {
+            $name = strtolower($attr->nodeName);
+            check(
+                !in_array($name, ['href', 'xlink:href', 'src'], true) && !str_starts_with($name, 'on'),
+                'attribute ' . $name . ' in a graph'
+            );
+            check(
+                !preg_match('#url\(|https?:|//#i', $attr->nodeValue),
+                'a reference in ' . $name . '="' . $attr->nodeValue . '"'
+            );
+        }
     }
+    // The one namespace declaration names SVG; it is no request.
+    eq('http://www.w3.org/2000/svg', $d->documentElement->namespaceURI, 'namespace');
+}
+
+function logModuleCall(
+    string $module,
+    string $action,
+    mixed $request,
+    mixed $response,
+    mixed $processed = null,
+    array $replaceVars = []
+): void {
+    ModuleLog::$calls[] = ['action' => $action, 'request' => $request, 'response' => $response,
+        'replace' => $replaceVars];
+}
+
+/** Starts CreateAccount of $p in another PHP process (a second WHMCS request); returns it. */
+function startCreate(array $p, string $attempts): array
+{
+    $code = 'require ' . var_export(__DIR__ . '/bootstrap.php', true) . ';'
+
+        . 'echo module(30, getenv("ATTEMPTS"))->createAccount(json_decode(getenv("PARAMS"), true));';
+    $proc = proc_open(
+        [PHP_BINARY, '-r', $code],
+        [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
+        $pipes,
+        null,
+        ['ATTEMPTS' => $attempts, 'PARAMS' => json_encode($p)] + getenv()
+    );
+    check(is_resource($proc), 'the second PHP process did not start');
+    return [$proc, $pipes];
+}
+
+/** @return array<string, array<string,string>> every language file's texts, by WHMCS name */
+function langFiles(): array
+{
+    $out = [];
+    foreach (glob(Lang::dir() . '/*.php') ?: [] as $f) {
+        $out[basename($f, '.php')] = Lang::read(basename($f, '.php'));
+    }
+    ksort($out);
+    return $out;
+}
+
+/** @return list<string> the {placeholders} of a text, sorted */
+function placeholders(string $text): array
+{
+    preg_match_all('/\{[a-z_]+\}/', $text, $m);
+    $p = array_unique($m[0]);
+    sort($p);
+    return $p;
+}
+
+const RENDER_SERVICE = 1030;
+
+function renderParams(string $language): array
+{
+    return whmcsParams(RENDER_SERVICE, ['configoption1' => 'flex-2g', 'configoption2' => 'container',
+        'clientsdetails' => ['language' => $language]]);
+}
+
+/** The rendered page's visible text, whitespace folded. */
+function visibleText(string $html): string
+{
+    $text = html_entity_decode(strip_tags(str_replace('<', ' <', $html)), ENT_QUOTES | ENT_HTML5, 'UTF-8');
+    return trim((string) preg_replace('/\s+/u', ' ', $text));
+}
+
+/** The forms of a rendered page: method, action and hidden fields. @return list<array<string,mixed>> */
+function formsOf(string $html): array
+{
+    $d = new DOMDocument();
+    @$d->loadHTML('<?xml encoding="UTF-8"><body>' . $html . '</body>');
+    $out = [];
+    foreach ($d->getElementsByTagName('form') as $f) {
+        $hidden = [];
+        foreach ($f->getElementsByTagName('input') as $in) {
+            if ($in->getAttribute('type') === 'hidden') {
+                $hidden[$in->getAttribute('name')] = $in->getAttribute('value');
+            }
+        }
+        $out[] = ['method' => $f->getAttribute('method'), 'action' => $f->getAttribute('action'), 'hidden' => $hidden];
+    }
+    return $out;
+}
+
+/** Every page of the module names the service in each breadcrumb link. */
+function assertBreadcrumb(array $page, string $what): void
+{
+    check(count($page['breadcrumb'] ?? []) >= 2, $what . ': a breadcrumb');
+    foreach (array_keys($page['breadcrumb']) as $link) {
+        contains($link, '&id=' . RENDER_SERVICE, $what . ' breadcrumb');
+    }
+}
+
+function op(string $state, string $id = '8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10'): array
+{
+    return ['operation' => ['id' => $id, 'service_id' => 'whmcs-7', 'action' => 'suspend', 'state' => $state,
+        'stage' => 'stop',
+        'created_at' => '2026-11-29T10:00:00Z', 'updated_at' => '2026-11-29T10:00:00Z']];
+}
+
+function keys(FakePvebill $f): array
+{
+    return array_values(array_map(
+        static fn ($r) => $r['headers']['idempotency-key'] ?? '',
+        array_filter($f->requests(), static fn ($r) => $r['method'] === 'POST')
+    ));
+}
+
+// sync_test.php: services 1040 (a VM) and 1041 (a container).
+const SYNC_VM = 1040;
+const SYNC_CT = 1041;
+
+function syncVm(array $over = []): array
+{
+    $vm = ['configoption1' => 'flex-2g', 'configoption2' => 'vm'];
+    return whmcsParams(SYNC_VM, array_replace_recursive($vm, $over));
+}
+
+function syncCt(array $over = []): array
+{
+    return whmcsParams(SYNC_CT, $over);
+}
+
+/** Runs $fn with the module the pvebill_* functions use set to this transport's. */
+function withModule(callable $fn): mixed
+{
+    Module::setInstance(module());
+    try {
+        return $fn();
+    } finally {
+        Module::setInstance(null);
+    }
+}
+
+
+/** The set-user-password calls that reached the simulator's guest agent with $password for root. */
+function agentPasswordCalls(string $password): int
+{
+    return count(simRequests('POST', '#/qemu/[0-9]+/agent/set-user-password$#', ['username' => 'root',
+        'password' => $password]));
+}
+
+
+/** GETs a URL: the status code and the body. @return array{int, string} */
+function httpGet(string $url): array
+{
+    $ctx = stream_context_create(['http' => ['ignore_errors' => true, 'timeout' => 10]]);
+    $body = (string) file_get_contents($url, false, $ctx);
+    $status = preg_match('#^HTTP/\S+ (\d{3})#', $http_response_header[0] ?? '', $m) ? (int) $m[1] : 0;
+    return [$status, $body];
+}
+
+
+/** /v1/usage of one service for a period, as the test reads it itself. */
+function usageOf(string $sid, string $from, string $to): array
+{
+    $r = api('GET', '/v1/usage?from=' . rawurlencode($from) . '&to=' . rawurlencode($to) . '&service_id='
+        . rawurlencode($sid));
+    eq(200, $r->status, 'usage ' . $r->body);
+    return $r->json['services'][0] ?? [];
 }

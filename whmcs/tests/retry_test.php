@@ -1,22 +1,12 @@
 <?php
+
 // Retry safety against a scripted stand-in for pvebill: which answers keep the attempt (and so
 // the Idempotency-Key) for WHMCS's Module Queue retry, and which end it.
 
 declare(strict_types=1);
 
 use Pvebill\Client;
-
-function op(string $state, string $id = '8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10'): array
-{
-    return ['operation' => ['id' => $id, 'service_id' => 'whmcs-7', 'action' => 'suspend', 'state' => $state, 'stage' => 'stop',
-        'created_at' => '2026-11-29T10:00:00Z', 'updated_at' => '2026-11-29T10:00:00Z']];
-}
-
-function keys(FakePvebill $f): array
-{
-    return array_values(array_map(static fn ($r) => $r['headers']['idempotency-key'] ?? '',
-        array_filter($f->requests(), static fn ($r) => $r['method'] === 'POST')));
-}
+use Pvebill\Tests\FakePvebill;
 
 test('every request is signed over the URI and body it sends', function (): void {
     $f = new FakePvebill();
@@ -26,8 +16,11 @@ test('every request is signed over the URI and body it sends', function (): void
     eq('POST', $r['method'], 'method');
     eq('/v1/services/whmcs-7/suspend?wait=5', $r['uri'], 'request URI');
     eq('{"reason":"Überfällig"}', $r['body'], 'body');
-    eq(Client::sign('fake-secret-0123456789', $r['headers']['x-pvebill-timestamp'], 'POST', $r['uri'], $r['body']),
-        $r['headers']['x-pvebill-signature'], 'signature');
+    eq(
+        Client::sign('fake-secret-0123456789', $r['headers']['x-pvebill-timestamp'], 'POST', $r['uri'], $r['body']),
+        $r['headers']['x-pvebill-signature'],
+        'signature'
+    );
     eq('whmcs', $r['headers']['x-pvebill-key'], 'key');
 });
 
@@ -46,8 +39,12 @@ test('a proxy\'s 502 keeps the attempt: the retry sends the same Idempotency-Key
 
 test('the same key still in flight is "In progress" and keeps the attempt', function (): void {
     $f = new FakePvebill();
-    $f->answer(409, ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'idempotency_key_in_progress',
-        'detail' => 'A request with this key is still running.', 'permanence' => 'temporary'], 'application/problem+json');
+    $f->answer(
+        409,
+        ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'idempotency_key_in_progress',
+        'detail' => 'A request with this key is still running.', 'permanence' => 'temporary'],
+        'application/problem+json'
+    );
     $f->answer(200, op('succeeded'));
     $m = module(5);
     contains($m->suspendAccount($f->params(7)), 'In progress');
@@ -67,17 +64,28 @@ test('a running operation is followed with ?wait and stays open for the retry', 
     contains($first, 'In progress');
     contains($first, '8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10');
     eq('success', $m->suspendAccount($f->params(7)), 'retry');
-    $uris = array_map(static fn ($r) => $r['method'] . ' ' . preg_replace('/wait=\d+/', 'wait=N', $r['uri']), $f->requests());
-    eq(['POST /v1/services/whmcs-7/suspend?wait=N', 'GET /v1/operations/8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10?wait=N',
-        'POST /v1/services/whmcs-7/suspend?wait=N', 'GET /v1/operations/8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10?wait=N'], $uris, 'calls');
+    $uris = array_map(
+        static fn ($r) => $r['method'] . ' ' . preg_replace('/wait=\d+/', 'wait=N', $r['uri']),
+        $f->requests()
+    );
+    eq(
+        ['POST /v1/services/whmcs-7/suspend?wait=N', 'GET /v1/operations/8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10?wait=N',
+        'POST /v1/services/whmcs-7/suspend?wait=N', 'GET /v1/operations/8a4b5a0e-4f7c-4d0a-9d55-0c7c1c1e2f10?wait=N'],
+        $uris,
+        'calls'
+    );
     [$a, $b] = keys($f);
     eq($a, $b, 'the retry\'s key');
 });
 
 test('a refusal or a finished operation ends the attempt: the next call is a new request', function (): void {
     $f = new FakePvebill();
-    $f->answer(409, ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'service_locked',
-        'detail' => 'Another operation is running on this service.', 'permanence' => 'temporary'], 'application/problem+json');
+    $f->answer(
+        409,
+        ['type' => 'x', 'title' => 'Conflict', 'status' => 409, 'code' => 'service_locked',
+        'detail' => 'Another operation is running on this service.', 'permanence' => 'temporary'],
+        'application/problem+json'
+    );
     $f->answer(200, op('failed') + []);
     $f->answer(200, op('succeeded'));
     $m = module(5);

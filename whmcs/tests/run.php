@@ -1,4 +1,5 @@
 <?php
+
 // The module's test runner (no Composer): loads the module as WHMCS would, runs every test in
 // the *_test.php files of this folder in order, prints one line per test and, last and alone
 // on its line, "N passed, M failed". Exits 1 when a test failed.
@@ -13,11 +14,10 @@ declare(strict_types=1);
 error_reporting(E_ALL);
 ini_set('display_errors', 'stderr');
 
-require __DIR__ . '/../modules/servers/pvebill/pvebill.php';
-require __DIR__ . '/lib.php';
+require __DIR__ . '/bootstrap.php';
 
 foreach (glob(__DIR__ . '/*_test.php') ?: [] as $file) {
     require $file;
 }
 
-exit(Harness::run(getenv('PVEBILL_TEST_FILTER') ?: '') ? 0 : 1);
+exit(Pvebill\Tests\Harness::run(getenv('PVEBILL_TEST_FILTER') ?: '') ? 0 : 1);

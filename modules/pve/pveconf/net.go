@@ -256,25 +256,25 @@ func (spec LXCNet) addressParts() ([]string, error) {
 	bad := func(msg string) ([]string, error) { return nil, syntaxErr(lxcNetWhat, spec.Name, msg) }
 	var parts []string
 	if spec.IP != "" {
-		if spec.IP != "dhcp" && spec.IP != "manual" && !validCIDR(spec.IP, true) {
+		if spec.IP != "dhcp" && spec.IP != "manual" && !validCIDR4(spec.IP) {
 			return bad("ip must be an IPv4 CIDR (prefix 8..32), dhcp or manual")
 		}
 		parts = append(parts, "ip="+spec.IP)
 	}
 	if spec.GW != "" {
-		if a, err := netip.ParseAddr(spec.GW); err != nil || !a.Is4() || !validCIDR(spec.IP, true) {
+		if a, err := netip.ParseAddr(spec.GW); err != nil || !a.Is4() || !validCIDR4(spec.IP) {
 			return bad("gw must be an IPv4 address next to a CIDR ip")
 		}
 		parts = append(parts, "gw="+spec.GW)
 	}
 	if spec.IP6 != "" {
-		if spec.IP6 != "auto" && spec.IP6 != "dhcp" && spec.IP6 != "manual" && !validCIDR(spec.IP6, false) {
+		if spec.IP6 != "auto" && spec.IP6 != "dhcp" && spec.IP6 != "manual" && !validCIDR6(spec.IP6) {
 			return bad("ip6 must be an IPv6 CIDR (prefix 8..128), auto, dhcp or manual")
 		}
 		parts = append(parts, "ip6="+spec.IP6)
 	}
 	if spec.GW6 != "" {
-		if a, err := netip.ParseAddr(spec.GW6); err != nil || !a.Is6() || a.Is4In6() || a.Zone() != "" || !validCIDR(spec.IP6, false) {
+		if a, err := netip.ParseAddr(spec.GW6); err != nil || !a.Is6() || a.Is4In6() || a.Zone() != "" || !validCIDR6(spec.IP6) {
 			return bad("gw6 must be an IPv6 address next to a CIDR ip6")
 		}
 		parts = append(parts, "gw6="+spec.GW6)
@@ -324,18 +324,16 @@ func bridgeOrNameRe(s string) bool {
 	return s != ""
 }
 
-// validCIDR follows pve-common's CIDRv4 (prefix 8..32) and CIDRv6 (prefix
-// 8..128) formats.
-func validCIDR(s string, v4 bool) bool {
+// validCIDR4 follows pve-common's CIDRv4 format (prefix 8..32).
+func validCIDR4(s string) bool {
 	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return false
-	}
-	a := p.Addr()
-	if v4 {
-		return a.Is4() && p.Bits() >= 8
-	}
-	return a.Is6() && !a.Is4In6() && p.Bits() >= 8
+	return err == nil && p.Addr().Is4() && p.Bits() >= 8
+}
+
+// validCIDR6 follows pve-common's CIDRv6 format (prefix 8..128).
+func validCIDR6(s string) bool {
+	p, err := netip.ParsePrefix(s)
+	return err == nil && p.Addr().Is6() && !p.Addr().Is4In6() && p.Bits() >= 8
 }
 
 // validUnicastMAC is pve-common's mac-addr format:

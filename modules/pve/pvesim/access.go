@@ -116,7 +116,7 @@ func (s *Sim) authenticate(c *reqCtx) (user string, a *apiAnswer) {
 	}
 	if !consoleTemplates[c.method+" "+c.template] {
 		return "", &apiAnswer{status: http.StatusForbidden,
-			body: errorBody(permErr(c.path + ", Sys.Audit").(*apiError))}
+			body: errorBody(permDenied(c.path + ", Sys.Audit"))}
 	}
 	return user, nil
 }

@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -243,8 +244,8 @@ func (s *Sim) runHandler(c *reqCtx) *apiAnswer {
 	}
 	data, err := h(c)
 	if err != nil {
-		ae, ok := err.(*apiError)
-		if !ok {
+		var ae *apiError
+		if !errors.As(err, &ae) {
 			ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
 		}
 		return &apiAnswer{status: ae.status, body: errorBody(ae)}

@@ -120,39 +120,13 @@ func (s *Sim) hClusterResources(c *reqCtx) (any, error) {
 	typ := c.str("type")
 	out := []any{}
 	if typ == "" || typ == "vm" {
-		ids := make([]int, 0, len(s.guests))
-		for id := range s.guests {
-			ids = append(ids, id)
-		}
-		sort.Ints(ids)
-		for _, id := range ids {
-			out = append(out, s.guestResource(s.guests[id]))
-		}
+		out = append(out, s.guestResources()...)
 	}
 	if typ == "" || typ == "node" {
-		for _, n := range s.nodeOrder {
-			ns := s.nodes[n]
-			e := map[string]any{"id": "node/" + n, "node": n, "type": "node", "level": "", "cgroup-mode": 2, "status": "offline"}
-			if ns.online {
-				for k, v := range s.nodeStats(n) {
-					e[k] = v
-				}
-				e["status"] = "online"
-				e["host-arch"] = "x86_64"
-			}
-			out = append(out, e)
-		}
+		out = append(out, s.nodeResources()...)
 	}
 	if typ == "" || typ == "storage" {
-		for _, n := range s.nodeOrder {
-			for _, id := range s.stOrder {
-				e := s.storageResource(n, s.storages[id])
-				if !s.nodes[n].online {
-					e["status"] = "unknown"
-				}
-				out = append(out, e)
-			}
-		}
+		out = append(out, s.storageResources()...)
 	}
 	if typ == "sdn" {
 		for _, n := range s.nodeOrder {
@@ -160,6 +134,53 @@ func (s *Sim) hClusterResources(c *reqCtx) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// guestResources are the resource entries of every guest, by vmid.
+func (s *Sim) guestResources() []any {
+	ids := make([]int, 0, len(s.guests))
+	for id := range s.guests {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, s.guestResource(s.guests[id]))
+	}
+	return out
+}
+
+// nodeResources are the nodes' entries: figures only for an online node.
+func (s *Sim) nodeResources() []any {
+	out := make([]any, 0, len(s.nodeOrder))
+	for _, n := range s.nodeOrder {
+		e := map[string]any{"id": "node/" + n, "node": n, "type": "node", "level": "", "cgroup-mode": 2, "status": "offline"}
+		if s.nodes[n].online {
+			for k, v := range s.nodeStats(n) {
+				e[k] = v
+			}
+			e["status"] = "online"
+			e["host-arch"] = "x86_64"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// storageResources are one entry per storage per node, as Proxmox lists a shared storage once
+// per node; an offline node's are "unknown".
+func (s *Sim) storageResources() []any {
+	var out []any
+	for _, n := range s.nodeOrder {
+		for _, id := range s.stOrder {
+			e := s.storageResource(n, s.storages[id])
+			if !s.nodes[n].online {
+				e["status"] = "unknown"
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func boolInt(b bool) int {

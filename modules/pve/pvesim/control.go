@@ -15,6 +15,7 @@ import (
 //	POST   /_sim/reset                       reset to an empty cluster
 //	POST   /_sim/guests          Guest       seed a guest
 //	GET    /_sim/guests/{vmid}               GuestSnapshot
+//	POST   /_sim/guests/{vmid}/agent {"running":bool}  start or stop a VM's guest agent
 //	POST   /_sim/config          {vmid,key,value}   change a config behind pvebill's back
 //	POST   /_sim/volumes         {storage,volname,size,content,node}
 //	GET    /_sim/volumes?storage=ID          volume names
@@ -44,6 +45,7 @@ func (s *Sim) buildControl() *http.ServeMux {
 		"POST /_sim/reset":                   s.ctlReset,
 		"POST /_sim/guests":                  s.ctlSeedGuest,
 		"GET /_sim/guests/{vmid}":            s.ctlGuest,
+		"POST /_sim/guests/{vmid}/agent":     s.ctlAgent,
 		"POST /_sim/config":                  s.ctlSetConfig,
 		"POST /_sim/volumes":                 s.ctlAddVolume,
 		"GET /_sim/volumes":                  s.ctlVolumes,
@@ -255,6 +257,25 @@ func (s *Sim) ctlNodeOptions(w http.ResponseWriter, r *http.Request) {
 	o := req.NodeOptions
 	o.Latency = req.Latency.Duration
 	s.SetNodeOptions(r.PathValue("node"), o)
+	ctlOK(w, ctlDone)
+}
+
+func (s *Sim) ctlAgent(w http.ResponseWriter, r *http.Request) {
+	vmid, err := strconv.Atoi(r.PathValue("vmid"))
+	if err != nil {
+		ctlError(w, http.StatusBadRequest, fmt.Errorf("vmid: %w", err))
+		return
+	}
+	var req struct {
+		Running bool `json:"running"`
+	}
+	if !ctlDecode(w, r, &req) {
+		return
+	}
+	if err := s.SetAgentRunning(vmid, req.Running); err != nil {
+		ctlError(w, http.StatusNotFound, err)
+		return
+	}
 	ctlOK(w, ctlDone)
 }
 

@@ -79,7 +79,10 @@ func TestFaultDropHangDelay(t *testing.T) {
 	h.sim.InjectFault(Fault{PathPattern: "/cluster/resources", Hang: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := rawDo(ctx, t, h, "GET", "/cluster/resources")
+	resp, err := rawDo(ctx, t, h, "GET", "/cluster/resources")
+	if err == nil {
+		_ = resp.Body.Close()
+	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hang: %v", err)
 	}

@@ -312,6 +312,8 @@ type guest struct {
 	ciGenerated   map[string]string
 	// snaps are the snapshot sections of the config, by name (snapshot.go).
 	snaps map[string]map[string]string
+	// agentDown is a VM whose guest agent does not answer (qemu_agent.go).
+	agentDown bool
 }
 
 func (s *Sim) guestTypeName(typ string) string {

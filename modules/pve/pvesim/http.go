@@ -40,7 +40,10 @@ func paramErr(errs map[string]string) error {
 }
 
 // permErr is raise_perm_exc: 403 "Permission check failed (...)".
-func permErr(what string) error {
+func permErr(what string) error { return permDenied(what) }
+
+// permDenied is Proxmox's 403 for a missing privilege.
+func permDenied(what string) *apiError {
 	return &apiError{status: http.StatusForbidden, msg: fmt.Sprintf("Permission check failed (%s)", what)}
 }
 

@@ -281,9 +281,9 @@ func (cr *lxcCreate) startTask() string {
 	t.finish = func(t *task) error {
 		if err := cr.finish(t, g, oldConf); err != nil {
 			if cr.restore {
-				return fmt.Errorf("unable to restore CT %d - %v", cr.vmid, err)
+				return fmt.Errorf("unable to restore CT %d - %w", cr.vmid, err)
 			}
-			return fmt.Errorf("unable to create CT %d - %v", cr.vmid, err)
+			return fmt.Errorf("unable to create CT %d - %w", cr.vmid, err)
 		}
 		return nil
 	}

@@ -1,12 +1,14 @@
 package pvesim
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
 
 // The QEMU guest agent (the sub paths of /nodes/{node}/qemu/{vmid}/agent), for a running
-// VM with the agent enabled. Its answers are fixed or derived from the config.
+// VM with the agent enabled. Its answers are fixed or derived from the config. A VM's agent
+// runs whenever the VM does, unless a test stopped it (SetAgentRunning).
 
 func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
 	s.mu.RLock()
@@ -22,9 +24,16 @@ func (s *Sim) hQemuAgent(c *reqCtx) (any, error) {
 	if !g.running {
 		return nil, fail500("VM %d is not running", g.vmid)
 	}
+	if g.agentDown {
+		// Proxmox pings the agent first (3 s timeout); a guest whose agent does not answer
+		// fails every agent call with this message (docs/proxmox.md).
+		return nil, fail500("QEMU guest agent is not running")
+	}
 	cmd := c.template[strings.LastIndex(c.template, "/")+1:]
 	switch cmd {
-	case "set-user-password", "file-write":
+	case "set-user-password":
+		return map[string]any{"result": map[string]any{}}, nil
+	case "file-write":
 		return nil, nil
 	case "exec":
 		return map[string]any{"pid": 1000 + g.vmid%1000}, nil
@@ -96,4 +105,18 @@ func agentInterfaces(g *guest) []map[string]any {
 		out = append(out, map[string]any{"name": "eth" + n, "hardware-address": strings.ToLower(mac), "ip-addresses": addrs})
 	}
 	return out
+}
+
+// SetAgentRunning starts or stops the guest agent inside VM vmid: a stopped agent fails every
+// agent call of the running VM with Proxmox's "QEMU guest agent is not running". It is not a
+// config change (the agent stays configured) and survives the VM's restarts.
+func (s *Sim) SetAgentRunning(vmid int, running bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.guests[vmid]
+	if !ok || g.typ != "qemu" {
+		return fmt.Errorf("no VM %d", vmid)
+	}
+	g.agentDown = !running
+	return nil
 }

@@ -85,7 +85,7 @@ func (s *Sim) startQemuRestore(c *reqCtx, old *guest, vmid int, bv *volume, st *
 		var err error
 		allocated, err = s.finishQemuRestore(t, c, g, oldConf, bv, st)
 		if err != nil {
-			return fmt.Errorf("unable to restore VM %d - %v", vmid, err)
+			return fmt.Errorf("unable to restore VM %d - %w", vmid, err)
 		}
 		return nil
 	}

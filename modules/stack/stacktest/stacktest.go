@@ -39,5 +39,8 @@ func WithServices(o server.Options) server.Options {
 	if o.Console == nil {
 		o.Console = full.Console
 	}
+	if o.Password == nil {
+		o.Password = full.Password
+	}
 	return o
 }

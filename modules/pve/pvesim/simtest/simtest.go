@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -72,7 +73,7 @@ func R13Breaches(sim *pvesim.Sim) []string {
 			id, _ := strconv.Atoi(m[1])
 			containers[id] = true
 		}
-		if r.Method == "POST" && r.Path == "/nodes/"+r.Node+"/lxc" {
+		if r.Method == http.MethodPost && r.Path == "/nodes/"+r.Node+"/lxc" {
 			if id, err := strconv.Atoi(r.Form.Get("vmid")); err == nil {
 				containers[id] = true
 			}

@@ -22,6 +22,9 @@ if (!defined('WHMCS') && PHP_SAPI !== 'cli') {
 
 require_once __DIR__ . '/lib/autoload.php';
 
+use Pvebill\Csrf;
+use Pvebill\Lang;
+use Pvebill\MetricProvider;
 use Pvebill\Module;
 
 function pvebill_MetaData(): array
@@ -65,6 +68,36 @@ function pvebill_ChangePackage(array $params): string
     return Module::instance()->changePackage($params);
 }
 
+/** The new root password of a VM, set through its guest agent; a container's refusal is translated. */
+function pvebill_ChangePassword(array $params): string
+{
+    return Module::instance()->changePassword($params);
+}
+
+/** "Log in to control panel" (client area): the console with a fresh one-time URL. */
+function pvebill_ServiceSingleSignOn(array $params): array
+{
+    return Module::instance()->singleSignOn($params, false);
+}
+
+/** The admin's single sign-on to the service: the console, as for the client. */
+function pvebill_AdminSingleSignOn(array $params): array
+{
+    return Module::instance()->singleSignOn($params, true);
+}
+
+/** Server Sync Tool: every pvebill service of this server's API client. */
+function pvebill_ListAccounts(array $params): array
+{
+    return Module::instance()->listAccounts($params);
+}
+
+/** Usage billing (WHMCS 7.9+): this month's figures from pvebill's usage report (R59). */
+function pvebill_MetricProvider(array $params): MetricProvider
+{
+    return new MetricProvider($params);
+}
+
 function pvebill_TestConnection(array $params): array
 {
     return Module::instance()->testConnection($params);
@@ -82,33 +115,54 @@ function pvebill_ClientArea(array $params): array
     return Module::instance()->clientArea($params, $range);
 }
 
+/** The admin's buttons, labelled in the admin's language (WHMCS protects them with its own token). */
 function pvebill_AdminCustomButtonArray(): array
 {
+    $l = Lang::forAdmin();
     return [
-        'Start' => 'Start',
-        'Stop' => 'Stop',
-        'Shutdown' => 'Shutdown',
-        'Reboot' => 'Reboot',
-        'Open console' => 'AdminConsole',
-        'Reinstall: preview' => 'AdminReinstallPreview',
-        'Reinstall: apply' => 'AdminReinstallApply',
+        $l->t('start') => 'Start',
+        $l->t('stop') => 'Stop',
+        $l->t('shutdown') => 'Shutdown',
+        $l->t('reboot') => 'Reboot',
+        $l->t('console') => 'AdminConsole',
+        $l->t('admin_reinstall_preview') => 'AdminReinstallPreview',
+        $l->t('admin_reinstall_apply') => 'AdminReinstallApply',
     ];
 }
 
 /**
  * The client area's functions, allowed without a button of WHMCS's own: the overview shows a
- * button only for what the service's plan offers its guest type (Module::buttons).
+ * button only for what the service's plan offers its guest type (Module::buttons). The admin's
+ * Start, Stop, Shutdown and Reboot are not among them: the client area's power buttons are
+ * forms that post to Power.
  */
 function pvebill_ClientAreaAllowedFunctions(): array
 {
     $out = [];
-    foreach (Module::BUTTONS as [$label, $fn]) {
-        $out[$label] = $fn;
+    foreach (Module::BUTTONS as [, $fn]) {
+        $out[$fn] = $fn;
     }
     return $out;
 }
 
-/** Power buttons (client area and admin): "success", or pvebill's translated refusal. */
+/**
+ * The client area's power buttons: a POST with WHMCS's CSRF token and the action in the field
+ * "power" (start, stop, shutdown or reboot). "success", or a refusal in the customer's language;
+ * a GET, a missing or wrong token or an unknown action sends nothing to pvebill.
+ */
+function pvebill_Power(array $params): string
+{
+    $action = $_POST['power'] ?? '';
+    if (!Csrf::passed()) {
+        return Lang::forClient($params)->t('token_invalid');
+    }
+    if (!is_string($action) || !in_array($action, Module::POWER_ACTIONS, true)) {
+        return 'pvebill: unknown power action';
+    }
+    return Module::instance()->powerAction($params, $action);
+}
+
+/** Power buttons of the admin area: "success", or pvebill's translated refusal. */
 function pvebill_Start(array $params): string
 {
     return Module::instance()->powerAction($params, 'start');
@@ -130,19 +184,23 @@ function pvebill_Reboot(array $params): string
 }
 
 /**
- * "Open console" (client area): the overview's button opens this in a new tab, which asks
- * pvebill for a one-time console URL and goes there at once (the URL works once, within 60 s);
- * a refusal is shown translated instead.
+ * "Open console" (client area): the overview's button posts its form (with WHMCS's CSRF token)
+ * into a new tab, which asks pvebill for a one-time console URL and goes there at once (the URL
+ * works once, within 60 s); a refusal is shown translated instead. Without the token no console
+ * session is opened.
  */
 function pvebill_Console(array $params): array|string
 {
+    if (!Csrf::passed()) {
+        return Module::refusedPage($params, 'Console');
+    }
     $res = Module::instance()->openConsole($params);
     if ($res['url'] !== null && !headers_sent()) {
         header('Cache-Control: no-store');
         header('Location: ' . $res['url'], true, 303);
         exit;
     }
-    return Module::consolePage($res['error'] ?? 'pvebill: the console could not be opened');
+    return Module::consolePage($params, $res['error'] ?? 'pvebill: the console could not be opened');
 }
 
 /**
@@ -153,7 +211,7 @@ function pvebill_Console(array $params): array|string
 function pvebill_AdminConsole(array $params): string
 {
     if (($_GET['pvebill_console'] ?? '') !== '1') {
-        return 'pvebill: the console opens in a new tab from the "Open console" link on the service tab.';
+        return 'pvebill: ' . Lang::forAdmin()->t('admin_console_new_tab');
     }
     $res = Module::instance()->openConsole($params);
     if ($res['url'] === null) {
@@ -164,7 +222,7 @@ function pvebill_AdminConsole(array $params): string
         header('Location: ' . $res['url'], true, 303);
         exit;
     }
-    return 'pvebill: the console could not be opened here; use the "Open console" link on the service tab.';
+    return 'pvebill: ' . Lang::forAdmin()->t('admin_console_here');
 }
 
 function pvebill_AdminReinstallPreview(array $params): string
@@ -184,12 +242,20 @@ function pvebill_AdminServicesTabFields(array $params): array
 
 /**
  * The named fields of the client area's form post that are strings; anything else is left out.
+ * A page shown by a GET has none (its query is never read as a form). null: a form was posted
+ * without WHMCS's CSRF token, or with a wrong one; the page is refused and nothing is sent.
  *
  * @param list<string> $keys
- * @return array<string, string>
+ * @return array<string, string>|null
  */
-function pvebill_post_fields(array $keys): array
+function pvebill_post_fields(array $keys): ?array
 {
+    if (strtoupper((string) ($_SERVER['REQUEST_METHOD'] ?? 'GET')) !== 'POST') {
+        return [];
+    }
+    if (!Csrf::passed()) {
+        return null;
+    }
     $input = [];
     foreach ($keys as $k) {
         if (isset($_POST[$k]) && is_string($_POST[$k])) {
@@ -203,19 +269,25 @@ function pvebill_post_fields(array $keys): array
 function pvebill_Reinstall(array $params): array
 {
     $input = pvebill_post_fields(['step', 'os', 'intent_id', 'root_password', 'confirm']);
-    return Module::instance()->clientReinstall($params, $input);
+    return $input === null ? Module::refusedPage($params, 'Reinstall')
+        : Module::instance()->clientReinstall($params, $input);
 }
 
 /** Client area: the snapshots page (list, take, delete, roll back with the name as confirmation). */
 function pvebill_Snapshots(array $params): array
 {
     $input = pvebill_post_fields(['step', 'name', 'description', 'confirm']);
-    return Module::instance()->clientSnapshots($params, $input);
+    return $input === null ? Module::refusedPage($params, 'Snapshots')
+        : Module::instance()->clientSnapshots($params, $input);
 }
 
-/** Client area: the service's backups (list, back up now, delete; R42) and a restore with its confirmation step (R43). */
+/**
+ * Client area: the service's backups (list, back up now, delete; R42) and a restore with its
+ * confirmation step (R43).
+ */
 function pvebill_Backups(array $params): array
 {
     $input = pvebill_post_fields(['step', 'backup_id', 'intent_id', 'confirm']);
-    return Module::instance()->clientBackups($params, $input);
+    return $input === null ? Module::refusedPage($params, 'Backups')
+        : Module::instance()->clientBackups($params, $input);
 }

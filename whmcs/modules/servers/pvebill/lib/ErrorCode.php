@@ -54,4 +54,5 @@ final class ErrorCode
     public const BACKUP_NOT_VERIFIED = 'backup_not_verified';
     public const CONSOLE_EXPIRED = 'console_expired';
     public const SERVICE_AMBIGUOUS = 'service_ambiguous';
+    public const CONSOLE_SESSION_LIMIT = 'console_session_limit';
 }

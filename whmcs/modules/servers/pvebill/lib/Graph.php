@@ -27,6 +27,9 @@ final class Graph
     private const BOTTOM = 34;
     private const TICKS = 4;
 
+    /** The graph's own words in English. */
+    private const WORDS = ['limit' => 'Plan limit {limit}', 'no_data' => 'No data for this period'];
+
     /**
      * One graph as an <svg> element.
      *
@@ -35,9 +38,18 @@ final class Graph
      * @param ?float $limit the plan's limit in the unit, drawn as a dashed line (null: none)
      * @param int    $from  the period's start (unix seconds)
      * @param int    $to    its end
+     * @param array{limit?: string, no_data?: string} $words the graph's own words in the page's
+     *     language ({limit} stands for the limit's value); English by default
      */
-    public static function svg(string $title, string $unit, array $lines, ?float $limit, int $from, int $to): string
-    {
+    public static function svg(
+        string $title,
+        string $unit,
+        array $lines,
+        ?float $limit,
+        int $from,
+        int $to,
+        array $words = []
+    ): string {
         $to = max($to, $from + 1);
         $top = self::top($lines, $limit, $unit);
         $w = self::WIDTH - self::LEFT - self::RIGHT;
@@ -62,7 +74,8 @@ final class Graph
             $out .= '<line class="limit" x1="' . self::LEFT . '" y1="' . $ly . '" x2="' . (self::WIDTH - self::RIGHT)
                 . '" y2="' . $ly . '" stroke="#c92a2a" stroke-width="1.5" stroke-dasharray="6 4"/>';
             $out .= '<text class="limit-label" x="' . (self::WIDTH - self::RIGHT) . '" y="' . self::n($y($limit) - 4)
-                . '" text-anchor="end" fill="#c92a2a">' . self::e('Plan limit ' . self::label($limit, $unit))
+                . '" text-anchor="end" fill="#c92a2a">'
+                    . self::e(strtr($words['limit'] ?? self::WORDS['limit'], ['{limit}' => self::label($limit, $unit)]))
                 . '</text>';
         }
         $known = 0;
@@ -80,7 +93,8 @@ final class Graph
         }
         if ($known === 0) {
             $out .= '<text class="empty" x="' . (self::LEFT + $w / 2) . '" y="' . (self::TOP + $h / 2)
-                . '" text-anchor="middle" fill="#868e96">No data for this period</text>';
+                . '" text-anchor="middle" fill="#868e96">'
+                . self::e($words['no_data'] ?? self::WORDS['no_data']) . '</text>';
         }
         return $out . '</svg>';
     }
@@ -167,14 +181,17 @@ final class Graph
         return $out;
     }
 
-    /** Time ticks on UTC boundaries: every 4 hours for a day, every day for a week, every 5 days beyond. */
+    /**
+     * Time ticks on UTC boundaries: every 4 hours for a day, every day for a week, every 5 days
+     * beyond; dates as month-day numbers, which read the same in every language.
+     */
     private static function xAxis(int $from, int $to, callable $x): string
     {
         $span = $to - $from;
         [$every, $format] = match (true) {
             $span <= 2 * 86400 => [4 * 3600, 'H:i'],
-            $span <= 8 * 86400 => [86400, 'D j'],
-            default => [5 * 86400, 'j M'],
+            $span <= 8 * 86400 => [86400, 'm-d'],
+            default => [5 * 86400, 'm-d'],
         };
         $base = self::HEIGHT - self::BOTTOM;
         $out = '<line class="axis" x1="' . self::LEFT . '" y1="' . $base . '" x2="' . (self::WIDTH - self::RIGHT)

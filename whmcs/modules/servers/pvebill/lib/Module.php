@@ -42,7 +42,14 @@ final class Module
         private readonly int $margin = 10,
         private readonly string $transport = 'auto',
     ) {
+        $this->lang = Lang::named(Lang::FALLBACK);
     }
+
+    /** The language of the call in hand (set with its client): the module's own words in it. */
+    private Lang $lang;
+
+    /** The last "In progress" text this module returned, so that a page shows it as news, not as an error. */
+    private ?string $pending = null;
 
     /** The module WHMCS uses: attempts and usage in WHMCS's database. */
     public static function instance(): self
@@ -71,42 +78,50 @@ final class Module
             'RequiresServer' => true,
             'DefaultNonSSLPort' => '8080',
             'DefaultSSLPort' => '443',
-            'ServiceSingleSignOnLabel' => false,
-            'AdminSingleSignOnLabel' => false,
+            // Single sign-on opens the console (R41), labelled as the overview's button.
+            'ServiceSingleSignOnLabel' => Lang::forClient([])->t('console'),
+            'AdminSingleSignOnLabel' => Lang::forAdmin()->t('console'),
+            // Server Sync Tool (ListAccounts): an account is the pvebill service id; its plan is
+            // the product's Module Settings "Plan".
+            'ListAccountsUniqueIdentifierDisplayName' => 'pvebill service id',
+            'ListAccountsUniqueIdentifierField' => 'uniqueIdentifier',
+            'ListAccountsProductField' => 'configoption1',
         ];
     }
 
-    /** The product's Module Settings: configoption1 plan, configoption2 guest type, configoption3 OS. */
+    /**
+     * The product's Module Settings: configoption1 plan, configoption2 guest type, configoption3 OS
+     * (WHMCS keeps them by position, so the labels are in the admin's language).
+     */
     public static function configOptions(): array
     {
+        $l = Lang::forAdmin();
         return [
-            'Plan' => [
+            $l->t('admin_cfg_plan') => [
                 'Type' => 'text',
                 'Size' => '25',
                 'Loader' => 'pvebill_PlanLoader',
                 'SimpleMode' => true,
-                'Description' => 'pvebill plan code (GET /v1/plans), e.g. ct-2g',
+                'Description' => $l->t('admin_cfg_plan_desc'),
             ],
-            'Guest type' => [
+            $l->t('admin_cfg_guest_type') => [
                 'Type' => 'dropdown',
                 'Options' => [
-                    self::GUEST_TYPE_PLAN => 'The plan\'s only type',
-                    self::GUEST_TYPE_CONTAINER => 'Container',
-                    self::GUEST_TYPE_VM => 'Virtual machine',
-                    self::GUEST_TYPE_OPTION => 'Customer\'s choice (configurable option "'
-                        . self::OPTION_GUEST_TYPE . '")',
+                    self::GUEST_TYPE_PLAN => $l->t('admin_cfg_guest_plan'),
+                    self::GUEST_TYPE_CONTAINER => $l->t('container'),
+                    self::GUEST_TYPE_VM => $l->t('vm'),
+                    self::GUEST_TYPE_OPTION => $l->t('admin_cfg_guest_option', ['option' => self::OPTION_GUEST_TYPE]),
                 ],
                 'Default' => self::GUEST_TYPE_PLAN,
                 'SimpleMode' => true,
-                'Description' => 'Fixed by the product, or chosen by the customer at order',
+                'Description' => $l->t('admin_cfg_guest_type_desc'),
             ],
-            'Operating system' => [
+            $l->t('admin_cfg_os') => [
                 'Type' => 'text',
                 'Size' => '25',
                 'Default' => 'debian-12',
                 'SimpleMode' => true,
-                'Description' => 'Default OS from the plan\'s catalog; a configurable option "' . self::OPTION_OS
-                    . '" overrides it',
+                'Description' => $l->t('admin_cfg_os_desc', ['option' => self::OPTION_OS]),
             ],
         ];
     }
@@ -116,7 +131,7 @@ final class Module
     {
         $r = $this->client($params)->request('GET', '/v1/plans', null, [], 20);
         if ($r->isProblem()) {
-            throw new \RuntimeException(self::problemText($r));
+            throw new \RuntimeException(self::problemText($r, $this->lang));
         }
         $out = [];
         foreach ($r->json['plans'] ?? [] as $plan) {
@@ -178,6 +193,99 @@ final class Module
         return $this->mutate($params, 'change_plan', self::servicePath($params, '/change-plan'), ['plan' => $plan]);
     }
 
+    /**
+     * WHMCS's ChangePassword: the new root password ($params['password']) through pvebill's
+     * password operation (R56), followed to its end. "success" once pvebill set it; a refusal
+     * (a container, or a VM whose guest agent does not answer) is pvebill's translated reason.
+     * The password goes to WHMCS's log only as a value to mask, and nowhere else.
+     */
+    public function changePassword(array $params): string
+    {
+        $password = (string) ($params['password'] ?? '');
+        if ($password === '') {
+            return 'pvebill: ' . Lang::forClient($params)->t('password_missing');
+        }
+        return $this->mutate(
+            $params,
+            'password',
+            self::servicePath($params, '/password'),
+            ['root_password' => $password]
+        );
+    }
+
+    /**
+     * WHMCS's single sign-on (the client's "Log in to control panel" and the admin's button): a
+     * fresh one-time console URL (R41), or the refusal translated.
+     *
+     * @return array{success: bool, redirectTo?: string, errorMsg?: string}
+     */
+    public function singleSignOn(array $params, bool $admin): array
+    {
+        $res = $this->openConsole($params, $admin ? Lang::forAdmin() : null);
+        if ($res['url'] === null) {
+            return ['success' => false, 'errorMsg' => (string) $res['error']];
+        }
+        return ['success' => true, 'redirectTo' => $res['url']];
+    }
+
+    /** WHMCS's service statuses (WHMCS\Service\Status) of pvebill's service states. */
+    private const SYNC_STATUS = [
+        'provisioning' => 'Pending',
+        'active' => 'Active',
+        'needs_reconciliation' => 'Active',
+        'suspended' => 'Suspended',
+        'limited' => 'Suspended',
+        'terminated' => 'Terminated',
+        'failed' => 'Terminated',
+    ];
+
+    /**
+     * WHMCS's ListAccounts (Server Sync Tool): every service of this API client, read page by
+     * page from GET /v1/services ($limit a page).
+     *
+     * @return array{success: bool, accounts?: list<array<string,string>>, error?: string}
+     */
+    public function listAccounts(array $params, int $limit = 1000): array
+    {
+        $accounts = [];
+        try {
+            $c = $this->client($params, Lang::forAdmin());
+            $cursor = null;
+            do {
+                $q = '/v1/services?limit=' . $limit . ($cursor !== null ? '&cursor=' . rawurlencode($cursor) : '');
+                $r = $c->request('GET', $q, null, [], 60);
+                if ($r->isProblem()) {
+                    return ['success' => false, 'error' => self::problemText($r, $this->lang)];
+                }
+                foreach ($r->json['services'] ?? [] as $s) {
+                    $accounts[] = self::account($s);
+                }
+                $cursor = $r->json['next_cursor'] ?? null;
+            } while (is_string($cursor) && $cursor !== '');
+        } catch (\Throwable $e) {
+            return ['success' => false, 'error' => $this->unreachable($e)];
+        }
+        self::log('ListAccounts', ['server' => (int) ($params['serverid'] ?? 0)], ['accounts' => count($accounts)]);
+        return ['success' => true, 'accounts' => $accounts];
+    }
+
+    /** One service as WHMCS's Server Sync Tool reads an account. @return array<string,string> */
+    public static function account(array $s): array
+    {
+        $created = strtotime((string) ($s['created_at'] ?? ''));
+        $ip = (string) ($s['ip_addresses'][0] ?? '');
+        return [
+            'email' => '',
+            'username' => '',
+            'domain' => (string) ($s['hostname'] ?? ''),
+            'uniqueIdentifier' => (string) ($s['service_id'] ?? ''),
+            'product' => (string) ($s['plan'] ?? ''),
+            'primaryip' => (string) preg_replace('#/\d+$#', '', $ip),
+            'created' => $created === false ? '' : gmdate('Y-m-d H:i:s', $created),
+            'status' => self::SYNC_STATUS[(string) ($s['state'] ?? '')] ?? 'Active',
+        ];
+    }
+
     /** Checks the URL, the signature and the billing scope. @return array{success: bool, error: string} */
     public function testConnection(array $params): array
     {
@@ -191,11 +299,11 @@ final class Module
                 $r = $c->request('GET', '/v1/usage' . $query, null, [], 20);
             }
             if ($r->isProblem()) {
-                return ['success' => false, 'error' => self::problemText($r)];
+                return ['success' => false, 'error' => self::problemText($r, $this->lang)];
             }
             return ['success' => true, 'error' => ''];
         } catch (\Throwable $e) {
-            return ['success' => false, 'error' => self::unreachable($e)];
+            return ['success' => false, 'error' => $this->unreachable($e)];
         }
     }
 
@@ -223,7 +331,7 @@ final class Module
                 }
                 $r = $c->request('GET', $q, null, [], 60);
                 if ($r->isProblem()) {
-                    return self::problemText($r);
+                    return self::problemText($r, $this->lang);
                 }
                 foreach ($r->json['services'] ?? [] as $u) {
                     $sid = (string) $u['service_id'];
@@ -240,7 +348,7 @@ final class Module
             self::log('UsageUpdate', ['server' => $serverId], ['updated' => $updated]);
             return 'success';
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
     }
 
@@ -279,36 +387,39 @@ final class Module
      */
     public function clientArea(array $params, string $range = 'day'): array
     {
-        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => '', 'buttons' => []];
+        $lang = Lang::forClient($params);
+        $vars = ['error' => null, 'service' => null, 'monitoring' => [], 'graphs' => '', 'buttons' => [],
+            'serviceid' => (int) ($params['serviceid'] ?? 0)];
         try {
             $c = $this->client($params);
             $r = $c->request('GET', self::servicePath($params), null, [], 20);
             if ($r->isProblem()) {
-                $vars['error'] = self::problemText($r);
+                $vars['error'] = self::problemText($r, $this->lang);
             } else {
-                $vars = self::serviceVars($r->json['service'] ?? []) + $vars;
+                $vars = self::serviceVars($r->json['service'] ?? [], $lang) + $vars;
                 $vars['error'] = null;
                 $vars['console_link'] = self::consoleLink($params, false);
                 $svc = $r->json['service'] ?? [];
                 // One plan request a page: its limits draw the graphs, its capabilities pick the buttons.
                 $plan = $this->planOf($c, (string) ($svc['plan'] ?? ''));
-                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''));
-                $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range);
+                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''), $lang);
+                $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range, null, $lang);
             }
         } catch (\Throwable $e) {
-            $vars['error'] = self::unreachable($e);
+            $vars['error'] = $this->unreachable($e);
         }
-        // One namespaced variable: the product details page has variables of its own.
+        // One namespaced variable: the product details page has variables of its own; the texts
+        // as WHMCS hands a module's language to its templates.
         return ['tabOverviewReplacementTemplate' => 'templates/clientarea.tpl',
-            'templateVariables' => ['pvebill' => $vars]];
+            'templateVariables' => ['pvebill' => $vars, '_lang' => $lang->all()]];
     }
 
-    /** The graphs the client area shows: title, metrics drawn in it, and the plan field of its limit. */
+    /** The graphs the client area shows: title, metrics drawn in it (text keys), and the plan field of its limit. */
     private const GRAPHS = [
-        ['Memory', ['memory' => 'Memory'], 'memory_mib'],
-        ['Swap', ['swap' => 'Swap'], 'swap_mib'],
-        ['CPU', ['cpu' => 'CPU'], null],
-        ['Network', ['netin' => 'Received', 'netout' => 'Sent'], null],
+        ['memory', ['memory' => 'memory'], 'memory_mib'],
+        ['swap', ['swap' => 'swap'], 'swap_mib'],
+        ['cpu', ['cpu' => 'cpu'], null],
+        ['network', ['netin' => 'received', 'netout' => 'sent'], null],
     ];
 
     /**
@@ -319,7 +430,14 @@ final class Module
      */
     public function graphsHtml(Client $c, array $params, string $plan, string $range, ?int $now = null): string
     {
-        return $this->graphsForPlan($c, $params, $this->planOf($c, $plan) ?? [], $range, $now);
+        return $this->graphsForPlan(
+            $c,
+            $params,
+            $this->planOf($c, $plan) ?? [],
+            $range,
+            $now,
+            Lang::forClient($params)
+        );
     }
 
     /** The plan $code as pvebill answers it (limits, capabilities), or null when it could not be read. */
@@ -333,19 +451,25 @@ final class Module
     }
 
     /**
-     * The client area's buttons and the capability each needs, in the order shown. The module
-     * functions they call are allowed by pvebill_ClientAreaAllowedFunctions.
+     * The client area's buttons: the text key of the label, the module function the button
+     * calls (allowed by pvebill_ClientAreaAllowedFunctions), the capability it needs, and how it
+     * is sent: "post" is a form with WHMCS's CSRF token (it changes something: the power actions,
+     * and the console, which opens a session), "link" a page that changes nothing until its own
+     * form is sent. The power buttons call Power with the action in the form, never a GET link.
      */
     public const BUTTONS = [
-        ['Start', 'Start', 'start'],
-        ['Stop', 'Stop', 'stop'],
-        ['Shutdown', 'Shutdown', 'shutdown'],
-        ['Reboot', 'Reboot', 'reboot'],
-        ['Open console', 'Console', 'console'],
-        ['Reinstall', 'Reinstall', 'reinstall'],
-        ['Snapshots', 'Snapshots', 'snapshot'],
-        ['Backups', 'Backups', 'backup'],
+        ['start', 'Power', 'start', 'post'],
+        ['stop', 'Power', 'stop', 'post'],
+        ['shutdown', 'Power', 'shutdown', 'post'],
+        ['reboot', 'Power', 'reboot', 'post'],
+        ['console', 'Console', 'console', 'post'],
+        ['reinstall', 'Reinstall', 'reinstall', 'link'],
+        ['snapshots', 'Snapshots', 'snapshot', 'link'],
+        ['backups', 'Backups', 'backup', 'link'],
     ];
+
+    /** Bootstrap 4 classes of the buttons (WHMCS's "Twenty-One" theme): the ordinary start, the hard stop. */
+    private const BUTTON_CLASSES = ['start' => 'btn btn-primary', 'stop' => 'btn btn-danger'];
 
     /**
      * The client area's buttons for a service of guest type $guestType on $plan: a capability
@@ -354,13 +478,15 @@ final class Module
      * Without the plan's capabilities (pvebill could not be asked) every button is shown and a
      * refusal comes when it is pressed.
      *
-     * @return list<array{label: string, href: string, new_tab: bool, reason: ?string}>
+     * @return list<array{label: string, href: string, method: string, power: ?string, class: string,
+     *     new_tab: bool, reason: ?string}>
      */
-    public static function buttons(array $params, ?array $plan, string $guestType): array
+    public static function buttons(array $params, ?array $plan, string $guestType, ?Lang $lang = null): array
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $caps = $plan['capabilities'][$guestType] ?? null;
         $out = [];
-        foreach (self::BUTTONS as [$label, $fn, $cap]) {
+        foreach (self::BUTTONS as [$key, $fn, $cap, $method]) {
             $reason = null;
             if (is_array($caps)) {
                 $c = $caps[$cap] ?? null;
@@ -371,79 +497,147 @@ final class Module
                     $reason = (string) ($c['reason'] ?? '');
                 }
             }
-            $href = $fn === 'Console' ? self::consoleLink($params, false)
-                : 'clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
-                    . '&modop=custom&a=' . $fn;
-            $out[] = ['label' => $label, 'href' => $href, 'new_tab' => $fn === 'Console', 'reason' => $reason];
+            $out[] = [
+                'label' => $lang->t($key),
+                'href' => self::customLink($params, $fn),
+                'method' => $method,
+                'power' => $fn === 'Power' ? $cap : null,
+                'class' => self::BUTTON_CLASSES[$key] ?? 'btn btn-outline-secondary',
+                'new_tab' => $fn === 'Console',
+                'reason' => $reason,
+            ];
         }
         return $out;
     }
 
-    /** The usage graphs (graphsHtml) drawn with the limits of $plan, the plan object pvebill answered. */
-    private function graphsForPlan(Client $c, array $params, array $limits, string $range, ?int $now = null): string
+    /** The client area's address of one of the module's functions (its pages and forms). */
+    public static function customLink(array $params, string $fn): string
     {
+        return self::overviewLink($params) . '&modop=custom&a=' . $fn;
+    }
+
+    /** The service's overview page in the client area. */
+    public static function overviewLink(array $params): string
+    {
+        return 'clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0);
+    }
+
+    /**
+     * The breadcrumb of one of the module's client-area pages: the service's overview, then the
+     * page; every link names the service (&id=).
+     *
+     * @return array<string,string>
+     */
+    private static function breadcrumb(array $params, Lang $lang, string $fn, string $key): array
+    {
+        return [self::overviewLink($params) => $lang->t('overview'), self::customLink($params, $fn) => $lang->t($key)];
+    }
+
+    /** The usage graphs (graphsHtml) drawn with the limits of $plan, the plan object pvebill answered. */
+    private function graphsForPlan(
+        Client $c,
+        array $params,
+        array $limits,
+        string $range,
+        ?int $now,
+        Lang $lang
+    ): string {
         $range = isset(Graph::RANGES[$range]) ? $range : 'day';
         $to = $now ?? time();
         $from = $to - Graph::RANGES[$range];
         $e = static fn (string $s): string => htmlspecialchars($s, ENT_QUOTES | ENT_HTML5, 'UTF-8');
         $html = '<div class="pvebill-graphs"><p class="pvebill-ranges">';
         foreach (array_keys(Graph::RANGES) as $name) {
-            $label = 'Last ' . $name;
+            $label = $lang->t('range_' . $name);
             $html .= $name === $range ? '<strong>' . $e($label) . '</strong> '
-                : '<a href="' . $e('clientarea.php?action=productdetails&id=' . (int) ($params['serviceid'] ?? 0)
-                    . '&pvebill_range=' . $name) . '">' . $e($label) . '</a> ';
+                : '<a href="' . $e(self::overviewLink($params) . '&pvebill_range=' . $name) . '">' . $e($label)
+                    . '</a> ';
         }
         $html .= '</p>';
         $query = '&from=' . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $from)) . '&to='
             . rawurlencode(gmdate('Y-m-d\TH:i:s\Z', $to)) . '&points=' . Graph::POINTS;
-        foreach (self::GRAPHS as [$title, $metrics, $limitField]) {
+        foreach (self::GRAPHS as [$titleKey, $metrics, $limitField]) {
+            $title = $lang->t($titleKey);
             $lines = [];
             $unit = '';
             foreach ($metrics as $metric => $label) {
                 $path = self::servicePath($params, '/usage/series') . '?metric=' . $metric . $query;
                 $r = $c->request('GET', $path, null, [], 20);
                 if ($r->isProblem()) {
-                    $html .= '<p class="pvebill-graph-error">' . $e($title . ': ' . self::problemText($r)) . '</p>';
+                    $html .= '<p class="pvebill-graph-error">' . $e($title . ': ' . self::problemText($r, $lang))
+                        . '</p>';
                     continue 2;
                 }
                 $series = $r->json['series'] ?? [];
                 $unit = (string) ($series['unit'] ?? '');
-                $lines[] = ['label' => $label, 'points' => Graph::points($series)];
+                $lines[] = ['label' => $lang->t($label), 'points' => Graph::points($series)];
             }
             $mib = $limitField === null ? null : ($limits[$limitField] ?? null);
             $limit = is_int($mib) && $mib > 0 ? (float) $mib * 1048576 : null;
-            $svg = Graph::svg($title . ', last ' . $range, $unit, $lines, $limit, $from, $to);
+            $svg = Graph::svg(
+                $title . ' · ' . $lang->t('range_' . $range),
+                $unit,
+                $lines,
+                $limit,
+                $from,
+                $to,
+                ['limit' => $lang->t('plan_limit', ['limit' => '{limit}']), 'no_data' => $lang->t('no_data')]
+            );
             $html .= '<figure class="pvebill-graph">' . $svg . '</figure>';
         }
         return $html . '</div>';
     }
 
-    /** @return array{service: array<string,string>, monitoring: array<string,string>} */
-    public static function serviceVars(array $s): array
+    /**
+     * The overview's two tables, each row keyed by its text key (status, cpu, …) with the label
+     * and the value in the customer's language; "Not available" where pvebill has no figure.
+     *
+     * @return array{service: array<string,array{label: string, value: string}>,
+     *     monitoring: array<string,array{label: string, value: string}>}
+     */
+    public static function serviceVars(array $s, ?Lang $lang = null): array
     {
+        $l = $lang ?? Lang::named(Lang::FALLBACK);
         $m = $s['monitoring'] ?? [];
         $get = static fn (string $k) => $m[$k] ?? null;
         $ips = $s['ip_addresses'] ?? [];
+        $na = $l->t('not_available');
+        $state = (string) ($s['state'] ?? '');
+        $power = (string) ($s['power'] ?? 'unknown');
+        $rows = static function (array $values) use ($l): array {
+            $out = [];
+            foreach ($values as $key => $value) {
+                $out[$key] = ['label' => $l->t($key), 'value' => $value];
+            }
+            return $out;
+        };
         return [
-            'service' => [
-                'Status' => (string) ($s['state'] ?? Text::NOT_AVAILABLE),
-                'Power' => ($s['power'] ?? 'unknown') === 'unknown' ? Text::NOT_AVAILABLE : (string) $s['power'],
-                'Hostname' => (string) ($s['hostname'] ?? ''),
-                'Guest type' => ($s['guest_type'] ?? '') === 'vm' ? 'Virtual machine' : 'Container',
-                'Plan' => (string) ($s['plan'] ?? ''),
-                'IP addresses' => $ips === [] ? Text::NOT_AVAILABLE : implode(', ', $ips),
-            ],
-            'monitoring' => [
-                'CPU' => Text::percent($get('cpu') === null ? null : (float) $get('cpu')),
-                'Memory' => Text::usedOf($get('memory_bytes'), $get('memory_max_bytes')),
-                'Disk' => Text::usedOf($get('disk_bytes'), $get('disk_max_bytes')),
-                'Swap' => Text::usedOf($get('swap_bytes'), $get('swap_max_bytes')),
-                'Network in' => Text::bytes($get('netin_bytes')),
-                'Network out' => Text::bytes($get('netout_bytes')),
-                'Uptime' => Text::duration($get('uptime_seconds')),
-                'Guest agent' => Text::yesNo($get('guest_agent')),
-            ],
+            'service' => $rows([
+                'status' => $state === '' ? $na : self::word($l, 'state_' . $state, $state),
+                'power' => $power === 'unknown' ? $na : self::word($l, 'power_' . $power, $power),
+                'hostname' => (string) ($s['hostname'] ?? ''),
+                'guest_type' => $l->t(($s['guest_type'] ?? '') === 'vm' ? 'vm' : 'container'),
+                'plan' => (string) ($s['plan'] ?? ''),
+                'ip_addresses' => $ips === [] ? $na : implode(', ', $ips),
+            ]),
+            'monitoring' => $rows([
+                'cpu' => Text::percent($get('cpu') === null ? null : (float) $get('cpu'), $l),
+                'memory' => Text::usedOf($get('memory_bytes'), $get('memory_max_bytes'), $l),
+                'disk' => Text::usedOf($get('disk_bytes'), $get('disk_max_bytes'), $l),
+                'swap' => Text::usedOf($get('swap_bytes'), $get('swap_max_bytes'), $l),
+                'network_in' => Text::bytes($get('netin_bytes'), $l),
+                'network_out' => Text::bytes($get('netout_bytes'), $l),
+                'uptime' => Text::duration($get('uptime_seconds'), $l),
+                'guest_agent' => Text::yesNo($get('guest_agent'), $l),
+            ]),
         ];
+    }
+
+    /** The text of $key, or $raw when there is none (a value pvebill added since). */
+    private static function word(Lang $l, string $key, string $raw): string
+    {
+        $t = $l->t($key);
+        return $t === 'pvebill_' . $key ? $raw : $t;
     }
 
     // ---- backups (R42) -----------------------------------------------------------------------
@@ -456,44 +650,74 @@ final class Module
      */
     public function clientBackups(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
         $vars = ['error' => null, 'message' => null, 'backups' => [], 'restore' => null, 'mounts' => [],
             'snapshots' => [], 'blockers' => []];
         $step = (string) ($input['step'] ?? '');
         if ($step === 'restore') {
             // The confirmation step: what the restore erases, and a form that applies exactly that.
-            $vars = $this->restorePreviewVars($params, (string) ($input['backup_id'] ?? ''), $vars);
+            $vars = $this->restorePreviewVars($params, (string) ($input['backup_id'] ?? ''), $vars, $lang);
         }
         $res = match ($step) {
             'create' => $this->mutate($params, 'backup', self::servicePath($params, '/backups'), []),
             'delete' => $this->deleteBackup($params, (string) ($input['backup_id'] ?? '')),
             'restore_confirm' => ($input['confirm'] ?? '') === '1'
                 ? $this->applyRestore($params, (string) ($input['intent_id'] ?? ''))
-                : 'Tick the box to confirm that the data marked "Erased" will be replaced by the backup.',
+                : $lang->t('restore_tick'),
             default => null,
         };
         if ($res === 'success') {
-            $vars['message'] = self::BACKUP_DONE[$step];
+            $vars['message'] = $lang->t(self::BACKUP_DONE[$step]);
         } elseif ($res !== null) {
-            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
         }
-        $list = $this->backupList($params);
+        $list = $this->backupList($params, $lang);
         $vars['backups'] = $list['backups'];
         $vars['error'] ??= $list['error'];
-        return ['pagetitle' => 'Backups', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Backups'],
-            'templatefile' => 'templates/backups', 'requirelogin' => true, 'vars' => $vars];
+        return self::customPage($params, $lang, 'Backups', 'backups', $vars);
     }
 
+    /**
+     * A page of the module in the client area: title and breadcrumb in the customer's language,
+     * the template of $fn, the service's id and the texts for the template.
+     */
+    private static function customPage(array $params, Lang $lang, string $fn, string $key, array $vars): array
+    {
+        $vars['serviceid'] = (int) ($params['serviceid'] ?? 0);
+        $vars['_lang'] = $lang->all();
+        $vars += ['refused' => false];
+        return ['pagetitle' => $lang->t($key), 'breadcrumb' => self::breadcrumb($params, $lang, $fn, $key),
+            'templatefile' => 'templates/' . strtolower($fn), 'requirelogin' => true, 'vars' => $vars];
+    }
+
+    /**
+     * A client-area page refused before anything was sent: its form did not come as a POST with
+     * WHMCS's CSRF token. The page says so in the customer's language and shows nothing else
+     * (listing what the page lists would ask pvebill).
+     */
+    public static function refusedPage(array $params, string $fn): array
+    {
+        $lang = Lang::forClient($params);
+        $key = strtolower($fn);
+        $vars = ['error' => $lang->t('token_invalid'), 'message' => null, 'refused' => true];
+        if ($fn === 'Console') {
+            return self::consolePage($params, $vars['error']);
+        }
+        return self::customPage($params, $lang, $fn, $key, $vars);
+    }
+
+    /** The text keys of a backup step's success. */
     private const BACKUP_DONE = [
-        'create' => 'The backup has been made.',
-        'delete' => 'The backup has been deleted.',
-        'restore_confirm' => 'The server has been restored from the backup.',
+        'create' => 'backup_created',
+        'delete' => 'backup_deleted',
+        'restore_confirm' => 'backup_restored',
     ];
 
     /** The restore preview of a backup into the page's variables (R43). */
-    private function restorePreviewVars(array $params, string $backupId, array $vars): array
+    private function restorePreviewVars(array $params, string $backupId, array $vars, Lang $lang): array
     {
         if ($backupId === '') {
-            $vars['error'] = 'pvebill: no backup was chosen';
+            $vars['error'] = $lang->t('no_backup_chosen');
             return $vars;
         }
         $res = $this->previewIntent($params, 'restore', ['backup_id' => $backupId]);
@@ -504,13 +728,14 @@ final class Module
         $intent = $res['intent'];
         $vars['restore'] = ['id' => (string) ($intent['id'] ?? ''), 'state' => (string) ($intent['state'] ?? ''),
             'backup_id' => (string) ($intent['backup_id'] ?? $backupId)];
-        $vars['mounts'] = self::mountRows($intent);
+        $vars['restore']['title'] = $lang->t('restore_title', ['backup' => $vars['restore']['backup_id']]);
+        $vars['mounts'] = self::mountRows($intent, $lang);
         $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
         foreach ($intent['blockers'] ?? [] as $b) {
             $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
         }
         if (($intent['state'] ?? '') === 'preview_pending') {
-            $vars['message'] = 'pvebill is still preparing the restore preview. Reload this page in a moment.';
+            $vars['message'] = $lang->t('restore_pending');
         }
         return $vars;
     }
@@ -519,66 +744,85 @@ final class Module
     private function applyRestore(array $params, string $intentId): string
     {
         if ($intentId === '') {
-            return 'pvebill: there is no restore preview to apply; choose the backup again';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_restore_preview');
         }
         $base = self::servicePath($params, '/restore');
         try {
             $g = $this->client($params)->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         if ($g->isProblem()) {
-            return self::problemText($g);
+            return self::problemText($g, $this->lang);
         }
         $intent = $g->json['intent'] ?? [];
         $state = (string) ($intent['state'] ?? '');
         if ($state === 'applying') {
-            return self::inProgress('restore', null, 'applying');
+            return $this->inProgress('restore', null, 'applying');
         }
         if ($state === 'completed') {
             return 'success';
         }
         if ($state !== 'preview_ready') {
-            return 'pvebill: this restore preview is ' . $state . ' and cannot be applied; choose the backup again';
+            return 'pvebill: ' . $this->lang->t('restore_not_applicable', ['state' => $state]);
         }
         $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? []];
         return $this->mutate($params, 'restore', $base, $body);
     }
 
     /** @return array{backups: list<array<string,string|bool>>, error: ?string} the list, oldest first */
-    public function backupList(array $params): array
+    public function backupList(array $params, ?Lang $lang = null): array
     {
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/backups'), null, [], 30);
         } catch (\Throwable $e) {
-            return ['backups' => [], 'error' => self::unreachable($e)];
+            return ['backups' => [], 'error' => $this->unreachable($e)];
         }
         if ($r->isProblem()) {
-            return ['backups' => [], 'error' => self::problemText($r)];
+            return ['backups' => [], 'error' => self::problemText($r, $this->lang)];
         }
-        return ['backups' => self::backupRows($r->json['backups'] ?? []), 'error' => null];
+        return ['backups' => self::backupRows($r->json['backups'] ?? [], $lang), 'error' => null];
     }
 
-    /** Deletes one of the service's backups: "success", in progress, or pvebill's translated refusal. */
+    /**
+     * Deletes one of the service's backups: "success", or pvebill's translated refusal. pvebill
+     * answers 204 once the archive is gone, or 202 with a backup_delete operation, which is
+     * followed like every other within the budget (docs/api.md, Backups).
+     */
     public function deleteBackup(array $params, string $backupId): string
     {
         if ($backupId === '') {
-            return 'pvebill: no backup was chosen';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_backup_chosen');
         }
-        // An operation backup_delete, followed like the other actions.
-        return $this->mutate($params, 'backup_delete', self::servicePath($params, '/backups/' . rawurlencode($backupId)), [], 'DELETE');
+        $path = self::servicePath($params, '/backups/' . rawurlencode($backupId));
+        $sid = self::serviceId($params);
+        $deadline = microtime(true) + $this->waitBudget();
+        try {
+            $c = $this->client($params);
+            $r = $c->request('DELETE', $path, null, [], 60);
+            self::log('backup_delete', ['service_id' => $sid, 'backup_id' => $backupId], $r->body);
+            if ($r->isProblem()) {
+                return self::problemText($r, $this->lang);
+            }
+            $op = $r->json['operation'] ?? null;
+            if ($r->status === 204 || !is_array($op)) {
+                return 'success';
+            }
+            return $this->outcome($sid, 'backup_delete', $this->follow($c, $op, $deadline));
+        } catch (\Throwable $e) {
+            return $this->unreachable($e);
+        }
     }
 
     /** @return list<array<string,string|bool>> one row per backup, for people */
-    public static function backupRows(array $list): array
+    public static function backupRows(array $list, ?Lang $lang = null): array
     {
         $rows = [];
         foreach ($list as $b) {
-            $created = strtotime((string) ($b['created_at'] ?? ''));
             $rows[] = [
                 'id' => (string) ($b['id'] ?? ''),
-                'created' => $created === false ? Text::NOT_AVAILABLE : gmdate('Y-m-d H:i', $created) . ' UTC',
-                'size' => Text::bytes($b['size_bytes'] ?? null),
+                'created' => Text::time((string) ($b['created_at'] ?? ''), $lang),
+                'size' => Text::bytes($b['size_bytes'] ?? null, $lang),
                 'protected' => (bool) ($b['protected'] ?? false),
             ];
         }
@@ -596,16 +840,16 @@ final class Module
      *
      * @return array{url: ?string, error: ?string}
      */
-    public function openConsole(array $params): array
+    public function openConsole(array $params, ?Lang $lang = null): array
     {
         try {
-            $r = $this->client($params)->request('POST', self::servicePath($params, '/console'), [], [], 20);
+            $r = $this->client($params, $lang)->request('POST', self::servicePath($params, '/console'), [], [], 20);
         } catch (\Throwable $e) {
-            return ['url' => null, 'error' => self::unreachable($e)];
+            return ['url' => null, 'error' => $this->unreachable($e)];
         }
         self::log('console', ['service_id' => self::serviceId($params)], ['status' => $r->status]);
         if ($r->isProblem()) {
-            return ['url' => null, 'error' => self::problemText($r)];
+            return ['url' => null, 'error' => self::problemText($r, $this->lang)];
         }
         $url = (string) ($r->json['console']['url'] ?? '');
         if (!preg_match('#^https?://#', $url)) {
@@ -618,10 +862,13 @@ final class Module
      * The "Open console" button's page when there is no console to open: the refusal, in the
      * client area's page frame. @return array<string,mixed>
      */
-    public static function consolePage(string $error): array
+    public static function consolePage(array $params, string $error): array
     {
-        return ['templatefile' => 'templates/console', 'breadcrumb' => ['#' => 'Console'],
-            'vars' => ['pvebill' => ['error' => $error]]];
+        $lang = Lang::forClient($params);
+        return ['pagetitle' => $lang->t('console'), 'templatefile' => 'templates/console',
+            'breadcrumb' => self::breadcrumb($params, $lang, 'Console', 'console'),
+            'vars' => ['pvebill' => ['error' => $error], '_lang' => $lang->all(),
+                'serviceid' => (int) ($params['serviceid'] ?? 0)]];
     }
 
     // ---- reinstall (two phases) -------------------------------------------------------------
@@ -634,7 +881,7 @@ final class Module
             return $res['error'];
         }
         if ($res['intent']['state'] === 'preview_pending') {
-            return self::inProgress('reinstall preview', null, 'preview_pending');
+            return $this->inProgress('reinstall preview', null, 'preview_pending');
         }
         return 'success';
     }
@@ -645,12 +892,12 @@ final class Module
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         if ($r->isProblem()) {
             return $r->status === 404
-                ? 'pvebill: there is no reinstall preview yet; press "Reinstall: preview" first'
-                : self::problemText($r);
+                ? 'pvebill: ' . Lang::forAdmin()->t('admin_no_preview_press')
+                : self::problemText($r, $this->lang);
         }
         $intent = $r->json['intent'] ?? [];
         return $this->apply($params, (string) ($intent['id'] ?? ''), (string) ($params['password'] ?? ''));
@@ -659,20 +906,22 @@ final class Module
     /** Admin service tab: the latest reinstall intent with every mount's fate. @return array<string,string> */
     public function adminServicesTabFields(array $params): array
     {
+        $lang = Lang::forAdmin();
+        $tab = $lang->t('admin_tab_reinstall');
         try {
-            $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
+            $r = $this->client($params, $lang)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
         } catch (\Throwable $e) {
-            return ['pvebill reinstall' => htmlspecialchars(self::unreachable($e))];
+            return [$tab => htmlspecialchars($this->unreachable($e))];
         }
-        $console = ['pvebill console' => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
-            . '" target="_blank" rel="noopener">Open console</a>'];
+        $console = [$lang->t('admin_tab_console') => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
+            . '" target="_blank" rel="noopener">' . htmlspecialchars($lang->t('console')) . '</a>'];
         if ($r->status === 404) {
-            return $console + ['pvebill reinstall' => 'No reinstall preview yet.'];
+            return $console + [$tab => htmlspecialchars($lang->t('admin_no_preview'))];
         }
         if ($r->isProblem()) {
-            return $console + ['pvebill reinstall' => htmlspecialchars(self::problemText($r))];
+            return $console + [$tab => htmlspecialchars(self::problemText($r, $this->lang))];
         }
-        return $console + ['pvebill reinstall' => self::intentHtml($r->json['intent'] ?? [])];
+        return $console + [$tab => self::intentHtml($r->json['intent'] ?? [], $lang)];
     }
 
     /**
@@ -697,85 +946,87 @@ final class Module
      */
     public function clientReinstall(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
+        $page = static fn (array $vars): array => self::customPage($params, $lang, 'Reinstall', 'reinstall', $vars);
         $vars = ['error' => null, 'message' => null, 'intent' => null, 'mounts' => [], 'snapshots' => [],
             'blockers' => [], 'done' => false];
-        $step = (string) ($input['step'] ?? '');
-        if ($step === 'confirm') {
-            $password = (string) ($input['root_password'] ?? '');
-            $intentId = (string) ($input['intent_id'] ?? '');
-            $invalid = match (true) {
-                ($input['confirm'] ?? '') !== '1'
-                    => 'Tick the box to confirm that the data marked "Erased" will be deleted.',
-                strlen($password) < 8 => 'Choose a root password of at least 8 characters.',
-                default => null,
-            };
-            if ($invalid !== null) {
-                // Show the same preview again: a new one would replace what the customer read.
-                $vars['error'] = $invalid;
-                return self::page($this->intentVars($params, $intentId, $vars));
-            }
-            $res = $this->apply($params, $intentId, $password);
-            if ($res === 'success') {
-                $vars['done'] = true;
-                $vars['message'] = 'The reinstall has finished. Log in with the new root password.';
-                self::storePassword($params, $password);
-            } else {
-                $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
-            }
-            return self::page($vars);
+        if ((string) ($input['step'] ?? '') === 'confirm') {
+            return $page($this->confirmReinstall($params, $input, $vars, $lang));
         }
         $os = trim((string) ($input['os'] ?? '')) ?: self::osOf($params);
         $res = $this->preview($params, $os);
         if ($res['error'] !== null) {
             $vars['error'] = $res['error'];
-            return self::page($vars);
+            return $page($vars);
         }
-        return self::page(self::withIntent($vars, $res['intent'], $os));
+        return $page(self::withIntent($vars, $res['intent'], $os, $lang));
+    }
+
+    /** Reinstall phase 2 from the page's form: checks the confirmation and the password, then applies. */
+    private function confirmReinstall(array $params, array $input, array $vars, Lang $lang): array
+    {
+        $password = (string) ($input['root_password'] ?? '');
+        $intentId = (string) ($input['intent_id'] ?? '');
+        $invalid = match (true) {
+            ($input['confirm'] ?? '') !== '1' => $lang->t('reinstall_tick'),
+            strlen($password) < 8 => $lang->t('password_short'),
+            default => null,
+        };
+        if ($invalid !== null) {
+            // Show the same preview again: a new one would replace what the customer read.
+            $vars['error'] = $invalid;
+            return $this->intentVars($params, $intentId, $vars, $lang);
+        }
+        $res = $this->apply($params, $intentId, $password);
+        if ($res === 'success') {
+            $vars['done'] = true;
+            $vars['message'] = $lang->t('reinstall_done');
+            self::storePassword($params, $password);
+        } else {
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
+        }
+        return $vars;
     }
 
     /** The page's variables for an intent read by id (an error when it cannot be read). */
-    private function intentVars(array $params, string $intentId, array $vars): array
+    private function intentVars(array $params, string $intentId, array $vars, Lang $lang): array
     {
         try {
             $path = self::servicePath($params, '/reinstall/' . rawurlencode($intentId));
             $g = $this->client($params)->request('GET', $path, null, [], 20);
         } catch (\Throwable $e) {
-            $vars['error'] .= ' ' . self::unreachable($e);
+            $vars['error'] .= ' ' . $this->unreachable($e);
             return $vars;
         }
         if ($g->isProblem()) {
-            $vars['error'] .= ' ' . self::problemText($g);
+            $vars['error'] .= ' ' . self::problemText($g, $this->lang);
             return $vars;
         }
         $os = (string) ($g->json['intent']['os'] ?? self::osOf($params));
-        return self::withIntent($vars, $g->json['intent'] ?? [], $os);
+        return self::withIntent($vars, $g->json['intent'] ?? [], $os, $lang);
     }
 
-    private static function withIntent(array $vars, array $intent, string $os): array
+    private static function withIntent(array $vars, array $intent, string $os, Lang $lang): array
     {
+        $na = $lang->t('not_available');
         $vars['intent'] = ['id' => $intent['id'] ?? '', 'state' => $intent['state'] ?? '', 'os' => $os,
-            'rootfs_current' => $intent['rootfs']['current_display'] ?? Text::NOT_AVAILABLE,
-            'rootfs_planned' => $intent['rootfs']['planned_display'] ?? Text::NOT_AVAILABLE];
-        $vars['mounts'] = self::mountRows($intent);
+            'rootfs_current' => $intent['rootfs']['current_display'] ?? $na,
+            'rootfs_planned' => $intent['rootfs']['planned_display'] ?? $na];
+        $vars['mounts'] = self::mountRows($intent, $lang);
         $vars['snapshots'] = self::snapshotNames($intent['snapshots'] ?? []);
         foreach ($intent['blockers'] ?? [] as $b) {
             $vars['blockers'][] = (string) ($b['message'] ?? $b['code'] ?? '');
         }
         if (($intent['state'] ?? '') === 'preview_pending') {
-            $vars['message'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
+            $vars['message'] = $lang->t('reinstall_pending');
         }
         return $vars;
     }
 
-    private static function page(array $vars): array
-    {
-        return ['pagetitle' => 'Reinstall', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Reinstall'],
-            'templatefile' => 'templates/reinstall', 'requirelogin' => true, 'vars' => $vars];
-    }
-
     /** @return list<array<string,string>> one row per mount, labels spelled out */
-    public static function mountRows(array $intent): array
+    public static function mountRows(array $intent, ?Lang $lang = null): array
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $rows = [];
         foreach ($intent['mounts'] ?? [] as $mt) {
             $data = (string) ($mt['data'] ?? '');
@@ -785,21 +1036,25 @@ final class Module
                 'path' => (string) ($mt['path'] ?? ''),
                 'volume' => (string) ($mt['volume'] ?? ''),
                 'data' => $data,
-                'data_label' => Text::DATA_LABELS[$data] ?? $data,
+                'data_label' => isset(Text::DATA_KEYS[$data]) ? $lang->t(Text::DATA_KEYS[$data]) : $data,
                 'mount_after' => $after,
-                'mount_after_label' => Text::MOUNT_LABELS[$after] ?? $after,
+                'mount_after_label' => isset(Text::MOUNT_KEYS[$after]) ? $lang->t(Text::MOUNT_KEYS[$after]) : $after,
             ];
         }
         return $rows;
     }
 
-    private static function intentHtml(array $intent): string
+    private static function intentHtml(array $intent, Lang $lang): string
     {
         $h = static fn ($s) => htmlspecialchars((string) $s, ENT_QUOTES);
-        $out = 'State: <strong>' . $h($intent['state'] ?? '') . '</strong> (intent ' . $h($intent['id'] ?? '') . ')';
-        $out .= '<table class="table table-condensed"><tr><th>Mount</th><th>Path</th><th>Volume</th><th>Data</th>'
-            . '<th>Afterwards</th></tr>';
-        foreach (self::mountRows($intent) as $r) {
+        $out = $h($lang->t('admin_state')) . ': <strong>' . $h($intent['state'] ?? '') . '</strong> (intent '
+            . $h($intent['id'] ?? '') . ')';
+        $out .= '<table class="table table-sm"><tr>';
+        foreach (['mount', 'path', 'volume', 'data', 'afterwards'] as $k) {
+            $out .= '<th>' . $h($lang->t($k)) . '</th>';
+        }
+        $out .= '</tr>';
+        foreach (self::mountRows($intent, $lang) as $r) {
             $out .= '<tr><td>' . $h($r['key']) . '</td><td>' . $h($r['path']) . '</td><td>' . $h($r['volume'])
                 . '</td><td>' . $h($r['data_label']) . '</td><td>' . $h($r['mount_after_label']) . '</td></tr>';
         }
@@ -834,7 +1089,7 @@ final class Module
                 $this->attempts->close($sid, $action);
             }
             if ($r->isProblem()) {
-                return ['intent' => null, 'error' => self::problemText($r)];
+                return ['intent' => null, 'error' => self::problemText($r, $this->lang)];
             }
             // A preview is read-only: the next one is a new request, never a replay of this one.
             $this->attempts->close($sid, $action);
@@ -843,13 +1098,13 @@ final class Module
                 usleep(500000);
                 $g = $c->request('GET', $base . '/' . rawurlencode((string) $intent['id']), null, [], 20);
                 if ($g->isProblem()) {
-                    return ['intent' => null, 'error' => self::problemText($g)];
+                    return ['intent' => null, 'error' => self::problemText($g, $this->lang)];
                 }
                 $intent = $g->json['intent'] ?? $intent;
             }
             return ['intent' => $intent, 'error' => null];
         } catch (\Throwable $e) {
-            return ['intent' => null, 'error' => self::unreachable($e)];
+            return ['intent' => null, 'error' => $this->unreachable($e)];
         }
     }
 
@@ -857,7 +1112,7 @@ final class Module
     private function apply(array $params, string $intentId, string $password): string
     {
         if ($intentId === '') {
-            return 'pvebill: there is no reinstall preview to apply; preview first';
+            return 'pvebill: ' . Lang::forClient($params)->t('no_reinstall_preview');
         }
         $sid = self::serviceId($params);
         $base = '/v1/services/' . rawurlencode($sid) . '/reinstall';
@@ -865,18 +1120,18 @@ final class Module
             $c = $this->client($params);
             $g = $c->request('GET', $base . '/' . rawurlencode($intentId), null, [], 20);
             if ($g->isProblem()) {
-                return self::problemText($g);
+                return self::problemText($g, $this->lang);
             }
             $intent = $g->json['intent'] ?? [];
             $state = (string) ($intent['state'] ?? '');
             if ($state === 'applying') {
-                return self::inProgress('reinstall', null, 'applying');
+                return $this->inProgress('reinstall', null, 'applying');
             }
             if ($state === 'completed') {
                 return 'success';
             }
             if ($state !== 'preview_ready') {
-                return 'pvebill: this reinstall preview is ' . $state . ' and cannot be applied; preview again';
+                return 'pvebill: ' . $this->lang->t('reinstall_not_applicable', ['state' => $state]);
             }
             $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [],
                 'root_password' => $password];
@@ -885,7 +1140,7 @@ final class Module
                 $body['ssh_keys'] = $keys;
             }
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         return $this->mutate($params, 'reinstall', $base, $body);
     }
@@ -902,29 +1157,31 @@ final class Module
      */
     public function clientSnapshots(array $params, array $input): array
     {
+        $lang = Lang::forClient($params);
         $vars = ['error' => null, 'message' => null, 'snapshots' => [], 'max' => 0];
         $step = (string) ($input['step'] ?? '');
         $name = trim((string) ($input['name'] ?? ''));
         $res = null;
         if ($step === 'rollback' && ($input['confirm'] ?? '') !== $name) {
-            $vars['error'] = 'Type the name of the snapshot exactly to confirm the rollback.';
+            $vars['error'] = $lang->t('rollback_mistyped');
         } elseif (in_array($step, ['create', 'delete', 'rollback'], true)) {
             $res = $this->snapshotAction($params, $step, $name, trim((string) ($input['description'] ?? '')));
         }
         if ($res === 'success') {
-            $vars['message'] = self::SNAPSHOT_DONE[$step];
+            $vars['message'] = $lang->t(self::SNAPSHOT_DONE[$step]);
         } elseif ($res !== null) {
-            $vars[str_starts_with($res, 'In progress') ? 'message' : 'error'] = $res;
+            $vars[$res === $this->pending ? 'message' : 'error'] = $res;
         }
-        return ['pagetitle' => 'Snapshots', 'breadcrumb' => ['clientarea.php?action=productdetails' => 'Snapshots'],
-            'templatefile' => 'templates/snapshots', 'requirelogin' => true,
-            'vars' => $this->snapshotList($params, $vars)];
+        $vars = $this->snapshotList($params, $vars, $lang);
+        $vars['used'] = $lang->t('snapshots_used', ['count' => count($vars['snapshots']), 'max' => $vars['max']]);
+        return self::customPage($params, $lang, 'Snapshots', 'snapshots', $vars);
     }
 
+    /** The text keys of a snapshot step's success. */
     private const SNAPSHOT_DONE = [
-        'create' => 'The snapshot was taken.',
-        'delete' => 'The snapshot was deleted.',
-        'rollback' => 'The server was rolled back to the snapshot.',
+        'create' => 'snapshot_taken',
+        'delete' => 'snapshot_deleted',
+        'rollback' => 'snapshot_rolled_back',
     ];
 
     /** Takes, deletes or rolls back to a snapshot: "success", or pvebill's refusal. */
@@ -942,23 +1199,24 @@ final class Module
     }
 
     /** The list and the limit into the page's variables (an error when they cannot be read). */
-    private function snapshotList(array $params, array $vars): array
+    private function snapshotList(array $params, array $vars, Lang $lang): array
     {
         try {
             $r = $this->client($params)->request('GET', self::servicePath($params, '/snapshots'), null, [], 20);
         } catch (\Throwable $e) {
-            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::unreachable($e));
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . $this->unreachable($e));
             return $vars;
         }
         if ($r->isProblem()) {
-            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::problemText($r));
+            $vars['error'] = trim(($vars['error'] ?? '') . ' ' . self::problemText($r, $this->lang));
             return $vars;
         }
         $vars['max'] = (int) ($r->json['snapshots_max'] ?? 0);
         foreach ($r->json['snapshots'] ?? [] as $sn) {
             $vars['snapshots'][] = ['name' => (string) ($sn['name'] ?? ''),
                 'description' => (string) ($sn['description'] ?? ''),
-                'created_at' => (string) ($sn['created_at'] ?? '')];
+                'created_at' => (string) ($sn['created_at'] ?? ''),
+                'taken' => Text::time((string) ($sn['created_at'] ?? ''), $lang)];
         }
         return $vars;
     }
@@ -985,19 +1243,19 @@ final class Module
             $c = $this->client($params);
             $r = $this->post($c, $sid, $action, $path, $body, $deadline, $method);
         } catch (\Throwable $e) {
-            self::log($action, ['service_id' => $sid], $e->getMessage());
-            return self::unreachable($e);
+            self::log($action, ['service_id' => $sid], $e->getMessage(), self::secretsOf($body));
+            return $this->unreachable($e);
         }
-        self::log($action, ['service_id' => $sid, 'path' => $path], $r->body);
+        self::log($action, ['service_id' => $sid, 'path' => $path], $r->body, self::secretsOf($body));
         if ($r->isProblem()) {
             $code = (string) ($r->json['code'] ?? '');
             if ($code === ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS) {
-                return self::inProgress(self::words($action), null, null);
+                return $this->inProgress(self::words($action), null, null);
             }
             if ($r->status < 500) {
                 $this->attempts->close($sid, $action);
             }
-            return self::problemText($r);
+            return self::problemText($r, $this->lang);
         }
         $op = $r->json['operation'] ?? null;
         if ($op === null) {
@@ -1007,7 +1265,7 @@ final class Module
         try {
             $op = $this->follow($c, $op, $deadline);
         } catch (\Throwable $e) {
-            return self::unreachable($e);
+            return $this->unreachable($e);
         }
         return $this->outcome($sid, $action, $op);
     }
@@ -1076,7 +1334,7 @@ final class Module
     {
         $state = (string) ($op['state'] ?? '');
         if (!in_array($state, self::TERMINAL, true)) {
-            return self::inProgress(self::words($action), (string) ($op['id'] ?? ''), (string) ($op['stage'] ?? ''));
+            return $this->inProgress(self::words($action), (string) ($op['id'] ?? ''), (string) ($op['stage'] ?? ''));
         }
         $this->attempts->close($sid, $action);
         if ($state === 'succeeded') {
@@ -1085,12 +1343,10 @@ final class Module
         $err = $op['error'] ?? [];
         $detail = trim((string) ($err['detail'] ?? '')) ?: 'no detail given';
         $code = (string) ($err['code'] ?? '');
-        $what = $state === 'needs_reconciliation'
-            ? 'the ' . self::words($action)
-                . ' stopped part-way and needs an administrator to reconcile it in pvebill: '
-            : 'the ' . self::words($action) . ' failed: ';
-        return 'pvebill: ' . $what . $detail . ($code !== '' ? ' [' . $code . ']' : '')
-            . ' (operation ' . ($op['id'] ?? '') . ')';
+        $key = $state === 'needs_reconciliation' ? 'op_reconcile' : 'op_failed';
+        $what = $this->lang->t($key, ['what' => self::words($action)]);
+        return 'pvebill: ' . $what . ' ' . $detail . ($code !== '' ? ' [' . $code . ']' : '')
+            . ' (' . $this->lang->t('operation') . ' ' . ($op['id'] ?? '') . ')';
     }
 
     private function intentOutcome(string $sid, string $action, array $intent): string
@@ -1103,9 +1359,10 @@ final class Module
             case 'failed':
             case 'needs_reconciliation':
                 $this->attempts->close($sid, $action);
-                return 'pvebill: the reinstall ended in state ' . $state . ' (intent ' . ($intent['id'] ?? '') . ')';
+                $ended = ['state' => $state, 'id' => $intent['id'] ?? ''];
+                return 'pvebill: ' . $this->lang->t('reinstall_ended', $ended);
             default:
-                return self::inProgress('reinstall', null, $state);
+                return $this->inProgress('reinstall', null, $state);
         }
     }
 
@@ -1123,9 +1380,11 @@ final class Module
 
     // ---- helpers ----------------------------------------------------------------------------
 
-    private function client(array $params): Client
+    /** The signed client, asking for pvebill's texts in $lang (the client's language by default). */
+    private function client(array $params, ?Lang $lang = null): Client
     {
-        return Client::fromParams($params, Text::language($params), $this->transport);
+        $this->lang = $lang ?? Lang::forClient($params);
+        return Client::fromParams($params, $this->lang->code(), $this->transport);
     }
 
     /** pvebill's service id of a WHMCS service: "<API client id>-<WHMCS service id>". */
@@ -1225,10 +1484,16 @@ final class Module
     }
 
     /** A refusal as text: pvebill's translated detail, field and blocker messages, the code. */
-    public static function problemText(Response $r): string
+    public static function problemText(Response $r, ?Lang $lang = null): string
     {
+        $lang ??= Lang::named(Lang::FALLBACK);
         $j = $r->json ?? [];
-        $parts = [trim((string) ($j['detail'] ?? '')) ?: 'HTTP ' . $r->status . ' from pvebill'];
+        $parts = [trim((string) ($j['detail'] ?? '')) ?: $lang->t('http_status', ['status' => $r->status])];
+        // A refused capability says why (capability_refused's translated reason).
+        $reason = trim((string) ($j['reason'] ?? ''));
+        if ($reason !== '' && !str_contains($parts[0], $reason)) {
+            $parts[] = $reason;
+        }
         foreach ($j['errors'] ?? [] as $e) {
             $parts[] = (string) ($e['message'] ?? (($e['field'] ?? '') . ': ' . ($e['code'] ?? '')));
         }
@@ -1240,20 +1505,22 @@ final class Module
             $text .= ' [' . $j['code'] . ']';
         }
         if (($j['permanence'] ?? '') === 'temporary' || $r->status >= 500) {
-            $text .= ' This is temporary: retry the action later.';
+            $text .= ' ' . $lang->t('temporary');
         }
         return $text;
     }
 
-    private static function inProgress(string $what, ?string $opId, ?string $stage): string
+    /** "In progress" in the call's language: the action, its operation and stage when known. */
+    private function inProgress(string $what, ?string $opId, ?string $stage): string
     {
-        $ref = $opId !== null && $opId !== '' ? ' (operation ' . $opId . ($stage ? ', stage ' . $stage : '') . ')'
+        $l = $this->lang;
+        $ref = $opId !== null && $opId !== ''
+            ? ' (' . $l->t('operation') . ' ' . $opId . ($stage ? ', ' . $l->t('stage') . ' ' . $stage : '') . ')'
             : ($stage ? ' (' . $stage . ')' : '');
-        return 'In progress: pvebill is still working on this ' . $what . $ref
-            . '. Retry the action in a minute to pick up the result; retrying is safe and does not repeat the work.';
+        return $this->pending = $l->t('in_progress', ['what' => $what, 'ref' => $ref]);
     }
 
-    private static function unreachable(\Throwable $e): string
+    private function unreachable(\Throwable $e): string
     {
         if ($e instanceof \InvalidArgumentException) {
             return $e->getMessage();
@@ -1261,8 +1528,7 @@ final class Module
         if (!$e instanceof TransportError) {
             return 'pvebill module error: ' . $e->getMessage();
         }
-        return 'pvebill could not be reached (' . $e->getMessage()
-            . '). Retrying is safe: pvebill recognises the retry by its Idempotency-Key.';
+        return $this->lang->t('unreachable', ['error' => $e->getMessage()]);
     }
 
     private static function storePassword(array $params, string $password): void
@@ -1273,10 +1539,28 @@ final class Module
         }
     }
 
-    private static function log(string $action, array $request, mixed $response): void
+    /**
+     * Hands a call to WHMCS's module log. $secrets are WHMCS's replace-vars: WHMCS masks each of
+     * them wherever it appears in what it logs (the request is logged without a body anyway).
+     *
+     * @param list<string> $secrets
+     */
+    private static function log(string $action, array $request, mixed $response, array $secrets = []): void
     {
         if (function_exists('logModuleCall')) {
-            logModuleCall('pvebill', $action, $request, $response, null, []);
+            logModuleCall('pvebill', $action, $request, $response, null, $secrets);
         }
+    }
+
+    /** @return list<string> the passwords of a request body, for WHMCS's log masking */
+    private static function secretsOf(array $body): array
+    {
+        $out = [];
+        foreach (['root_password'] as $k) {
+            if (is_string($body[$k] ?? null) && $body[$k] !== '') {
+                $out[] = $body[$k];
+            }
+        }
+        return $out;
     }
 }

@@ -1,7 +1,6 @@
 <?php
 
-// Words the module shows itself (pvebill's own refusals arrive translated), the mapping from
-// WHMCS language names to pvebill's nine languages, and display formatting.
+// Display formatting of the client area's figures and times; the words come from Lang.
 
 declare(strict_types=1);
 
@@ -9,42 +8,26 @@ namespace Pvebill;
 
 final class Text
 {
+    /** The English of "not available"; the page shows the customer's word (Lang key not_available). */
     public const NOT_AVAILABLE = 'Not available';
 
-    /** WHMCS language names (lang/*.php) → pvebill's languages; anything else is English. */
-    private const LANGUAGES = [
-        'english' => 'en', 'german' => 'de', 'spanish' => 'es', 'french' => 'fr', 'italian' => 'it',
-        'dutch' => 'nl', 'polish' => 'pl', 'portuguese-pt' => 'pt', 'portuguese-br' => 'pt',
-        'turkish' => 'tr',
-    ];
+    /** What a reinstall or restore does to each mount's data (the intent's `data`): its text's key. */
+    public const DATA_KEYS = ['erased' => 'data_erased', 'untouched' => 'data_untouched',
+        'excluded' => 'data_excluded'];
 
-    /** What a reinstall does to each mount's data (the intent's `data`). */
-    public const DATA_LABELS = [
-        'erased' => 'Erased: everything on this volume is deleted',
-        'untouched' => 'Untouched: the data stays where it is',
-        'excluded' => 'Excluded: it belongs to another guest and is left alone',
+    /** What happens to the mount afterwards (the intent's `mount_after`): its text's key. */
+    public const MOUNT_KEYS = [
+        'recreated' => 'mount_recreated',
+        'removed' => 'mount_removed',
+        'kept' => 'mount_kept',
+        'remounted' => 'mount_kept',
     ];
-
-    /** What happens to the mount afterwards (the intent's `mount_after`). */
-    public const MOUNT_LABELS = [
-        'recreated' => 'Recreated empty',
-        'removed' => 'No longer mounted',
-        'kept' => 'Mounted again',
-        'remounted' => 'Mounted again',
-    ];
-
-    /** The Accept-Language for a WHMCS client (clientsdetails.language), English by default. */
-    public static function language(array $params): string
-    {
-        $name = strtolower(trim((string) ($params['clientsdetails']['language'] ?? '')));
-        return self::LANGUAGES[$name] ?? 'en';
-    }
 
     /** Bytes for people: binary units, one decimal below 10; null is "Not available". */
-    public static function bytes(int|float|null $n): string
+    public static function bytes(int|float|null $n, ?Lang $l = null): string
     {
         if ($n === null) {
-            return self::NOT_AVAILABLE;
+            return self::na($l);
         }
         $units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
         $i = 0;
@@ -60,23 +43,26 @@ final class Text
     }
 
     /** "used of max" where either may be unknown. */
-    public static function usedOf(?int $used, ?int $max): string
+    public static function usedOf(?int $used, ?int $max, ?Lang $l = null): string
     {
         if ($used === null) {
-            return self::NOT_AVAILABLE;
+            return self::na($l);
         }
-        return $max === null ? self::bytes($used) : self::bytes($used) . ' of ' . self::bytes($max);
+        if ($max === null) {
+            return self::bytes($used);
+        }
+        return self::lang($l)->t('used_of', ['used' => self::bytes($used), 'max' => self::bytes($max)]);
     }
 
-    public static function percent(?float $fraction): string
+    public static function percent(?float $fraction, ?Lang $l = null): string
     {
-        return $fraction === null ? self::NOT_AVAILABLE : sprintf('%.1f %%', $fraction * 100);
+        return $fraction === null ? self::na($l) : sprintf('%.1f %%', $fraction * 100);
     }
 
-    public static function duration(?int $seconds): string
+    public static function duration(?int $seconds, ?Lang $l = null): string
     {
         if ($seconds === null) {
-            return self::NOT_AVAILABLE;
+            return self::na($l);
         }
         $d = intdiv($seconds, 86400);
         $h = intdiv($seconds % 86400, 3600);
@@ -87,14 +73,34 @@ final class Text
         return $h > 0 ? sprintf('%dh %dm', $h, $m) : sprintf('%dm %ds', $m, $seconds % 60);
     }
 
-    public static function yesNo(?bool $v): string
+    public static function yesNo(?bool $v, ?Lang $l = null): string
     {
-        return $v === null ? self::NOT_AVAILABLE : ($v ? 'Yes' : 'No');
+        return $v === null ? self::na($l) : self::lang($l)->t($v ? 'yes' : 'no');
+    }
+
+    /**
+     * A time pvebill gave (RFC 3339) as the client area shows every time, backups' and
+     * snapshots' alike: "2026-01-31 02:00 UTC"; none or unreadable is "Not available".
+     */
+    public static function time(?string $rfc3339, ?Lang $l = null): string
+    {
+        $t = $rfc3339 === null || $rfc3339 === '' ? false : strtotime($rfc3339);
+        return $t === false ? self::na($l) : gmdate('Y-m-d H:i', $t) . ' UTC';
     }
 
     /** Bytes to WHMCS's whole megabytes (MiB), rounded. */
     public static function megabytes(int|float $bytes): int
     {
         return (int) round($bytes / 1048576);
+    }
+
+    private static function lang(?Lang $l): Lang
+    {
+        return $l ?? Lang::named(Lang::FALLBACK);
+    }
+
+    private static function na(?Lang $l): string
+    {
+        return self::lang($l)->t('not_available');
     }
 }

@@ -1,0 +1,9 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Pvebill\Tests;
+
+final class AssertionFailed extends \Exception
+{
+}
