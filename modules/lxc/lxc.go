@@ -126,8 +126,12 @@ func plannedRequest(g kinds.Guest, spec kinds.CreateSpec, ostemplate string) (pv
 func net0Of(spec kinds.CreateSpec) (string, error) {
 	p := spec.Plan
 	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
-	if spec.Address != nil {
-		n.IP, n.GW = spec.Address.CIDR, spec.Address.Gateway
+	if a := spec.Address; a != nil {
+		if a.CIDR != "" {
+			n.IP, n.GW = a.CIDR, a.Gateway
+		}
+		// The IPv6 assignment (R54); gw6 only beside a static ip6.
+		n.IP6, n.GW6 = a.IP6, a.Gateway6
 	}
 	if p.RateMbps != nil {
 		n.Rate = *p.RateMbps

@@ -23,9 +23,18 @@ type ServiceView struct {
 	State       string         `json:"state"`
 	Power       string         `json:"power"`
 	IPAddresses []string       `json:"ip_addresses"`
+	IPv6        *IPv6View      `json:"ipv6"`
 	Monitoring  MonitoringView `json:"monitoring"`
 	CreatedAt   time.Time      `json:"created_at"`
 	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+// IPv6View is the service's IPv6 assignment (R54): the prefix, the guest's address in it and
+// the pool's gateway.
+type IPv6View struct {
+	Prefix  string `json:"prefix"`
+	Address string `json:"address"`
+	Gateway string `json:"gateway"`
 }
 
 // MonitoringView holds live figures; each is null where unknown or not applicable (R14).
@@ -62,7 +71,10 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		return v, nil
 	}
 	for _, ip := range ips {
-		v.IPAddresses = append(v.IPAddresses, ip.String())
+		v.IPAddresses = append(v.IPAddresses, ip.Addr.String())
+		if ip.Prefix.IsValid() && v.IPv6 == nil {
+			v.IPv6 = &IPv6View{Prefix: ip.Prefix.String(), Address: ip.Addr.String(), Gateway: ip.Gateway}
+		}
 	}
 	if svc.VMID == nil || svc.Node == "" {
 		return v, nil

@@ -182,13 +182,7 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 	if err != nil {
 		return fmt.Errorf("VM %d net0: %w", g.VMID, err)
 	}
-	ipconfig := "ip=dhcp"
-	if a := spec.Address; a != nil {
-		ipconfig = "ip=" + a.CIDR
-		if a.Gateway != "" {
-			ipconfig += ",gw=" + a.Gateway
-		}
-	}
+	ipconfig := ipconfigOf(spec.Address)
 	on := true
 	cores, mem := p.Cores, p.MemoryMiB
 	u := pve.QEMUConfigUpdate{
@@ -216,6 +210,27 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 		return fmt.Errorf("VM %d configuration does not read back as sent", g.VMID)
 	}
 	return nil
+}
+
+// ipconfigOf is cloud-init's ipconfig0 for the address: the static IPv4 address or DHCP, and
+// the IPv6 assignment with its gateway (R54). gw6 is written only beside a static ip6, never
+// beside auto or dhcp, and never manual: cloud-init would drop the interface's whole
+// configuration.
+func ipconfigOf(a *kinds.Address) string {
+	parts := []string{"ip=dhcp"}
+	if a != nil && a.CIDR != "" {
+		parts[0] = "ip=" + a.CIDR
+		if a.Gateway != "" {
+			parts = append(parts, "gw="+a.Gateway)
+		}
+	}
+	if a != nil && a.IP6 != "" {
+		parts = append(parts, "ip6="+a.IP6)
+		if a.Gateway6 != "" {
+			parts = append(parts, "gw6="+a.Gateway6)
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // vmNet0 rewrites the clone's net0 for the plan: the model and MAC the clone got, the plan's
