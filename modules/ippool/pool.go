@@ -165,7 +165,7 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 	} else {
 		p.Prefix, p.Gateway, p.First, p.Last = v.addresses(spec)
 		if spec.AssignPrefix != nil {
-			v.Add("assign_prefix", i18n.FieldNotApplicable, "")
+			v.Add("assign_prefix", i18n.FieldNotForFamily, "ipv4")
 		}
 	}
 	nameservers := v.nameservers(spec.Nameservers)

@@ -54,7 +54,7 @@ func (v *fieldErrors) addresses6(spec Spec) Pool {
 	}
 	for _, f := range [][2]string{{"first", spec.First}, {"last", spec.Last}} {
 		if f[1] != "" {
-			v.Add(f[0], i18n.FieldNotApplicable, "")
+			v.Add(f[0], i18n.FieldNotForFamily, "ipv6")
 		}
 	}
 	gw, err := netip.ParseAddr(spec.Gateway)

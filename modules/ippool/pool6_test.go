@@ -54,8 +54,8 @@ func TestValidateIPv6Pool(t *testing.T) {
 	}
 	withRange := spec6("v6", "2001:db8::/48", nil)
 	withRange.First, withRange.Last = "2001:db8::10", "2001:db8::20"
-	bad(withRange, "first", i18n.FieldNotApplicable)
-	bad(withRange, "last", i18n.FieldNotApplicable)
+	bad(withRange, "first", i18n.FieldNotForFamily)
+	bad(withRange, "last", i18n.FieldNotForFamily)
 	bad(spec6("v6", "2001:db8::/48", intp(56)), "assign_prefix", i18n.FieldTooSmall)
 	bad(spec6("v6", "2001:db8::/48", intp(129)), "assign_prefix", i18n.FieldTooLarge)
 	bad(spec6("v6", "2001:db8::/64", intp(128)), "assign_prefix", i18n.FieldTooLarge)
@@ -68,7 +68,7 @@ func TestValidateIPv6Pool(t *testing.T) {
 	bad(v4gw, "gateway", i18n.FieldPattern)
 	v4 := spec()
 	v4.AssignPrefix = intp(64)
-	bad(v4, "assign_prefix", i18n.FieldNotApplicable)
+	bad(v4, "assign_prefix", i18n.FieldNotForFamily)
 }
 
 // R54: services get consecutive /64s of a /48, the guest address is ::1 of the prefix, the

@@ -94,7 +94,7 @@ func TestValidateRefusals(t *testing.T) {
 		{"cidr bits", func(s *ippool.Spec) { s.CIDR = "203.0.113.0/33" }, []want{{"cidr", "bad_format", ""}}},
 		// A v6 cidr makes an IPv6 pool (R54): the v4 range and gateway do not fit it.
 		{"cidr ipv6", func(s *ippool.Spec) { s.CIDR = "2001:db8::/64" },
-			[]want{{"first", "not_applicable", ""}, {"gateway", "bad_format", ""}, {"last", "not_applicable", ""}}},
+			[]want{{"first", "not_for_family", "ipv6"}, {"gateway", "bad_format", ""}, {"last", "not_for_family", "ipv6"}}},
 		{"cidr mapped", func(s *ippool.Spec) { s.CIDR = "::ffff:203.0.113.0/120" }, []want{{"cidr", "not_ipv4", ""}}},
 		{"cidr host bits", func(s *ippool.Spec) { s.CIDR = "203.0.113.1/24" }, []want{{"cidr", "not_canonical", "203.0.113.0/24"}}},
 		{"gateway missing", func(s *ippool.Spec) { s.Gateway = "" }, []want{{"gateway", "required", ""}}},
