@@ -318,3 +318,14 @@ func ReleaseIPs(ctx context.Context, tx *gorm.DB, k ServiceKey) (int64, error) {
 	res := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Delete(&IPAllocation{})
 	return res.RowsAffected, res.Error
 }
+
+// ReleaseIPsExcept frees the addresses a service holds in pools other than keep (a change of
+// plan, R54) and returns how many were freed.
+func ReleaseIPsExcept(ctx context.Context, tx *gorm.DB, k ServiceKey, keep []string) (int64, error) {
+	q := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID)
+	if len(keep) > 0 {
+		q = q.Where("pool NOT IN ?", keep)
+	}
+	res := q.Delete(&IPAllocation{})
+	return res.RowsAffected, res.Error
+}

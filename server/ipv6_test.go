@@ -154,3 +154,83 @@ func TestIPv6LifecycleOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// R54: a restore recreates the container from its backup and writes the service's IPv6
+// assignment and ipfilter-net0 again.
+func TestIPv6RestoreOverHTTP(t *testing.T) {
+	h := newServicesHarness(t, "sqlite")
+	ipv6Plans(t, h)
+	if r := h.signed("PUT", "/v1/admin/plans/ct-bk6", "ops", adminSecret,
+		backupPlanBody("local", map[string]any{"ip6_pool": "pool-6"})); r.Status != 201 {
+		t.Fatalf("plan: %d %s", r.Status, r.Body)
+	}
+	id := "v6-restore"
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, "ct-bk6")))
+	vmid := int(h.service(id)["vmid"].(float64))
+	op := finished(t, h, h.billing("POST", "/v1/services/"+id+"/backups?wait=20", nil))
+	backupID := op["result"].(map[string]any)["backup"].(map[string]any)["id"].(string)
+	body, _ := json.Marshal(map[string]string{"backup_id": backupID})
+	in := h.billing("POST", "/v1/services/"+id+"/restore/preview?wait=10", body).json(t)["intent"].(map[string]any)
+	if in["state"] != "preview_ready" {
+		t.Fatalf("preview %v", in)
+	}
+	before := len(h.sim.Requests())
+	apply, _ := json.Marshal(map[string]any{"intent_id": in["id"], "confirmations": in["confirmations"]})
+	finished(t, h, h.billing("POST", "/v1/services/"+id+"/restore?wait=20", apply))
+	var addsAfter int
+	for _, r := range h.sim.Requests()[before:] {
+		if r.Method == "POST" && strings.Contains(r.Path, "/ipset/"+kinds.IPFilterSet) {
+			addsAfter++
+		}
+	}
+	if addsAfter == 0 {
+		t.Fatal("the restore wrote nothing into ipfilter-net0")
+	}
+	checkGuestIPv6(t, h, "container", vmid)
+}
+
+// R54: a change of plan to a plan with an ip6_pool assigns the service a prefix and writes it
+// on the existing guest (net0 keeping its MAC, ipconfig0) and into ipfilter-net0; a change back
+// releases it.
+func TestIPv6ChangePlanOverHTTP(t *testing.T) {
+	for _, k := range []struct{ kind, from, to string }{{"container", "ct-1g", "ct-v6"}, {"vm", "vm-2g", "vm-v6"}} {
+		t.Run(k.kind, func(t *testing.T) {
+			h := newServicesHarness(t, "sqlite")
+			ipv6Plans(t, h)
+			id := "v6-cp-" + k.kind
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, k.from)))
+			svc := h.service(id)
+			vmid := int(svc["vmid"].(float64))
+			if svc["ipv6"] != nil {
+				t.Fatalf("ipv6 before %v", svc["ipv6"])
+			}
+			g, _ := h.sim.Guest(vmid)
+			net0 := g.Config["net0"]
+			succeeded(t, h.billing("POST", "/v1/services/"+id+"/change-plan?wait=20", []byte(`{"plan":"`+k.to+`"}`)))
+			checkGuestIPv6(t, h, k.kind, vmid)
+			if v6, _ := h.service(id)["ipv6"].(map[string]any); v6 == nil || v6["prefix"] != "2001:db8::/64" {
+				t.Fatalf("ipv6 after change-plan %v", v6)
+			}
+			g, _ = h.sim.Guest(vmid)
+			mac := func(s string) string {
+				for _, part := range strings.Split(s, ",") {
+					if k, v, _ := strings.Cut(part, "="); k == "hwaddr" || k == "macaddr" || k == "virtio" {
+						return v
+					}
+				}
+				return ""
+			}
+			if mac(g.Config["net0"]) != mac(net0) || mac(net0) == "" {
+				t.Fatalf("net0 MAC changed: %q → %q", net0, g.Config["net0"])
+			}
+			succeeded(t, h.billing("POST", "/v1/services/"+id+"/change-plan?wait=20", []byte(`{"plan":"`+k.from+`"}`)))
+			if s := h.service(id); s["ipv6"] != nil {
+				t.Fatalf("ipv6 after changing back %v", s["ipv6"])
+			}
+			g, _ = h.sim.Guest(vmid)
+			if strings.Contains(g.Config["net0"]+g.Config["ipconfig0"], "ip6=") {
+				t.Fatalf("ip6 left on the guest: %v", g.Config)
+			}
+		})
+	}
+}

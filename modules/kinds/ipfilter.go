@@ -80,8 +80,10 @@ func Net0MAC(net0 string) (string, error) {
 	return n.HWAddr, nil
 }
 
-// FillIPFilter writes entries into the guest's ipfilter-net0, creating the set when it is
-// missing; an entry already there is left as it is. what names the guest in errors.
+// FillIPFilter makes the guest's ipfilter-net0 hold exactly entries, creating the set when it is
+// missing: an entry already there is left as it is, one not wanted (an old MAC's link-local
+// address brought back by a restored archive, a released address) is removed after the wanted
+// ones are in. what names the guest in errors.
 func FillIPFilter(ctx context.Context, fw *pve.FirewallClient, what string, entries []string) error {
 	sets, err := fw.IPSets(ctx)
 	if err != nil {
@@ -104,12 +106,22 @@ func FillIPFilter(ctx context.Context, fw *pve.FirewallClient, what string, entr
 	for _, e := range have {
 		held[strings.TrimSuffix(strings.TrimSuffix(e.CIDR, "/32"), "/128")] = true
 	}
+	wanted := map[string]bool{}
 	for _, want := range entries {
+		wanted[want] = true
 		if held[want] {
 			continue
 		}
 		if err := fw.AddIPSetEntry(ctx, IPFilterSet, pve.IPSetEntryRequest{CIDR: want}); err != nil {
 			return fmt.Errorf("add %s to %s %s: %w", want, what, IPFilterSet, err)
+		}
+	}
+	for _, e := range have {
+		if wanted[strings.TrimSuffix(strings.TrimSuffix(e.CIDR, "/32"), "/128")] {
+			continue
+		}
+		if err := fw.DeleteIPSetEntry(ctx, IPFilterSet, e.CIDR); err != nil {
+			return fmt.Errorf("remove %s from %s %s: %w", e.CIDR, what, IPFilterSet, err)
 		}
 	}
 	return nil

@@ -52,6 +52,12 @@ func (a Address) Merge6(b Address) Address {
 	return a
 }
 
+// Readdresser is a kind that writes a service's addresses onto its existing guest (R54): after
+// a change of plan, the new plan's pools. a nil address is DHCP.
+type Readdresser interface {
+	Readdress(ctx context.Context, g Guest, p plans.Plan, a *Address) error
+}
+
 // maxNameservers is how many nameservers a guest is given: a resolver reads three.
 const maxNameservers = 3
 

@@ -143,11 +143,38 @@ func fillIPFilter(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
 	return kinds.FillIPFilter(ctx, c.Firewall(), fmt.Sprintf("container %d", g.VMID), entries)
 }
 
+// Readdress rewrites net0 with the plan's bridge and rate and the service's addresses, keeping
+// its MAC, and makes ipfilter-net0 hold them (R54, R9).
+func (m *Module) Readdress(ctx context.Context, g kinds.Guest, p plans.Plan, a *kinds.Address) error {
+	c := ct(g)
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	mac, err := kinds.Net0MAC(cfg.Net[0])
+	if err != nil {
+		return fmt.Errorf("container %d: %w", g.VMID, err)
+	}
+	net0, err := net0With(kinds.CreateSpec{Plan: p, Address: a}, mac)
+	if err != nil {
+		return err
+	}
+	if net0 != cfg.Net[0] {
+		if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{Net: map[int]string{0: net0}, Digest: cfg.Digest}); err != nil {
+			return fmt.Errorf("update container %d net0: %w", g.VMID, err)
+		}
+	}
+	return fillIPFilter(ctx, g, a)
+}
+
 // net0Of is the container's interface as the plan and the address make it: on the plan's
 // bridge, with the firewall on (R9), the plan's rate, and DHCP or the static address.
-func net0Of(spec kinds.CreateSpec) (string, error) {
+func net0Of(spec kinds.CreateSpec) (string, error) { return net0With(spec, "") }
+
+// net0With is net0Of with the MAC net0 keeps; "" lets Proxmox generate one.
+func net0With(spec kinds.CreateSpec, mac string) (string, error) {
 	p := spec.Plan
-	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
+	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp", HWAddr: mac}
 	if a := spec.Address; a != nil {
 		if a.CIDR != "" {
 			n.IP, n.GW = a.CIDR, a.Gateway

@@ -211,6 +211,27 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 	return nil
 }
 
+// Readdress writes the service's addresses into ipconfig0 and ipfilter-net0 and turns ipfilter on
+// for a static IPv4 address (R54, R9); cloud-init applies ipconfig0 at the next boot.
+func (m *Module) Readdress(ctx context.Context, g kinds.Guest, _ plans.Plan, a *kinds.Address) error {
+	q := vm(g)
+	cfg, err := q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	ipconfig := ipconfigOf(a)
+	if cfg.IPConfig[0] != ipconfig {
+		u := pve.QEMUConfigUpdate{IPConfig: map[int]string{0: ipconfig}, Digest: cfg.Digest}
+		if a != nil && len(a.Nameservers) > 0 {
+			u.Nameserver = strings.Join(a.Nameservers, " ")
+		}
+		if err := q.UpdateConfig(ctx, u); err != nil {
+			return fmt.Errorf("update VM %d ipconfig0: %w", g.VMID, err)
+		}
+	}
+	return m.firewall(ctx, g, a)
+}
+
 // ipconfigOf is cloud-init's ipconfig0 for the address: the static IPv4 address or DHCP, and
 // the IPv6 assignment with its gateway (R54). gw6 is written only beside a static ip6, never
 // beside auto or dhcp, and never manual: cloud-init would drop the interface's whole
