@@ -19,19 +19,19 @@ import (
 // the same keys and queries serve both. CIDR and Gateway keep their text form; Nameservers is a
 // JSON array. modules/ippool owns the meaning and the validation.
 type IPPool struct {
-	Name        string `gorm:"primaryKey"`
-	Cluster     string
-	Bridge      string
-	CIDR        string `gorm:"column:cidr"`
-	Gateway     string
-	FirstIP     int64 `gorm:"column:first_ip"`
-	LastIP      int64 `gorm:"column:last_ip"`
+	Name    string `gorm:"primaryKey"`
+	Cluster string
+	Bridge  string
+	CIDR    string `gorm:"column:cidr"`
+	Gateway string
+	FirstIP int64 `gorm:"column:first_ip"`
+	LastIP  int64 `gorm:"column:last_ip"`
 	// AssignPrefix is the length of the prefix an IPv6 pool assigns; 0 in an IPv4 pool.
 	AssignPrefix int `gorm:"column:assign_prefix"`
 	Nameservers  string
-	Source      string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	Source       string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // TableName pins the table.
