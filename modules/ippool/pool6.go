@@ -24,16 +24,25 @@ const (
 // anycast address (RFC 4291 §2.6.1).
 func (v *fieldErrors) addresses6(spec Spec) Pool {
 	var p Pool
-	prefix, err := netip.ParsePrefix(spec.CIDR)
-	prefixOK := false
-	switch {
-	case prefix.Addr().Zone() != "" || prefix.Addr().Is4In6():
-		v.Add("cidr", i18n.FieldPattern, "")
-	case prefix.Masked() != prefix || prefix.String() != spec.CIDR || err != nil:
+	prefix, _ := netip.ParsePrefix(spec.CIDR)
+	prefixOK := prefix.Masked() == prefix && prefix.String() == spec.CIDR
+	if prefixOK {
+		p.Prefix = prefix
+	} else {
 		v.Add("cidr", i18n.FieldNotCanonical, prefix.Masked().String())
-	default:
-		p.Prefix, prefixOK = prefix, true
 	}
+	v.assignPrefix(spec, prefix, &p)
+	for _, f := range [][2]string{{"first", spec.First}, {"last", spec.Last}} {
+		if f[1] != "" {
+			v.Add(f[0], i18n.FieldNotForFamily, "ipv6")
+		}
+	}
+	p.Gateway = v.gateway6(spec.Gateway, prefix, prefixOK)
+	return p
+}
+
+// assignPrefix reads assign_prefix (64 when absent) into p with the usable index range.
+func (v *fieldErrors) assignPrefix(spec Spec, prefix netip.Prefix, p *Pool) {
 	bits := DefaultAssignPrefix
 	if spec.AssignPrefix != nil {
 		bits = *spec.AssignPrefix
@@ -52,23 +61,23 @@ func (v *fieldErrors) addresses6(spec Spec) Pool {
 			p.FirstIndex = 1
 		}
 	}
-	for _, f := range [][2]string{{"first", spec.First}, {"last", spec.Last}} {
-		if f[1] != "" {
-			v.Add(f[0], i18n.FieldNotForFamily, "ipv6")
-		}
-	}
-	gw, err := netip.ParseAddr(spec.Gateway)
+}
+
+// gateway6 reads an IPv6 pool's gateway: an IPv6 address written canonically, outside the
+// network.
+func (v *fieldErrors) gateway6(s string, prefix netip.Prefix, prefixOK bool) netip.Addr {
+	gw, err := netip.ParseAddr(s)
 	switch {
-	case spec.Gateway == "":
+	case s == "":
 		v.Add("gateway", i18n.FieldRequired, "")
 	case err != nil || !gw.Is6() || gw.Is4In6() || gw.Zone() != "":
 		v.Add("gateway", i18n.FieldPattern, "")
-	case gw.String() != spec.Gateway:
+	case gw.String() != s:
 		v.Add("gateway", i18n.FieldNotCanonical, gw.String())
 	case prefixOK && prefix.Contains(gw):
 		v.Add("gateway", i18n.FieldInsideRange, prefix.String())
 	default:
-		p.Gateway = gw
+		return gw
 	}
-	return p
+	return netip.Addr{}
 }
