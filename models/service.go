@@ -68,7 +68,7 @@ func GetService(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Service, error
 // serviceIPRow is one row of a service joined with one of the addresses it holds (none: a
 // NULL address).
 type serviceIPRow struct {
-	Service `gorm:"embedded"`
+	Service   `gorm:"embedded"`
 	AllocIP   *int64  `gorm:"column:alloc_ip"`
 	AllocCIDR *string `gorm:"column:alloc_cidr"`
 	AllocBits *int    `gorm:"column:alloc_bits"`
