@@ -83,9 +83,9 @@ type HeldIP struct {
 	Gateway string
 }
 
-// GetClientServiceWithIPs reads a client's service and the IPv4 addresses it holds, in one
-// statement: the service view is the most frequent read of the webhook path. Another client's
-// service with the same id is not this one (R46): it is not found.
+// GetClientServiceWithIPs reads a client's service and the addresses it holds (an IPv6 one with
+// its prefix, R54), in one statement: the service view is the most frequent read of the webhook
+// path. Another client's service with the same id is not this one (R46): it is not found.
 func GetClientServiceWithIPs(ctx context.Context, tx *gorm.DB, clientID, serviceID string) (*Service, []HeldIP, error) {
 	var rows []serviceIPRow
 	err := pooled(ctx, tx).Table("services").
