@@ -59,3 +59,23 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 		t.Fatalf("invalid pool at start: %v", err)
 	}
 }
+
+// R54: an IPv6 pool declared in the config file, with its assign_prefix, is upserted at start and
+// hands out prefixes of that length.
+func TestConfigIPv6PoolUpsertedAtStart(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Defaults()
+	cfg.Database.DSN = filepath.Join(t.TempDir(), "p.db")
+	bits := 80
+	cfg.IPPools = []config.IPPool{{Name: "pool-6", Cluster: "default", Bridge: "vmbr0", CIDR: "2001:db8::/48",
+		Gateway: "fe80::1", AssignPrefix: &bits}}
+	a, err := buildApp(ctx, cfg, newLogger("text", "error", io.Discard), stack.MigrateSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.db.Close()
+	addr, err := ippool.NewService(a.db).Allocate(ctx, "pool-6", models.ServiceKey{ClientID: "c", ServiceID: "svc-1"})
+	if err != nil || addr.Assigned.String() != "2001:db8::/80" || addr.CIDR() != "2001:db8::1/80" {
+		t.Fatalf("allocation %+v %v", addr, err)
+	}
+}

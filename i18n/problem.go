@@ -126,6 +126,9 @@ const (
 	// FieldNotApplicable: the field does not apply to what the object offers (a VM-only plan
 	// with swap, a container-only plan with a VM catalog); {param} names what it offers.
 	FieldNotApplicable FieldCode = "not_applicable"
+	// FieldNotForFamily: an IP pool field that does not apply to the pool's address family
+	// (first/last in an IPv6 pool, assign_prefix in an IPv4 one, R54); {param} is the family.
+	FieldNotForFamily FieldCode = "not_for_family"
 	// IPv4 pools: an address or network that is not IPv4, an address outside the pool's
 	// network, the network or broadcast address, an address inside the allocation range that
 	// must stay out of it (the gateway), a network written with host bits set. {param} is the
@@ -142,7 +145,7 @@ var FieldCodes = []FieldCode{
 	FieldRequired, FieldUnknown, FieldType, FieldTooShort, FieldTooLong, FieldTooSmall,
 	FieldTooLarge, FieldOneOf, FieldPattern, FieldInvalid, FieldRequiredOne, FieldDuplicate,
 	FieldBadTimestamp, FieldNotApplicable, FieldNotIPv4, FieldOutsideNetwork, FieldReservedAddress,
-	FieldInsideRange, FieldNotCanonical, FieldRepeated, FieldNotUTF8,
+	FieldInsideRange, FieldNotCanonical, FieldRepeated, FieldNotUTF8, FieldNotForFamily,
 }
 
 // Permanence tells a caller whether retrying can ever help.

@@ -12,21 +12,26 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// IPPool is one IPv4 pool row. Addresses are stored as their 32-bit value (FirstIP, LastIP and
-// IPAllocation.IP) so that ranges are integer comparisons; CIDR and Gateway keep their text
-// form; Nameservers is a JSON array. modules/ippool owns the meaning and the validation.
+// IPPool is one pool row. In an IPv4 pool addresses are stored as their 32-bit value (FirstIP,
+// LastIP and IPAllocation.IP) so that ranges are integer comparisons. In an IPv6 pool
+// (AssignPrefix > 0, R54) IPAllocation.IP is the index of an assigned prefix of AssignPrefix bits
+// inside CIDR and [FirstIP, LastIP] the usable indexes, so only what is assigned is stored and
+// the same keys and queries serve both. CIDR and Gateway keep their text form; Nameservers is a
+// JSON array. modules/ippool owns the meaning and the validation.
 type IPPool struct {
-	Name        string `gorm:"primaryKey"`
-	Cluster     string
-	Bridge      string
-	CIDR        string `gorm:"column:cidr"`
-	Gateway     string
-	FirstIP     int64 `gorm:"column:first_ip"`
-	LastIP      int64 `gorm:"column:last_ip"`
-	Nameservers string
-	Source      string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	Name    string `gorm:"primaryKey"`
+	Cluster string
+	Bridge  string
+	CIDR    string `gorm:"column:cidr"`
+	Gateway string
+	FirstIP int64 `gorm:"column:first_ip"`
+	LastIP  int64 `gorm:"column:last_ip"`
+	// AssignPrefix is the length of the prefix an IPv6 pool assigns; 0 in an IPv4 pool.
+	AssignPrefix int `gorm:"column:assign_prefix"`
+	Nameservers  string
+	Source       string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // TableName pins the table.
@@ -118,9 +123,14 @@ func (db *DB) SaveIPPools(ctx context.Context, pools []IPPool, source string) ([
 				case err != nil:
 					return err
 				}
+				q := tx.Model(&IPAllocation{}).Where("pool = ?", cur.Name)
+				// An IPv6 allocation is an index whose meaning depends on the cidr and the
+				// assigned length (R54): changing either moves every allocation.
+				if cur.AssignPrefix == p.AssignPrefix && (p.AssignPrefix == 0 || cur.CIDR == p.CIDR) {
+					q = q.Where("ip < ? OR ip > ?", p.FirstIP, p.LastIP)
+				}
 				var outside int64
-				if err := tx.Model(&IPAllocation{}).Where("pool = ? AND (ip < ? OR ip > ?)", cur.Name, p.FirstIP, p.LastIP).
-					Count(&outside).Error; err != nil {
+				if err := q.Count(&outside).Error; err != nil {
 					return err
 				}
 				if outside > 0 {
@@ -128,7 +138,7 @@ func (db *DB) SaveIPPools(ctx context.Context, pools []IPPool, source string) ([
 				}
 				if err := tx.Model(&IPPool{}).Where("name = ?", cur.Name).Updates(map[string]any{
 					"cluster": p.Cluster, "bridge": p.Bridge, "cidr": p.CIDR, "gateway": p.Gateway,
-					"first_ip": p.FirstIP, "last_ip": p.LastIP, "nameservers": p.Nameservers,
+					"first_ip": p.FirstIP, "last_ip": p.LastIP, "assign_prefix": p.AssignPrefix, "nameservers": p.Nameservers,
 					"source": source, "updated_at": now,
 				}).Error; err != nil {
 					return err
@@ -313,5 +323,16 @@ func ServiceIPAllocations(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]IPA
 // error: a release is idempotent).
 func ReleaseIPs(ctx context.Context, tx *gorm.DB, k ServiceKey) (int64, error) {
 	res := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Delete(&IPAllocation{})
+	return res.RowsAffected, res.Error
+}
+
+// ReleaseIPsExcept frees the addresses a service holds in pools other than keep (a change of
+// plan, R54) and returns how many were freed.
+func ReleaseIPsExcept(ctx context.Context, tx *gorm.DB, k ServiceKey, keep []string) (int64, error) {
+	q := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID)
+	if len(keep) > 0 {
+		q = q.Where("pool NOT IN ?", keep)
+	}
+	res := q.Delete(&IPAllocation{})
 	return res.RowsAffected, res.Error
 }

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/big"
 	"net/netip"
 	"time"
 
@@ -66,18 +68,53 @@ func GetService(ctx context.Context, tx *gorm.DB, k ServiceKey) (*Service, error
 // serviceIPRow is one row of a service joined with one of the addresses it holds (none: a
 // NULL address).
 type serviceIPRow struct {
-	Service `gorm:"embedded"`
-	AllocIP *int64 `gorm:"column:alloc_ip"`
+	Service       `gorm:"embedded"`
+	HeldIPColumns `gorm:"embedded"`
 }
 
-// GetClientServiceWithIPs reads a client's service and the IPv4 addresses it holds, in one
-// statement: the service view is the most frequent read of the webhook path. Another client's
-// service with the same id is not this one (R46): it is not found.
-func GetClientServiceWithIPs(ctx context.Context, tx *gorm.DB, clientID, serviceID string) (*Service, []netip.Addr, error) {
+// HeldIPColumns are an address a service holds as read with its pool (allocSelect), nil AllocIP
+// for none; exported because gorm fills only exported embedded structs.
+type HeldIPColumns struct {
+	AllocIP   *int64  `gorm:"column:alloc_ip"`
+	AllocCIDR *string `gorm:"column:alloc_cidr"`
+	AllocBits *int    `gorm:"column:alloc_bits"`
+	AllocGW   *string `gorm:"column:alloc_gw"`
+}
+
+// allocSelect reads HeldIPColumns's columns from ip_allocations joined with ip_pools.
+const allocSelect = "ip_allocations.ip AS alloc_ip, ip_pools.cidr AS alloc_cidr, ip_pools.assign_prefix AS alloc_bits, ip_pools.gateway AS alloc_gw"
+
+// held is the address an allocation row stands for: an IPv4 address, or an IPv6 prefix's
+// guest address with the prefix and gateway (R54).
+func (r HeldIPColumns) held() (HeldIP, error) {
+	if r.AllocBits == nil || *r.AllocBits == 0 {
+		return HeldIP{Addr: IPv4(*r.AllocIP)}, nil
+	}
+	cidr, err := netip.ParsePrefix(deref(r.AllocCIDR))
+	if err != nil {
+		return HeldIP{}, fmt.Errorf("pool cidr: %w", err)
+	}
+	p := IPv6Prefix(cidr, *r.AllocBits, *r.AllocIP)
+	return HeldIP{Addr: IPv6Host(p), Prefix: p, Gateway: deref(r.AllocGW)}, nil
+}
+
+// HeldIP is an address a service holds. In an IPv6 pool (R54) Prefix is the assigned prefix,
+// Addr the guest's address in it and Gateway the pool's gateway; in an IPv4 pool only Addr is set.
+type HeldIP struct {
+	Addr    netip.Addr
+	Prefix  netip.Prefix
+	Gateway string
+}
+
+// GetClientServiceWithIPs reads a client's service and the addresses it holds (an IPv6 one with
+// its prefix, R54), in one statement: the service view is the most frequent read of the webhook
+// path. Another client's service with the same id is not this one (R46): it is not found.
+func GetClientServiceWithIPs(ctx context.Context, tx *gorm.DB, clientID, serviceID string) (*Service, []HeldIP, error) {
 	var rows []serviceIPRow
 	err := pooled(ctx, tx).Table("services").
-		Select("services.*, ip_allocations.ip AS alloc_ip").
+		Select("services.*, "+allocSelect).
 		Joins("LEFT JOIN ip_allocations ON ip_allocations.client_id = services.client_id AND ip_allocations.service_id = services.service_id").
+		Joins("LEFT JOIN ip_pools ON ip_pools.name = ip_allocations.pool").
 		Where("services.client_id = ? AND services.service_id = ?", clientID, serviceID).
 		Order("ip_allocations.pool, ip_allocations.ip").
 		Scan(&rows).Error
@@ -87,14 +124,45 @@ func GetClientServiceWithIPs(ctx context.Context, tx *gorm.DB, clientID, service
 	if len(rows) == 0 {
 		return nil, nil, ErrNotFound
 	}
-	ips := make([]netip.Addr, 0, len(rows))
+	ips := make([]HeldIP, 0, len(rows))
 	for _, r := range rows {
-		if r.AllocIP != nil {
-			ips = append(ips, IPv4(*r.AllocIP))
+		if r.AllocIP == nil {
+			continue
 		}
+		ip, err := r.held()
+		if err != nil {
+			return nil, nil, fmt.Errorf("service %s: %w", serviceID, err)
+		}
+		ips = append(ips, ip)
 	}
 	svc := rows[0].Service
 	return &svc, ips, nil
+}
+
+// IPv6Prefix is the prefix of bits bits with this index inside the IPv6 network cidr: the index
+// is added to the network's address at the prefix's boundary (R54).
+func IPv6Prefix(cidr netip.Prefix, bits int, index int64) netip.Prefix {
+	base := new(big.Int).SetBytes(cidr.Masked().Addr().AsSlice())
+	off := new(big.Int).Lsh(big.NewInt(index), uint(128-bits))
+	var b [16]byte
+	base.Add(base, off).FillBytes(b[:])
+	return netip.PrefixFrom(netip.AddrFrom16(b), bits)
+}
+
+// IPv6Host is the guest's address in an assigned prefix: the first host address (::1 of a /64),
+// or the address itself for a /128.
+func IPv6Host(p netip.Prefix) netip.Addr {
+	if p.Bits() == 128 {
+		return p.Addr()
+	}
+	return p.Addr().Next()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // IPv4 is the address an ip_allocations row stores as its 32-bit number.

@@ -60,7 +60,8 @@ func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		svc, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "with-ips")
+		svc, held, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "with-ips")
+		ips := addrsOf(held)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,8 +75,8 @@ func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 		if _, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "alice", "no-ips"); err != nil || len(ips) != 0 {
 			t.Fatalf("service without addresses: %v %v", ips, err)
 		}
-		bobs, ips, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "bob", "with-ips")
-		if err != nil || bobs.ClientID != "bob" || bobs.ID == svc.ID || !slices.Equal(ips, []netip.Addr{netip.MustParseAddr("198.51.100.20")}) {
+		bobs, held, err := models.GetClientServiceWithIPs(ctx, db.Gorm, "bob", "with-ips")
+		if err != nil || bobs.ClientID != "bob" || bobs.ID == svc.ID || !slices.Equal(addrsOf(held), []netip.Addr{netip.MustParseAddr("198.51.100.20")}) {
 			t.Fatalf("bob's with-ips: %+v %v %v", bobs, ips, err)
 		}
 		for _, tc := range [][2]string{{"alice", "bobs"}, {"carol", "with-ips"}, {"alice", "missing"}} {
@@ -84,4 +85,12 @@ func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 			}
 		}
 	})
+}
+
+func addrsOf(held []models.HeldIP) []netip.Addr {
+	out := make([]netip.Addr, 0, len(held))
+	for _, h := range held {
+		out = append(out, h.Addr)
+	}
+	return out
 }

@@ -2,7 +2,7 @@ package models
 
 import (
 	"context"
-	"net/netip"
+	"fmt"
 
 	"gorm.io/gorm"
 )
@@ -11,7 +11,7 @@ import (
 // addresses each holds, and whether more services follow the page.
 type ClientServicePage struct {
 	Services []Service
-	IPs      map[string][]netip.Addr // by service id
+	IPs      map[string][]HeldIP // by service id
 	More     bool
 }
 
@@ -19,7 +19,7 @@ type ClientServicePage struct {
 // ("" for the first page), in two statements whatever the page's size: the services, then the
 // addresses they hold. Another client's services are never read (R46).
 func ListClientServices(ctx context.Context, tx *gorm.DB, clientID, after string, limit int) (ClientServicePage, error) {
-	page := ClientServicePage{IPs: map[string][]netip.Addr{}}
+	page := ClientServicePage{IPs: map[string][]HeldIP{}}
 	q := pooled(ctx, tx).Where("client_id = ?", clientID)
 	if after != "" {
 		q = q.Where("service_id > ?", after)
@@ -37,11 +37,23 @@ func ListClientServices(ctx context.Context, tx *gorm.DB, clientID, after string
 	for i, s := range page.Services {
 		ids[i] = s.ServiceID
 	}
-	var allocs []IPAllocation
-	err := pooled(ctx, tx).Where("client_id = ? AND service_id IN ?", clientID, ids).Order("service_id, pool, ip").
-		Find(&allocs).Error
-	for _, a := range allocs {
-		page.IPs[a.ServiceID] = append(page.IPs[a.ServiceID], IPv4(a.IP))
+	var allocs []struct {
+		ServiceID     string `gorm:"column:service_id"`
+		HeldIPColumns `gorm:"embedded"`
 	}
-	return page, err
+	err := pooled(ctx, tx).Table("ip_allocations").Select("ip_allocations.service_id, "+allocSelect).
+		Joins("JOIN ip_pools ON ip_pools.name = ip_allocations.pool").
+		Where("ip_allocations.client_id = ? AND ip_allocations.service_id IN ?", clientID, ids).
+		Order("ip_allocations.service_id, ip_allocations.pool, ip_allocations.ip").Scan(&allocs).Error
+	if err != nil {
+		return page, err
+	}
+	for _, a := range allocs {
+		ip, err := a.held()
+		if err != nil {
+			return page, fmt.Errorf("service %s: %w", a.ServiceID, err)
+		}
+		page.IPs[a.ServiceID] = append(page.IPs[a.ServiceID], ip)
+	}
+	return page, nil
 }

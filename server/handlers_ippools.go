@@ -13,27 +13,38 @@ import (
 // IPPoolView is the API shape of an IP pool (docs/api.md IP pool) with its usage: size is the
 // number of addresses in [first, last], used those allocated to services, free the rest.
 type IPPoolView struct {
-	Name        string    `json:"name"`
-	Cluster     string    `json:"cluster"`
-	Bridge      string    `json:"bridge"`
-	CIDR        string    `json:"cidr"`
-	Gateway     string    `json:"gateway"`
-	First       string    `json:"first"`
-	Last        string    `json:"last"`
-	Nameservers []string  `json:"nameservers"`
-	Size        int64     `json:"size"`
-	Used        int64     `json:"used"`
-	Free        int64     `json:"free"`
-	Source      string    `json:"source"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	Name    string  `json:"name"`
+	Cluster string  `json:"cluster"`
+	Bridge  string  `json:"bridge"`
+	CIDR    string  `json:"cidr"`
+	Gateway string  `json:"gateway"`
+	First   *string `json:"first"` // null in an IPv6 pool (R54)
+	Last    *string `json:"last"`
+	Family  string  `json:"family"`
+	// AssignPrefix is the length of the prefix an IPv6 pool assigns; null in an IPv4 pool.
+	AssignPrefix *int      `json:"assign_prefix"`
+	Nameservers  []string  `json:"nameservers"`
+	Size         int64     `json:"size"`
+	Used         int64     `json:"used"`
+	Free         int64     `json:"free"`
+	Source       string    `json:"source"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 func ipPoolView(u ippool.Usage) IPPoolView {
-	return IPPoolView{Name: u.Name, Cluster: u.Cluster, Bridge: u.Bridge, CIDR: u.Prefix.String(),
-		Gateway: u.Gateway.String(), First: u.First.String(), Last: u.Last.String(),
+	v := IPPoolView{Name: u.Name, Cluster: u.Cluster, Bridge: u.Bridge, CIDR: u.Prefix.String(),
+		Gateway: u.Gateway.String(), Family: u.Family(),
 		Nameservers: append([]string{}, u.Nameservers...), Size: u.Size(), Used: u.Used, Free: u.Free(),
 		Source: string(u.Source), CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC()}
+	if u.IPv6() {
+		bits := u.AssignPrefix
+		v.AssignPrefix = &bits
+	} else {
+		first, last := u.First.String(), u.Last.String()
+		v.First, v.Last = &first, &last
+	}
+	return v
 }
 
 // IPPoolClusters are the cluster names a pool may name: the configured clusters, or any name

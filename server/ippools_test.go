@@ -158,7 +158,8 @@ func TestIPPoolValidationProblems(t *testing.T) {
 			{"pool-a", edit("netmask", "255.255.255.0"), []fe{{"netmask", "unknown_field"}}},
 			{"pool-a", edit("name", "pool-b"), []fe{{"name", "not_allowed_value"}}},
 			{"Pool-A", edit("name", nil), []fe{{"name", "bad_format"}}},
-			{"pool-a", edit("cidr", "2001:db8::/64"), []fe{{"cidr", "not_ipv4"}}},
+			// A v6 cidr makes an IPv6 pool (R54): the IPv4 range and gateway do not fit it.
+			{"pool-a", edit("cidr", "2001:db8::/64"), []fe{{"first", "not_for_family"}, {"gateway", "bad_format"}, {"last", "not_for_family"}}},
 			{"pool-a", edit("cidr", "203.0.113.7/24"), []fe{{"cidr", "not_canonical"}}},
 			{"pool-a", edit("cidr", nil), []fe{{"cidr", "required"}}},
 			{"pool-a", edit("gateway", "203.0.113.50"), []fe{{"gateway", "inside_range"}}},

@@ -30,6 +30,10 @@
 // Allocating from a full pool is 409 ip_pool_exhausted (temporary); naming a pool that does not
 // exist is 404 ip_pool_not_found.
 //
+// IPv6 pools (R54): a pool whose CIDR is IPv6 hands each service one prefix of AssignPrefix bits.
+// Its allocation row stores the prefix's index inside the CIDR, so the same keys, lock and
+// "lowest free" query apply and nothing is stored per possible prefix (pool6.go).
+//
 // It hands out addresses and nothing more: writing one into a guest's configuration is the guest
 // modules' work, and nothing here calls Proxmox.
 package ippool

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net/http"
 	"net/netip"
+	"pvebill/models"
 	"regexp"
 	"slices"
 	"sort"
@@ -62,25 +63,50 @@ type Spec struct {
 	First       string   `json:"first" yaml:"first"`
 	Last        string   `json:"last" yaml:"last"`
 	Nameservers []string `json:"nameservers" yaml:"nameservers"`
+	// AssignPrefix is the length of the prefix an IPv6 pool gives each service (R54); nil means
+	// 64. Not applicable to an IPv4 pool.
+	AssignPrefix *int `json:"assign_prefix" yaml:"assign_prefix"`
 }
 
-// Pool is a validated IPv4 pool.
+// Pool is a validated pool. An IPv6 pool (AssignPrefix > 0, R54) has no First/Last: it hands
+// out the prefixes of AssignPrefix bits with an index in [FirstIndex, LastIndex] inside Prefix.
 type Pool struct {
-	Name        string
-	Cluster     string
-	Bridge      string
-	Prefix      netip.Prefix // the network, canonical
-	Gateway     netip.Addr
-	First       netip.Addr // the allocation range, inclusive
-	Last        netip.Addr
-	Nameservers []string // never nil
-	Source      Source
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	Name    string
+	Cluster string
+	Bridge  string
+	Prefix  netip.Prefix // the network, canonical
+	Gateway netip.Addr
+	First   netip.Addr // the allocation range, inclusive
+	Last    netip.Addr
+	// AssignPrefix, FirstIndex and LastIndex describe an IPv6 pool; AssignPrefix is 0 in an
+	// IPv4 pool.
+	AssignPrefix int
+	FirstIndex   int64
+	LastIndex    int64
+	Nameservers  []string // never nil
+	Source       Source
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
-// Size is the number of addresses in the allocation range.
-func (p Pool) Size() int64 { return int64(toUint(p.Last)) - int64(toUint(p.First)) + 1 }
+// Size is the number of addresses (IPv6: prefixes) in the allocation range.
+func (p Pool) Size() int64 {
+	if p.IPv6() {
+		return p.LastIndex - p.FirstIndex + 1
+	}
+	return int64(toUint(p.Last)) - int64(toUint(p.First)) + 1
+}
+
+// IPv6 reports whether the pool assigns IPv6 prefixes.
+func (p Pool) IPv6() bool { return p.AssignPrefix > 0 }
+
+// Family is "ipv4" or "ipv6", from the cidr.
+func (p Pool) Family() string {
+	if p.IPv6() {
+		return "ipv6"
+	}
+	return "ipv4"
+}
 
 // Usage is a pool with the number of its allocated addresses.
 type Usage struct {
@@ -99,15 +125,27 @@ type Address struct {
 	Gateway     netip.Addr
 	Nameservers []string
 	Bridge      string
+	// Assigned is the prefix assigned to the service in an IPv6 pool (R54); IP is its first
+	// host address (the address itself for a /128). Not valid for IPv4.
+	Assigned netip.Prefix
 }
 
-// CIDR is the address with its prefix length, as Proxmox's ip= takes it ("203.0.113.10/24").
+// CIDR is the address with its prefix length, as Proxmox's ip= and ip6= take it
+// ("203.0.113.10/24", "2001:db8:0:1::1/64").
 func (a Address) CIDR() string { return netip.PrefixFrom(a.IP, a.PrefixLen).String() }
 
-// address builds the Address of ip in p.
-func (p Pool) address(ip netip.Addr) Address {
-	return Address{Pool: p.Name, IP: ip, PrefixLen: p.Prefix.Bits(), Gateway: p.Gateway,
+// address builds the Address of an allocation's stored value in p: an IPv4 address, or the
+// index of an IPv6 prefix.
+func (p Pool) address(v int64) Address {
+	a := Address{Pool: p.Name, PrefixLen: p.Prefix.Bits(), Gateway: p.Gateway,
 		Nameservers: slices.Clone(p.Nameservers), Bridge: p.Bridge}
+	if !p.IPv6() {
+		a.IP = models.IPv4(v)
+		return a
+	}
+	a.Assigned = models.IPv6Prefix(p.Prefix, p.AssignPrefix, v)
+	a.IP, a.PrefixLen = models.IPv6Host(a.Assigned), p.AssignPrefix
+	return a
 }
 
 func toUint(a netip.Addr) uint32 {
@@ -121,13 +159,21 @@ func toUint(a netip.Addr) uint32 {
 func Validate(spec Spec, clusters []string) (Pool, error) {
 	var v fieldErrors
 	v.names(spec, clusters)
-	prefix, gw, first, last := v.addresses(spec)
-	nameservers := v.nameservers(spec.Nameservers)
-	if p := v.Problem(); p != nil {
-		return Pool{}, p
+	var p Pool
+	if pr, err := netip.ParsePrefix(spec.CIDR); err == nil && pr.Addr().Is6() && !pr.Addr().Is4In6() {
+		p = v.addresses6(spec)
+	} else {
+		p.Prefix, p.Gateway, p.First, p.Last = v.addresses(spec)
+		if spec.AssignPrefix != nil {
+			v.Add("assign_prefix", i18n.FieldNotForFamily, "ipv4")
+		}
 	}
-	return Pool{Name: spec.Name, Cluster: spec.Cluster, Bridge: spec.Bridge, Prefix: prefix, Gateway: gw,
-		First: first, Last: last, Nameservers: nameservers}, nil
+	nameservers := v.nameservers(spec.Nameservers)
+	if prob := v.Problem(); prob != nil {
+		return Pool{}, prob
+	}
+	p.Name, p.Cluster, p.Bridge, p.Nameservers = spec.Name, spec.Cluster, spec.Bridge, nameservers
+	return p, nil
 }
 
 // names checks the pool's name, cluster and bridge.

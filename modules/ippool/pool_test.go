@@ -92,7 +92,9 @@ func TestValidateRefusals(t *testing.T) {
 		{"cidr missing", func(s *ippool.Spec) { s.CIDR = "" }, []want{{"cidr", "required", ""}}},
 		{"cidr junk", func(s *ippool.Spec) { s.CIDR = "203.0.113.0" }, []want{{"cidr", "bad_format", ""}}},
 		{"cidr bits", func(s *ippool.Spec) { s.CIDR = "203.0.113.0/33" }, []want{{"cidr", "bad_format", ""}}},
-		{"cidr ipv6", func(s *ippool.Spec) { s.CIDR = "2001:db8::/64" }, []want{{"cidr", "not_ipv4", ""}}},
+		// A v6 cidr makes an IPv6 pool (R54): the v4 range and gateway do not fit it.
+		{"cidr ipv6", func(s *ippool.Spec) { s.CIDR = "2001:db8::/64" },
+			[]want{{"first", "not_for_family", "ipv6"}, {"gateway", "bad_format", ""}, {"last", "not_for_family", "ipv6"}}},
 		{"cidr mapped", func(s *ippool.Spec) { s.CIDR = "::ffff:203.0.113.0/120" }, []want{{"cidr", "not_ipv4", ""}}},
 		{"cidr host bits", func(s *ippool.Spec) { s.CIDR = "203.0.113.1/24" }, []want{{"cidr", "not_canonical", "203.0.113.0/24"}}},
 		{"gateway missing", func(s *ippool.Spec) { s.Gateway = "" }, []want{{"gateway", "required", ""}}},

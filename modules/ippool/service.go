@@ -92,9 +92,13 @@ func (s *Service) save(ctx context.Context, pools []Pool, src Source) ([]bool, e
 		if err != nil {
 			return nil, fmt.Errorf("encode nameservers of %s: %w", p.Name, err)
 		}
-		rows = append(rows, models.IPPool{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.Prefix.String(),
-			Gateway: p.Gateway.String(), FirstIP: int64(toUint(p.First)), LastIP: int64(toUint(p.Last)),
-			Nameservers: string(ns)})
+		row := models.IPPool{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.Prefix.String(),
+			Gateway: p.Gateway.String(), FirstIP: p.FirstIndex, LastIP: p.LastIndex, AssignPrefix: p.AssignPrefix,
+			Nameservers: string(ns)}
+		if !p.IPv6() {
+			row.FirstIP, row.LastIP = int64(toUint(p.First)), int64(toUint(p.Last))
+		}
+		rows = append(rows, row)
 	}
 	created, err := s.db.SaveIPPools(ctx, rows, string(src))
 	var inUse *models.IPPoolInUseError
@@ -190,7 +194,7 @@ func (s *Service) Allocate(ctx context.Context, pool string, k models.ServiceKey
 	if err != nil {
 		return Address{}, err
 	}
-	return p.address(models.IPv4(alloc.IP)), nil
+	return p.address(alloc.IP), nil
 }
 
 // Lookup returns the addresses a service holds, one per pool, ordered by pool name (none:
@@ -210,7 +214,7 @@ func (s *Service) Lookup(ctx context.Context, k models.ServiceKey) ([]Address, e
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p.address(models.IPv4(a.IP)))
+		out = append(out, p.address(a.IP))
 	}
 	return out, nil
 }
@@ -234,7 +238,7 @@ func decodeRow(r models.IPPool) (Pool, error) {
 	if err != nil {
 		return Pool{}, fmt.Errorf("decode ip pool %s: gateway: %w", r.Name, err)
 	}
-	if r.FirstIP < 0 || r.LastIP > 1<<32-1 || r.FirstIP > r.LastIP {
+	if r.FirstIP < 0 || (r.AssignPrefix == 0 && r.LastIP > 1<<32-1) || r.FirstIP > r.LastIP {
 		return Pool{}, fmt.Errorf("decode ip pool %s: range %d–%d", r.Name, r.FirstIP, r.LastIP)
 	}
 	ns := []string{}
@@ -244,7 +248,13 @@ func decodeRow(r models.IPPool) (Pool, error) {
 	if ns == nil {
 		ns = []string{}
 	}
-	return Pool{Name: r.Name, Cluster: r.Cluster, Bridge: r.Bridge, Prefix: prefix, Gateway: gw,
-		First: models.IPv4(r.FirstIP), Last: models.IPv4(r.LastIP), Nameservers: ns,
-		Source: Source(r.Source), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}, nil
+	p := Pool{Name: r.Name, Cluster: r.Cluster, Bridge: r.Bridge, Prefix: prefix, Gateway: gw,
+		AssignPrefix: r.AssignPrefix, Nameservers: ns,
+		Source: Source(r.Source), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if p.IPv6() {
+		p.FirstIndex, p.LastIndex = r.FirstIP, r.LastIP
+	} else {
+		p.First, p.Last = models.IPv4(r.FirstIP), models.IPv4(r.LastIP)
+	}
+	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,9 +29,64 @@ type Guest struct {
 
 // Address is a static IPv4 address for a guest's first interface. A nil *Address means DHCP.
 type Address struct {
-	CIDR        string // "203.0.113.10/24"
+	CIDR        string // "203.0.113.10/24"; "" without an IPv4 pool (DHCP)
 	Gateway     string
 	Nameservers []string
+	// IP6 is the guest's IPv6 address with the assigned prefix length ("2001:db8:0:1::1/64")
+	// and Gateway6 the pool's gateway, from an IPv6 pool (R54); "" without one.
+	IP6      string
+	Gateway6 string
+}
+
+// Merge6 returns a with the IPv6 part of b (an allocation from an IPv6 pool) added; the
+// nameservers of both are kept, a's first, without duplicates.
+func (a Address) Merge6(b Address) Address {
+	a.IP6, a.Gateway6 = b.IP6, b.Gateway6
+	ns := append([]string{}, a.Nameservers...)
+	for _, n := range b.Nameservers {
+		if !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	a.Nameservers = ns[:min(len(ns), maxNameservers)]
+	return a
+}
+
+// Readdresser is a kind that writes a service's addresses onto its existing guest (R54): after
+// a change of plan, the new plan's pools. a nil address is DHCP.
+type Readdresser interface {
+	Readdress(ctx context.Context, g Guest, p plans.Plan, a *Address) error
+}
+
+// maxNameservers is how many nameservers a guest is given: a resolver reads three.
+const maxNameservers = 3
+
+// PlanAddress is what a plan's pools give a service (R54): the allocation from its ip_pool and
+// from its ip6_pool, merged; nil when the plan names neither. alloc allocates from one pool.
+func PlanAddress(ctx context.Context, p plans.Plan, alloc func(ctx context.Context, pool string) (Address, error)) (*Address, error) {
+	var out *Address
+	if p.IPPool != nil {
+		a, err := alloc(ctx, *p.IPPool)
+		if err != nil {
+			return nil, err
+		}
+		out = &a
+	}
+	if p.IP6Pool != nil {
+		a6, err := alloc(ctx, *p.IP6Pool)
+		if err != nil {
+			return nil, err
+		}
+		if a6.IP6 == "" {
+			return nil, fmt.Errorf("plan %s: ip6_pool %s is not an IPv6 pool", p.Code, *p.IP6Pool)
+		}
+		merged := Address{}.Merge6(a6)
+		if out != nil {
+			merged = out.Merge6(a6)
+		}
+		out = &merged
+	}
+	return out, nil
 }
 
 // CreateSpec is everything a module needs to create a guest. Password and SSHKeys are transient

@@ -121,13 +121,66 @@ func plannedRequest(g kinds.Guest, spec kinds.CreateSpec, ostemplate string) (pv
 	}, nil
 }
 
+// fillIPFilter writes the container's static addresses and net0's link-local address into
+// ipfilter-net0; a container without a static address (DHCP) gets nothing written.
+func fillIPFilter(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
+	if a == nil {
+		return nil
+	}
+	c := ct(g)
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	mac, err := kinds.Net0MAC(cfg.Net[0])
+	if err != nil {
+		return fmt.Errorf("container %d: %w", g.VMID, err)
+	}
+	entries, err := kinds.IPFilterEntries(a, mac)
+	if err != nil {
+		return fmt.Errorf("container %d: %w", g.VMID, err)
+	}
+	return kinds.FillIPFilter(ctx, c.Firewall(), fmt.Sprintf("container %d", g.VMID), entries)
+}
+
+// Readdress rewrites net0 with the plan's bridge and rate and the service's addresses, keeping
+// its MAC, and makes ipfilter-net0 hold them (R54, R9).
+func (m *Module) Readdress(ctx context.Context, g kinds.Guest, p plans.Plan, a *kinds.Address) error {
+	c := ct(g)
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	mac, err := kinds.Net0MAC(cfg.Net[0])
+	if err != nil {
+		return fmt.Errorf("container %d: %w", g.VMID, err)
+	}
+	net0, err := net0With(kinds.CreateSpec{Plan: p, Address: a}, mac)
+	if err != nil {
+		return err
+	}
+	if net0 != cfg.Net[0] {
+		if err := c.UpdateConfig(ctx, pve.LXCConfigUpdate{Net: map[int]string{0: net0}, Digest: cfg.Digest}); err != nil {
+			return fmt.Errorf("update container %d net0: %w", g.VMID, err)
+		}
+	}
+	return fillIPFilter(ctx, g, a)
+}
+
 // net0Of is the container's interface as the plan and the address make it: on the plan's
 // bridge, with the firewall on (R9), the plan's rate, and DHCP or the static address.
-func net0Of(spec kinds.CreateSpec) (string, error) {
+func net0Of(spec kinds.CreateSpec) (string, error) { return net0With(spec, "") }
+
+// net0With is net0Of with the MAC net0 keeps; "" lets Proxmox generate one.
+func net0With(spec kinds.CreateSpec, mac string) (string, error) {
 	p := spec.Plan
-	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp"}
-	if spec.Address != nil {
-		n.IP, n.GW = spec.Address.CIDR, spec.Address.Gateway
+	n := pveconf.LXCNet{Name: Interface, Bridge: p.Bridge, Firewall: true, IP: "dhcp", HWAddr: mac}
+	if a := spec.Address; a != nil {
+		if a.CIDR != "" {
+			n.IP, n.GW = a.CIDR, a.Gateway
+		}
+		// The IPv6 assignment (R54); gw6 only beside a static ip6.
+		n.IP6, n.GW6 = a.IP6, a.Gateway6
 	}
 	if p.RateMbps != nil {
 		n.Rate = *p.RateMbps
@@ -177,12 +230,16 @@ func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpe
 	return m.Configure(ctx, g, spec, rep)
 }
 
-// Configure enables the guest firewall with ipfilter (Proxmox adds net0's static addresses to
-// the filter by itself, R9), sets onboot=1 and reads both back with the stamp. Everything else
-// a container gets is in its create body.
-func (m *Module) Configure(ctx context.Context, g kinds.Guest, _ kinds.CreateSpec, _ kinds.Reporter) error {
+// Configure writes the container's addresses into ipfilter-net0 (R9, R54: Proxmox's nftables
+// backend adds none of them to an explicit set), then enables the guest firewall with ipfilter,
+// sets onboot=1 and reads both back with the stamp. Everything else a container gets is in its
+// create body.
+func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, _ kinds.Reporter) error {
 	c := ct(g)
 	on := true
+	if err := fillIPFilter(ctx, g, spec.Address); err != nil {
+		return err
+	}
 	if err := c.Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &on, IPFilter: &on}); err != nil {
 		return fmt.Errorf("enable container %d firewall: %w", g.VMID, err)
 	}

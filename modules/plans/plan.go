@@ -74,6 +74,7 @@ type Spec struct {
 	VMSuspendMode SuspendMode `json:"vm_suspend_mode" yaml:"vm_suspend_mode" validate:"omitempty,oneof=stop pause"`
 	OS            OSCatalog   `json:"os" yaml:"os"`
 	IPPool        *string     `json:"ip_pool" yaml:"ip_pool" validate:"omitempty,min=1,max=64"`
+	IP6Pool       *string     `json:"ip6_pool" yaml:"ip6_pool" validate:"omitempty,min=1,max=64"`
 	Nodes         []string    `json:"nodes" yaml:"nodes" validate:"omitempty,unique,dive,required,max=63"`
 	VMClone       CloneMode   `json:"vm_clone" yaml:"vm_clone" validate:"omitempty,oneof=full linked"`
 
@@ -133,6 +134,8 @@ type Plan struct {
 	OS            OSCatalog   `json:"os"`
 	// IPPool names an IPv4 pool; nil means DHCP.
 	IPPool *string `json:"ip_pool"`
+	// IP6Pool names an IPv6 pool (R54); nil means no IPv6 assignment.
+	IP6Pool *string `json:"ip6_pool"`
 	// Nodes are the nodes a guest of this plan may be placed on; empty means the cluster's.
 	Nodes   []string  `json:"nodes"`
 	VMClone CloneMode `json:"vm_clone"`

@@ -95,6 +95,10 @@ func normalize(s Spec) Plan {
 		ip := *s.IPPool
 		p.IPPool = &ip
 	}
+	if s.IP6Pool != nil {
+		ip := *s.IP6Pool
+		p.IP6Pool = &ip
+	}
 	if p.VMSuspendMode == "" {
 		p.VMSuspendMode = SuspendStop
 	}
@@ -197,6 +201,9 @@ func (v *fieldErrors) names(s Spec) {
 	}
 	if s.IPPool != nil && !v.Has("ip_pool") && !poolPattern.MatchString(*s.IPPool) {
 		v.Add("ip_pool", i18n.FieldPattern, "")
+	}
+	if s.IP6Pool != nil && !v.Has("ip6_pool") && !poolPattern.MatchString(*s.IP6Pool) {
+		v.Add("ip6_pool", i18n.FieldPattern, "")
 	}
 }
 

@@ -18,6 +18,9 @@ func (p poolAddresses) Allocate(ctx context.Context, pool string, k models.Servi
 	if err != nil {
 		return kinds.Address{}, err
 	}
+	if a.Assigned.IsValid() {
+		return kinds.Address{IP6: a.CIDR(), Gateway6: a.Gateway.String(), Nameservers: a.Nameservers}, nil
+	}
 	out := kinds.Address{CIDR: a.CIDR(), Nameservers: a.Nameservers}
 	if a.Gateway.IsValid() {
 		out.Gateway = a.Gateway.String()

@@ -253,18 +253,20 @@ func place(ctx context.Context, c *creation) error {
 	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key()); err != nil {
 		return err
 	}
-	if c.plan.IPPool == nil {
+	if c.plan.IPPool == nil && c.plan.IP6Pool == nil {
 		return nil
 	}
 	if c.s.addrs == nil {
 		return operation.NotAvailable().
-			Wrap(fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", c.plan.Code, *c.plan.IPPool))
+			Wrap(fmt.Errorf("plan %s names an ip pool but no address pools are configured", c.plan.Code))
 	}
-	a, err := c.s.addrs.Allocate(ctx, *c.plan.IPPool, c.svc.Key())
+	a, err := kinds.PlanAddress(ctx, c.plan, func(ctx context.Context, pool string) (kinds.Address, error) {
+		return c.s.addrs.Allocate(ctx, pool, c.svc.Key())
+	})
 	if err != nil {
 		return fmt.Errorf("allocate address: %w", err)
 	}
-	c.spec.Address = &a
+	c.spec.Address = a
 	return nil
 }
 

@@ -241,7 +241,8 @@ var (
 	suspendSteps    = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSuspend}, {Stage: StageSuspend, Run: suspendGuest}}
 	unsuspendSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckGuest}, {Stage: StageUnsuspend, Run: unsuspendGuest}}
 	terminateSteps  = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckTerminate}, {Stage: StageDestroy, Run: destroyGuest}, {Stage: StageRelease, Run: releaseService}, {Stage: StageDeleteBackups, Run: deleteBackupsOnTerminate}}
-	changePlanSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckChangePlan}, {Stage: StageApply, Run: applyPlan}}
+	changePlanSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckChangePlan}, {Stage: StageApply, Run: applyPlan},
+		{Stage: StageAllocate, Run: readdress}}
 )
 
 // lifecycleRun is the common frame of suspend, unsuspend, terminate and change-plan: it loads
@@ -423,6 +424,38 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 	}
 	l.t, l.plan = t, np
 	return nil
+}
+
+// readdress gives the service the addresses of the new plan's pools (idempotent per pool),
+// releases those of pools it no longer names, and writes them onto the guest (R54). Nothing
+// happens when neither plan names a pool.
+func readdress(ctx context.Context, l *lifecycle) error {
+	np := l.plan
+	old, err := l.s.plans.Get(ctx, l.svc.Plan)
+	named := func(p plans.Plan) bool { return p.IPPool != nil || p.IP6Pool != nil }
+	if err == nil && !named(old) && !named(np) {
+		return nil
+	}
+	rd, ok := l.t.mod.(kinds.Readdresser)
+	if !ok || l.s.addrs == nil {
+		return nil
+	}
+	a, err := kinds.PlanAddress(ctx, np, func(ctx context.Context, pool string) (kinds.Address, error) {
+		return l.s.addrs.Allocate(ctx, pool, l.svc.Key())
+	})
+	if err != nil {
+		return fmt.Errorf("allocate address: %w", err)
+	}
+	var keep []string
+	for _, p := range []*string{np.IPPool, np.IP6Pool} {
+		if p != nil {
+			keep = append(keep, *p)
+		}
+	}
+	if _, err := models.ReleaseIPsExcept(ctx, l.s.db.Gorm, l.svc.Key(), keep); err != nil {
+		return err
+	}
+	return rd.Readdress(ctx, l.t.g, np, a)
 }
 
 func applyPlan(ctx context.Context, l *lifecycle) error {

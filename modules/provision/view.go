@@ -3,7 +3,6 @@ package provision
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"sort"
 	"time"
 
@@ -24,9 +23,18 @@ type ServiceView struct {
 	State       string         `json:"state"`
 	Power       string         `json:"power"`
 	IPAddresses []string       `json:"ip_addresses"`
+	IPv6        *IPv6View      `json:"ipv6"`
 	Monitoring  MonitoringView `json:"monitoring"`
 	CreatedAt   time.Time      `json:"created_at"`
 	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+// IPv6View is the service's IPv6 assignment (R54): the prefix, the guest's address in it and
+// the pool's gateway.
+type IPv6View struct {
+	Prefix  string `json:"prefix"`
+	Address string `json:"address"`
+	Gateway string `json:"gateway"`
 }
 
 // MonitoringView holds live figures; each is null where unknown or not applicable (R14).
@@ -80,7 +88,7 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 
 // storedView is a service's view from its row and the addresses it holds, without asking
 // Proxmox: power "unknown" (a terminated service's "stopped") and every monitoring figure null.
-func storedView(svc *models.Service, ips []netip.Addr) ServiceView {
+func storedView(svc *models.Service, ips []models.HeldIP) ServiceView {
 	v := ServiceView{ServiceID: svc.ServiceID, Plan: svc.Plan, GuestType: svc.GuestType, Cluster: svc.Cluster,
 		VMID: svc.VMID, Hostname: svc.Hostname, State: svc.State, Power: "unknown", IPAddresses: []string{},
 		CreatedAt: svc.CreatedAt.UTC(), UpdatedAt: svc.UpdatedAt.UTC()}
@@ -93,7 +101,10 @@ func storedView(svc *models.Service, ips []netip.Addr) ServiceView {
 		return v
 	}
 	for _, ip := range ips {
-		v.IPAddresses = append(v.IPAddresses, ip.String())
+		v.IPAddresses = append(v.IPAddresses, ip.Addr.String())
+		if ip.Prefix.IsValid() && v.IPv6 == nil {
+			v.IPv6 = &IPv6View{Prefix: ip.Prefix.String(), Address: ip.Addr.String(), Gateway: ip.Gateway}
+		}
 	}
 	return v
 }

@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,7 +98,10 @@ func TestVMCreate(t *testing.T) {
 		t.Fatalf("ipset entry at %d, ipfilter enabled at %d", entry, enable)
 	}
 	g, _ := e.sim.Guest(*svc.VMID)
-	if g.Status != "running" || g.Firewall["ipfilter"] != "1" || len(g.IPSets["ipfilter-net0"]) != 1 ||
+	// The set holds the IPv4 address and net0's EUI-64 link-local address (R9, R54).
+	set := g.IPSets["ipfilter-net0"]
+	linkLocal := func(e string) bool { return strings.HasPrefix(e, "fe80:") }
+	if g.Status != "running" || g.Firewall["ipfilter"] != "1" || len(set) != 2 || !slices.ContainsFunc(set, linkLocal) ||
 		!strings.Contains(g.Config["net0"], "firewall=1") || kinds.RootDiskSize("scsi0", g.Config["scsi0"]) != 10*kinds.GiB {
 		t.Fatalf("guest %+v", g)
 	}

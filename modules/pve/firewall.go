@@ -59,3 +59,11 @@ func (f *FirewallClient) AddIPSetEntry(ctx context.Context, name string, e IPSet
 	}
 	return f.g.call(ctx, http.MethodPost, "/firewall/ipset/"+name, e, nil)
 }
+
+// DeleteIPSetEntry sends DELETE .../firewall/ipset/{name}/{cidr}.
+func (f *FirewallClient) DeleteIPSetEntry(ctx context.Context, name, cidr string) error {
+	if err := checkIdent("ipset", name); err != nil {
+		return err
+	}
+	return f.g.callValues(ctx, http.MethodDelete, "/firewall/ipset/"+name+"/"+url.PathEscape(cidr), nil, nil)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +22,7 @@ const (
 	CIUser = "root"
 	// IPFilterSet is the ipset that restricts net0's source addresses (R9). It must hold the
 	// VM's addresses before ipfilter is enabled, or the VM is cut off.
-	IPFilterSet = "ipfilter-net0"
+	IPFilterSet = kinds.IPFilterSet
 	// DefaultShutdownTimeout bounds the graceful shutdown of a stop-mode suspend.
 	DefaultShutdownTimeout = 60 * time.Second
 )
@@ -182,13 +181,7 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 	if err != nil {
 		return fmt.Errorf("VM %d net0: %w", g.VMID, err)
 	}
-	ipconfig := "ip=dhcp"
-	if a := spec.Address; a != nil {
-		ipconfig = "ip=" + a.CIDR
-		if a.Gateway != "" {
-			ipconfig += ",gw=" + a.Gateway
-		}
-	}
+	ipconfig := ipconfigOf(spec.Address)
 	on := true
 	cores, mem := p.Cores, p.MemoryMiB
 	u := pve.QEMUConfigUpdate{
@@ -216,6 +209,48 @@ func (m *Module) Configure(ctx context.Context, g kinds.Guest, spec kinds.Create
 		return fmt.Errorf("VM %d configuration does not read back as sent", g.VMID)
 	}
 	return nil
+}
+
+// Readdress writes the service's addresses into ipconfig0 and ipfilter-net0 and turns ipfilter on
+// for a static IPv4 address (R54, R9); cloud-init applies ipconfig0 at the next boot.
+func (m *Module) Readdress(ctx context.Context, g kinds.Guest, _ plans.Plan, a *kinds.Address) error {
+	q := vm(g)
+	cfg, err := q.Config(ctx)
+	if err != nil {
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
+	}
+	ipconfig := ipconfigOf(a)
+	if cfg.IPConfig[0] != ipconfig {
+		u := pve.QEMUConfigUpdate{IPConfig: map[int]string{0: ipconfig}, Digest: cfg.Digest}
+		if a != nil && len(a.Nameservers) > 0 {
+			u.Nameserver = strings.Join(a.Nameservers, " ")
+		}
+		if err := q.UpdateConfig(ctx, u); err != nil {
+			return fmt.Errorf("update VM %d ipconfig0: %w", g.VMID, err)
+		}
+	}
+	return m.firewall(ctx, g, a)
+}
+
+// ipconfigOf is cloud-init's ipconfig0 for the address: the static IPv4 address or DHCP, and
+// the IPv6 assignment with its gateway (R54). gw6 is written only beside a static ip6, never
+// beside auto or dhcp, and never manual: cloud-init would drop the interface's whole
+// configuration.
+func ipconfigOf(a *kinds.Address) string {
+	parts := []string{"ip=dhcp"}
+	if a != nil && a.CIDR != "" {
+		parts[0] = "ip=" + a.CIDR
+		if a.Gateway != "" {
+			parts = append(parts, "gw="+a.Gateway)
+		}
+	}
+	if a != nil && a.IP6 != "" {
+		parts = append(parts, "ip6="+a.IP6)
+		if a.Gateway6 != "" {
+			parts = append(parts, "gw6="+a.Gateway6)
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // vmNet0 rewrites the clone's net0 for the plan: the model and MAC the clone got, the plan's
@@ -251,8 +286,8 @@ func vmNet0(current string, p plans.Plan) (string, error) {
 
 // firewall fills ipfilter-net0 with the VM's address and then enables the firewall with
 // ipfilter. Proxmox adds nothing but link-local to a VM's set, so enabling ipfilter on an empty
-// set would cut the VM off (R9): a VM without a static address (DHCP) gets the firewall enabled
-// without ipfilter.
+// set would cut the VM off (R9): a VM without a static IPv4 address (DHCP) gets the firewall
+// enabled without ipfilter, its set still holding its IPv6 assignment (R54) for when it gets one.
 func (m *Module) firewall(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
 	fw := vm(g).Firewall()
 	on := true
@@ -261,7 +296,9 @@ func (m *Module) firewall(ctx context.Context, g kinds.Guest, a *kinds.Address) 
 		if err := fillIPFilter(ctx, g, fw, a); err != nil {
 			return err
 		}
-		opts.IPFilter = &on
+		if a.CIDR != "" {
+			opts.IPFilter = &on
+		}
 	}
 	if err := fw.SetOptions(ctx, opts); err != nil {
 		return fmt.Errorf("enable VM %d firewall: %w", g.VMID, err)
@@ -270,47 +307,28 @@ func (m *Module) firewall(ctx context.Context, g kinds.Guest, a *kinds.Address) 
 	if err != nil {
 		return fmt.Errorf("read VM %d firewall: %w", g.VMID, err)
 	}
-	if got.Enable == nil || !bool(*got.Enable) || (a != nil && (got.IPFilter == nil || !bool(*got.IPFilter))) {
+	if got.Enable == nil || !bool(*got.Enable) || (opts.IPFilter != nil && (got.IPFilter == nil || !bool(*got.IPFilter))) {
 		return fmt.Errorf("VM %d firewall does not read back as enabled", g.VMID)
 	}
 	return nil
 }
 
-// fillIPFilter puts the VM's address into its ipfilter-net0 ipset, creating the set when it is
-// missing; an address already there is left as it is.
+// fillIPFilter puts the VM's addresses into its ipfilter-net0 ipset (R9, R54): the IPv4
+// address, the IPv6 assignment and the link-local address of net0's MAC.
 func fillIPFilter(ctx context.Context, g kinds.Guest, fw *pve.FirewallClient, a *kinds.Address) error {
-	ip, _, err := net.ParseCIDR(a.CIDR)
+	cfg, err := vm(g).Config(ctx)
 	if err != nil {
-		return fmt.Errorf("VM %d address %q: %w", g.VMID, a.CIDR, err)
+		return fmt.Errorf("read VM %d config: %w", g.VMID, err)
 	}
-	sets, err := fw.IPSets(ctx)
+	mac, err := kinds.Net0MAC(cfg.Net[0])
 	if err != nil {
-		return fmt.Errorf("list VM %d ipsets: %w", g.VMID, err)
+		return fmt.Errorf("VM %d: %w", g.VMID, err)
 	}
-	exists := false
-	for _, s := range sets {
-		exists = exists || s.Name == IPFilterSet
-	}
-	if !exists {
-		if err := fw.CreateIPSet(ctx, IPFilterSet, "pvebill anti-spoofing"); err != nil {
-			return fmt.Errorf("create VM %d %s: %w", g.VMID, IPFilterSet, err)
-		}
-	}
-	entries, err := fw.IPSetEntries(ctx, IPFilterSet)
+	entries, err := kinds.IPFilterEntries(a, mac)
 	if err != nil {
-		return fmt.Errorf("read VM %d %s: %w", g.VMID, IPFilterSet, err)
+		return fmt.Errorf("VM %d: %w", g.VMID, err)
 	}
-	want := ip.String()
-	have := false
-	for _, e := range entries {
-		have = have || e.CIDR == want || e.CIDR == want+"/32"
-	}
-	if !have {
-		if err := fw.AddIPSetEntry(ctx, IPFilterSet, pve.IPSetEntryRequest{CIDR: want}); err != nil {
-			return fmt.Errorf("add %s to VM %d %s: %w", want, g.VMID, IPFilterSet, err)
-		}
-	}
-	return nil
+	return kinds.FillIPFilter(ctx, fw, fmt.Sprintf("VM %d", g.VMID), entries)
 }
 
 // grow resizes the boot disk to the plan size when it is smaller; never shrinks.

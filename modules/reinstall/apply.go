@@ -134,18 +134,19 @@ func destroyGuest(ctx context.Context, a *apply) error {
 // allocateAddress gives the new guest the service's static address, for a plan with an
 // ip_pool.
 func (a *apply) allocateAddress(ctx context.Context) error {
-	pool := a.t.plan.IPPool
-	if pool == nil {
+	if a.t.plan.IPPool == nil && a.t.plan.IP6Pool == nil {
 		return nil
 	}
 	if a.s.addrs == nil {
-		return fmt.Errorf("plan %s names ip_pool %s but no address pools are configured", a.t.plan.Code, *pool)
+		return fmt.Errorf("plan %s names an ip pool but no address pools are configured", a.t.plan.Code)
 	}
-	addr, err := a.s.addrs.Allocate(ctx, *pool, a.in.Key())
+	addr, err := kinds.PlanAddress(ctx, a.t.plan, func(ctx context.Context, pool string) (kinds.Address, error) {
+		return a.s.addrs.Allocate(ctx, pool, a.in.Key())
+	})
 	if err != nil {
 		return fmt.Errorf("address of %s: %w", a.in.ServiceID, err)
 	}
-	a.spec.Address = &addr
+	a.spec.Address = addr
 	return nil
 }
 

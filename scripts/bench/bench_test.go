@@ -165,6 +165,7 @@ func TestBench(t *testing.T) {
 		{7, "tiers", usageTiers},
 		{8, "console", consoleRelay},
 		{9, "backups", scheduledBackups},
+		{10, "ipv6", ipv6Pools},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {

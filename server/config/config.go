@@ -110,16 +110,18 @@ type Cluster struct {
 	ConsolePassword string `yaml:"console_password,omitempty"`
 }
 
-// IPPool is an IPv4 pool declared in the config file.
+// IPPool is an IP pool declared in the config file: IPv4 with first/last, or IPv6 with
+// assign_prefix (R54).
 type IPPool struct {
-	Name        string   `yaml:"name"`
-	Cluster     string   `yaml:"cluster"`
-	Bridge      string   `yaml:"bridge"`
-	CIDR        string   `yaml:"cidr"`
-	Gateway     string   `yaml:"gateway"`
-	First       string   `yaml:"first"`
-	Last        string   `yaml:"last"`
-	Nameservers []string `yaml:"nameservers"`
+	Name         string   `yaml:"name"`
+	Cluster      string   `yaml:"cluster"`
+	Bridge       string   `yaml:"bridge"`
+	CIDR         string   `yaml:"cidr"`
+	Gateway      string   `yaml:"gateway"`
+	First        string   `yaml:"first"`
+	Last         string   `yaml:"last"`
+	AssignPrefix *int     `yaml:"assign_prefix"`
+	Nameservers  []string `yaml:"nameservers"`
 }
 
 // Jobs holds the cron schedules.
