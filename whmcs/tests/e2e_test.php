@@ -297,7 +297,11 @@ test('backups: list, back up now (vzdump with remove=0), usage counts them, dele
     $dumps = simRequests(
         'POST',
         '#^/nodes/[^/]+/vzdump$#',
-        ['remove' => '0', 'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010) . '\npvebill-backup: manual']
+        [
+            'remove' => '0',
+            'notes-template' => 'pvebill-service: ' . getenv('PVEBILL_CLIENT') . '/' . sid(1010)
+                . '\npvebill-backup: manual',
+        ]
     );
     eq(1, count($dumps), 'one vzdump with remove=0 and the stamp');
     $hosting = new MemoryHosting();
