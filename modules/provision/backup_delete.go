@@ -78,9 +78,28 @@ func precheckBackupDelete(ctx context.Context, l *lifecycle) error {
 	return nil
 }
 
-// deleteOneBackup deletes the archive and waits for Proxmox's task.
+// deleteOneBackup deletes the archive and waits for Proxmox's task. When the answer is lost
+// after Proxmox may have done the work (a proxy's 596, a dropped connection), the list says
+// whether the archive is gone: if it is, the delete is done (record_backups records what is
+// left); if it is still there, the failure stands, with what the storage holds recorded.
 func deleteOneBackup(ctx context.Context, l *lifecycle) error {
-	return l.backupDelete.lister.remove(ctx, l.backupDelete.target, StageDeleteBackup, l.rep)
+	d := &l.backupDelete
+	err := d.lister.remove(ctx, d.target, StageDeleteBackup, l.rep)
+	if err == nil {
+		return nil
+	}
+	at := l.s.now()
+	list, lerr := d.lister.list(ctx)
+	if lerr != nil {
+		return err
+	}
+	l.s.recordBackups(ctx, l.svc, list, at)
+	for _, b := range list {
+		if b.ID == d.target.ID {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordBackupsAfterDelete reads the service's list once the delete's task has ended and

@@ -413,6 +413,29 @@ func TestBackupDeleteOperation(t *testing.T) {
 			if b := backupBytes(t, e, svc.ID); b != 162754560 {
 				t.Fatalf("a stale listing brought backup_bytes back to %d", b)
 			}
+			// A delete whose answer is lost after Proxmox did the work (a proxy's 596): the
+			// archive is gone from the list, so the delete is done and its size is gone too.
+			again := fmt.Sprintf("vzdump-lxc-%d-2026_01_03-00_00_00.tar.zst", *svc.VMID)
+			e.sim.AddVolume("local", "backup/"+again, 169623552, "backup")
+			e.sim.SetVolumeProtected("local", "backup/"+again, false, "pvebill-service: whmcs/svc-bd")
+			if got := e.backupIDs("svc-bd"); !slices.Equal(got, []string{newer, again}) {
+				t.Fatalf("listed %v", got)
+			}
+			if b := backupBytes(t, e, svc.ID); b != 332378112 {
+				t.Fatalf("backup_bytes with two again: %d", b)
+			}
+			e.sim.InjectFault(pvesim.Fault{Method: "DELETE", PathPattern: `/nodes/[^/]+/storage/local/content/.+`, Nth: 1, After: true,
+				Status: 596, Message: "Connection timed out"})
+			op, err = e.svc.DeleteBackup(ctx, "whmcs", "svc-bd", again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op = e.wait(op); op.State != models.OpSucceeded {
+				t.Fatalf("a delete whose answer was lost: %s at %s: %s", op.State, op.Stage, deref(op.ErrorCode))
+			}
+			if b := backupBytes(t, e, svc.ID); b != 162754560 {
+				t.Fatalf("backup_bytes after a delete whose answer was lost: %d, want 162754560", b)
+			}
 		})
 	}
 }
