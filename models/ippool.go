@@ -123,24 +123,7 @@ func (db *DB) SaveIPPools(ctx context.Context, pools []IPPool, source string) ([
 				case err != nil:
 					return err
 				}
-				q := tx.Model(&IPAllocation{}).Where("pool = ?", cur.Name)
-				// An IPv6 allocation is an index whose meaning depends on the cidr and the
-				// assigned length (R54): changing either moves every allocation.
-				if cur.AssignPrefix == p.AssignPrefix && (p.AssignPrefix == 0 || cur.CIDR == p.CIDR) {
-					q = q.Where("ip < ? OR ip > ?", p.FirstIP, p.LastIP)
-				}
-				var outside int64
-				if err := q.Count(&outside).Error; err != nil {
-					return err
-				}
-				if outside > 0 {
-					return &IPPoolInUseError{Pool: cur.Name, Count: outside}
-				}
-				if err := tx.Model(&IPPool{}).Where("name = ?", cur.Name).Updates(map[string]any{
-					"cluster": p.Cluster, "bridge": p.Bridge, "cidr": p.CIDR, "gateway": p.Gateway,
-					"first_ip": p.FirstIP, "last_ip": p.LastIP, "assign_prefix": p.AssignPrefix, "nameservers": p.Nameservers,
-					"source": source, "updated_at": now,
-				}).Error; err != nil {
+				if err := updateIPPool(tx, cur, p, source, now); err != nil {
 					return err
 				}
 			}
@@ -157,6 +140,29 @@ func (db *DB) SaveIPPools(ctx context.Context, pools []IPPool, source string) ([
 		return nil, err
 	}
 	return created, nil
+}
+
+// updateIPPool writes p over the locked pool cur, unless an allocation would no longer fit it
+// (IPPoolInUseError).
+func updateIPPool(tx *gorm.DB, cur *IPPool, p IPPool, source string, now time.Time) error {
+	q := tx.Model(&IPAllocation{}).Where("pool = ?", cur.Name)
+	// An IPv6 allocation is an index whose meaning depends on the cidr and the assigned length
+	// (R54): changing either moves every allocation.
+	if cur.AssignPrefix == p.AssignPrefix && (p.AssignPrefix == 0 || cur.CIDR == p.CIDR) {
+		q = q.Where("ip < ? OR ip > ?", p.FirstIP, p.LastIP)
+	}
+	var outside int64
+	if err := q.Count(&outside).Error; err != nil {
+		return err
+	}
+	if outside > 0 {
+		return &IPPoolInUseError{Pool: cur.Name, Count: outside}
+	}
+	return tx.Model(&IPPool{}).Where("name = ?", cur.Name).Updates(map[string]any{
+		"cluster": p.Cluster, "bridge": p.Bridge, "cidr": p.CIDR, "gateway": p.Gateway,
+		"first_ip": p.FirstIP, "last_ip": p.LastIP, "assign_prefix": p.AssignPrefix, "nameservers": p.Nameservers,
+		"source": source, "updated_at": now,
+	}).Error
 }
 
 // GetIPPool reads one pool; ErrNotFound when there is none.

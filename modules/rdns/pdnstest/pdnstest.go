@@ -77,7 +77,7 @@ func (s *Server) waitReady(t *testing.T, logPath string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/servers/localhost", nil)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/api/v1/servers/localhost", nil)
 		req.Header.Set("X-API-Key", s.APIKey)
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			res.Body.Close()
@@ -95,7 +95,7 @@ func (s *Server) waitReady(t *testing.T, logPath string) {
 func (s *Server) CreateZone(t *testing.T, zone string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"name":%q,"kind":"Native","nameservers":[]}`, strings.TrimSuffix(zone, ".")+".")
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/servers/localhost/zones", strings.NewReader(body))
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/api/v1/servers/localhost/zones", strings.NewReader(body))
 	req.Header.Set("X-API-Key", s.APIKey)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -145,14 +145,14 @@ func randomKey(t *testing.T) string {
 func freePort(t *testing.T, network string) int {
 	t.Helper()
 	if network == "udp" {
-		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		c, err := (&net.ListenConfig{}).ListenPacket(t.Context(), "udp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
 		return c.LocalAddr().(*net.UDPAddr).Port
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
