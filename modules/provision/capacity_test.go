@@ -165,6 +165,7 @@ func TestPlacementBurstSharesOneRead(t *testing.T) {
 			reads++
 		}
 	}
+	t.Logf("20 creates: %d reads of /cluster/resources, placed %v", reads, perNode)
 	if reads != 1 {
 		t.Errorf("20 creates read /cluster/resources %d times, want 1", reads)
 	}
