@@ -81,6 +81,9 @@ const (
 	// CodeConsoleSessionLimit: a console beyond console.max_sessions_per_service or
 	// console.max_sessions_per_client open sessions (R41); temporary.
 	CodeConsoleSessionLimit Code = "console_session_limit"
+	// CodeNoCapacity: no node of the cluster is a candidate for the plan (R52); temporary,
+	// nothing was sent to Proxmox.
+	CodeNoCapacity Code = "no_capacity"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -99,6 +102,7 @@ var Codes = []Code{
 	CodeConsoleExpired,
 	CodeServiceAmbiguous,
 	CodeConsoleSessionLimit,
+	CodeNoCapacity,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -160,21 +160,24 @@ func HasOpenOperation(ctx context.Context, tx *gorm.DB, k ServiceKey) (bool, err
 	return n > 0, err
 }
 
-// CreatesInFlight counts, per node of cluster, the services still provisioning that have been
-// placed there (their create has not ended), leaving out the service except.
-func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster string, except ServiceKey) (map[string]int, error) {
-	var rows []struct {
-		Node  string
-		Count int
-	}
-	err := tx.WithContext(ctx).Model(&Service{}).Select("node, COUNT(*) AS count").
-		Where("cluster = ? AND state = ? AND node <> '' AND NOT ("+keyCond+")", cluster, ServiceProvisioning,
-			except.ClientID, except.ServiceID).
-		Group("node").Scan(&rows).Error
-	out := make(map[string]int, len(rows))
-	for _, r := range rows {
-		out[r.Node] = r.Count
-	}
+// InFlightCreate is a service placed on a node whose create has not ended (State
+// provisioning) or ended recently. VMID is the id it reserved, if any.
+type InFlightCreate struct {
+	Node  string
+	Plan  string
+	State string
+	VMID  *int `gorm:"column:vmid"`
+}
+
+// CreatesInFlight lists the services of cluster placed on a node that are still provisioning or
+// changed since since (a create that ended after a read of the cluster's figures), leaving out
+// terminated ones and the service except (the zero key leaves out none), by node.
+func CreatesInFlight(ctx context.Context, tx *gorm.DB, cluster string, except ServiceKey, since time.Time) ([]InFlightCreate, error) {
+	var out []InFlightCreate
+	err := tx.WithContext(ctx).Model(&Service{}).Select("node, plan, state, vmid").
+		Where("cluster = ? AND node <> '' AND NOT ("+keyCond+")", cluster, except.ClientID, except.ServiceID).
+		Where("state = ? OR (state <> ? AND updated_at >= ?)", ServiceProvisioning, ServiceTerminated, since).
+		Order("node, client_id, service_id").Scan(&out).Error
 	return out, err
 }
 

@@ -16,3 +16,14 @@ func (s *Server) listGuests(c *gin.Context) {
 	}
 	writeJSON(c, http.StatusOK, gin.H{"guests": guests})
 }
+
+// listNodes answers GET /v1/admin/clusters/{cluster}/nodes: each node's capacity figures and,
+// for a node that is no candidate, why (R52).
+func (s *Server) listNodes(c *gin.Context) {
+	nodes, err := s.prov.Nodes(c.Request.Context(), c.Param("cluster"))
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"nodes": nodes})
+}

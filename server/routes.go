@@ -71,6 +71,7 @@ func (s *Server) routes() {
 	get(admin, "/admin/ip-pools", s.listIPPools)
 	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)
 	get(admin, "/admin/callbacks", s.listCallbacks)
+	get(admin, "/admin/clusters/:cluster/nodes", s.listNodes)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

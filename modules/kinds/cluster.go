@@ -15,6 +15,8 @@ type Cluster struct {
 	Name   string
 	Client *pve.Client
 	Nodes  []string
+	// MemoryOvercommit multiplies a node's memory for placement (R52); zero counts as 1.0.
+	MemoryOvercommit float64
 }
 
 // Located is where a vmid lives in a cluster, read from /cluster/resources?type=vm, whose rows

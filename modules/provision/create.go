@@ -238,7 +238,7 @@ func (c *creation) guest() kinds.Guest {
 		ClientID: c.svc.ClientID, ServiceID: c.svc.ServiceID, LegacyStamp: c.svc.LegacyStamp}
 }
 
-// place picks the node (the template's for a kind that clones) and allocates the service's
+// place picks the node (R52; the template's for a kind that clones) and allocates the service's
 // static address when the plan names a pool.
 func place(ctx context.Context, c *creation) error {
 	var err error
@@ -247,10 +247,14 @@ func place(ctx context.Context, c *creation) error {
 		if err != nil {
 			return err
 		}
-		if c.node, err = c.s.templateNode(ctx, c.cl, c.mod, tmpl); err != nil {
+		at, err := c.s.templateNode(ctx, c.cl, c.mod, tmpl)
+		if err != nil {
 			return err
 		}
-	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key()); err != nil {
+		if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), at); err != nil {
+			return err
+		}
+	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), ""); err != nil {
 		return err
 	}
 	if c.plan.IPPool == nil && c.plan.IP6Pool == nil {

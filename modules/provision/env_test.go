@@ -97,6 +97,17 @@ func newEnv(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addre
 // short, so that a test that changes the cluster sees the change after a short wait.
 var sharedReadTTL = 50 * time.Millisecond
 
+// testOvercommit is the test cluster's memory_overcommit (zero: 1.0).
+var testOvercommit float64
+
+// newEnvOvercommit is newEnv (SQLite) with the cluster's memory_overcommit set to oc.
+func newEnvOvercommit(t *testing.T, sim *pvesim.Sim, oc float64) *env {
+	t.Helper()
+	testOvercommit = oc
+	defer func() { testOvercommit = 0 }()
+	return newEnv(t, "sqlite", sim, nil)
+}
+
 func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses, pool bool) *env {
 	t.Helper()
 	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
@@ -106,7 +117,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: e.reg,
 		Kinds:     []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters:  []kinds.Cluster{{Name: "default", Client: client}},
+		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
 		Executor:  executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond},
 		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
 	ps := st.Plans

@@ -16,6 +16,11 @@ type Metrics struct {
 	// scheduled counts scheduled backups by result (R42): planned, skipped, missed,
 	// succeeded, failed.
 	scheduled *prometheus.CounterVec
+	// Placement (R52): refusals for want of a candidate node, and each node's memory fill and
+	// headroom as the last placement or node view judged them.
+	noCapacityTotal *prometheus.CounterVec
+	nodeFill        *prometheus.GaugeVec
+	nodeHeadroom    *prometheus.GaugeVec
 }
 
 // NewMetrics registers the provisioning metrics on reg.
@@ -30,11 +35,20 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		scheduled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_scheduled_backups_total",
 			Help: "Scheduled backups by result: planned (queued), skipped (the service's backup still open), missed (the window passed while no replica planned it), succeeded, failed (R42)."},
 			[]string{"result"}),
+		noCapacityTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_placement_no_capacity_total",
+			Help: "Creates refused as no_capacity: no node of the cluster was a candidate for the plan (R52)."},
+			[]string{"cluster"}),
+		nodeFill: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_memory_fill_ratio",
+			Help: "Memory committed to a node's guests and creates in flight over its memory × memory_overcommit (R52)."},
+			[]string{"cluster", "node"}),
+		nodeHeadroom: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_memory_headroom_bytes",
+			Help: "A node's memory × memory_overcommit less the memory of its guests and creates in flight (R52)."},
+			[]string{"cluster", "node"}),
 	}
 	for _, r := range scheduledResults {
 		m.scheduled.WithLabelValues(r)
 	}
-	reg.MustRegister(m.firewall, m.enforcements, m.scheduled)
+	reg.MustRegister(m.firewall, m.enforcements, m.scheduled, m.noCapacityTotal, m.nodeFill, m.nodeHeadroom)
 	return m
 }
 

@@ -15,95 +15,53 @@ import (
 	"pvebill/modules/pve"
 )
 
-// placeNode picks the node for a new container and records it on the service. Among the online
-// nodes the plan allows (and the cluster's configured nodes) that have the plan's memory free,
-// it takes the one with the fewest creates in flight, then the most free memory, then the first
-// name; when no node has the memory free, the one with the most free memory. Counting creates in
-// flight spreads a burst of creates over the nodes: Proxmox's memory figures do not move until
-// the guests run, so by memory alone every create of a burst lands on one node, and a node's
-// API workers then set the pace for all of them. The count is read and the choice recorded under
-// one lock per process (another replica's choices are seen once recorded). The node figures are
-// a shared read (sharedRead): a node that went offline less than SharedReadTTL ago may still be
-// chosen, and that create fails as proxmox_unavailable, to be retried. A kind that clones
-// (kinds.Cloner, a VM) is created on the node holding its template instead (templateNode).
-func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey) (string, error) {
-	nodes, err := s.allowedNodes(ctx, cl, p)
+// placeNode picks the node for a new guest and records it on the service (R52). A candidate is
+// online with figures, allowed by the cluster and the plan (and is the template's node when only
+// is set: a kind that clones is created where its template is), has the plan's storage active
+// with room for the disk, and has the plan's memory within its headroom: its memory × the
+// cluster's memory_overcommit, less the memory of every guest on it (running or stopped: both
+// may run) and of the creates in flight there. Among the candidates it takes the one with the
+// fewest creates in flight, then the most headroom, then the first name: Proxmox's figures do
+// not move until a guest exists, so counting creates in flight spreads a burst over the nodes.
+// The creates in flight are read and the choice recorded under one lock per process (another
+// replica's choices are seen once recorded). The figures are one shared read of
+// /cluster/resources per cluster (sharedRead). No candidate is no_capacity, before anything is
+// sent to Proxmox.
+func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey, only string) (string, error) {
+	figs, err := s.clusterFigures(ctx, cl)
 	if err != nil {
 		return "", err
 	}
 	s.placeMu.Lock()
 	defer s.placeMu.Unlock()
-	inFlight, err := models.CreatesInFlight(ctx, s.db.Gorm, cl.Name, k)
+	fl, err := s.createsInFlight(ctx, cl.Name, k, figs)
 	if err != nil {
-		return "", fmt.Errorf("creates in flight on %s: %w", cl.Name, err)
-	}
-	need := int64(p.MemoryMiB) << 20
-	better := func(a, b candidate) bool {
-		if roomA, roomB := a.free >= need, b.free >= need; roomA != roomB {
-			return roomA
-		} else if roomA && inFlight[a.name] != inFlight[b.name] {
-			return inFlight[a.name] < inFlight[b.name]
-		}
-		if a.free != b.free {
-			return a.free > b.free
-		}
-		return a.name < b.name
-	}
-	best := nodes[0]
-	for _, n := range nodes[1:] {
-		if better(n, best) {
-			best = n
-		}
-	}
-	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": best.name}); err != nil {
 		return "", err
 	}
-	return best.name, nil
+	nodes := judge(cl, &p, figs, fl)
+	s.metrics.observeNodes(cl.Name, nodes)
+	if only != "" {
+		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name != only })
+	}
+	chosen, ok := best(nodes)
+	if !ok {
+		s.metrics.noCapacity(cl.Name)
+		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("no node of cluster %s is a candidate for plan %s: %s", cl.Name, p.Code, skipped(nodes)))
+	}
+	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": chosen.Name}); err != nil {
+		return "", err
+	}
+	return chosen.Name, nil
 }
 
-// candidate is a node placement may choose, with its free memory.
-type candidate struct {
-	name string
-	free int64
-}
-
-// allowedNodes are the online nodes the plan and the cluster allow, from the shared read of the
-// cluster's node figures; none is proxmox_unavailable.
-func (s *Provisioner) allowedNodes(ctx context.Context, cl kinds.Cluster, p plans.Plan) ([]candidate, error) {
-	figures, err := s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
-		rows, err := cl.Client.Cluster().Resources(ctx, "node")
-		if err != nil {
-			return nil, fmt.Errorf("list nodes of %s: %w", cl.Name, err)
-		}
-		var out []nodeFigures
-		for _, r := range rows {
-			if r.Type == "node" {
-				out = append(out, nodeFigures{Name: r.Node, Online: r.Status == "online", Free: int64(r.MaxMem) - int64(r.Mem)})
-			}
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, err
+// skipped lists why each node was passed over, for the log.
+func skipped(nodes []nodeCapacity) string {
+	parts := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		parts = append(parts, n.Name+": "+n.Skipped)
 	}
-	var nodes []candidate
-	for _, r := range figures {
-		if !r.Online {
-			continue
-		}
-		if len(p.Nodes) > 0 && !slices.Contains(p.Nodes, r.Name) {
-			continue
-		}
-		if len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, r.Name) {
-			continue
-		}
-		nodes = append(nodes, candidate{r.Name, r.Free})
-	}
-	if len(nodes) == 0 {
-		return nil, i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeProxmoxUnavailable).Perm(i18n.Temporary).
-			Wrap(fmt.Errorf("no online node of cluster %s is allowed for plan %s", cl.Name, p.Code))
-	}
-	return nodes, nil
+	return strings.Join(parts, ", ")
 }
 
 // templateNode is the node that holds the template of a kind that clones (Proxmox clones

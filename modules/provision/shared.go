@@ -7,8 +7,9 @@ import (
 )
 
 // DefaultSharedReadTTL is how long a cluster-wide read that only steers a create (the node list
-// for placement, the next free vmid) is shared between creates.
-const DefaultSharedReadTTL = time.Second
+// for placement, the next free vmid) is shared between creates: a few seconds, so a burst of
+// creates costs one /cluster/resources per cluster (R52).
+const DefaultSharedReadTTL = 3 * time.Second
 
 // sharedRead shares one Proxmox read between the creates that need it at about the same time:
 // the first caller reads, callers arriving meanwhile wait for that answer, and the answer is
@@ -37,17 +38,21 @@ func (r *sharedRead[T]) get(ctx context.Context, now time.Time, ttl time.Duratio
 	return v, nil
 }
 
+// readAt is when the value shared was read, less a second for clocks that differ between
+// replicas and the database (the zero time before the first read).
+func (r *sharedRead[T]) readAt() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at.IsZero() {
+		return r.at
+	}
+	return r.at.Add(-time.Second)
+}
+
 // clusterReads are one cluster's shared reads.
 type clusterReads struct {
 	nodes  sharedRead[[]nodeFigures]
 	nextID sharedRead[int]
-}
-
-// nodeFigures is what placement reads of a node.
-type nodeFigures struct {
-	Name   string
-	Online bool
-	Free   int64
 }
 
 func (s *Provisioner) reads(cluster string) *clusterReads {

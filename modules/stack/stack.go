@@ -211,7 +211,8 @@ func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, er
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
-		out = append(out, kinds.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...)})
+		out = append(out, kinds.Cluster{Name: c.Name, Client: client, Nodes: append([]string(nil), c.Nodes...),
+			MemoryOvercommit: c.Overcommit()})
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -108,6 +109,17 @@ type Cluster struct {
 	// ticket opens consoles (R41); ConsolePassword is its password, a secret. Both or neither.
 	ConsoleUser     string `yaml:"console_user,omitempty"`
 	ConsolePassword string `yaml:"console_password,omitempty"`
+	// MemoryOvercommit multiplies each node's memory for placement (R52): a number of at least
+	// 1.0; unset is 1.0 (no overcommit).
+	MemoryOvercommit *float64 `yaml:"memory_overcommit,omitempty"`
+}
+
+// Overcommit is the cluster's memory_overcommit with its default (1.0) filled in.
+func (c Cluster) Overcommit() float64 {
+	if c.MemoryOvercommit == nil {
+		return 1.0
+	}
+	return *c.MemoryOvercommit
 }
 
 // IPPool is an IP pool declared in the config file: IPv4 with first/last, or IPv6 with
@@ -401,6 +413,18 @@ func setScalar(v reflect.Value, value string) error {
 			return fmt.Errorf("not an integer: %q", value)
 		}
 		v.SetInt(n)
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return fmt.Errorf("not a number: %q", value)
+		}
+		v.SetFloat(f)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		if err := setScalar(p.Elem(), value); err != nil {
+			return err
+		}
+		v.Set(p)
 	default:
 		return fmt.Errorf("cannot be set from the environment")
 	}
@@ -524,6 +548,9 @@ func (c *Config) validateClusters() error {
 		}
 		if err := validateConsoleUser(key, cl); err != nil {
 			return err
+		}
+		if o := cl.Overcommit(); !(o >= 1.0) || math.IsInf(o, 0) {
+			return &Error{Key: key + ".memory_overcommit", Reason: "must be a number of at least 1.0"}
 		}
 	}
 	return nil

@@ -96,6 +96,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"console user is a token", good, []string{"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve!tok", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=s3cret-console"}, "clusters[0].console_user"},
 		{"tls cert without key", good + "\ntls:\n  cert_file: /etc/pvebill/cert.pem\n", nil, "tls"},
 		{"url", strings.Replace(good, "https://pve1", "ftp://pve1", 1), nil, "clusters[0].url"},
+		// R52: memory_overcommit is a number of at least 1.0.
+		{"memory overcommit below one", good, []string{"PVEBILL_CLUSTERS_0_MEMORY_OVERCOMMIT=0.9"}, "clusters[0].memory_overcommit"},
+		{"memory overcommit zero", strings.Replace(good, `token_id: "pvebill@pve!provision"`, "memory_overcommit: 0\n    token_id: \"pvebill@pve!provision\"", 1), nil, "clusters[0].memory_overcommit"},
+		{"memory overcommit not a number", good, []string{"PVEBILL_CLUSTERS_0_MEMORY_OVERCOMMIT=lots"}, "PVEBILL_CLUSTERS_0_MEMORY_OVERCOMMIT"},
 		{"token id", strings.Replace(good, "pvebill@pve!provision", "pvebill@pve", 1), nil, "clusters[0].token_id"},
 		{"unknown key", good + "\nswap_mb: 1\n", nil, "swap_mb"},
 		{"env unknown", good, []string{"PVEBILL_NOPE=1"}, "PVEBILL_NOPE"},
@@ -298,5 +302,26 @@ func TestClientSecretFile(t *testing.T) {
 	_, err = Load(write(t, body), nil)
 	if !errors.As(err, &ce) || ce.Key != "clients[0].secret_file" {
 		t.Fatalf("a missing secret file: %v", err)
+	}
+}
+
+// R52: memory_overcommit defaults to 1.0 and takes a number from the file or the environment.
+func TestMemoryOvercommit(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		env  []string
+		want float64
+	}{
+		{good, nil, 1.0},
+		{strings.Replace(good, `token_id: "pvebill@pve!provision"`, "memory_overcommit: 1.25\n    token_id: \"pvebill@pve!provision\"", 1), nil, 1.25},
+		{good, []string{"PVEBILL_CLUSTERS_0_MEMORY_OVERCOMMIT=2"}, 2.0},
+	} {
+		cfg, err := Load(write(t, c.body), c.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Clusters[0].Overcommit(); got != c.want {
+			t.Errorf("memory_overcommit %v, want %v (env %v)", got, c.want, c.env)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func TestControlAnswers(t *testing.T) {
 		{"POST", "/_sim/faults", `{"method":"GET","path_pattern":"/version","status":500,"delay":"1ms"}`, 200, `{"id":1}`},
 		{"POST", "/_sim/faults", `{"delay":true}`, 400, `{"error":"decode body: duration must be a string like \"2s\" or nanoseconds"}`},
 		{"DELETE", "/_sim/faults", "", 200, `{"ok":true}`},
-		{"POST", "/_sim/nodes/pve1/options", `{"max_concurrent":2,"latency":1000}`, 200, `{"ok":true}`},
+		{"POST", "/_sim/nodes/pve1/options", `{"max_concurrent":2,"latency":1000,"memory_bytes":8589934592}`, 200, `{"ok":true}`},
 		{"POST", "/_sim/nodes/pve2/online", `{"up":false}`, 200, `{"ok":true}`},
 		{"GET", "/_sim/nodes/pve1/maxinflight", "", 200, `{"max":0}`},
 		{"GET", "/_sim/nodes/pve1/other", "", 404, `{"error":"unknown control path GET /_sim/nodes/pve1/other"}`},
@@ -76,5 +76,11 @@ func TestControlAnswers(t *testing.T) {
 	}
 	if h.sim.nodes["pve2"].online || h.sim.nodes["pve1"].opts.MaxConcurrent != 2 {
 		t.Errorf("node options not applied")
+	}
+	h.sim.mu.RLock()
+	maxmem := h.sim.nodeStats("pve1")["maxmem"]
+	h.sim.mu.RUnlock()
+	if maxmem != int64(8<<30) {
+		t.Errorf("node memory_bytes not applied: maxmem %v", maxmem)
 	}
 }

@@ -31,6 +31,7 @@ type NodeOptions struct {
 	NoSwapInIndex bool          `json:"no_swap_in_index"` // /nodes/{node}/lxc lacks swap/maxswap
 	MaxConcurrent int           `json:"max_concurrent"`   // requests beyond this wait (0 = unlimited)
 	Latency       time.Duration `json:"latency"`          // added to every request for the node
+	MemoryBytes   int64         `json:"memory_bytes"`     // the node's memory (0: a figure derived from its name)
 }
 
 type nodeState struct {
@@ -168,6 +169,9 @@ func (s *Sim) nodeFingerprint(node string) string {
 func (s *Sim) nodeStats(node string) map[string]any {
 	h := s.nodeHash(node)
 	maxmem := int64(64+int(h%4)*64) * gib
+	if m := s.nodes[node].opts.MemoryBytes; m > 0 {
+		maxmem = m
+	}
 	maxcpu := 16 + int(h%3)*16
 	var used int64
 	var cpuLoad float64

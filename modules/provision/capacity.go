@@ -1,0 +1,220 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"pvebill/models"
+	"pvebill/modules/kinds"
+	"pvebill/modules/plans"
+	"pvebill/modules/pve"
+)
+
+// Why a node is no candidate for placement (R52), as the admin node view names it.
+const (
+	SkipOffline       = "offline"             // the node is not online
+	SkipNoFigures     = "no_figures"          // Proxmox gave no memory figure (no Sys.Audit, or gone stale)
+	SkipNotAllowed    = "not_allowed"         // the cluster's or the plan's nodes leave it out
+	SkipStorage       = "storage_unavailable" // the plan's storage is not active there
+	SkipStorageFull   = "storage_full"        // the plan's storage has no room for the disk
+	SkipMemoryFull    = "memory_full"         // the memory headroom is below the plan's memory
+	skipNoneCandidate = ""
+)
+
+// nodeFigures is what placement reads of a node from one /cluster/resources: its memory, the
+// memory committed to its guests (running or stopped, templates left out), its guests and its
+// storages' room.
+type nodeFigures struct {
+	Name      string
+	Online    bool
+	Memory    int64
+	Committed int64
+	Guests    map[int]bool
+	Storages  map[string]storageRoom
+}
+
+// storageRoom is one storage as one node reports it; a shared storage is listed once per node
+// and counts once on each.
+type storageRoom struct {
+	Active bool
+	Avail  int64
+}
+
+// clusterFigures reads the node figures of a cluster: one GET /cluster/resources for every
+// node, guest and storage, shared between the creates of a few seconds (sharedRead).
+func (s *Provisioner) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
+	return s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
+		rows, err := cl.Client.Cluster().Resources(ctx, "")
+		if err != nil {
+			return nil, fmt.Errorf("list resources of %s: %w", cl.Name, err)
+		}
+		return figuresOf(rows), nil
+	})
+}
+
+// figuresOf folds the rows of /cluster/resources into one entry per node, by name. A node
+// without maxmem has no figures (Proxmox leaves them out without Sys.Audit and drops an
+// offline node's after five minutes).
+func figuresOf(rows []pve.ClusterResource) []nodeFigures {
+	byName := map[string]*nodeFigures{}
+	node := func(name string) *nodeFigures {
+		if byName[name] == nil {
+			byName[name] = &nodeFigures{Name: name, Guests: map[int]bool{}, Storages: map[string]storageRoom{}}
+		}
+		return byName[name]
+	}
+	for _, r := range rows {
+		switch {
+		case r.Type == "node":
+			n := node(r.Node)
+			n.Online, n.Memory = r.Status == "online", int64(r.MaxMem)
+		case r.Type == "storage":
+			node(r.Node).Storages[r.Storage] = storageRoom{Active: r.Status == "available",
+				Avail: int64(r.MaxDisk) - int64(r.Disk)}
+		case r.VMID.Int() > 0 && !bool(r.Template):
+			n := node(r.Node)
+			n.Committed += int64(r.MaxMem)
+			n.Guests[r.VMID.Int()] = true
+		}
+	}
+	out := make([]nodeFigures, 0, len(byName))
+	for _, n := range byName {
+		out = append(out, *n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// inFlight is what the creates not yet ended hold on a node: how many, and the memory of those
+// whose guest the figures do not list (a listed guest counts with its own maxmem), including
+// creates that ended after the figures were read.
+type inFlight struct {
+	Count  int
+	Memory int64
+}
+
+// createsInFlight sums the creates in flight per node of the cluster, leaving out except.
+func (s *Provisioner) createsInFlight(ctx context.Context, cluster string, except models.ServiceKey, figs []nodeFigures) (map[string]inFlight, error) {
+	rows, err := models.CreatesInFlight(ctx, s.db.Gorm, cluster, except, s.reads(cluster).nodes.readAt())
+	if err != nil {
+		return nil, fmt.Errorf("creates in flight on %s: %w", cluster, err)
+	}
+	listed := map[string]map[int]bool{}
+	for _, f := range figs {
+		listed[f.Name] = f.Guests
+	}
+	mem := map[string]int64{}
+	out := map[string]inFlight{}
+	for _, r := range rows {
+		f := out[r.Node]
+		if r.State == models.ServiceProvisioning {
+			f.Count++
+		}
+		if r.VMID == nil || !listed[r.Node][*r.VMID] {
+			m, ok := mem[r.Plan]
+			if !ok {
+				if p, err := s.plans.Get(ctx, r.Plan); err == nil {
+					m = int64(p.MemoryMiB) << 20
+				}
+				mem[r.Plan] = m
+			}
+			f.Memory += m
+		}
+		out[r.Node] = f
+	}
+	return out, nil
+}
+
+// nodeCapacity is one node as placement judges it for a plan (R52).
+type nodeCapacity struct {
+	nodeFigures
+	InFlight inFlight
+	Headroom int64
+	Skipped  string
+}
+
+// judge weighs every node of the figures: its headroom (memory × overcommit − committed − the
+// creates in flight) and why it is no candidate for the plan, if it is not. A nil plan judges
+// only what does not depend on one (online, figures, the cluster's nodes).
+func judge(cl kinds.Cluster, p *plans.Plan, figs []nodeFigures, fl map[string]inFlight) []nodeCapacity {
+	oc := cl.MemoryOvercommit
+	if oc < 1 {
+		oc = 1
+	}
+	out := make([]nodeCapacity, 0, len(figs))
+	for _, f := range figs {
+		c := nodeCapacity{nodeFigures: f, InFlight: fl[f.Name]}
+		c.Headroom = int64(float64(f.Memory)*oc) - f.Committed - c.InFlight.Memory
+		c.Skipped = skipReason(cl, p, c)
+		out = append(out, c)
+	}
+	return out
+}
+
+// skipReason is why the node is no candidate, or "" when it is one.
+func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
+	switch {
+	case !c.Online:
+		return SkipOffline
+	case c.Memory <= 0:
+		return SkipNoFigures
+	case len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, c.Name):
+		return SkipNotAllowed
+	case p == nil:
+		return skipNoneCandidate
+	case len(p.Nodes) > 0 && !slices.Contains(p.Nodes, c.Name):
+		return SkipNotAllowed
+	case !c.Storages[p.Storage].Active:
+		return SkipStorage
+	case c.Storages[p.Storage].Avail < int64(p.DiskGiB)<<30:
+		return SkipStorageFull
+	case c.Headroom < int64(p.MemoryMiB)<<20:
+		return SkipMemoryFull
+	}
+	return skipNoneCandidate
+}
+
+// best is the candidate with the fewest creates in flight, then the most headroom, then the
+// first name; false when there is none.
+func best(nodes []nodeCapacity) (nodeCapacity, bool) {
+	var out nodeCapacity
+	found := false
+	for _, n := range nodes {
+		if n.Skipped != skipNoneCandidate {
+			continue
+		}
+		if !found || n.InFlight.Count < out.InFlight.Count ||
+			(n.InFlight.Count == out.InFlight.Count && (n.Headroom > out.Headroom ||
+				(n.Headroom == out.Headroom && n.Name < out.Name))) {
+			out, found = n, true
+		}
+	}
+	return out, found
+}
+
+// noCapacity counts a no_capacity refusal.
+func (m *Metrics) noCapacity(cluster string) {
+	if m != nil {
+		m.noCapacityTotal.WithLabelValues(cluster).Inc()
+	}
+}
+
+// observeNodes sets the fill and headroom gauges of the nodes judged; a node with no figures
+// has none. The node labels come from Proxmox's list of the configured cluster's nodes.
+func (m *Metrics) observeNodes(cluster string, nodes []nodeCapacity) {
+	if m == nil {
+		return
+	}
+	for _, n := range nodes {
+		if n.Memory <= 0 {
+			m.nodeFill.DeleteLabelValues(cluster, n.Name)
+			m.nodeHeadroom.DeleteLabelValues(cluster, n.Name)
+			continue
+		}
+		limit := float64(n.Headroom + n.Committed + n.InFlight.Memory)
+		m.nodeFill.WithLabelValues(cluster, n.Name).Set(float64(n.Committed+n.InFlight.Memory) / limit)
+		m.nodeHeadroom.WithLabelValues(cluster, n.Name).Set(float64(n.Headroom))
+	}
+}
