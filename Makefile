@@ -103,7 +103,7 @@ check: lint tidy-check promtool
 # prints the table, writes scripts/bench/results.json, fails on a missed target. The targets are
 # for the production database: the database scenarios run on MariaDB, at PVEBILL_TEST_MYSQL_DSN
 # or else root without a password on 127.0.0.1:3306. BENCH_DSN= runs them on SQLite instead,
-# whose figures are not what the targets are for (see README, Performance).
+# whose figures are not what the targets are for (see docs/performance.md).
 BENCH_DSN ?= $(or $(PVEBILL_TEST_MYSQL_DSN),root:@tcp(127.0.0.1:3306)/)
 bench:
 	PVEBILL_TEST_MYSQL_DSN='$(BENCH_DSN)' $(GO) test -count=1 -timeout 60m -run '^TestBench$$' -v ./scripts/bench -args -bench.full -bench.out=results.json

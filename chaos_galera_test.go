@@ -214,7 +214,7 @@ func (c *chaos) scrapeRetries(r *replica) {
 
 var retryLineRE = regexp.MustCompile(`^pvebill_db_tx_retries_(exhausted_)?total\{code="(\d+)"\} (\S+)$`)
 
-// reportGalera logs the run's Galera figures in one line (the README's table reads them).
+// reportGalera logs the run's Galera figures in one line (the table of docs/operations.md reads them).
 func (c *chaos) reportGalera(violations int) {
 	ops := c.acceptedCount()
 	per1000 := 0.0

@@ -2,7 +2,7 @@
 # make bench-galera: the webhook scenario of make bench (scenario 2, full scale) on the single
 # MariaDB at BENCH_DSN and, in the same run, on node 1 of a three-node Galera cluster started by
 # scripts/galera.sh; prints both signed-create throughputs and their ratio, and fails when the
-# Galera node reaches less than 0.6x of the single server (R51; README, pvebill on a MariaDB
+# Galera node reaches less than 0.6x of the single server (R51; docs/operations.md, pvebill on a MariaDB
 # Galera cluster). The scenario's own targets are printed, not enforced here (make bench does).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A three-node MariaDB Galera cluster on loopback, for the Galera chaos run and for trying
-# pvebill on Galera by hand (README, "pvebill on a MariaDB Galera cluster").
+# pvebill on Galera by hand (docs/operations.md, "pvebill on a MariaDB Galera cluster").
 #
 #   scripts/galera.sh up DIR       create DIR/node{1,2,3}, bootstrap node 1, join 2 and 3 by SST
 #                                  (DIR's parents must be reachable by the mysql user)
@@ -14,7 +14,7 @@
 # (apt-get install mariadb-server galera-4 rsync mariadb-client). Everything listens on
 # 127.0.0.1 only: SQL on GALERA_SQL_PORT..+2 (13306), group communication on GALERA_GCOMM_PORT..+2
 # (14567), IST on GALERA_IST_PORT..+2 (14667), SST on GALERA_SST_PORT..+2 (14767). The settings
-# below are the ones the README explains; the durability ones are relaxed for tests only.
+# below are the ones docs/operations.md explains; the durability ones are relaxed for tests only.
 set -euo pipefail
 
 SQL_PORT=${GALERA_SQL_PORT:-13306}

@@ -122,7 +122,7 @@ func openInTab(bctx context.Context, t *testing.T, rawURL string) (context.Conte
 }
 
 // screenshot writes the tab's screenshot to the test's artifact directory (go test -artifacts)
-// and, with PVEBILL_UPDATE_SCREENSHOTS set, to docs/ for the README.
+// and, with PVEBILL_UPDATE_SCREENSHOTS set, to docs/ for docs/console.md.
 func screenshot(tctx context.Context, t *testing.T, name string) {
 	t.Helper()
 	png, err := chromedp.Run(tctx, chromedp.CaptureScreenshot())

@@ -138,7 +138,7 @@ type Reporter interface {
 	Task(stage string, res pve.TaskResult)
 }
 
-// Module is one guest kind's provisioning (STYLE habit 1). Every call that changes a guest
+// Module is one guest kind's provisioning. Every call that changes a guest
 // waits for its Proxmox task and reads the effect back before returning (R11). Calls that stop,
 // destroy or reconfigure a guest do so only after the caller has checked its stamp (R39) with
 // Inspect.

@@ -15,7 +15,7 @@ import (
 	"pvebill/modules/pve/pveconf"
 )
 
-// The contract of the container module (STYLE habit 2).
+// The contract of the container module.
 const (
 	// Kind is the guest type this module provisions.
 	Kind = plans.Container

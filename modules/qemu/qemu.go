@@ -14,7 +14,7 @@ import (
 	"pvebill/modules/pve/pveconf"
 )
 
-// The contract of the VM module (STYLE habit 2).
+// The contract of the VM module.
 const (
 	// Kind is the guest type this module provisions.
 	Kind = plans.VM

@@ -17,7 +17,7 @@ import (
 	"pvebill/modules/plans"
 )
 
-// The contract of the reinstall flow (STYLE habit 2).
+// The contract of the reinstall flow.
 const (
 	// ActionPreview is phase 1: an operation that only reads (R18).
 	ActionPreview = "reinstall_preview"

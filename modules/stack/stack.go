@@ -24,7 +24,7 @@ import (
 	"pvebill/server/config"
 )
 
-// Kinds is the one table of guest kinds this build provisions (STYLE habit 1).
+// Kinds is the one table of guest kinds this build provisions.
 func Kinds() []kinds.Module { return []kinds.Module{lxc.New(), qemu.New()} }
 
 // Options are the parts a Stack is built from. DB, Log and Metrics are required; Kinds may

@@ -46,6 +46,7 @@ var (
 	}{
 		{regexp.MustCompile(`\b(?:DESIGN|API|STYLE)\.md\b`), "cites a document outside the repository (the rules are in docs/design.md, the HTTP contract in docs/api.md)"},
 		{regexp.MustCompile(`\bproxmox-api\.md\b`), "cites a document outside the repository (the Proxmox facts are in docs/proxmox.md)"},
+		{regexp.MustCompile(`\b(?:STYLE|DESIGN|API)\s+(?:habit|rule|section|§)\s*[0-9]+`), "cites a document outside the repository by its numbering (cite a rule of docs/design.md or a section of docs/*.md)"},
 		{regexp.MustCompile(`(?:\.\./)+shared/|\bshared/(?:docs|reference|fixtures|seeds|hooks)\b`), "cites a path outside the repository (shared documents folder)"},
 	}
 	// upward is a relative path that climbs: "../x", not the "..." of ".../config".

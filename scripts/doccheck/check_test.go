@@ -61,6 +61,7 @@ func TestRunPlantedCitations(t *testing.T) {
 		{"bad.go:13", "relative path leaves the repository"},
 		{"bad.go:16", "§12.3, which has no such numbered section"},
 		{"bad.go:17", "§9.9, which has no such numbered section"},
+		{"bad.go:19", "outside the repository by its numbering"},
 		{"bad.md:3", "rule R85 is not defined"},
 		{"bad.md:3", "relative path leaves the repository"},
 		{"sub/Makefile:1", "rule R91 is not defined"},
