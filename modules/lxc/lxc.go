@@ -128,13 +128,17 @@ func fillIPFilter(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
 		return nil
 	}
 	c := ct(g)
-	cfg, err := c.Config(ctx)
+	_, mac, err := configAndMAC(ctx, c, g)
 	if err != nil {
-		return fmt.Errorf("read container %d config: %w", g.VMID, err)
+		return err
 	}
-	mac, err := kinds.Net0MAC(cfg.Net[0])
-	if err != nil {
-		return fmt.Errorf("container %d: %w", g.VMID, err)
+	return writeIPFilter(ctx, c, g, a, mac)
+}
+
+// writeIPFilter makes ipfilter-net0 hold the addresses and the link-local address of mac.
+func writeIPFilter(ctx context.Context, c *pve.LXCClient, g kinds.Guest, a *kinds.Address, mac string) error {
+	if a == nil {
+		return nil
 	}
 	entries, err := kinds.IPFilterEntries(a, mac)
 	if err != nil {
@@ -143,17 +147,26 @@ func fillIPFilter(ctx context.Context, g kinds.Guest, a *kinds.Address) error {
 	return kinds.FillIPFilter(ctx, c.Firewall(), fmt.Sprintf("container %d", g.VMID), entries)
 }
 
+// configAndMAC reads the container's config and the MAC address of its net0.
+func configAndMAC(ctx context.Context, c *pve.LXCClient, g kinds.Guest) (pve.LXCConfig, string, error) {
+	cfg, err := c.Config(ctx)
+	if err != nil {
+		return cfg, "", fmt.Errorf("read container %d config: %w", g.VMID, err)
+	}
+	mac, err := kinds.Net0MAC(cfg.Net[0])
+	if err != nil {
+		return cfg, "", fmt.Errorf("container %d: %w", g.VMID, err)
+	}
+	return cfg, mac, nil
+}
+
 // Readdress rewrites net0 with the plan's bridge and rate and the service's addresses, keeping
 // its MAC, and makes ipfilter-net0 hold them (R54, R9).
 func (m *Module) Readdress(ctx context.Context, g kinds.Guest, p plans.Plan, a *kinds.Address) error {
 	c := ct(g)
-	cfg, err := c.Config(ctx)
+	cfg, mac, err := configAndMAC(ctx, c, g)
 	if err != nil {
-		return fmt.Errorf("read container %d config: %w", g.VMID, err)
-	}
-	mac, err := kinds.Net0MAC(cfg.Net[0])
-	if err != nil {
-		return fmt.Errorf("container %d: %w", g.VMID, err)
+		return err
 	}
 	net0, err := net0With(kinds.CreateSpec{Plan: p, Address: a}, mac)
 	if err != nil {
@@ -164,7 +177,7 @@ func (m *Module) Readdress(ctx context.Context, g kinds.Guest, p plans.Plan, a *
 			return fmt.Errorf("update container %d net0: %w", g.VMID, err)
 		}
 	}
-	return fillIPFilter(ctx, g, a)
+	return writeIPFilter(ctx, c, g, a, mac)
 }
 
 // net0Of is the container's interface as the plan and the address make it: on the plan's

@@ -140,14 +140,13 @@ func (s *Sim) hStorageContent(c *reqCtx) (any, error) {
 	return out, nil
 }
 
-// hStorageVolume answers a volume's attributes (pve-storage API2/Storage/Content.pm info):
-// unlike the listing, the whole notes.
-func (s *Sim) hStorageVolume(c *reqCtx) (any, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+// requestVolume is the storage and volume a /storage/{storage}/content/{volume} request names
+// (a volume id without its storage prefix gets it), or Proxmox's 500 for either missing. The
+// caller holds s.mu.
+func (s *Sim) requestVolume(c *reqCtx) (*storage, string, *volume, error) {
 	st := s.storages[c.str("storage")]
 	if st == nil {
-		return nil, fail500("storage '%s' does not exist", c.str("storage"))
+		return nil, "", nil, fail500("storage '%s' does not exist", c.str("storage"))
 	}
 	volid := c.str("volume")
 	if !strings.Contains(volid, ":") {
@@ -155,7 +154,19 @@ func (s *Sim) hStorageVolume(c *reqCtx) (any, error) {
 	}
 	_, v, err := s.lookupVolume(c.node, volid)
 	if err != nil {
-		return nil, fail500("%v", err)
+		return nil, "", nil, fail500("%v", err)
+	}
+	return st, volid, v, nil
+}
+
+// hStorageVolume answers a volume's attributes (pve-storage API2/Storage/Content.pm info):
+// unlike the listing, the whole notes.
+func (s *Sim) hStorageVolume(c *reqCtx) (any, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, _, v, err := s.requestVolume(c)
+	if err != nil {
+		return nil, err
 	}
 	e := map[string]any{"path": "/var/lib/vz/" + v.Name, "size": v.Size, "used": v.Size, "format": v.Format}
 	if v.Notes != "" {
@@ -170,17 +181,9 @@ func (s *Sim) hStorageVolume(c *reqCtx) (any, error) {
 func (s *Sim) hStorageContentDelete(c *reqCtx) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.storages[c.str("storage")]
-	if st == nil {
-		return nil, fail500("storage '%s' does not exist", c.str("storage"))
-	}
-	volid := c.str("volume")
-	if !strings.Contains(volid, ":") {
-		volid = st.ID + ":" + volid
-	}
-	_, v, err := s.lookupVolume(c.node, volid)
+	st, volid, v, err := s.requestVolume(c)
 	if err != nil {
-		return nil, fail500("%v", err)
+		return nil, err
 	}
 	if v.Protected {
 		return nil, fail500("volume '%s' is protected", volid)
