@@ -175,7 +175,7 @@ test('MetricProvider: this month\'s figures of /v1/usage, unchanged but for GB a
             check(!isset($tenant[$name]), $name . ': unknown is left out, never 0');
             continue;
         }
-        eq($a[$field] / $size, $tenant[$name]->usage()->value(), $name);
+        eq((float) ($a[$field] / $size), $tenant[$name]->usage()->value(), $name);
         eq($tenant[$name]->usage()->value(), $all[$sid][$name]->usage()->value(), $name . ' in usage()');
         eq(strtotime($pTo), $tenant[$name]->usage()->endAt(), $name . ' period end');
         $compared++;

@@ -100,7 +100,7 @@ final class MetricProvider implements ProviderInterface
             if (!isset($u[$field]) || !is_numeric($u[$field])) {
                 continue;
             }
-            $usage = new Usage($u[$field] / $size, $end, $start, $end);
+            $usage = new Usage((float) ($u[$field] / $size), $end, $start, $end);
             $out[$name] = $metric->withUsage($usage);
         }
         return $out;
