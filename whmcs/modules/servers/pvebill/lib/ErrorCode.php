@@ -55,4 +55,5 @@ final class ErrorCode
     public const CONSOLE_EXPIRED = 'console_expired';
     public const SERVICE_AMBIGUOUS = 'service_ambiguous';
     public const CONSOLE_SESSION_LIMIT = 'console_session_limit';
+    public const NO_CAPACITY = 'no_capacity';
 }
