@@ -90,23 +90,11 @@ func openSessions(t *testing.T, db *models.DB, client, serviceID string) (int64,
 func TestConsoleSessionLimits(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			dsn := dbtest.DSN(t, d)
-			open := func() *models.DB {
-				db, err := models.Open(d, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = db.Close() })
-				return db
-			}
-			dbA := open()
-			if _, err := dbA.Migrate(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			dbA, dbB := replicaDatabases(t, d)
 			sim := simtest.Start(t, nil)
 			cc := &config.Console{Secret: consoleSecret, MaxSessionsPerService: 2, MaxSessionsPerClient: 3}
 			a := newServicesReplica(t, dbA, sim, cc, "replica-a", true)
-			b := newServicesReplica(t, open(), sim, cc, "replica-b", false)
+			b := newServicesReplica(t, dbB, sim, cc, "replica-b", false)
 			b.advance(-30 * time.Second) // B signs apart from A: the same request is no replay (R47)
 			for _, id := range []string{"lim-1", "lim-2"} {
 				succeeded(t, a.billing("POST", "/v1/services?wait=20", createBody(id, "ct-1g")))

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/server/config"
@@ -20,23 +19,11 @@ import (
 func TestConsoleAcrossReplicas(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			dsn := dbtest.DSN(t, d)
-			open := func() *models.DB {
-				db, err := models.Open(d, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = db.Close() })
-				return db
-			}
-			dbA := open()
-			if _, err := dbA.Migrate(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			dbA, dbB := replicaDatabases(t, d)
 			sim := simtest.Start(t, nil)
 			cc := &config.Console{Secret: consoleSecret}
 			a := newServicesReplica(t, dbA, sim, cc, "replica-a", true)
-			b := newServicesReplica(t, open(), sim, cc, "replica-b", false)
+			b := newServicesReplica(t, dbB, sim, cc, "replica-b", false)
 			// Every operation runs on A: B's executor, and with it B's in-process signal, is off.
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			b.exec.Stop(sctx)

@@ -328,3 +328,23 @@ func checkProblem(t *testing.T, r response, status int, code string) map[string]
 	}
 	return m
 }
+
+// replicaDatabases opens two connections to one test database of dialect d, for two replicas;
+// the first has the schema migrated.
+func replicaDatabases(t *testing.T, d string) (*models.DB, *models.DB) {
+	t.Helper()
+	dsn := dbtest.DSN(t, d)
+	open := func() *models.DB {
+		db, err := models.Open(d, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	}
+	dbA := open()
+	if _, err := dbA.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return dbA, open()
+}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack"
@@ -161,23 +160,11 @@ func TestPasswordRefusals(t *testing.T) {
 func TestPasswordLostWithItsReplica(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			dsn := dbtest.DSN(t, d)
-			open := func() *models.DB {
-				db, err := models.Open(d, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = db.Close() })
-				return db
-			}
-			dbA := open()
-			if _, err := dbA.Migrate(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			dbA, dbB := replicaDatabases(t, d)
 			sim := simtest.Start(t, nil)
 			shortLease := func(o *stack.Options) { o.Executor.Lease = 600 * time.Millisecond }
 			a := newServicesReplica(t, dbA, sim, nil, "replica-a", true, shortLease)
-			b := newServicesReplica(t, open(), sim, nil, "replica-b", false, shortLease)
+			b := newServicesReplica(t, dbB, sim, nil, "replica-b", false, shortLease)
 			succeeded(t, a.billing("POST", "/v1/services?wait=20", createBody("pw-rep", "vm-2g")))
 			// A stops working (as if it died) but still answers HTTP: the operation it accepts is
 			// pinned to it, and only B's workers run.
