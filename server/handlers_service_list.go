@@ -54,17 +54,9 @@ func listQuery(c *gin.Context) (after string, limit int, err error) {
 		}
 	}
 	limit = defaultListPage
-	if raw, ok := c.GetQuery("limit"); ok {
-		n, convErr := strconv.Atoi(raw)
-		switch {
-		case convErr != nil:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldType, Param: "int"})
-		case n < 1:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooSmall, Param: "1"})
-		case n > provision.MaxListPage:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(provision.MaxListPage)})
-		}
+	if n, fe, ok := pageLimit(c, provision.MaxListPage); ok {
 		limit = n
+		fields = append(fields, fe...)
 	}
 	if cur, ok := c.GetQuery("cursor"); ok {
 		if !serviceIDPattern.MatchString(cur) {
@@ -79,4 +71,23 @@ func listQuery(c *gin.Context) (after string, limit int, err error) {
 		return "", 0, i18n.Validation(fields...)
 	}
 	return after, limit, nil
+}
+
+// pageLimit reads ?limit= of a paged list: 1 to most. ok is false when the query has none; fe
+// holds the refusal of a value that is not a whole number or out of range.
+func pageLimit(c *gin.Context, most int) (n int, fe []i18n.FieldError, ok bool) {
+	raw, ok := c.GetQuery("limit")
+	if !ok {
+		return 0, nil, false
+	}
+	n, err := strconv.Atoi(raw)
+	switch {
+	case err != nil:
+		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldType, Param: "int"}}
+	case n < 1:
+		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldTooSmall, Param: "1"}}
+	case n > most:
+		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(most)}}
+	}
+	return n, fe, true
 }

@@ -102,17 +102,9 @@ func usageQuery(c *gin.Context) (usage.Query, error) {
 			fields = append(fields, i18n.FieldError{Field: "granularity", Code: i18n.FieldOneOf, Param: "5m, 1h, 1d"})
 		}
 	}
-	if raw, ok := c.GetQuery("limit"); ok {
-		n, err := strconv.Atoi(raw)
-		switch {
-		case err != nil:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldType, Param: "int"})
-		case n < 1:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooSmall, Param: "1"})
-		case n > usage.MaxPageSize:
-			fields = append(fields, i18n.FieldError{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(usage.MaxPageSize)})
-		}
+	if n, fe, ok := pageLimit(c, usage.MaxPageSize); ok {
 		q.Limit = n
+		fields = append(fields, fe...)
 	}
 	if named, ok := c.GetQuery(clientParam); ok && !serviceIDPattern.MatchString(named) {
 		// A client id has the service id's shape (config.IDPattern).
