@@ -29,9 +29,11 @@ type IPPool struct {
 	// AssignPrefix is the length of the prefix an IPv6 pool assigns; 0 in an IPv4 pool.
 	AssignPrefix int `gorm:"column:assign_prefix"`
 	Nameservers  string
-	Source       string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ReverseZone is the reverse DNS zone of the pool's PTR records ("" = none, R55).
+	ReverseZone string
+	Source      string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // TableName pins the table.
@@ -161,7 +163,7 @@ func updateIPPool(tx *gorm.DB, cur *IPPool, p IPPool, source string, now time.Ti
 	return tx.Model(&IPPool{}).Where("name = ?", cur.Name).Updates(map[string]any{
 		"cluster": p.Cluster, "bridge": p.Bridge, "cidr": p.CIDR, "gateway": p.Gateway,
 		"first_ip": p.FirstIP, "last_ip": p.LastIP, "assign_prefix": p.AssignPrefix, "nameservers": p.Nameservers,
-		"source": source, "updated_at": now,
+		"reverse_zone": p.ReverseZone, "source": source, "updated_at": now,
 	}).Error
 }
 
@@ -307,38 +309,56 @@ func ServiceIPAllocations(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]IPA
 	if err := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Order("pool").Find(&allocs).Error; err != nil {
 		return nil, nil, err
 	}
+	pools, err := poolsOf(tx.WithContext(ctx), allocs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return allocs, pools, nil
+}
+
+// poolsOf reads the pools of allocs by name.
+func poolsOf(tx *gorm.DB, allocs []IPAllocation) (map[string]IPPool, error) {
 	pools := map[string]IPPool{}
 	if len(allocs) == 0 {
-		return allocs, pools, nil
+		return pools, nil
 	}
 	names := make([]string, 0, len(allocs))
 	for _, a := range allocs {
 		names = append(names, a.Pool)
 	}
 	var rows []IPPool
-	if err := tx.WithContext(ctx).Where("name IN ?", names).Find(&rows).Error; err != nil {
-		return nil, nil, err
+	if err := tx.Where("name IN ?", names).Find(&rows).Error; err != nil {
+		return nil, err
 	}
 	for _, r := range rows {
 		pools[r.Name] = r
 	}
-	return allocs, pools, nil
+	return pools, nil
 }
 
 // ReleaseIPs frees every address a service holds and returns how many were freed (0 is not an
-// error: a release is idempotent).
+// error: a release is idempotent). The same transaction turns the service's reverse DNS records
+// into pending removals (R55).
 func ReleaseIPs(ctx context.Context, tx *gorm.DB, k ServiceKey) (int64, error) {
-	res := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID).Delete(&IPAllocation{})
-	return res.RowsAffected, res.Error
+	return ReleaseIPsExcept(ctx, tx, k, nil)
 }
 
 // ReleaseIPsExcept frees the addresses a service holds in pools other than keep (a change of
-// plan, R54) and returns how many were freed.
+// plan, R54) and returns how many were freed; the reverse DNS records of the freed addresses
+// become pending removals in the same transaction (R55).
 func ReleaseIPsExcept(ctx context.Context, tx *gorm.DB, k ServiceKey, keep []string) (int64, error) {
-	q := tx.WithContext(ctx).Where(keyCond, k.ClientID, k.ServiceID)
-	if len(keep) > 0 {
-		q = q.Where("pool NOT IN ?", keep)
-	}
-	res := q.Delete(&IPAllocation{})
-	return res.RowsAffected, res.Error
+	var n int64
+	err := tx.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Where(keyCond, k.ClientID, k.ServiceID)
+		if len(keep) > 0 {
+			q = q.Where("pool NOT IN ?", keep)
+		}
+		res := q.Delete(&IPAllocation{})
+		if res.Error != nil {
+			return res.Error
+		}
+		n = res.RowsAffected
+		return markRDNSReleased(tx, k, keep)
+	})
+	return n, err
 }

@@ -22,14 +22,16 @@ type IPPoolView struct {
 	Last    *string `json:"last"`
 	Family  string  `json:"family"`
 	// AssignPrefix is the length of the prefix an IPv6 pool assigns; null in an IPv4 pool.
-	AssignPrefix *int      `json:"assign_prefix"`
-	Nameservers  []string  `json:"nameservers"`
-	Size         int64     `json:"size"`
-	Used         int64     `json:"used"`
-	Free         int64     `json:"free"`
-	Source       string    `json:"source"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	AssignPrefix *int     `json:"assign_prefix"`
+	Nameservers  []string `json:"nameservers"`
+	// ReverseZone is the zone of the pool's PTR records; null when the pool has none (R55).
+	ReverseZone *string   `json:"reverse_zone"`
+	Size        int64     `json:"size"`
+	Used        int64     `json:"used"`
+	Free        int64     `json:"free"`
+	Source      string    `json:"source"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 func ipPoolView(u ippool.Usage) IPPoolView {
@@ -37,6 +39,10 @@ func ipPoolView(u ippool.Usage) IPPoolView {
 		Gateway: u.Gateway.String(), Family: u.Family(),
 		Nameservers: append([]string{}, u.Nameservers...), Size: u.Size(), Used: u.Used, Free: u.Free(),
 		Source: string(u.Source), CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC()}
+	if u.ReverseZone != "" {
+		zone := u.ReverseZone
+		v.ReverseZone = &zone
+	}
 	if u.IPv6() {
 		bits := u.AssignPrefix
 		v.AssignPrefix = &bits

@@ -66,6 +66,8 @@ type Spec struct {
 	// AssignPrefix is the length of the prefix an IPv6 pool gives each service (R54); nil means
 	// 64. Not applicable to an IPv4 pool.
 	AssignPrefix *int `json:"assign_prefix" yaml:"assign_prefix"`
+	// ReverseZone is the reverse DNS zone of the pool's PTR records (R55, zone.go); "" = none.
+	ReverseZone string `json:"reverse_zone" yaml:"reverse_zone"`
 }
 
 // Pool is a validated pool. An IPv6 pool (AssignPrefix > 0, R54) has no First/Last: it hands
@@ -84,9 +86,11 @@ type Pool struct {
 	FirstIndex   int64
 	LastIndex    int64
 	Nameservers  []string // never nil
-	Source       Source
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ReverseZone is the reverse DNS zone of the pool's PTR records ("" = none, R55).
+	ReverseZone string
+	Source      Source
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Size is the number of addresses (IPv6: prefixes) in the allocation range.
@@ -169,6 +173,7 @@ func Validate(spec Spec, clusters []string) (Pool, error) {
 		}
 	}
 	nameservers := v.nameservers(spec.Nameservers)
+	p.ReverseZone = v.reverseZone(spec.ReverseZone, p.Prefix)
 	if prob := v.Problem(); prob != nil {
 		return Pool{}, prob
 	}

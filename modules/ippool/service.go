@@ -94,7 +94,7 @@ func (s *Service) save(ctx context.Context, pools []Pool, src Source) ([]bool, e
 		}
 		row := models.IPPool{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.Prefix.String(),
 			Gateway: p.Gateway.String(), FirstIP: p.FirstIndex, LastIP: p.LastIndex, AssignPrefix: p.AssignPrefix,
-			Nameservers: string(ns)}
+			Nameservers: string(ns), ReverseZone: p.ReverseZone}
 		if !p.IPv6() {
 			row.FirstIP, row.LastIP = int64(toUint(p.First)), int64(toUint(p.Last))
 		}
@@ -249,7 +249,7 @@ func decodeRow(r models.IPPool) (Pool, error) {
 		ns = []string{}
 	}
 	p := Pool{Name: r.Name, Cluster: r.Cluster, Bridge: r.Bridge, Prefix: prefix, Gateway: gw,
-		AssignPrefix: r.AssignPrefix, Nameservers: ns,
+		AssignPrefix: r.AssignPrefix, Nameservers: ns, ReverseZone: r.ReverseZone,
 		Source: Source(r.Source), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if p.IPv6() {
 		p.FirstIndex, p.LastIndex = r.FirstIP, r.LastIP

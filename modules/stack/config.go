@@ -60,7 +60,8 @@ func poolSpecs(in []config.IPPool) []ippool.Spec {
 	out := make([]ippool.Spec, 0, len(in))
 	for _, p := range in {
 		out = append(out, ippool.Spec{Name: p.Name, Cluster: p.Cluster, Bridge: p.Bridge, CIDR: p.CIDR,
-			Gateway: p.Gateway, First: p.First, Last: p.Last, AssignPrefix: p.AssignPrefix, Nameservers: p.Nameservers})
+			Gateway: p.Gateway, First: p.First, Last: p.Last, AssignPrefix: p.AssignPrefix, Nameservers: p.Nameservers,
+			ReverseZone: p.ReverseZone})
 	}
 	return out
 }

@@ -35,7 +35,31 @@ type Config struct {
 	Metrics   MetricsCfg `yaml:"metrics"`
 	TLS       TLS        `yaml:"tls"`
 	Console   Console    `yaml:"console"`
+	DNS       DNS        `yaml:"dns"`
 }
+
+// DNS configures reverse DNS (R55): PTR records are written through PowerDNS's HTTP API. Off
+// while dns.powerdns.url is empty: PUT /v1/services/{id}/rdns then answers capability_refused.
+type DNS struct {
+	PowerDNS PowerDNS `yaml:"powerdns"`
+}
+
+// PowerDNS is the PowerDNS authoritative server the PTR records go to.
+type PowerDNS struct {
+	// URL is the server's base URL (http://127.0.0.1:8081); pvebill adds
+	// /api/v1/servers/{server_id}/….
+	URL string `yaml:"url"`
+	// APIKey is sent as X-API-Key. A secret: never logged, stored or shown in an error.
+	APIKey string `yaml:"api_key"`
+	// ServerID is the API's server id (default "localhost", what PowerDNS calls itself).
+	ServerID string `yaml:"server_id"`
+}
+
+// DefaultPowerDNSServerID is dns.powerdns.server_id when it is not set.
+const DefaultPowerDNSServerID = "localhost"
+
+// Enabled reports whether reverse DNS is configured.
+func (p PowerDNS) Enabled() bool { return p.URL != "" }
 
 // Console configures the customer's browser console (R41). It is off while Secret is empty:
 // POST /v1/services/{id}/console then answers capability_refused, naming console.secret.
@@ -134,6 +158,7 @@ type IPPool struct {
 	Last         string   `yaml:"last"`
 	AssignPrefix *int     `yaml:"assign_prefix"`
 	Nameservers  []string `yaml:"nameservers"`
+	ReverseZone  string   `yaml:"reverse_zone"`
 }
 
 // Jobs holds the cron schedules.
@@ -433,7 +458,7 @@ func setScalar(v reflect.Value, value string) error {
 
 // Validate checks the configuration and names the first bad key.
 func (c *Config) Validate() error {
-	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS, c.validateConsole} {
+	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS, c.validateConsole, c.validateDNS} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -640,6 +665,32 @@ func (c *Config) validateConsole() error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.HasSuffix(cc.PublicURL, "/") ||
 		u.RawQuery != "" || u.Fragment != "" {
 		return &Error{Key: "console.public_url", Reason: "must be an absolute http(s) URL without a trailing slash, query or fragment"}
+	}
+	return nil
+}
+
+// validateDNS checks dns.powerdns: an absolute http(s) URL without query or fragment, and an
+// API key that is set and no placeholder; or nothing at all (reverse DNS off).
+func (c *Config) validateDNS() error {
+	p := c.DNS.PowerDNS
+	if p.URL == "" {
+		if p.APIKey != "" || p.ServerID != "" {
+			return &Error{Key: "dns.powerdns.url", Reason: "must be set when api_key or server_id is"}
+		}
+		return nil
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return &Error{Key: "dns.powerdns.url", Reason: "must be an absolute http(s) URL without credentials, query or fragment"}
+	}
+	switch {
+	case p.APIKey == "":
+		return &Error{Key: "dns.powerdns.api_key", Reason: "must be set with dns.powerdns.url"}
+	case isPlaceholder(p.APIKey):
+		return &Error{Key: "dns.powerdns.api_key", Reason: "is a placeholder (contains CHANGE-ME): set PowerDNS's api-key"}
+	}
+	if p.ServerID != "" && strings.ContainsAny(p.ServerID, "/?#% ") {
+		return &Error{Key: "dns.powerdns.server_id", Reason: "must be a plain server id such as localhost"}
 	}
 	return nil
 }
