@@ -84,6 +84,9 @@ const (
 	// CodeNoCapacity: no node of the cluster is a candidate for the plan (R52); temporary,
 	// nothing was sent to Proxmox.
 	CodeNoCapacity Code = "no_capacity"
+	// CodeAddressNotAssigned: a reverse DNS name for an address the service does not hold (R55);
+	// permanent, nothing written.
+	CodeAddressNotAssigned Code = "address_not_assigned"
 )
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
@@ -103,6 +106,7 @@ var Codes = []Code{
 	CodeServiceAmbiguous,
 	CodeConsoleSessionLimit,
 	CodeNoCapacity,
+	CodeAddressNotAssigned,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -237,3 +237,11 @@ func CountRDNS(ctx context.Context, tx *gorm.DB) (RDNSCounts, error) {
 	}
 	return out, err
 }
+
+// UnsyncedRDNS lists the service's records that PowerDNS does not have yet, removals included.
+func UnsyncedRDNS(ctx context.Context, tx *gorm.DB, k ServiceKey) ([]RDNSRecord, error) {
+	var out []RDNSRecord
+	err := tx.WithContext(ctx).Where(keyCond+" AND status <> ?", k.ClientID, k.ServiceID, RDNSSynced).
+		Order("address").Find(&out).Error
+	return out, err
+}

@@ -50,6 +50,8 @@ func (s *Server) routes() {
 	get(billing, "/services/:service_id/restore", s.getRestore)
 	get(billing, "/services/:service_id/restore/:intent_id", s.getRestore)
 	billing.POST("/services/:service_id/restore", s.applyRestore)
+	billing.PUT("/services/:service_id/rdns", s.putRDNS)
+	get(billing, "/services/:service_id/rdns", s.listRDNS)
 	get(billing, "/usage", s.getUsage)
 	get(billing, "/services/:service_id/usage/series", s.getUsageSeries)
 

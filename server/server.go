@@ -22,11 +22,12 @@ import (
 	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
+	"pvebill/modules/rdns"
 	"pvebill/modules/reinstall"
 	"pvebill/server/config"
 )
 
-// Options are the server's injected dependencies. DB, Executor, Registry, Logger and the five
+// Options are the server's injected dependencies. DB, Executor, Registry, Logger and the
 // services are required: New panics without one, at wiring time, rather than a route failing
 // on its first request.
 type Options struct {
@@ -51,6 +52,8 @@ type Options struct {
 	Console *console.Service
 	// Password serves the password route (R56).
 	Password *password.Service
+	// RDNS serves the reverse DNS routes (R55).
+	RDNS *rdns.Service
 }
 
 // missing names the required dependencies o lacks.
@@ -59,7 +62,7 @@ func (o Options) missing() []string {
 	for name, absent := range map[string]bool{"DB": o.DB == nil, "Executor": o.Executor == nil,
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
-		"Console": o.Console == nil, "Password": o.Password == nil} {
+		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -90,6 +93,7 @@ type Server struct {
 	ipPools  *ippool.Service
 	console  *console.Service
 	password *password.Service
+	rdns     *rdns.Service
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -114,7 +118,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password}
+		console: o.Console, password: o.Password, rdns: o.RDNS}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -28,6 +28,7 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 		"IPPools":   func(o *server.Options) { o.IPPools = nil },
 		"Console":   func(o *server.Options) { o.Console = nil },
 		"Password":  func(o *server.Options) { o.Password = nil },
+		"RDNS":      func(o *server.Options) { o.RDNS = nil },
 		"Executor":  func(o *server.Options) { o.Executor = nil },
 		"DB":        func(o *server.Options) { o.DB = nil },
 	} {

@@ -45,6 +45,17 @@ const (
 // implements it (a VM, through its guest agent); a container can never.
 const CapPassword Capability = "password"
 
+// CapRDNS is setting the reverse DNS name of an address (R55). It depends on the configuration
+// (dns.powerdns) and on the address's pool (its reverse_zone), not on the plan's kind, so it is
+// not listed among a plan's capabilities; a refusal names it.
+const CapRDNS Capability = "rdns"
+
+// Reasons of a refused reverse DNS change (R55): permanent, the operator's configuration.
+const (
+	ReasonRDNSNotConfigured = "capability.rdns_not_configured"
+	ReasonRDNSNoReverseZone = "capability.rdns_no_reverse_zone"
+)
+
 // BackupCapabilities are the capabilities a plan without a backup storage refuses.
 var BackupCapabilities = []Capability{CapBackup, CapRestore}
 
@@ -85,7 +96,7 @@ var containerNever = map[Capability]string{
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
 		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonGuestAgentNotRunning,
-		ReasonConsoleSecretNotSet}
+		ReasonConsoleSecretNotSet, ReasonRDNSNotConfigured, ReasonRDNSNoReverseZone}
 	for _, c := range AllCapabilities {
 		if k, ok := containerNever[c]; ok {
 			keys = append(keys, k)

@@ -373,7 +373,7 @@ func TestCapabilities(t *testing.T) {
 // Every reason a capability can give is a real translation in all nine languages.
 func TestReasonsTranslated(t *testing.T) {
 	keys := plans.ReasonKeys()
-	if len(keys) != 15 {
+	if len(keys) != 17 {
 		t.Fatalf("reason keys %v", keys)
 	}
 	for _, key := range keys {

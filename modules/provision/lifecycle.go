@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -392,14 +393,29 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 	return nil
 }
 
+// releaseService frees the service's addresses, which turns its PTR records into pending
+// removals in the same transaction (R55), and marks it terminated. The removals are tried once
+// here, bounded by rdnsInlineTimeout; PowerDNS being down never fails the terminate, the sync
+// job retries them.
 func releaseService(ctx context.Context, l *lifecycle) error {
 	if l.s.addrs != nil {
 		if err := l.s.addrs.Release(ctx, l.svc.Key()); err != nil {
 			return fmt.Errorf("release addresses: %w", err)
 		}
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceTerminated})
+	if err := models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceTerminated}); err != nil {
+		return err
+	}
+	if l.s.rdns != nil {
+		rctx, cancel := context.WithTimeout(ctx, rdnsInlineTimeout)
+		l.s.rdns.SyncService(rctx, l.svc.Key())
+		cancel()
+	}
+	return nil
 }
+
+// rdnsInlineTimeout bounds terminate's own attempt at removing the service's PTR records.
+const rdnsInlineTimeout = 5 * time.Second
 
 // precheckChangePlan checks the new plan against the guest: the service's kind offered, a disk
 // no smaller than the guest's (R23), no lock.

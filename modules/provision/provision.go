@@ -53,6 +53,12 @@ type Addresses interface {
 	Release(ctx context.Context, k models.ServiceKey) error
 }
 
+// RDNSRemover removes, as far as PowerDNS answers, the PTR records of a service whose addresses
+// were released (modules/rdns). It never fails: what it cannot do now stays pending.
+type RDNSRemover interface {
+	SyncService(ctx context.Context, k models.ServiceKey)
+}
+
 // Options configure a Provisioner. Every dependency is required (modules/stack wires them);
 // a nil Addresses is a real configuration: no address pools, so a plan naming one is refused.
 type Options struct {
@@ -65,6 +71,9 @@ type Options struct {
 	Secrets   *executor.Secrets
 	Log       *slog.Logger
 	Metrics   *Metrics
+	// RDNS, when set, is told after a terminate released the addresses, to remove the service's
+	// PTR records at once (R55); what it cannot remove is retried by its job.
+	RDNS RDNSRemover
 	// VMIDAttempts bounds the vmid candidates of one create (zero: DefaultVMIDAttempts).
 	VMIDAttempts int
 	// Now is the clock (time.Now but in tests).
@@ -83,6 +92,7 @@ type Provisioner struct {
 	clusters operation.Clusters
 	names    []string
 	addrs    Addresses
+	rdns     RDNSRemover
 	secrets  *executor.Secrets
 	log      *slog.Logger
 	metrics  *Metrics
@@ -108,7 +118,7 @@ func New(o Options) *Provisioner {
 		o.SharedReadTTL = DefaultSharedReadTTL
 	}
 	s := &Provisioner{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans,
-		mods: o.Modules, clusters: operation.NewClusters(o.Clusters), addrs: o.Addresses, secrets: o.Secrets,
+		mods: o.Modules, clusters: operation.NewClusters(o.Clusters), addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets,
 		log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now, fwState: map[string]string{}}
 	s.names = s.clusters.Names()
 	return s

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,12 +89,37 @@ func (p *PowerDNS) patch(ctx context.Context, zone string, rs rrset) error {
 	}
 	res, err := hc.Do(req)
 	if err != nil {
+		// The transport's own error, without the URL that *url.Error adds.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("powerdns PATCH zone %s: %w", zone, err)
 	}
 	defer res.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 	if res.StatusCode != http.StatusNoContent && res.StatusCode != http.StatusOK {
-		return fmt.Errorf("powerdns PATCH zone %s: %s: %s", zone, res.Status, strings.TrimSpace(string(msg)))
+		return &StatusError{Zone: zone, Status: res.StatusCode, Message: strings.TrimSpace(string(msg))}
 	}
 	return nil
+}
+
+// StatusError is an answer of PowerDNS other than success. Its message is PowerDNS's (the
+// API never echoes the key).
+type StatusError struct {
+	Zone    string
+	Status  int
+	Message string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("powerdns PATCH zone %s: %d %s: %s", e.Zone, e.Status, http.StatusText(e.Status), e.Message)
+}
+
+// Refused reports whether err is PowerDNS refusing the change (a 4xx answer: no such zone, a
+// wrong key, a bad record), which no retry by itself mends, as opposed to PowerDNS not
+// answering or failing (5xx).
+func Refused(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status >= 400 && se.Status < 500
 }

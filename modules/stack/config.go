@@ -13,6 +13,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/provision"
+	"pvebill/modules/rdns"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -37,7 +38,7 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 		Executor: executor.Config{Owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
 			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval,
 			LongWorkers: cfg.Executor.BackupWorkers},
-		Provision: provision.Options{}, Console: cfg.Console})
+		Provision: provision.Options{}, Console: cfg.Console, PowerDNS: powerDNS(cfg.DNS.PowerDNS)})
 	if cfg.PlansFile != "" {
 		loaded, err := st.Plans.LoadFile(ctx, cfg.PlansFile)
 		if err != nil {
@@ -64,4 +65,16 @@ func poolSpecs(in []config.IPPool) []ippool.Spec {
 			ReverseZone: p.ReverseZone})
 	}
 	return out
+}
+
+// powerDNS is the PowerDNS client of dns.powerdns, or nil when reverse DNS is off (R55).
+func powerDNS(c config.PowerDNS) *rdns.PowerDNS {
+	if !c.Enabled() {
+		return nil
+	}
+	id := c.ServerID
+	if id == "" {
+		id = config.DefaultPowerDNSServerID
+	}
+	return &rdns.PowerDNS{URL: c.URL, APIKey: c.APIKey, ServerID: id}
 }

@@ -20,7 +20,7 @@ type Jobs struct {
 }
 
 // Jobs schedules the cron jobs over the stack: the idempotency and seen-signature purges (R47), the swap sampler and
-// the usage retention (R31–R33), limit enforcement (R16), scheduled backups (R42). Replicas share one schedule: each
+// the usage retention (R31–R33), limit enforcement (R16), scheduled backups (R42), the reverse DNS retries (R55). Replicas share one schedule: each
 // job's tick runs on one of them, and the sampled nodes are split between them by leases.
 func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 	j := &Jobs{Scheduler: jobs.NewScheduler(st.Log, jobs.NewMetrics(st.Metrics)),
@@ -42,6 +42,12 @@ func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 		Kick: st.Exec.Kick}
 	if err := st.once(j, "@every 1m", backups, 50*time.Second); err != nil {
 		return nil, err
+	}
+	// Reverse DNS (R55): every minute one replica retries the PTR record changes that are due.
+	if st.RDNS.Enabled() {
+		if err := st.once(j, "@every 1m", jobs.RDNSSync{Syncer: st.RDNS}, 50*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	j.Limits = jobs.Limits{Provision: st.Provisioner, Log: st.Log, Kick: st.Exec.Kick}
 	if err := st.once(j, cfg.Jobs.Limits, j.Limits, 5*time.Minute); err != nil {

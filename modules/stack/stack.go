@@ -19,6 +19,7 @@ import (
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
+	"pvebill/modules/rdns"
 	"pvebill/modules/reinstall"
 	"pvebill/server"
 	"pvebill/server/config"
@@ -51,6 +52,8 @@ type Options struct {
 	Actions []executor.Action
 	// Console configures the customer's console (R41); its zero value turns it off.
 	Console config.Console
+	// PowerDNS is where reverse DNS records go (R55); nil turns reverse DNS off.
+	PowerDNS *rdns.PowerDNS
 	// ConsoleRecheck is how often the open console sessions' services are re-read (0: 3 s;
 	// tests shorten it).
 	ConsoleRecheck time.Duration
@@ -70,6 +73,7 @@ type Stack struct {
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
 	Password    *password.Service
+	RDNS        *rdns.Service
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -82,6 +86,7 @@ func New(o Options) *Stack {
 		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters), NoConsoleSecret: !o.Console.Enabled()})
 	warnHalfConsole(o.Log, o.Console, o.Clusters)
 	st.IPPools = ippool.NewService(o.DB).WithClusters(o.PoolClusters)
+	st.RDNS = rdns.NewService(rdns.Options{DB: o.DB, PowerDNS: o.PowerDNS, Log: o.Log, Metrics: rdns.NewMetrics(o.Metrics, o.DB, nil)})
 	po := o.Provision
 	addrs := po.Addresses
 	if addrs == nil {
@@ -89,6 +94,9 @@ func New(o Options) *Stack {
 	}
 	po.DB, po.Plans, po.Modules, po.Clusters, po.Addresses = o.DB, st.Plans, st.Kinds, o.Clusters, addrs
 	po.Secrets, po.Log, po.Metrics = st.Exec.Secrets(), o.Log, provision.NewMetrics(o.Metrics)
+	if po.RDNS == nil {
+		po.RDNS = st.RDNS
+	}
 	if po.Now == nil {
 		po.Now = time.Now
 	}
@@ -157,7 +165,7 @@ func (st *Stack) Actions() []executor.Action {
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
 		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
-		Password: st.Password}
+		Password: st.Password, RDNS: st.RDNS}
 }
 
 // Schema says what Open does with a schema that is behind.

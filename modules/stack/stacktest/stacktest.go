@@ -42,5 +42,8 @@ func WithServices(o server.Options) server.Options {
 	if o.Password == nil {
 		o.Password = full.Password
 	}
+	if o.RDNS == nil {
+		o.RDNS = full.RDNS
+	}
 	return o
 }

@@ -1,0 +1,172 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/rdns"
+	"pvebill/modules/rdns/pdnstest"
+	"pvebill/modules/stack"
+)
+
+// The reverse zones of the test pools: pool-a is 203.0.113.0/24, pool-6 2001:db8::/48.
+const (
+	zone4 = "113.0.203.in-addr.arpa."
+	zone6 = "8.b.d.0.1.0.0.2.ip6.arpa."
+)
+
+// rdnsHarness is a replica whose reverse DNS goes to a real PowerDNS through a gate the test
+// opens and closes, with pool-a and pool-6 naming their reverse zones (both zones exist in
+// PowerDNS unless missing6).
+func rdnsHarness(t *testing.T, dialect string, missing6 bool) (*svcHarness, *pdnstest.Server, *pdnstest.Gate) {
+	t.Helper()
+	pdns := pdnstest.Start(t)
+	pdns.CreateZone(t, zone4)
+	if !missing6 {
+		pdns.CreateZone(t, zone6)
+	}
+	gate := pdns.Gate(t)
+	client := &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}
+	h := newServicesReplica(t, dbtest.Open(t, dialect), simtest.Start(t, nil), nil, "test-"+dialect, true,
+		func(o *stack.Options) { o.PowerDNS = client })
+	ipv6Plans(t, h)
+	for name, body := range map[string]string{
+		"pool-a": `{"cluster":"default","bridge":"vmbr0","cidr":"203.0.113.0/24","gateway":"203.0.113.1","first":"203.0.113.10","last":"203.0.113.20","nameservers":["203.0.113.53"],"reverse_zone":"` + zone4 + `"}`,
+		"pool-6": `{"cluster":"default","bridge":"vmbr0","cidr":"2001:db8::/48","gateway":"fe80::1","nameservers":["2001:db8::53"],"reverse_zone":"` + zone6 + `"}`,
+	} {
+		r := h.signed("PUT", "/v1/admin/ip-pools/"+name, "ops", adminSecret, []byte(body))
+		if r.Status != 200 || r.json(t)["ip_pool"].(map[string]any)["reverse_zone"] == nil {
+			t.Fatalf("pool %s: %d %s", name, r.Status, r.Body)
+		}
+	}
+	return h, pdns, gate
+}
+
+func rdnsBody(addr, host string) []byte {
+	b, _ := json.Marshal(map[string]string{"address": addr, "hostname": host})
+	return b
+}
+
+// rdnsList is the answer's records by address.
+func rdnsList(t *testing.T, r response) map[string]map[string]any {
+	t.Helper()
+	if r.Status != 200 {
+		t.Fatalf("rdns: %d %s", r.Status, r.Body)
+	}
+	out := map[string]map[string]any{}
+	for _, x := range r.json(t)["rdns"].([]any) {
+		m := x.(map[string]any)
+		out[m["address"].(string)] = m
+	}
+	return out
+}
+
+// resolvesTo checks the PTR of addr through a DNS query to PowerDNS ("" = no record).
+func resolvesTo(t *testing.T, pdns *pdnstest.Server, addr, want string) {
+	t.Helper()
+	names, err := pdns.Resolver().LookupAddr(context.Background(), addr)
+	if want == "" {
+		if err == nil && len(names) > 0 {
+			t.Fatalf("PTR of %s: %v, want none", addr, names)
+		}
+		return
+	}
+	if err != nil || !slices.Equal(names, []string{want}) {
+		t.Fatalf("PTR of %s: %v %v, want %s", addr, names, err, want)
+	}
+}
+
+func rdnsRows(t *testing.T, h *svcHarness) []models.RDNSRecord {
+	t.Helper()
+	var rows []models.RDNSRecord
+	if err := h.db.Gorm.Order("address").Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// R55 over HTTP on both databases against a real PowerDNS: a VM with an IPv4 address and an
+// IPv6 /64 sets the PTR of its v4 address and of an address inside its prefix; both read back
+// through PowerDNS's API and a DNS query, and GET lists them synced. An address the service does
+// not hold (another v4 address, the next /64) is 422 address_not_assigned with nothing written;
+// bad hostnames are 422 on the field; another client's service is 404. Terminate removes both
+// records from PowerDNS and the table, and the next owner of the address sets its own name.
+func TestRDNSOverHTTP(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			h, pdns, _ := rdnsHarness(t, dialect, false)
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-1", "vm-v6")))
+			got := rdnsList(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", "mail.example.com")))
+			if r := got["203.0.113.10"]; r == nil || r["hostname"] != "mail.example.com" || r["status"] != "synced" || r["last_error"] != nil {
+				t.Fatalf("v4 record %v", got)
+			}
+			got = rdnsList(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody("2001:db8::25", "v6.example.com")))
+			if len(got) != 2 || got["2001:db8::25"]["status"] != "synced" {
+				t.Fatalf("records %v", got)
+			}
+			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
+			resolvesTo(t, pdns, "2001:db8::25", "v6.example.com.")
+			if p := pdns.PTR(t, zone4, rdns.ReverseName(netip.MustParseAddr("203.0.113.10"))); p != "mail.example.com." {
+				t.Fatalf("API PTR %q", p)
+			}
+			list := h.billing("GET", "/v1/services/rdns-1/rdns", nil)
+			if body := string(list.Body); !strings.Contains(body, `{"address":"203.0.113.10","hostname":"mail.example.com","status":"synced"`) ||
+				strings.Index(body, "203.0.113.10") > strings.Index(body, "2001:db8::25") {
+				t.Fatalf("GET %s", body)
+			}
+
+			for _, foreign := range []string{"203.0.113.11", "2001:db8:0:1::1", "198.51.100.7"} {
+				m := checkProblem(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody(foreign, "evil.example.com")), 422, "address_not_assigned")
+				if !strings.Contains(m["detail"].(string), foreign) || m["permanence"] != "permanent" {
+					t.Fatalf("refusal %v", m)
+				}
+				resolvesTo(t, pdns, foreign, "")
+			}
+			if rows := rdnsRows(t, h); len(rows) != 2 {
+				t.Fatalf("rows after refusals: %+v", rows)
+			}
+			for host, code := range map[string]string{"": "required", "-bad.example.com": "bad_format", "localhost": "bad_format",
+				"mail.example.com.": "not_canonical", "a.123": "bad_format", strings.Repeat("a.", 127) + "com": "too_long",
+				"under_score.example.com": "bad_format"} {
+				m := checkProblem(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", host)), 422, "validation_failed")
+				if f := m["errors"].([]any)[0].(map[string]any); f["field"] != "hostname" || f["code"] != code {
+					t.Fatalf("hostname %q: %v", host, m)
+				}
+			}
+			m := checkProblem(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody("2001:DB8::25", "x.example.com")), 422, "validation_failed")
+			if f := m["errors"].([]any)[0].(map[string]any); f["field"] != "address" || f["code"] != "not_canonical" {
+				t.Fatalf("address: %v", m)
+			}
+			checkProblem(t, h.otherClient("GET", "/v1/services/rdns-1/rdns", nil), 404, "not_found")
+			checkProblem(t, h.otherClient("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", "x.example.com")), 404, "not_found")
+			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
+
+			succeeded(t, h.billing("POST", "/v1/services/rdns-1/terminate?wait=20", []byte(`{}`)))
+			resolvesTo(t, pdns, "203.0.113.10", "")
+			resolvesTo(t, pdns, "2001:db8::25", "")
+			if rows := rdnsRows(t, h); len(rows) != 0 {
+				t.Fatalf("rows after terminate: %+v", rows)
+			}
+			if got := rdnsList(t, h.billing("GET", "/v1/services/rdns-1/rdns", nil)); len(got) != 0 {
+				t.Fatalf("terminated service lists %v", got)
+			}
+			checkProblem(t, h.billing("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", "x.example.com")), 422, "address_not_assigned")
+
+			// The address is free for the next owner.
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-2", "vm-v6")))
+			got = rdnsList(t, h.billing("PUT", "/v1/services/rdns-2/rdns", rdnsBody("203.0.113.10", "next.example.com")))
+			if got["203.0.113.10"]["status"] != "synced" {
+				t.Fatalf("next owner %v", got)
+			}
+			resolvesTo(t, pdns, "203.0.113.10", "next.example.com.")
+		})
+	}
+}
