@@ -7,8 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 
+	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -167,6 +170,111 @@ func TestRDNSOverHTTP(t *testing.T) {
 				t.Fatalf("next owner %v", got)
 			}
 			resolvesTo(t, pdns, "203.0.113.10", "next.example.com.")
+		})
+	}
+}
+
+// rdnsAttempts reads pvebill_rdns_attempts_total{action,result} (0 when absent).
+func rdnsAttempts(t *testing.T, reg *prometheus.Registry, action, result string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "pvebill_rdns_attempts_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["action"] == action && l["result"] == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// R55, a PowerDNS outage on both databases: while PowerDNS's API drops every connection, a PUT
+// still answers 200 with the record pending (one attempt, its cause, never the API key), and a
+// terminate succeeds and leaves its PTR removal pending; nothing is retried before its backoff.
+// Once PowerDNS is back, the sync job of another replica, run past the backoff, writes the
+// pending name, removes the terminated service's PTR (and its row), and records the v6 name,
+// whose zone does not exist in PowerDNS, as failed. The metrics follow each step; the key is in
+// no log line, row or answer.
+func TestRDNSOutageIsRetriedByTheJob(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			h, pdns, gate := rdnsHarness(t, dialect, true)
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-keep", "vm-v6")))
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-gone", "vm-v6")))
+			if got := rdnsList(t, h.billing("PUT", "/v1/services/rdns-gone/rdns", rdnsBody("203.0.113.11", "gone.example.com"))); got["203.0.113.11"]["status"] != "synced" {
+				t.Fatalf("before the outage %v", got)
+			}
+
+			gate.Close()
+			var answers []string
+			for _, req := range [][2]string{{"203.0.113.10", "mail.example.com"}, {"2001:db8::1", "v6.example.com"}} {
+				r := h.billing("PUT", "/v1/services/rdns-keep/rdns", rdnsBody(req[0], req[1]))
+				answers = append(answers, string(r.Body))
+				rec := rdnsList(t, r)[req[0]]
+				if rec["status"] != "pending" || rec["attempts"] != float64(1) || rec["last_error"] == nil || rec["hostname"] != req[1] {
+					t.Fatalf("during the outage %v", rec)
+				}
+			}
+			succeeded(t, h.billing("POST", "/v1/services/rdns-gone/terminate?wait=20", []byte(`{}`)))
+			resolvesTo(t, pdns, "203.0.113.11", "gone.example.com.")
+			if n := metricValue(t, h.reg, "pvebill_rdns_records", "status", "pending"); n != 3 {
+				t.Fatalf("pending records %v", n)
+			}
+			if a := rdnsAttempts(t, h.reg, "set", "pending") + rdnsAttempts(t, h.reg, "delete", "pending"); a != 3 {
+				t.Fatalf("attempts not reached %v", a)
+			}
+			if age := gaugeValue(t, h.reg, "pvebill_rdns_oldest_unsynced_seconds"); age < 0 || age > 60 {
+				t.Fatalf("oldest unsynced %v s", age)
+			}
+
+			gate.Open()
+			client := &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}
+			ctx := context.Background()
+			now := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: client})
+			if err := (jobs.RDNSSync{Syncer: now}).Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := metricValue(t, h.reg, "pvebill_rdns_records", "status", "pending"); n != 3 {
+				t.Fatalf("retried before the backoff: %v pending", n)
+			}
+			later := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: client, Now: func() time.Time { return time.Now().Add(2 * time.Minute) }})
+			if err := (jobs.RDNSSync{Syncer: later}).Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
+			resolvesTo(t, pdns, "203.0.113.11", "")
+			got := rdnsList(t, h.billing("GET", "/v1/services/rdns-keep/rdns", nil))
+			if got["203.0.113.10"]["status"] != "synced" || got["203.0.113.10"]["last_error"] != nil || got["203.0.113.10"]["synced_at"] == nil {
+				t.Fatalf("v4 after the outage %v", got)
+			}
+			v6 := got["2001:db8::1"]
+			if v6["status"] != "failed" || v6["attempts"] != float64(2) || !strings.Contains(v6["last_error"].(string), zone6) {
+				t.Fatalf("v6 without its zone %v", v6)
+			}
+			rows := rdnsRows(t, h)
+			if len(rows) != 2 || rows[0].Address != "2001:db8::1" || rows[1].Address != "203.0.113.10" {
+				t.Fatalf("rows %+v", rows)
+			}
+			for st, want := range map[string]float64{"pending": 0, "synced": 1, "failed": 1} {
+				if n := metricValue(t, h.reg, "pvebill_rdns_records", "status", st); n != want {
+					t.Fatalf("%s records %v, want %v", st, n, want)
+				}
+			}
+			for _, where := range append(answers, h.logs.String(), rows[0].LastError, rows[1].LastError) {
+				if strings.Contains(where, pdns.APIKey) {
+					t.Fatalf("the API key leaked: %s", where)
+				}
+			}
 		})
 	}
 }

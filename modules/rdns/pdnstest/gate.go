@@ -1,6 +1,7 @@
 package pdnstest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,7 +116,7 @@ func (g *Gate) serve(target string) {
 
 func forward(c net.Conn, target string) {
 	defer c.Close()
-	up, err := net.Dial("tcp", target)
+	up, err := (&net.Dialer{}).DialContext(context.Background(), "tcp", target)
 	if err != nil {
 		return
 	}
