@@ -325,3 +325,31 @@ func TestMemoryOvercommit(t *testing.T) {
 		}
 	}
 }
+
+// R55: dns.powerdns is off by default; url and api_key go together; a placeholder key, a URL
+// with credentials or a query, and a key without a URL are refused naming the key. The key is in
+// no error.
+func TestPowerDNSConfig(t *testing.T) {
+	cfg, err := Load(write(t, good), nil)
+	if err != nil || cfg.DNS.PowerDNS.Enabled() {
+		t.Fatalf("default: %v %+v", err, cfg.DNS)
+	}
+	cfg, err = Load(write(t, good+"\ndns:\n  powerdns:\n    url: http://127.0.0.1:8081\n"),
+		[]string{"PVEBILL_DNS_POWERDNS_API_KEY=a-real-key-0123"})
+	if err != nil || !cfg.DNS.PowerDNS.Enabled() || cfg.DNS.PowerDNS.APIKey != "a-real-key-0123" {
+		t.Fatalf("%v %+v", err, cfg.DNS)
+	}
+	for env, key := range map[string]string{
+		"PVEBILL_DNS_POWERDNS_API_KEY=CHANGE-ME":                              "dns.powerdns.api_key",
+		"PVEBILL_DNS_POWERDNS_URL=":                                           "dns.powerdns.url",
+		"PVEBILL_DNS_POWERDNS_URL=http://user:secret-key-0123@127.0.0.1:8081": "dns.powerdns.url",
+		"PVEBILL_DNS_POWERDNS_URL=ftp://127.0.0.1:8081":                       "dns.powerdns.url",
+		"PVEBILL_DNS_POWERDNS_SERVER_ID=local/host":                           "dns.powerdns.server_id",
+	} {
+		_, err := Load(write(t, good+"\ndns:\n  powerdns:\n    url: http://127.0.0.1:8081\n    api_key: secret-key-0123\n"), []string{env})
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != key || strings.Contains(err.Error(), "secret-key-0123") {
+			t.Errorf("%s: %v, want %s", env, err, key)
+		}
+	}
+}
