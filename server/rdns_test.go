@@ -3,9 +3,11 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -275,6 +277,87 @@ func TestRDNSOutageIsRetriedByTheJob(t *testing.T) {
 					t.Fatalf("the API key leaked: %s", where)
 				}
 			}
+		})
+	}
+}
+
+// R55, a change of plan that drops the IPv6 pool: the prefix is released and its PTR record
+// becomes a pending removal in the same transaction, which the job removes from PowerDNS; the
+// IPv4 address is kept and so is its record.
+func TestRDNSChangePlanDropsThePrefixRecords(t *testing.T) {
+	h, pdns, gate := rdnsHarness(t, "sqlite", false)
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-cp", "vm-v6")))
+	rdnsList(t, h.billing("PUT", "/v1/services/rdns-cp/rdns", rdnsBody("203.0.113.10", "mail.example.com")))
+	rdnsList(t, h.billing("PUT", "/v1/services/rdns-cp/rdns", rdnsBody("2001:db8::1", "v6.example.com")))
+	resolvesTo(t, pdns, "2001:db8::1", "v6.example.com.")
+	succeeded(t, h.billing("POST", "/v1/services/rdns-cp/change-plan?wait=20", []byte(`{"plan":"vm-4g"}`)))
+	got := rdnsList(t, h.billing("GET", "/v1/services/rdns-cp/rdns", nil))
+	if len(got) != 1 || got["203.0.113.10"]["status"] != "synced" {
+		t.Fatalf("after the change of plan %v", got)
+	}
+	sync := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}})
+	if err := (jobs.RDNSSync{Syncer: sync}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	resolvesTo(t, pdns, "2001:db8::1", "")
+	resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
+	if rows := rdnsRows(t, h); len(rows) != 1 || rows[0].Address != "203.0.113.10" {
+		t.Fatalf("rows %+v", rows)
+	}
+}
+
+// R55 under concurrency, on both databases and two replicas: PUTs for twenty addresses of a
+// service's /64, spread over both replicas, race its terminate. Each PUT is 200 or 422
+// address_not_assigned, never a 5xx; once the job ran, PowerDNS holds a PTR for none of them and
+// the table is empty: no record outlives the address, whatever the order.
+func TestRDNSRacesTerminate(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			h, pdns, gate := rdnsHarness(t, dialect, false)
+			client := &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}
+			h2 := newServicesReplica(t, h.db, h.sim, nil, "test2-"+dialect, false, func(o *stack.Options) { o.PowerDNS = client })
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-race", "vm-v6")))
+			var wg sync.WaitGroup
+			var term response
+			statuses := make([]int, 20)
+			for i := range statuses {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := []*svcHarness{h, h2}[i%2]
+					statuses[i] = r.billing("PUT", "/v1/services/rdns-race/rdns", rdnsBody(fmt.Sprintf("2001:db8::%x", 0x100+i), fmt.Sprintf("h%d.example.com", i))).Status
+				}()
+				if i == 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						term = h2.billing("POST", "/v1/services/rdns-race/terminate?wait=20", []byte(`{}`))
+					}()
+				}
+			}
+			wg.Wait()
+			succeeded(t, term)
+			ok := 0
+			for i, st := range statuses {
+				switch st {
+				case 200:
+					ok++
+				case 422:
+				default:
+					t.Fatalf("PUT %d: %d", i, st)
+				}
+			}
+			sync := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: client, Now: func() time.Time { return time.Now().Add(time.Hour) }})
+			if err := (jobs.RDNSSync{Syncer: sync}).Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if rows := rdnsRows(t, h); len(rows) != 0 {
+				t.Fatalf("%d PUTs answered 200; rows left %+v", ok, rows)
+			}
+			for i := range statuses {
+				resolvesTo(t, pdns, fmt.Sprintf("2001:db8::%x", 0x100+i), "")
+			}
+			t.Logf("%d of %d PUTs came before the terminate", ok, len(statuses))
 		})
 	}
 }
