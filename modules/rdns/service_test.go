@@ -31,7 +31,7 @@ func TestAttemptRacingANewerChange(t *testing.T) {
 			if _, err := pools.Allocate(ctx, "pool-a", k); err != nil {
 				t.Fatal(err)
 			}
-			hold := func(allocs []models.IPAllocation, p map[string]models.IPPool) (string, string, error) {
+			hold := func(_ []models.IPAllocation, p map[string]models.IPPool) (string, string, error) {
 				return "pool-a", p["pool-a"].ReverseZone, nil
 			}
 			first, err := db.SetRDNS(ctx, k, "203.0.113.10", "old.example.com", hold)
