@@ -27,6 +27,8 @@ type Client struct {
 	http    *http.Client
 	auth    string
 	secret  string
+	// tunnel: requests go through an agent, which adds the credentials (Config.Tunnel).
+	tunnel bool
 	metrics *Metrics
 	// console is the console user's login (console.go).
 	console consoleLogin
@@ -46,7 +48,7 @@ type Client struct {
 func New(cfg Config, m *Metrics) (*Client, error) {
 	base, err := cfg.validate()
 	var tc *tls.Config
-	if err == nil {
+	if err == nil && cfg.Tunnel == nil {
 		tc, err = cfg.tlsConfig()
 	}
 	if err != nil {
@@ -66,11 +68,16 @@ func New(cfg Config, m *Metrics) (*Client, error) {
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
+	var rt http.RoundTripper = tr
+	if cfg.Tunnel != nil {
+		rt = cfg.Tunnel
+	}
 	c := &Client{
 		cluster: cfg.Cluster,
 		base:    base,
+		tunnel:  cfg.Tunnel != nil,
 		http: &http.Client{
-			Transport: tr,
+			Transport: rt,
 			// The API never redirects; following one would send the
 			// request somewhere we did not configure.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -217,6 +224,9 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
+	if err := c.checkRoute(method, path); err != nil {
+		return nil, c.fail(method, path, 0, err.Error(), nil, ErrNotAllowed, false, false), 0
+	}
 	u := c.endpoint(path)
 	var body io.Reader
 	encoded := params.Encode()
@@ -251,6 +261,10 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	limit := bodyLimit(path)
 	raw, over, readErr := readBody(resp.Body, limit)
 	c.metrics.observe(c.cluster, path, resp.StatusCode, time.Since(start))
+	if reason := resp.Header.Get(HeaderAgentRefused); reason != "" && c.tunnel {
+		return nil, c.fail(method, path, resp.StatusCode, "the agent refused the call ("+reason+")", nil, ErrNotAllowed,
+			false, false), 0
+	}
 	if over {
 		return nil, c.tooLarge(method, path, resp.StatusCode, limit), 0
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -59,6 +60,11 @@ type Config struct {
 	ConsoleTicketRenew time.Duration
 	// InsecureSkipVerify disables TLS verification. Only for tests and labs.
 	InsecureSkipVerify bool
+	// Tunnel, when set, carries every request to an agent that holds the cluster's credentials
+	// and forwards the call to Proxmox (design.md, "The agent"): URL, the token, the console
+	// user and the TLS settings are then the agent's and must be left empty here; the client
+	// adds no credential to any request.
+	Tunnel http.RoundTripper
 	// Timeout bounds each HTTP attempt (default 60 s). The caller's context
 	// bounds the whole call, retries included.
 	Timeout time.Duration
@@ -112,8 +118,15 @@ func (c Config) LogValue() slog.Value {
 	)
 }
 
+// agentBase is the base URL of requests sent through an agent's tunnel: the agent replaces it
+// with its own Proxmox URL.
+const agentBase = "https://proxmox.agent.invalid"
+
 // validate checks the config and returns the base URL.
 func (c Config) validate() (*url.URL, error) {
+	if c.Tunnel != nil {
+		return c.validateTunnel()
+	}
 	u, err := c.baseURL()
 	if err != nil {
 		return nil, err
@@ -132,6 +145,16 @@ func (c Config) validate() (*url.URL, error) {
 		return nil, errors.New("pve: config: task poll factor must be at least 1")
 	}
 	return u, nil
+}
+
+// validateTunnel checks that a cluster reached through an agent carries no Proxmox endpoint or
+// credential of its own.
+func (c Config) validateTunnel() (*url.URL, error) {
+	if c.URL != "" || c.TokenID != "" || c.TokenSecret != "" || c.ConsoleUser != "" || c.ConsolePassword != "" ||
+		c.Fingerprint != "" || c.InsecureSkipVerify {
+		return nil, errors.New("pve: config: a cluster reached through an agent takes no URL, token, console user or TLS setting")
+	}
+	return url.Parse(agentBase)
 }
 
 // baseURL checks the URL and returns it without the API base path or a trailing slash.

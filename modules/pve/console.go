@@ -23,7 +23,8 @@ var ErrNoConsoleUser = errors.New("pve: no console user is configured for this c
 
 // HasConsoleUser reports whether the cluster was configured with a console user: without one,
 // every console call is ErrNoConsoleUser, and pvebill offers no console on the cluster (R41).
-func (c *Client) HasConsoleUser() bool { return c.console.user != "" }
+// Through an agent, the agent holds the console user and the answer is yes.
+func (c *Client) HasConsoleUser() bool { return c.console.user != "" || c.tunnel }
 
 // consoleLogin is the console user's credentials and current ticket.
 type consoleLogin struct {
@@ -37,8 +38,12 @@ type consoleLogin struct {
 	issued time.Time
 }
 
-// ticketAuth is a login ticket and its CSRF token; the zero value sends no credentials.
-type ticketAuth struct{ ticket, csrf string }
+// ticketAuth is a login ticket and its CSRF token; the zero value sends no credentials. agent
+// asks an agent to add its console user's ticket (the client holds none).
+type ticketAuth struct {
+	ticket, csrf string
+	agent        bool
+}
 
 type ticketAuthKey struct{}
 
@@ -66,8 +71,14 @@ func (l *consoleLogin) current() (ticketAuth, bool) {
 // context, none for a login, the API token otherwise.
 func (c *Client) authorize(ctx context.Context, req *http.Request) {
 	a, ok := ctx.Value(ticketAuthKey{}).(ticketAuth)
-	if !ok {
+	switch {
+	case !ok && c.tunnel:
+		return
+	case !ok:
 		req.Header.Set("Authorization", c.auth)
+		return
+	case a.agent:
+		req.Header.Set(HeaderAgentAuth, "console")
 		return
 	}
 	if a.ticket == "" {
@@ -82,6 +93,9 @@ func (c *Client) authorize(ctx context.Context, req *http.Request) {
 // consoleTicket returns a ticket younger than the renewal age, logging in when there is none
 // or when the one at hand is stale (refused by Proxmox). Concurrent callers share one login.
 func (c *Client) consoleTicket(ctx context.Context, stale string) (ticketAuth, error) {
+	if c.tunnel {
+		return ticketAuth{agent: true}, nil
+	}
 	l := &c.console
 	if l.user == "" {
 		return ticketAuth{}, ErrNoConsoleUser
@@ -126,7 +140,8 @@ func (c *Client) consoleCall(ctx context.Context, method, path string, params ur
 		return err
 	}
 	err = c.DoRequest(context.WithValue(ctx, ticketAuthKey{}, t), method, path, params, out)
-	if !errors.Is(err, ErrAuth) {
+	if t.agent || !errors.Is(err, ErrAuth) {
+		// Through an agent, the agent renews its own ticket.
 		return err
 	}
 	if t, err = c.consoleTicket(ctx, t.ticket); err != nil {

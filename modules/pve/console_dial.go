@@ -39,10 +39,17 @@ func (c *Client) DialConsole(ctx context.Context, node, kind string, vmid int, p
 	u := *c.base
 	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[c.base.Scheme]
 	path := "/nodes/" + node + "/" + kind + "/" + strconv.Itoa(vmid) + "/vncwebsocket"
+	if _, err := MatchRoute(http.MethodGet, path, true); err != nil {
+		return nil, err
+	}
 	u.Path = c.base.Path + APIBasePath + path
 	u.RawQuery = url.Values{"port": {strconv.Itoa(int(p.Port))}, "vncticket": {p.Ticket}}.Encode()
 	h := http.Header{}
-	h.Set("Cookie", (&http.Cookie{Name: "PVEAuthCookie", Value: t.ticket}).String())
+	if t.agent {
+		h.Set(HeaderAgentAuth, "console")
+	} else {
+		h.Set("Cookie", (&http.Cookie{Name: "PVEAuthCookie", Value: t.ticket}).String())
+	}
 	ws, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: h,
 		Subprotocols: []string{"binary"}})
 	if err != nil {
