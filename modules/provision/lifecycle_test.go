@@ -3,7 +3,6 @@ package provision_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -365,8 +364,7 @@ func TestSuspendHAManaged(t *testing.T) {
 	ctx := context.Background()
 	e.create(ctReq("svc-ha"))
 	vmid := *e.service("svc-ha").VMID
-	sid := "ct:" + itoa(vmid)
-	if err := e.client.DoRequest(ctx, "POST", "/cluster/ha/resources", url.Values{"sid": {sid}}, nil); err != nil {
+	if err := e.sim.SetHAManaged(vmid, "started"); err != nil {
 		t.Fatal(err)
 	}
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-ha", provision.SuspendRequest{}))
@@ -377,7 +375,7 @@ func TestSuspendHAManaged(t *testing.T) {
 	if g, _ := e.sim.Guest(vmid); g.Status != "running" || g.HAState != "started" {
 		t.Fatalf("unsuspended: %s, HA %q", g.Status, g.HAState)
 	}
-	puts := e.requests("PUT", "/cluster/ha/resources/"+sid)
+	puts := e.requests("PUT", "/cluster/ha/resources/ct:"+itoa(vmid))
 	if len(puts) != 2 || puts[0].Form.Get("state") != "stopped" || puts[1].Form.Get("state") != "started" {
 		t.Fatalf("HA updates %+v", puts)
 	}

@@ -128,3 +128,17 @@ func (s *Sim) haTask(c *reqCtx, container bool, vmid int, start bool) (string, b
 	}
 	return t.upid, true
 }
+
+// SetHAManaged makes a guest HA-managed with the requested state, as an administrator adds it
+// to HA on a cluster (pvebill itself never creates HA resources).
+func (s *Sim) SetHAManaged(vmid int, state string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.guests[vmid]
+	if g == nil {
+		return fail500("unable to find guest %d", vmid)
+	}
+	sid := haSID(g)
+	s.ha[sid] = &haResource{SID: sid, State: state}
+	return nil
+}
