@@ -286,6 +286,9 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 	if msg == "" {
 		// Proxmox repeats the first line of the message as the reason phrase.
 		msg = strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
+		if r := resp.Header.Get(HeaderAgentReason); r != "" && c.tunnel {
+			msg = r
+		}
 	}
 	errs := flattenErrors(env.Errors)
 	kind := classify(resp.StatusCode, msg, errs)

@@ -306,6 +306,9 @@ const (
 	HeaderAgentAuth = "Pvebill-Agent-Auth"
 	// HeaderAgentRefused is set on an agent's refusal; its value is the reason.
 	HeaderAgentRefused = "Pvebill-Agent-Refused"
+	// HeaderAgentReason carries Proxmox's reason phrase, which HTTP/2 has no place for: the
+	// client reads Proxmox's message from it when the body has none, as from the status line.
+	HeaderAgentReason = "Pvebill-Agent-Reason"
 )
 
 // checkRoute refuses a call the route table does not hold, before anything is sent; a client

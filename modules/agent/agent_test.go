@@ -1,0 +1,152 @@
+package agent_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"pvebill/modules/agent"
+	"pvebill/modules/agent/agenttest"
+	"pvebill/modules/pve"
+	"pvebill/modules/pve/pvesim/simtest"
+)
+
+// stand is pvebill's agent endpoint on loopback TCP, the simulator, and a client of the cluster
+// "c1" whose calls go through the hub.
+type stand struct {
+	hub     *agent.Hub
+	metrics *agent.Metrics
+	reg     *prometheus.Registry
+	srv     *httptest.Server
+	sim     *simtest.Server
+	client  *pve.Client
+	keyFile string
+	pub     ed25519.PublicKey
+}
+
+func newStand(t *testing.T, o agent.HubOptions) *stand {
+	t.Helper()
+	keyFile, _, pub := agenttest.Key(t)
+	reg := prometheus.NewRegistry()
+	m := agent.NewMetrics(reg)
+	if o.Keys == nil {
+		o.Keys = map[string]ed25519.PublicKey{"c1": pub}
+	}
+	o.Metrics = m
+	hub := agent.NewHub(o)
+	mux := http.NewServeMux()
+	mux.Handle("GET "+agent.ConnectPath, hub)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { hub.Shutdown(context.Background()) })
+	client, err := pve.New(pve.Config{Cluster: "c1", Tunnel: hub.Transport("c1"), MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stand{hub: hub, metrics: m, reg: reg, srv: srv, sim: simtest.Start(t, nil), client: client, keyFile: keyFile, pub: pub}
+}
+
+func (s *stand) startAgent(t *testing.T, o agent.Options) *agenttest.Running {
+	t.Helper()
+	r := agenttest.Start(t, agenttest.Config(s.srv.URL, "c1", s.keyFile, s.sim.URL), o)
+	s.waitAgents(t, 1, 5*time.Second)
+	return r
+}
+
+func (s *stand) waitAgents(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for len(s.hub.Agents("c1")) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d agents connected after %s, want %d", len(s.hub.Agents("c1")), within, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// R57: pvebill's client holds no Proxmox credential; through the tunnel its calls reach the
+// simulator with the agent's token (the simulator refuses any other), a task is started and
+// waited for, and the call is counted.
+func TestCallsThroughTunnel(t *testing.T) {
+	s := newStand(t, agent.HubOptions{})
+	s.startAgent(t, agent.Options{})
+	nodes, err := s.client.Nodes(ctx(t))
+	if err != nil || len(nodes) == 0 {
+		t.Fatalf("nodes %v, %v", nodes, err)
+	}
+	_, err = s.client.Node("pve1").LXC(5001).Start(ctx(t))
+	if err != nil && !errors.Is(err, pve.ErrNotFound) {
+		t.Fatalf("start through the tunnel: %v", err)
+	}
+	reqs := s.sim.Requests()
+	if len(reqs) < 2 || reqs[0].Path != "/nodes" {
+		t.Fatalf("simulator saw %+v", reqs)
+	}
+	if got := testutil.ToFloat64(counter(t, s.reg, "pvebill_agent_calls_total", "answered")); got < 2 {
+		t.Fatalf("calls answered %v", got)
+	}
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name, label string) prometheus.Collector {
+	t.Helper()
+	return collectorFunc(func() float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for _, mf := range mfs {
+			if mf.GetName() != name {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetValue() == label {
+						sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+					}
+				}
+			}
+		}
+		return sum
+	})
+}
+
+type collectorFunc func() float64
+
+func (f collectorFunc) Describe(ch chan<- *prometheus.Desc) {
+	ch <- prometheus.NewDesc("x", "x", nil, nil)
+}
+
+func (f collectorFunc) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(prometheus.NewDesc("x", "x", nil, nil), prometheus.GaugeValue, f())
+}
+
+// R57: with no agent connected a call fails at once as a temporary failure, and nothing
+// reaches Proxmox.
+func TestNoAgentIsTemporary(t *testing.T) {
+	s := newStand(t, agent.HubOptions{})
+	_, err := s.client.Nodes(ctx(t))
+	if !errors.Is(err, pve.ErrTransient) || errors.Is(err, pve.ErrMaybeApplied) {
+		t.Fatalf("no agent: %v", err)
+	}
+	if !strings.Contains(err.Error(), "no agent") {
+		t.Fatalf("no agent: %v", err)
+	}
+	if n := len(s.sim.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the simulator", n)
+	}
+}

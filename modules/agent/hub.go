@@ -1,0 +1,313 @@
+package agent
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Liveness is how both ends of a tunnel check it (design.md, "The agent"): a PING after
+// SendPing without a frame, the tunnel dead when the answer has not come within PingTimeout
+// (or a write stalls that long). A dead or half-open tunnel is noticed within
+// SendPing+PingTimeout.
+type Liveness struct {
+	SendPing    time.Duration
+	PingTimeout time.Duration
+}
+
+// DefaultLiveness is 5 s idle, then 10 s for the answer: noticed within 15 s, and a ping every
+// 5 s keeps a load balancer's idle timer (60 s, 100 s) from dropping an idle tunnel.
+var DefaultLiveness = Liveness{SendPing: 5 * time.Second, PingTimeout: 10 * time.Second}
+
+func (l Liveness) orDefault() Liveness {
+	if l.SendPing <= 0 {
+		l.SendPing = DefaultLiveness.SendPing
+	}
+	if l.PingTimeout <= 0 {
+		l.PingTimeout = DefaultLiveness.PingTimeout
+	}
+	return l
+}
+
+func (l Liveness) http2Config(maxStreams int) *http.HTTP2Config {
+	return &http.HTTP2Config{SendPingTimeout: l.SendPing, PingTimeout: l.PingTimeout, WriteByteTimeout: l.PingTimeout,
+		MaxConcurrentStreams: maxStreams}
+}
+
+// HubOptions configure pvebill's side of the tunnels.
+type HubOptions struct {
+	// Keys are the agent clusters and their public keys.
+	Keys map[string]ed25519.PublicKey
+	Log  *slog.Logger
+	// Metrics may be nil.
+	Metrics *Metrics
+	// Liveness defaults to DefaultLiveness.
+	Liveness Liveness
+	// HandshakeTimeout bounds the handshake (default 10 s).
+	HandshakeTimeout time.Duration
+	// Replica names this replica in the welcome.
+	Replica string
+}
+
+// Hub is pvebill's end of the agents' tunnels: it serves ConnectPath, verifies each agent and
+// keeps its tunnel as an HTTP/2 client connection whose server is the agent (the roles
+// reversed inside the WebSocket). Transport gives each agent cluster's Proxmox client its
+// RoundTripper.
+type Hub struct {
+	o       HubOptions
+	m       *Metrics
+	mu      sync.Mutex
+	tunnels map[string][]*tunnel
+	closing bool
+	next    atomic.Uint64
+}
+
+// tunnel is one connected agent.
+type tunnel struct {
+	cluster     string
+	remote      string
+	connectedAt time.Time
+	cc          *http.ClientConn
+	done        chan struct{}
+}
+
+// AgentInfo is one connected agent as /readyz shows it.
+type AgentInfo struct {
+	ConnectedAt time.Time `json:"connected_at"`
+	Remote      string    `json:"remote"`
+}
+
+// NewHub returns a hub for the configured agent clusters.
+func NewHub(o HubOptions) *Hub {
+	o.Liveness = o.Liveness.orDefault()
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	m := o.Metrics
+	if m == nil {
+		m = NewMetrics(nil)
+	}
+	for c := range o.Keys {
+		m.init(c)
+	}
+	return &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}}
+}
+
+// Clusters lists the agent clusters, sorted.
+func (h *Hub) Clusters() []string {
+	out := make([]string, 0, len(h.o.Keys))
+	for c := range h.o.Keys {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ServeHTTP accepts an agent: the WebSocket upgrade, the handshake, then the tunnel until it
+// ends.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol},
+		CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		h.refused(r, &HandshakeError{Reason: FailProtocol, Detail: err.Error()})
+		return
+	}
+	cluster, herr := h.handshake(r.Context(), ws, r.Host)
+	if herr != nil {
+		h.refused(r, herr)
+		code := handshakeRefusal
+		if herr.Reason == FailShuttingDown {
+			code = handshakeDraining
+		}
+		_ = ws.Close(code, herr.Reason)
+		return
+	}
+	h.serveTunnel(r.Context(), ws, cluster, r.RemoteAddr)
+}
+
+func (h *Hub) refused(r *http.Request, e *HandshakeError) {
+	h.m.handshake.WithLabelValues(e.Reason).Inc()
+	h.o.Log.Warn("agent handshake refused", "reason", e.Reason, "detail", e.Detail, "remote", r.RemoteAddr)
+}
+
+// handshake runs the challenge and returns the verified cluster.
+func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, host string) (string, *HandshakeError) {
+	ctx, cancel := context.WithTimeout(ctx, h.o.HandshakeTimeout)
+	defer cancel()
+	if ws.Subprotocol() != Subprotocol {
+		return "", &HandshakeError{Reason: FailProtocol, Detail: "subprotocol " + Subprotocol + " not negotiated"}
+	}
+	nonce, err := newNonce()
+	if err != nil {
+		return "", &HandshakeError{Reason: FailProtocol, Detail: err.Error()}
+	}
+	if err := writeJSON(ctx, ws, Challenge{Protocol: ProtocolVersion, Nonce: nonce}); err != nil {
+		return "", timeoutOr(ctx, err)
+	}
+	var hello Hello
+	if err := readJSON(ctx, ws, &hello); err != nil {
+		return "", timeoutOr(ctx, err)
+	}
+	if herr := verify(h.o.Keys, nonce, hello, host); herr != nil {
+		_ = writeJSON(ctx, ws, Welcome{Error: herr.Reason})
+		return "", herr
+	}
+	h.mu.Lock()
+	closing := h.closing
+	h.mu.Unlock()
+	if closing {
+		_ = writeJSON(ctx, ws, Welcome{Error: FailShuttingDown})
+		return "", &HandshakeError{Reason: FailShuttingDown, Detail: "this replica is shutting down"}
+	}
+	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica}); err != nil {
+		return "", timeoutOr(ctx, err)
+	}
+	return hello.Cluster, nil
+}
+
+func timeoutOr(ctx context.Context, err error) *HandshakeError {
+	if ctx.Err() != nil {
+		return &HandshakeError{Reason: FailTimeout, Detail: err.Error()}
+	}
+	return &HandshakeError{Reason: FailProtocol, Detail: err.Error()}
+}
+
+// serveTunnel runs an HTTP/2 client connection over the WebSocket and keeps it registered
+// until it ends: the agent closed it, a ping went unanswered, or the hub closed it.
+func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, cluster, remote string) {
+	nc := &notifyConn{Conn: websocket.NetConn(ctx, ws, websocket.MessageBinary), done: make(chan struct{})}
+	tr := &http.Transport{Protocols: h2cOnly(), HTTP2: h.o.Liveness.http2Config(0),
+		DialContext: func(context.Context, string, string) (net.Conn, error) { return nc, nil }}
+	cc, err := tr.NewClientConn(ctx, "http", "agent.invalid:80")
+	if err != nil {
+		_ = nc.Close()
+		h.o.Log.Warn("agent tunnel failed to start", "cluster", cluster, "err", err)
+		return
+	}
+	t := &tunnel{cluster: cluster, remote: remote, connectedAt: time.Now().UTC(), cc: cc, done: nc.done}
+	h.add(t)
+	h.o.Log.Info("agent connected", "cluster", cluster, "remote", remote)
+	select {
+	case <-nc.done:
+	case <-ctx.Done():
+	}
+	_ = cc.Close()
+	h.remove(t)
+	h.o.Log.Info("agent disconnected", "cluster", cluster, "remote", remote,
+		"connected_for", time.Since(t.connectedAt).Round(time.Millisecond).String())
+}
+
+func h2cOnly() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}
+
+func (h *Hub) add(t *tunnel) {
+	h.mu.Lock()
+	h.tunnels[t.cluster] = append(h.tunnels[t.cluster], t)
+	h.mu.Unlock()
+	h.m.tunnels.WithLabelValues(t.cluster).Inc()
+	h.m.connects.WithLabelValues(t.cluster).Inc()
+}
+
+func (h *Hub) remove(t *tunnel) {
+	h.mu.Lock()
+	ts := h.tunnels[t.cluster]
+	for i, x := range ts {
+		if x == t {
+			h.tunnels[t.cluster] = append(ts[:i:i], ts[i+1:]...)
+			break
+		}
+	}
+	h.mu.Unlock()
+	h.m.tunnels.WithLabelValues(t.cluster).Dec()
+	h.m.disconnects.WithLabelValues(t.cluster).Inc()
+}
+
+// Agents lists a cluster's connected agents, oldest first.
+func (h *Hub) Agents(cluster string) []AgentInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := []AgentInfo{}
+	for _, t := range h.tunnels[cluster] {
+		out = append(out, AgentInfo{ConnectedAt: t.connectedAt, Remote: t.remote})
+	}
+	return out
+}
+
+// pick chooses a live tunnel of the cluster, spreading calls over several agents; nil when none
+// is connected.
+func (h *Hub) pick(cluster string) *tunnel {
+	h.mu.Lock()
+	ts := append([]*tunnel(nil), h.tunnels[cluster]...)
+	h.mu.Unlock()
+	n := uint64(len(ts))
+	if n == 0 {
+		return nil
+	}
+	start := h.next.Add(1)
+	var busy *tunnel
+	for i := range n {
+		t := ts[(start+i)%n]
+		if t.cc.Err() != nil {
+			continue
+		}
+		if t.cc.Available() > 0 {
+			return t
+		}
+		busy = t
+	}
+	return busy
+}
+
+// Shutdown refuses new agents, lets the calls in flight finish until ctx ends, then closes
+// every tunnel (the agents reconnect to another replica).
+func (h *Hub) Shutdown(ctx context.Context) {
+	h.mu.Lock()
+	h.closing = true
+	var all []*tunnel
+	for _, ts := range h.tunnels {
+		all = append(all, ts...)
+	}
+	h.mu.Unlock()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for _, t := range all {
+		for t.cc.InFlight() > 0 && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+		_ = t.cc.Close()
+	}
+}
+
+// notifyConn closes done when the connection is closed, by either side's HTTP/2 machinery.
+type notifyConn struct {
+	net.Conn
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *notifyConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { close(c.done) })
+	return err
+}
+
+// ErrNoAgent is a call to a cluster with no connected agent: nothing was sent.
+var ErrNoAgent = errors.New("agent: no agent of the cluster is connected")
