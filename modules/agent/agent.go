@@ -255,4 +255,3 @@ func (a *Agent) Check(ctx context.Context) error {
 	}
 	return ws.Close(websocket.StatusNormalClosure, "check done")
 }
-

@@ -86,7 +86,9 @@ type HandshakeError struct {
 	Detail string
 }
 
-func (e *HandshakeError) Error() string { return "agent handshake refused: " + e.Reason + ": " + e.Detail }
+func (e *HandshakeError) Error() string {
+	return "agent handshake refused: " + e.Reason + ": " + e.Detail
+}
 
 func newNonce() ([]byte, error) {
 	n := make([]byte, nonceSize)

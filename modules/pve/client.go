@@ -28,7 +28,7 @@ type Client struct {
 	auth    string
 	secret  string
 	// tunnel: requests go through an agent, which adds the credentials (Config.Tunnel).
-	tunnel bool
+	tunnel  bool
 	metrics *Metrics
 	// console is the console user's login (console.go).
 	console consoleLogin
