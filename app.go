@@ -12,6 +12,7 @@ import (
 
 	"pvebill/jobs"
 	"pvebill/models"
+	"pvebill/modules/agent"
 	"pvebill/modules/callbacks"
 	"pvebill/modules/executor"
 	"pvebill/modules/plans"
@@ -40,6 +41,9 @@ type app struct {
 	limits jobs.Job
 	// readiness starts the background readiness check (R50); its stop ends it at shutdown.
 	readiness func(ctx context.Context, every time.Duration) (stop func())
+	// agents holds the agents' tunnels (R57); closed after the executor stopped, since the
+	// operations it finishes may need them.
+	agents *agent.Hub
 }
 
 func newLogger(format, level string, w io.Writer) *slog.Logger {
@@ -95,7 +99,8 @@ func wireApp(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Lo
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(st.Metrics), Owner: st.Exec.Owner()})
 	return &app{cfg: cfg, log: log, db: db, reg: st.Metrics, exec: st.Exec, sched: js.Scheduler, srv: server.New(so),
-		plans: st.Plans, sampler: js.Sampler, cbs: cbs, shards: js.Shards, limits: js.Limits, readiness: st.StartReadiness}, nil
+		plans: st.Plans, sampler: js.Sampler, cbs: cbs, shards: js.Shards, limits: js.Limits, readiness: st.StartReadiness,
+		agents: st.Agents}, nil
 }
 
 // callbackTargets lists the clients that configured a callback URL.
@@ -146,6 +151,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.sampler.Close()
 	a.exec.Stop(sctx)
 	a.cbs.Stop(sctx)
+	a.agents.Shutdown(sctx)
 	// Last, so the other replicas take this one's nodes and job ticks at once.
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	a.shards.Stop(rctx)

@@ -5,6 +5,8 @@
 //	pvebill sim --listen ADDR         run the Proxmox VE simulator alone
 //	pvebill call --config FILE METHOD PATH [BODY_FILE]   sign and send one request
 //	pvebill healthcheck [--config FILE]  exit 0 when the server's /healthz answers 200
+//	pvebill agent --config agent.yaml [--check]  run the agent next to Proxmox
+//	pvebill agent keygen --out FILE      write the agent's private key, print its public key
 package main
 
 import (
@@ -46,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHealthcheck(ctx, args[1:], stdout, stderr)
 	case "secret":
 		return cmdSecret(args[1:], stdout, stderr)
+	case "agent":
+		return cmdAgent(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -63,5 +67,7 @@ func usage(w io.Writer) {
   pvebill call --config FILE [--client ID] [--verbose] METHOD PATH [BODY_FILE]   sign and send one request
   pvebill healthcheck [--config FILE]                exit 0 when the server's /healthz answers 200, else 1
   pvebill secret --out FILE                          write a random secret into FILE unless it holds one
+  pvebill agent --config agent.yaml [--check]        run the agent next to Proxmox (--check: verify once and exit)
+  pvebill agent keygen --out FILE                    write the agent's private key (0600), print its public key
 `)
 }

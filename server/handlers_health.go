@@ -61,7 +61,9 @@ func (s *Server) readyz(c *gin.Context) {
 	}
 	// Cluster reachability and the datacenter firewall are reported, never a reason to be
 	// unready (R9), from the last background check (R50).
-	checks["clusters"] = s.prov.Readiness(ctx)
+	clusters := s.prov.Readiness(ctx)
+	s.listAgents(clusters)
+	checks["clusters"] = clusters
 	if len(s.transport) > 0 {
 		// Reported, never a reason to be unready: the operator chose the setting.
 		checks["insecure_transport"] = s.transport
@@ -71,6 +73,21 @@ func (s *Server) readyz(c *gin.Context) {
 		status, word = http.StatusServiceUnavailable, "not_ready"
 	}
 	writeJSON(c, status, gin.H{"status": word, "checks": checks})
+}
+
+// listAgents adds each agent cluster's connected agents to its entry (R57): an empty list says
+// the cluster is unavailable until its agent is back.
+func (s *Server) listAgents(clusters map[string]any) {
+	if s.agents == nil {
+		return
+	}
+	for _, name := range s.agents.Clusters() {
+		entry, ok := clusters[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		entry["agents"] = s.agents.Agents(name)
+	}
 }
 
 // checkSchema is the database's CheckSchema until it first succeeds, then nil: the check reads

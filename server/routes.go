@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/gin-gonic/gin"
 
+	"pvebill/modules/agent"
 	"pvebill/server/config"
 )
 
@@ -20,6 +21,8 @@ func (s *Server) routes() {
 	get(e, consolePrefix+"/:token", s.consolePage)
 	e.GET(consolePrefix+"/:token/ws", s.consoleSocket)
 	get(e, consoleAssetsPrefix+"/*file", consoleAssets)
+	// The agents' WebSocket (R57): authenticated by the handshake inside it, not by a signature.
+	e.GET(agent.ConnectPath, gin.WrapH(s.agents))
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	get(billing, "/operations/:id", s.getOperation)

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
+	"pvebill/modules/agent"
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
@@ -54,6 +55,9 @@ type Options struct {
 	Password *password.Service
 	// RDNS serves the reverse DNS routes (R55).
 	RDNS *rdns.Service
+	// Agents serves the agents' endpoint and lists each agent cluster's agents on /readyz
+	// (R57); nil: no agent endpoint.
+	Agents *agent.Hub
 }
 
 // missing names the required dependencies o lacks.
@@ -94,6 +98,7 @@ type Server struct {
 	console  *console.Service
 	password *password.Service
 	rdns     *rdns.Service
+	agents   *agent.Hub
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -115,10 +120,13 @@ func New(o Options) *Server {
 	if o.WaitRecheck <= 0 {
 		o.WaitRecheck = time.Second
 	}
+	if o.Agents == nil {
+		o.Agents = agent.NewHub(agent.HubOptions{Log: o.Logger}) // no agent cluster: every agent is refused
+	}
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -91,7 +92,7 @@ func (a *Agent) PublicKey() string { return FormatPublicKey(a.key.Public().(ed25
 
 // Run keeps a tunnel to pvebill until ctx ends, reconnecting with backoff forever. At the end
 // the calls in flight are given drainTimeout to finish.
-func (a *Agent) Run(ctx context.Context) error {
+func (a *Agent) Run(ctx context.Context) {
 	attempt := 0
 	for ctx.Err() == nil {
 		up, err := a.connectOnce(ctx)
@@ -113,7 +114,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 	}
 	a.log.Info("agent stopped")
-	return nil
 }
 
 func errText(err error) string {
@@ -211,7 +211,9 @@ func (a *Agent) serve(ctx context.Context, ws *websocket.Conn) error {
 	}
 	_ = srv.Close()
 	_ = nc.Close()
-	<-errc
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
 	return nil
 }
 

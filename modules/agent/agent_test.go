@@ -96,18 +96,15 @@ func TestCallsThroughTunnel(t *testing.T) {
 	if len(reqs) < 2 || reqs[0].Path != "/nodes" {
 		t.Fatalf("simulator saw %+v", reqs)
 	}
-	if got := testutil.ToFloat64(counter(t, s.reg, "pvebill_agent_calls_total", "answered")); got < 2 {
+	if got := testutil.ToFloat64(counterVec(s, "pvebill_agent_calls_total", "answered")); got < 2 {
 		t.Fatalf("calls answered %v", got)
 	}
 }
 
-func counter(t *testing.T, reg *prometheus.Registry, name, label string) prometheus.Collector {
-	t.Helper()
+// counterVec sums a metric's series that carry label value v.
+func counterVec(s *stand, name, v string) prometheus.Collector {
 	return collectorFunc(func() float64 {
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mfs, _ := s.reg.Gather()
 		sum := 0.0
 		for _, mf := range mfs {
 			if mf.GetName() != name {
@@ -115,7 +112,7 @@ func counter(t *testing.T, reg *prometheus.Registry, name, label string) prometh
 			}
 			for _, m := range mf.GetMetric() {
 				for _, l := range m.GetLabel() {
-					if l.GetValue() == label {
+					if l.GetValue() == v {
 						sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 					}
 				}

@@ -24,7 +24,11 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, r, pve.ReasonBadPath, "path outside "+pve.APIBasePath)
 		return
 	}
-	route, err := pve.MatchRoute(r.Method, path, upgrade)
+	kind := pve.PlainCall
+	if upgrade {
+		kind = pve.UpgradeCall
+	}
+	route, err := pve.MatchRoute(r.Method, path, kind)
 	if err == nil && route.Direct {
 		err = &pve.RouteError{Reason: pve.ReasonDirectOnly, Detail: r.Method + " " + route.Pattern}
 	}

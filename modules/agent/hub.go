@@ -80,8 +80,8 @@ type tunnel struct {
 	done        chan struct{}
 }
 
-// AgentInfo is one connected agent as /readyz shows it.
-type AgentInfo struct {
+// Info is one connected agent as /readyz shows it.
+type Info struct {
 	ConnectedAt time.Time `json:"connected_at"`
 	Remote      string    `json:"remote"`
 }
@@ -124,9 +124,8 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refused(r, &HandshakeError{Reason: FailProtocol, Detail: err.Error()})
 		return
 	}
-	cluster, herr := h.handshake(r.Context(), ws, r.Host)
+	cluster, herr := h.handshake(r.Context(), ws, r)
 	if herr != nil {
-		h.refused(r, herr)
 		code := handshakeRefusal
 		if herr.Reason == FailShuttingDown {
 			code = handshakeDraining
@@ -142,10 +141,27 @@ func (h *Hub) refused(r *http.Request, e *HandshakeError) {
 	h.o.Log.Warn("agent handshake refused", "reason", e.Reason, "detail", e.Detail, "remote", r.RemoteAddr)
 }
 
-// handshake runs the challenge and returns the verified cluster.
-func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, host string) (string, *HandshakeError) {
+// handshake runs the challenge and returns the verified cluster; a refusal is counted and
+// logged before the agent is told.
+func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, r *http.Request) (string, *HandshakeError) {
 	ctx, cancel := context.WithTimeout(ctx, h.o.HandshakeTimeout)
 	defer cancel()
+	cluster, herr := h.challenge(ctx, ws, r.Host)
+	if herr != nil {
+		h.refused(r, herr)
+		_ = writeJSON(ctx, ws, Welcome{Error: herr.Reason})
+		return "", herr
+	}
+	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica}); err != nil {
+		herr = timeoutOr(ctx, err)
+		h.refused(r, herr)
+		return "", herr
+	}
+	return cluster, nil
+}
+
+// challenge sends the nonce and verifies the answer.
+func (h *Hub) challenge(ctx context.Context, ws *websocket.Conn, host string) (string, *HandshakeError) {
 	if ws.Subprotocol() != Subprotocol {
 		return "", &HandshakeError{Reason: FailProtocol, Detail: "subprotocol " + Subprotocol + " not negotiated"}
 	}
@@ -161,18 +177,13 @@ func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, host string) (s
 		return "", timeoutOr(ctx, err)
 	}
 	if herr := verify(h.o.Keys, nonce, hello, host); herr != nil {
-		_ = writeJSON(ctx, ws, Welcome{Error: herr.Reason})
 		return "", herr
 	}
 	h.mu.Lock()
 	closing := h.closing
 	h.mu.Unlock()
 	if closing {
-		_ = writeJSON(ctx, ws, Welcome{Error: FailShuttingDown})
 		return "", &HandshakeError{Reason: FailShuttingDown, Detail: "this replica is shutting down"}
-	}
-	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica}); err != nil {
-		return "", timeoutOr(ctx, err)
 	}
 	return hello.Cluster, nil
 }
@@ -238,12 +249,12 @@ func (h *Hub) remove(t *tunnel) {
 }
 
 // Agents lists a cluster's connected agents, oldest first.
-func (h *Hub) Agents(cluster string) []AgentInfo {
+func (h *Hub) Agents(cluster string) []Info {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := []AgentInfo{}
+	out := []Info{}
 	for _, t := range h.tunnels[cluster] {
-		out = append(out, AgentInfo{ConnectedAt: t.connectedAt, Remote: t.remote})
+		out = append(out, Info{ConnectedAt: t.connectedAt, Remote: t.remote})
 	}
 	return out
 }
@@ -276,6 +287,9 @@ func (h *Hub) pick(cluster string) *tunnel {
 // Shutdown refuses new agents, lets the calls in flight finish until ctx ends, then closes
 // every tunnel (the agents reconnect to another replica).
 func (h *Hub) Shutdown(ctx context.Context) {
+	if h == nil {
+		return
+	}
 	h.mu.Lock()
 	h.closing = true
 	var all []*tunnel

@@ -282,6 +282,11 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 		return &env, nil, 0
 	}
 
+	return nil, c.failedAnswer(method, path, resp, &env), retryAfter(resp)
+}
+
+// failedAnswer sorts a non-2xx answer: its message, kind, and whether it may be retried.
+func (c *Client) failedAnswer(method, path string, resp *http.Response, env *envelope) *attemptError {
 	msg := strings.TrimSpace(env.Message)
 	if msg == "" {
 		// Proxmox repeats the first line of the message as the reason phrase.
@@ -301,13 +306,17 @@ func (c *Client) once(ctx context.Context, method, path string, params url.Value
 		retryable = method == http.MethodGet
 		maybeApplied = method != http.MethodGet
 	}
-	var retryAfter time.Duration
+	return c.fail(method, path, resp.StatusCode, msg, errs, kind, retryable, maybeApplied)
+}
+
+// retryAfter is the answer's Retry-After in seconds, or 0.
+func retryAfter(resp *http.Response) time.Duration {
 	if s := resp.Header.Get("Retry-After"); s != "" {
 		if secs, err := strconv.Atoi(s); err == nil && secs > 0 {
-			retryAfter = time.Duration(secs) * time.Second
+			return time.Duration(secs) * time.Second
 		}
 	}
-	return nil, c.fail(method, path, resp.StatusCode, msg, errs, kind, retryable, maybeApplied), retryAfter
+	return 0
 }
 
 // sendState is whether a failed request had been written to the connection.

@@ -39,7 +39,7 @@ func (c *Client) DialConsole(ctx context.Context, node, kind string, vmid int, p
 	u := *c.base
 	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[c.base.Scheme]
 	path := "/nodes/" + node + "/" + kind + "/" + strconv.Itoa(vmid) + "/vncwebsocket"
-	if _, err := MatchRoute(http.MethodGet, path, true); err != nil {
+	if _, err := MatchRoute(http.MethodGet, path, UpgradeCall); err != nil {
 		return nil, err
 	}
 	u.Path = c.base.Path + APIBasePath + path

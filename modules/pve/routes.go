@@ -138,11 +138,21 @@ const (
 	ReasonNoAgentAuth = "no_console_user"
 )
 
+// Stream says whether a call is a plain request or a WebSocket upgrade.
+type Stream int
+
+// The two kinds of call.
+const (
+	PlainCall Stream = iota
+	UpgradeCall
+)
+
 // MatchRoute finds the route of method and escapedPath (relative to /api2/json, as sent on
 // the wire: a volume id's "/" is %2F inside one segment). The path is split on "/" first and
 // each segment decoded on its own; ".", "..", empty segments and double encoding are refused.
-// upgrade says whether the request is a WebSocket upgrade: only upgrade routes take one.
-func MatchRoute(method, escapedPath string, upgrade bool) (Route, error) {
+// Only upgrade routes take a WebSocket upgrade, and only as one.
+func MatchRoute(method, escapedPath string, kind Stream) (Route, error) {
+	upgrade := kind == UpgradeCall
 	segs, err := splitPath(escapedPath)
 	if err != nil {
 		return Route{}, err
@@ -314,7 +324,7 @@ const (
 // checkRoute refuses a call the route table does not hold, before anything is sent; a client
 // that goes through an agent does not make the direct-only calls (the agent logs in itself).
 func (c *Client) checkRoute(method, path string) error {
-	r, err := MatchRoute(method, path, false)
+	r, err := MatchRoute(method, path, PlainCall)
 	if err != nil {
 		return err
 	}

@@ -25,17 +25,22 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	db.RegisterMetrics(reg)
-	clusters, err := Clusters(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = "pvebill"
 	}
+	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8])
+	hub, err := AgentHub(cfg, reg, log, owner)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := Clusters(cfg, reg, hub)
+	if err != nil {
+		return nil, err
+	}
 	st := New(Options{DB: db, Log: log, Metrics: reg, Kinds: Kinds(), Clusters: clusters, Actions: extra,
-		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg),
-		Executor: executor.Config{Owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8]),
+		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg), Agents: hub,
+		Executor: executor.Config{Owner: owner,
 			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval,
 			LongWorkers: cfg.Executor.BackupWorkers},
 		Provision: provision.Options{}, Console: cfg.Console, PowerDNS: powerDNS(cfg.DNS.PowerDNS)})

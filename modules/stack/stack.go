@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
+	"pvebill/modules/agent"
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
@@ -57,6 +59,8 @@ type Options struct {
 	// ConsoleRecheck is how often the open console sessions' services are re-read (0: 3 s;
 	// tests shorten it).
 	ConsoleRecheck time.Duration
+	// Agents is the agents' hub of the agent clusters (R57); nil: none.
+	Agents *agent.Hub
 }
 
 // Stack is the domain, wired: every part the server and the jobs use.
@@ -74,12 +78,13 @@ type Stack struct {
 	Console     *console.Service
 	Password    *password.Service
 	RDNS        *rdns.Service
+	Agents      *agent.Hub
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
 // declare, address pools, the provisioner and the replacer, their actions registered.
 func New(o Options) *Stack {
-	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters}
+	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters, Agents: o.Agents}
 	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
@@ -165,7 +170,7 @@ func (st *Stack) Actions() []executor.Action {
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
 		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
-		Password: st.Password, RDNS: st.RDNS}
+		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents}
 }
 
 // Schema says what Open does with a schema that is behind.
@@ -205,17 +210,40 @@ func closing(db *models.DB, err error) error {
 	return err
 }
 
-// Clusters builds one Proxmox client per configured cluster, their metrics on reg.
-func Clusters(cfg config.Config, reg prometheus.Registerer) ([]kinds.Cluster, error) {
+// AgentHub is the hub of the clusters configured with an agent (R57), its metrics on reg; the
+// replica names itself with owner in the handshake.
+func AgentHub(cfg config.Config, reg prometheus.Registerer, log *slog.Logger, owner string) (*agent.Hub, error) {
+	keys := map[string]ed25519.PublicKey{}
+	for _, c := range cfg.Clusters {
+		if c.Agent == nil {
+			continue
+		}
+		k, err := agent.ParsePublicKey(c.Agent.PublicKey)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: agent.public_key: %w", c.Name, err)
+		}
+		keys[c.Name] = k
+	}
+	return agent.NewHub(agent.HubOptions{Keys: keys, Log: log.With("component", "agent"), Metrics: agent.NewMetrics(reg),
+		Replica: owner}), nil
+}
+
+// Clusters builds one Proxmox client per configured cluster, their metrics on reg; an agent
+// cluster's client sends its calls through hub.
+func Clusters(cfg config.Config, reg prometheus.Registerer, hub *agent.Hub) ([]kinds.Cluster, error) {
 	if len(cfg.Clusters) == 0 {
 		return nil, nil
 	}
 	m := pve.NewMetrics(reg)
 	out := make([]kinds.Cluster, 0, len(cfg.Clusters))
 	for _, c := range cfg.Clusters {
-		client, err := pve.New(pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
+		pc := pve.Config{Cluster: c.Name, URL: c.URL, TokenID: c.TokenID, TokenSecret: c.TokenSecret,
 			ConsoleUser: c.ConsoleUser, ConsolePassword: c.ConsolePassword,
-			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}, m)
+			Fingerprint: c.Fingerprint, InsecureSkipVerify: c.InsecureSkipVerify}
+		if c.Agent != nil {
+			pc = pve.Config{Cluster: c.Name, Tunnel: hub.Transport(c.Name)}
+		}
+		client, err := pve.New(pc, m)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}

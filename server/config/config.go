@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"pvebill/modules/agent"
 )
 
 // Config is the whole configuration. The yaml keys are fixed by docs/api.md.
@@ -136,6 +138,14 @@ type Cluster struct {
 	// MemoryOvercommit multiplies each node's memory for placement (R52): a number of at least
 	// 1.0; unset is 1.0 (no overcommit).
 	MemoryOvercommit *float64 `yaml:"memory_overcommit,omitempty"`
+	// Agent reaches the cluster through an agent (R57) instead of url and the credentials, which
+	// the agent holds.
+	Agent *ClusterAgent `yaml:"agent,omitempty"`
+}
+
+// ClusterAgent is the agent of a cluster: its public key, "ed25519:<base64>".
+type ClusterAgent struct {
+	PublicKey string `yaml:"public_key"`
 }
 
 // Overcommit is the cluster's memory_overcommit with its default (1.0) filled in.
@@ -356,6 +366,12 @@ func ApplyEnv(cfg *Config, env []string) error {
 }
 
 func setPath(v reflect.Value, path, value string) error {
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		return setStructPath(v, path, value)
@@ -559,6 +575,12 @@ func (c *Config) validateClusters() error {
 			return &Error{Key: key + ".name", Reason: "duplicate cluster name"}
 		}
 		names[cl.Name] = true
+		if cl.Agent != nil {
+			if err := validateAgentCluster(key, cl); err != nil {
+				return err
+			}
+			continue
+		}
 		if !strings.HasPrefix(cl.URL, "https://") && !strings.HasPrefix(cl.URL, "http://") {
 			return &Error{Key: key + ".url", Reason: "must be an http(s) URL"}
 		}
@@ -577,6 +599,29 @@ func (c *Config) validateClusters() error {
 		if o := cl.Overcommit(); !(o >= 1.0) || math.IsInf(o, 0) {
 			return &Error{Key: key + ".memory_overcommit", Reason: "must be a number of at least 1.0"}
 		}
+	}
+	return nil
+}
+
+// validateAgentCluster checks a cluster reached through an agent (R57): a valid public key, and
+// none of the keys the agent holds instead (each is refused by name).
+func validateAgentCluster(key string, cl Cluster) error {
+	if _, err := agent.ParsePublicKey(cl.Agent.PublicKey); err != nil {
+		return &Error{Key: key + ".agent.public_key", Reason: err.Error()}
+	}
+	beside := []struct {
+		name string
+		set  bool
+	}{{"url", cl.URL != ""}, {"token_id", cl.TokenID != ""}, {"token_secret", cl.TokenSecret != ""},
+		{"fingerprint", cl.Fingerprint != ""}, {"insecure_skip_verify", cl.InsecureSkipVerify},
+		{"console_user", cl.ConsoleUser != ""}, {"console_password", cl.ConsolePassword != ""}}
+	for _, b := range beside {
+		if b.set {
+			return &Error{Key: key + "." + b.name, Reason: "must not be set beside agent: the agent holds the Proxmox endpoint and credentials"}
+		}
+	}
+	if o := cl.Overcommit(); !(o >= 1.0) || math.IsInf(o, 0) {
+		return &Error{Key: key + ".memory_overcommit", Reason: "must be a number of at least 1.0"}
 	}
 	return nil
 }

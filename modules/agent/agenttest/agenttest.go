@@ -70,7 +70,7 @@ func Start(t testing.TB, cfg agent.Config, o agent.Options) *Running {
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
-		_ = a.Run(ctx)
+		a.Run(ctx)
 	}()
 	t.Cleanup(r.Kill)
 	return r
