@@ -32,7 +32,7 @@ func TestConsoleThroughTunnel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.CloseNow()
+	defer func() { _ = ws.CloseNow() }()
 	if err := ws.Write(c, websocket.MessageBinary, []byte(p.User+":"+p.Ticket+"\n")); err != nil {
 		t.Fatal(err)
 	}
