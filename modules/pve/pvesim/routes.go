@@ -44,11 +44,14 @@ var apiRoutes = map[string]route{
 	"POST /nodes/{node}/lxc/{vmid}/status/resume":   (*Sim).hLXCResume,
 	"PUT /nodes/{node}/lxc/{vmid}/resize":           (*Sim).hLXCResize,
 	"GET /nodes/{node}/lxc/{vmid}/interfaces":       (*Sim).hLXCInterfaces,
+	"POST /nodes/{node}/lxc/{vmid}/migrate":         (*Sim).hLXCMigrate,
 
 	// VMs (qemu.go, qemu_config.go, qemu_clone.go, qemu_agent.go)
 	"DELETE /nodes/{node}/qemu/{vmid}":               (*Sim).hQemuDelete,
 	"POST /nodes/{node}/qemu":                        (*Sim).hQemuCreate,
 	"POST /nodes/{node}/qemu/{vmid}/clone":           (*Sim).hQemuClone,
+	"GET /nodes/{node}/qemu/{vmid}/migrate":          (*Sim).hQemuMigratePrecondition,
+	"POST /nodes/{node}/qemu/{vmid}/migrate":         (*Sim).hQemuMigrate,
 	"GET /nodes/{node}/qemu/{vmid}/config":           (*Sim).hQemuConfigGet,
 	"PUT /nodes/{node}/qemu/{vmid}/config":           (*Sim).hQemuConfigPut,
 	"POST /nodes/{node}/qemu/{vmid}/config":          (*Sim).hQemuConfigPost,
