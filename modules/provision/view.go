@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"pvebill/models"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
+	"pvebill/modules/pve"
 )
 
 // ServiceView is the API shape of a service (docs/api.md Objects).
@@ -73,8 +75,12 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		s.log.Warn("service of an unknown guest type: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
-	st, err := mod.Status(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,
-		ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp})
+	g := kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,
+		ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
+	st, err := mod.Status(ctx, g)
+	if errors.Is(err, pve.ErrNotFound) {
+		st, err = s.followMoved(ctx, cl, mod, svc, g, &v)
+	}
 	if err != nil {
 		s.log.Warn("read guest status", "service_id", svc.ServiceID, "err", err)
 		return v, nil
@@ -84,6 +90,29 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		DiskBytes: st.DiskBytes, DiskMaxBytes: st.DiskMaxBytes, SwapBytes: st.SwapBytes, SwapMaxBytes: st.SwapMaxBytes,
 		NetinBytes: st.NetInBytes, NetoutBytes: st.NetOutBytes, UptimeSeconds: st.UptimeSeconds, GuestAgent: st.GuestAgent}
 	return v, nil
+}
+
+// followMoved finds a guest that is no longer on the service's node (migrated in Proxmox's own
+// interface, or moved by HA: R53) by its vmid, records its node and reads its status there. A
+// guest of another kind at the vmid is not the service's; the view then stays the stored one.
+func (s *Provisioner) followMoved(ctx context.Context, cl kinds.Cluster, mod kinds.Module, svc *models.Service,
+	g kinds.Guest, v *ServiceView) (kinds.Status, error) {
+	at, err := s.mods.Locate(ctx, cl, g.VMID)
+	if err != nil {
+		return kinds.Status{}, err
+	}
+	if !at.Found || at.Kind != mod.Kind() || at.Node == g.Node {
+		return kinds.Status{}, fmt.Errorf("guest %d not found on %s: %w", g.VMID, g.Node, pve.ErrNotFound)
+	}
+	if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": at.Node}); err != nil {
+		return kinds.Status{}, err
+	}
+	s.log.Info("guest found on another node; the service follows it", "service_id", svc.ServiceID,
+		"vmid", g.VMID, "from", g.Node, "to", at.Node)
+	node := at.Node
+	v.Node = &node
+	g.Node = at.Node
+	return mod.Status(ctx, g)
 }
 
 // storedView is a service's view from its row and the addresses it holds, without asking
