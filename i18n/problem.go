@@ -87,7 +87,14 @@ const (
 	// CodeAddressNotAssigned: a reverse DNS name for an address the service does not hold (R55);
 	// permanent, nothing written.
 	CodeAddressNotAssigned Code = "address_not_assigned"
+	// CodeMigrationRefused: Proxmox refuses to move the guest for a cause in the guest itself
+	// (its local devices or disks); permanent, the reason names the cause (R53).
+	CodeMigrationRefused Code = "migration_refused"
 )
+
+// ParamReason is the problem parameter that carries a reason outside the catalog (Proxmox's own
+// words); an operation ending with it keeps it as its error's reason.
+const ParamReason = "reason"
 
 // Codes lists every error code, for the catalog completeness test and the OpenAPI enum.
 var Codes = []Code{
@@ -107,6 +114,7 @@ var Codes = []Code{
 	CodeConsoleSessionLimit,
 	CodeNoCapacity,
 	CodeAddressNotAssigned,
+	CodeMigrationRefused,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -47,6 +47,12 @@ type Operation struct {
 	Gate *string
 	// ErrorBlockers is the JSON array of the blockers behind ErrorCode (see Blockers).
 	ErrorBlockers *string
+	// ErrorPermanence says whether asking again can help ("permanent", "temporary"; nil when
+	// the error did not say).
+	ErrorPermanence *string
+	// ErrorReason is why, where the error has a reason that is not in the catalog (the
+	// blockers Proxmox names when it refuses a migration).
+	ErrorReason *string
 	Attempts      int
 	LeaseOwner    *string
 	LeaseUntil    *time.Time

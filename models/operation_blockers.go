@@ -21,6 +21,9 @@ type Outcome struct {
 	ErrorCode     *string
 	ErrorDetail   *string
 	ErrorBlockers []StoredBlocker
+	// ErrorPermanence and ErrorReason: see Operation.
+	ErrorPermanence *string
+	ErrorReason     *string
 }
 
 // EncodeBlockers is the column value of bs: nil when there are none.
@@ -62,5 +65,6 @@ func (db *DB) FinishOutcome(ctx context.Context, id, owner string, out Outcome) 
 		return err
 	}
 	return db.finish(ctx, id, owner, out.State, map[string]any{"result": out.Result, "error_code": out.ErrorCode,
-		"error_detail": out.ErrorDetail, "error_blockers": blockers})
+		"error_detail": out.ErrorDetail, "error_blockers": blockers, "error_permanence": out.ErrorPermanence,
+		"error_reason": out.ErrorReason})
 }

@@ -35,9 +35,11 @@ type OperationView struct {
 // OperationErr is an operation's error: a stable code, its translated detail and, when the run
 // was blocked, the blockers it found (R25).
 type OperationErr struct {
-	Code     string        `json:"code"`
-	Detail   string        `json:"detail"`
-	Blockers []blockerBody `json:"blockers,omitempty"`
+	Code       string        `json:"code"`
+	Detail     string        `json:"detail"`
+	Permanence string        `json:"permanence,omitempty"`
+	Reason     string        `json:"reason,omitempty"`
+	Blockers   []blockerBody `json:"blockers,omitempty"`
 }
 
 // operationBody is the {"operation": …} answer; a struct encodes to the same bytes as the
@@ -55,6 +57,12 @@ func operationView(op *models.Operation, lang string) OperationView {
 	}
 	if op.ErrorCode != nil {
 		v.Error = &OperationErr{Code: *op.ErrorCode, Detail: i18n.T(lang, "error."+*op.ErrorCode, nil)}
+		if op.ErrorPermanence != nil {
+			v.Error.Permanence = *op.ErrorPermanence
+		}
+		if op.ErrorReason != nil {
+			v.Error.Reason = *op.ErrorReason
+		}
 		for _, b := range op.Blockers() {
 			msg := i18n.Blocker{Code: b.Code, Params: b.Params}.Message(lang)
 			v.Error.Blockers = append(v.Error.Blockers, blockerBody{Code: b.Code, Message: msg})

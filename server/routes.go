@@ -77,6 +77,8 @@ func (s *Server) routes() {
 	admin.DELETE("/admin/ip-pools/:name", s.deleteIPPool)
 	get(admin, "/admin/callbacks", s.listCallbacks)
 	get(admin, "/admin/clusters/:cluster/nodes", s.listNodes)
+	admin.PUT("/admin/clusters/:cluster/nodes/:node/maintenance", s.setMaintenance)
+	admin.POST("/admin/services/:service_id/migrate", s.migrateService)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

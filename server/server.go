@@ -20,6 +20,7 @@ import (
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/migrate"
 	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -58,6 +59,14 @@ type Options struct {
 	// Agents serves the agents' endpoint and lists each agent cluster's agents on /readyz
 	// (R57); nil: no agent endpoint.
 	Agents *agent.Hub
+	// Moves serves the admin migration and node maintenance routes (R52, R53).
+	Moves Moves
+}
+
+// Moves is what the migration and maintenance routes need (modules/migrate).
+type Moves interface {
+	Migrate(ctx context.Context, k models.ServiceKey, req migrate.Request) (*models.Operation, error)
+	SetMaintenance(ctx context.Context, cluster, node string, req migrate.MaintenanceRequest) ([]*models.Operation, error)
 }
 
 // missing names the required dependencies o lacks.
@@ -66,7 +75,8 @@ func (o Options) missing() []string {
 	for name, absent := range map[string]bool{"DB": o.DB == nil, "Executor": o.Executor == nil,
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
-		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil} {
+		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
+		"Moves": o.Moves == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -99,6 +109,7 @@ type Server struct {
 	password *password.Service
 	rdns     *rdns.Service
 	agents   *agent.Hub
+	moves    Moves
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -126,7 +137,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -396,6 +396,13 @@ func (e *Executor) finish(op *models.Operation, state string, result any, p *i18
 		c := string(p.Code)
 		d := p.Detail("en")
 		out.ErrorCode, out.ErrorDetail = &c, &d
+		if p.Permanence != "" {
+			perm := string(p.Permanence)
+			out.ErrorPermanence = &perm
+		}
+		if r := p.Params[i18n.ParamReason]; r != "" {
+			out.ErrorReason = &r
+		}
 		// The blockers the run found stay with the error, so every view of the operation lists
 		// them (R25).
 		for _, b := range p.Blockers {

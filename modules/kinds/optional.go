@@ -136,6 +136,21 @@ type PasswordSetter interface {
 	SetRootPassword(ctx context.Context, g Guest, password string) error
 }
 
+// Migrator is a kind whose guest can move to another node of its cluster (R53): a VM online with
+// its local disks, a container in restart mode (stopped, copied, started on the target).
+type Migrator interface {
+	// MigrationBlockers names what keeps the guest from moving, as Proxmox reports it (local
+	// devices, an ISO on local storage); none is nil.
+	MigrationBlockers(ctx context.Context, g Guest) ([]string, error)
+	// Migrate moves the guest to target and waits for Proxmox's task; a move Proxmox refuses
+	// is ErrMigrationRefused.
+	Migrate(ctx context.Context, g Guest, target string) error
+}
+
+// ErrMigrationRefused is a move Proxmox refuses for the guest itself (its local devices or
+// disks, a container live migration): asking again will not help (R53).
+var ErrMigrationRefused = errors.New("guest cannot be migrated")
+
 // ErrAgentNotRunning is a guest whose agent does not answer (R56).
 var ErrAgentNotRunning = errors.New("guest agent does not answer")
 

@@ -75,6 +75,14 @@ func (m *Module) Capabilities() []plans.Capability {
 
 func ct(g kinds.Guest) *pve.LXCClient { return g.Client.Node(g.Node).LXC(g.VMID) }
 
+// shutdownTimeout is the graceful shutdown's bound: ShutdownTimeout, or the default.
+func (m *Module) shutdownTimeout() time.Duration {
+	if m.ShutdownTimeout <= 0 {
+		return DefaultShutdownTimeout
+	}
+	return m.ShutdownTimeout
+}
+
 // CreateRequest builds the short create body (R5–R7): vmid (in the path's client), ostemplate,
 // hostname, unprivileged=1, cores, memory, swap (always, 0 included), rootfs in allocation form,
 // net0 with firewall=1, password and/or ssh-public-keys, nameserver when static, the stamp tag
@@ -340,11 +348,7 @@ func (m *Module) Suspend(ctx context.Context, g kinds.Guest, mode plans.SuspendM
 		}
 	}
 	if st.Running() {
-		timeout := m.ShutdownTimeout
-		if timeout <= 0 {
-			timeout = DefaultShutdownTimeout
-		}
-		res, err := c.Shutdown(ctx, int(timeout.Seconds()), false)
+		res, err := c.Shutdown(ctx, int(m.shutdownTimeout().Seconds()), false)
 		switch {
 		case err == nil:
 			kinds.Report(rep, StageShutdown, res)

@@ -17,6 +17,7 @@ const (
 	SkipOffline       = "offline"             // the node is not online
 	SkipNoFigures     = "no_figures"          // Proxmox gave no memory figure (no Sys.Audit, or gone stale)
 	SkipNotAllowed    = "not_allowed"         // the cluster's or the plan's nodes leave it out
+	SkipMaintenance   = "maintenance"         // an operator put the node into maintenance
 	SkipStorage       = "storage_unavailable" // the plan's storage is not active there
 	SkipStorageFull   = "storage_full"        // the plan's storage has no room for the disk
 	SkipMemoryFull    = "memory_full"         // the memory headroom is below the plan's memory
@@ -130,22 +131,41 @@ func (s *Provisioner) createsInFlight(ctx context.Context, cluster string, excep
 // nodeCapacity is one node as placement judges it for a plan (R52).
 type nodeCapacity struct {
 	nodeFigures
-	InFlight inFlight
-	Headroom int64
-	Skipped  string
+	InFlight    inFlight
+	Headroom    int64
+	Maintenance bool
+	Skipped     string
+}
+
+// weigh judges the nodes of the figures for p (nil: for no plan in particular) with the creates
+// in flight, except's left out, and the nodes in maintenance, both read from the database so
+// that every replica sees an operator's maintenance at once.
+func (s *Provisioner) weigh(ctx context.Context, cl kinds.Cluster, p *plans.Plan, except models.ServiceKey,
+	figs []nodeFigures) ([]nodeCapacity, error) {
+	fl, err := s.createsInFlight(ctx, cl.Name, except, figs)
+	if err != nil {
+		return nil, err
+	}
+	maint, err := models.NodesInMaintenance(ctx, s.db.Gorm, cl.Name)
+	if err != nil {
+		return nil, err
+	}
+	return judge(cl, p, figs, fl, maint), nil
 }
 
 // judge weighs every node of the figures: its headroom (memory × overcommit − committed − the
 // creates in flight) and why it is no candidate for the plan, if it is not. A nil plan judges
-// only what does not depend on one (online, figures, the cluster's nodes).
-func judge(cl kinds.Cluster, p *plans.Plan, figs []nodeFigures, fl map[string]inFlight) []nodeCapacity {
+// only what does not depend on one (online, figures, the cluster's nodes, maintenance).
+func judge(cl kinds.Cluster, p *plans.Plan, figs []nodeFigures, fl map[string]inFlight,
+	maint map[string]models.NodeMaintenance) []nodeCapacity {
 	oc := cl.MemoryOvercommit
 	if oc < 1 {
 		oc = 1
 	}
 	out := make([]nodeCapacity, 0, len(figs))
 	for _, f := range figs {
-		c := nodeCapacity{nodeFigures: f, InFlight: fl[f.Name]}
+		_, inMaint := maint[f.Name]
+		c := nodeCapacity{nodeFigures: f, InFlight: fl[f.Name], Maintenance: inMaint}
 		c.Headroom = int64(float64(f.Memory)*oc) - f.Committed - c.InFlight.Memory
 		c.Skipped = skipReason(cl, p, c)
 		out = append(out, c)
@@ -162,6 +182,8 @@ func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
 		return SkipNoFigures
 	case len(cl.Nodes) > 0 && !slices.Contains(cl.Nodes, c.Name):
 		return SkipNotAllowed
+	case c.Maintenance:
+		return SkipMaintenance
 	case p == nil:
 		return skipNoneCandidate
 	case len(p.Nodes) > 0 && !slices.Contains(p.Nodes, c.Name):

@@ -14,14 +14,15 @@ import (
 type NodeView struct {
 	Node   string `json:"node"`
 	Status string `json:"status"` // online, offline
-	// Maintenance is false: pvebill keeps no maintenance flag yet.
+	// Maintenance: an operator put the node into maintenance; placement sends it no new guest.
 	Maintenance          bool          `json:"maintenance"`
 	MemoryBytes          int64         `json:"memory_bytes"`
 	MemoryCommittedBytes int64         `json:"memory_committed_bytes"`
 	CreatesInFlight      int           `json:"creates_in_flight"`
 	Guests               int           `json:"guests"`
 	Storages             []StorageView `json:"storages"`
-	// Skipped is why the node is no candidate for any plan (offline, no_figures, not_allowed);
+	// Skipped is why the node is no candidate for any plan (offline, no_figures, not_allowed,
+	// maintenance);
 	// absent when it is one, subject to each plan's nodes, storage and memory.
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -43,15 +44,14 @@ func (s *Provisioner) Nodes(ctx context.Context, cluster string) ([]NodeView, er
 	if err != nil {
 		return nil, operation.ProblemOf(err)
 	}
-	fl, err := s.createsInFlight(ctx, cl.Name, models.ServiceKey{}, figs)
+	judged, err := s.weigh(ctx, cl, nil, models.ServiceKey{}, figs)
 	if err != nil {
 		return nil, err
 	}
-	judged := judge(cl, nil, figs, fl)
 	s.metrics.observeNodes(cl.Name, judged)
 	out := make([]NodeView, 0, len(judged))
 	for _, n := range judged {
-		v := NodeView{Node: n.Name, Status: "offline", MemoryBytes: n.Memory,
+		v := NodeView{Node: n.Name, Status: "offline", Maintenance: n.Maintenance, MemoryBytes: n.Memory,
 			MemoryCommittedBytes: n.Committed, CreatesInFlight: n.InFlight.Count,
 			Guests: len(n.Guests), Storages: []StorageView{}, Skipped: n.Skipped}
 		if n.Online {

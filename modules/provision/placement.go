@@ -11,6 +11,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/kinds"
+	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -34,11 +35,10 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 	}
 	s.placeMu.Lock()
 	defer s.placeMu.Unlock()
-	fl, err := s.createsInFlight(ctx, cl.Name, k, figs)
+	nodes, err := s.weigh(ctx, cl, &p, k, figs)
 	if err != nil {
 		return "", err
 	}
-	nodes := judge(cl, &p, figs, fl)
 	s.metrics.observeNodes(cl.Name, nodes)
 	if only != "" {
 		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name != only })
@@ -198,4 +198,48 @@ func (s *Provisioner) leftoverVolumes(ctx context.Context, cl kinds.Cluster, nod
 		}
 	}
 	return out, nil
+}
+
+// MigrationTarget picks the node a service's guest moves to from the node from (R52, R53): the
+// node want when it is given and a candidate for the service's plan, else the best candidate
+// other than from, judged as a create's placement (online, allowed, not in maintenance, the
+// plan's storage with room, memory headroom). No candidate is no_capacity.
+func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, from, want string) (string, error) {
+	cl, err := s.clusters.Get(svc.Cluster)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.plans.Get(ctx, svc.Plan)
+	if err != nil {
+		return "", err
+	}
+	figs, err := s.clusterFigures(ctx, cl)
+	if err != nil {
+		return "", operation.ProblemOf(err)
+	}
+	nodes, err := s.weigh(ctx, cl, &p, svc.Key(), figs)
+	if err != nil {
+		return "", err
+	}
+	nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name == from || (want != "" && n.Name != want) })
+	chosen, ok := best(nodes)
+	if !ok {
+		s.metrics.noCapacity(cl.Name)
+		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("no node of cluster %s can take service %s from %s: %s", cl.Name, svc.ServiceID, from, skipped(nodes)))
+	}
+	return chosen.Name, nil
+}
+
+// HasNode reports whether the cluster's figures list node (an unknown cluster is not_found).
+func (s *Provisioner) HasNode(ctx context.Context, cluster, node string) (bool, error) {
+	cl, ok := s.clusters[cluster]
+	if !ok {
+		return false, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	figs, err := s.clusterFigures(ctx, cl)
+	if err != nil {
+		return false, operation.ProblemOf(err)
+	}
+	return slices.ContainsFunc(figs, func(f nodeFigures) bool { return f.Name == node }), nil
 }

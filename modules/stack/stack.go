@@ -16,6 +16,7 @@ import (
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
+	"pvebill/modules/migrate"
 	"pvebill/modules/password"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -79,6 +80,7 @@ type Stack struct {
 	Password    *password.Service
 	RDNS        *rdns.Service
 	Agents      *agent.Hub
+	Moves       *migrate.Service
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -116,6 +118,7 @@ func New(o Options) *Stack {
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
 	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
 		Secrets: st.Exec.Secrets(), Log: o.Log})
+	st.Moves = migrate.New(migrate.Options{DB: o.DB, Placement: st.Provisioner, Log: o.Log})
 	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}
@@ -162,6 +165,7 @@ func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluste
 // Actions are every operation action the flows run, as the executor registers them.
 func (st *Stack) Actions() []executor.Action {
 	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
+	actions = append(actions, st.Moves.Actions()...)
 	return append(actions, st.Password.Actions()...)
 }
 
@@ -170,7 +174,7 @@ func (st *Stack) Actions() []executor.Action {
 func (st *Stack) ServerOptions(cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
 		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
-		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents}
+		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents, Moves: st.Moves}
 }
 
 // Schema says what Open does with a schema that is behind.

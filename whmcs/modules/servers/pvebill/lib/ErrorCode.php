@@ -57,4 +57,5 @@ final class ErrorCode
     public const CONSOLE_SESSION_LIMIT = 'console_session_limit';
     public const NO_CAPACITY = 'no_capacity';
     public const ADDRESS_NOT_ASSIGNED = 'address_not_assigned';
+    public const MIGRATION_REFUSED = 'migration_refused';
 }

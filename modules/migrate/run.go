@@ -1,0 +1,143 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/operation"
+)
+
+// move is one run of a migration: what its stages find, for the stages after.
+type move struct {
+	s        *Service
+	r        *executor.Run
+	p        payload
+	svc      *models.Service
+	mod      kinds.Module
+	migrator kinds.Migrator
+	g        kinds.Guest
+	res      result
+}
+
+// result is what the operation records: where the guest was and where it is.
+type result struct {
+	From string `json:"from"`
+	Node string `json:"node,omitempty"`
+}
+
+// steps is the one ordered list of the action's stages (R27).
+var steps = []executor.Step[*move]{
+	{Stage: StagePrecheck, Run: precheck},
+	{Stage: StageMigrate, Run: migrateGuest},
+	{Stage: StageRecordNode, Run: recordNode},
+}
+
+func (s *Service) run(ctx context.Context, r *executor.Run) error {
+	m := &move{s: s, r: r}
+	if err := r.Payload(&m.p); err != nil {
+		return err
+	}
+	m.res.From = m.p.Source
+	err := executor.RunSteps(ctx, r, steps, m)
+	r.SetResult(m.res)
+	return err
+}
+
+// precheck finds the guest (R39; a guest found on another node has its node recorded) and asks
+// its kind what would keep it from moving.
+func precheck(ctx context.Context, m *move) error {
+	if err := m.find(ctx); err != nil {
+		return err
+	}
+	var ok bool
+	if m.migrator, ok = m.mod.(kinds.Migrator); !ok {
+		return operation.NotAvailable()
+	}
+	if m.moved() {
+		return nil
+	}
+	blockers, err := m.migrator.MigrationBlockers(ctx, m.g)
+	if err != nil {
+		return operation.ProblemOf(err)
+	}
+	if len(blockers) > 0 {
+		return refused(strings.Join(blockers, ", "), nil)
+	}
+	return nil
+}
+
+// find reads the service and its guest, checked (R39).
+func (m *move) find(ctx context.Context) error {
+	svc, err := models.GetService(ctx, m.s.o.DB.Gorm, m.r.Op.Key())
+	if err != nil {
+		return err
+	}
+	if err := stateRefusal(svc); err != nil {
+		return err
+	}
+	mod, g, err := m.s.o.Placement.CheckedGuest(ctx, svc)
+	if err != nil {
+		return operation.ProblemOf(err)
+	}
+	m.svc, m.mod, m.g = svc, mod, g
+	return nil
+}
+
+// moved reports whether the guest is no longer on the node the migration was to move it from:
+// an earlier run of this operation moved it, or someone else did.
+func (m *move) moved() bool { return m.g.Node != m.p.Source }
+
+// migrateGuest chooses the target and moves the guest there, unless it has left its source
+// already. A failure whose outcome Proxmox did not tell (a lost answer, a task that could not be
+// read) is settled by finding the guest again: gone from its source, the move happened.
+func migrateGuest(ctx context.Context, m *move) error {
+	if m.moved() {
+		return nil
+	}
+	target, err := m.s.o.Placement.MigrationTarget(ctx, m.svc, m.g.Node, m.p.TargetNode)
+	if err != nil {
+		return err
+	}
+	m.s.o.Log.Info("migrating guest", "service_id", m.svc.ServiceID, "vmid", m.g.VMID, "from", m.g.Node, "to", target)
+	err = m.migrator.Migrate(ctx, m.g, target)
+	if errors.Is(err, kinds.ErrMigrationRefused) {
+		return refused(proxmoxReason(err), err)
+	}
+	if err == nil {
+		return nil
+	}
+	if ferr := m.find(ctx); ferr == nil && m.moved() {
+		return nil
+	}
+	return operation.ProblemOf(err)
+}
+
+// recordNode records where the guest is now (CheckedGuest writes the node it finds).
+func recordNode(ctx context.Context, m *move) error {
+	if err := m.find(ctx); err != nil {
+		return err
+	}
+	m.res.Node = m.g.Node
+	return nil
+}
+
+// refused is migration_refused: permanent, with Proxmox's reason.
+func refused(reason string, cause error) error {
+	return i18n.NewProblem(http.StatusConflict, i18n.CodeMigrationRefused).Perm(i18n.Permanent).
+		With(i18n.ParamReason, reason).Wrap(cause)
+}
+
+// proxmoxReason is Proxmox's account of why it refused the migration.
+func proxmoxReason(err error) string {
+	var r *kinds.MigrationRefusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	return err.Error()
+}
