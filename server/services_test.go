@@ -55,10 +55,10 @@ func lifecyclePlans() []plans.Spec {
 			MemoryMiB: p(2048), SwapMiB: p(512), DiskGiB: p(16), Storage: "local-lvm", Bridge: "vmbr0", OS: plans.OSCatalog{Container: tmpl}},
 		{Code: "vm-2g", Name: "VM 2G", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: p(2),
 			MemoryMiB: p(2048), DiskGiB: p(10), Storage: "local-lvm", Bridge: "vmbr0", IPPool: &pool,
-			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 		{Code: "vm-4g", Name: "VM 4G", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: p(4),
 			MemoryMiB: p(4096), DiskGiB: p(20), Storage: "local-lvm", Bridge: "vmbr0", IPPool: &pool,
-			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 	}
 }
 

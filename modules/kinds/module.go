@@ -98,6 +98,9 @@ type CreateSpec struct {
 	Password string
 	SSHKeys  []string
 	Address  *Address
+	// Template is the template a Cloner's create clones from, as placement chose it for the
+	// guest's node (nil: the kind finds one that serves the guest's node itself).
+	Template *TemplateSource
 }
 
 // Inspection is what the guest at a vmid says about itself, read from its config and status.

@@ -15,11 +15,21 @@ import (
 // (modules/lxc/reinstall.go, modules/qemu/reinstall.go ...), so that a new capability is a new
 // file per kind, and a new kind touches no code outside its package but the registry's table.
 
-// Cloner is a kind whose guests are cloned from a template: a create runs on the node that
-// holds the plan's template for the OS (what a create needs from a node), not on the node
-// placement would pick by free memory.
+// Cloner is a kind whose guests are cloned from a template (R52, docs/proxmox.md §16): a create
+// can run only on a node some template of the plan's catalog entry serves.
 type Cloner interface {
-	Template(p plans.Plan, os string) (vmid int, err error)
+	// TemplateSources maps each node a guest of the plan with os can be created on to the
+	// template it is cloned from: a node holding such a template clones its own; a template
+	// whose volumes are all on shared storage also serves every other node (a clone with
+	// target), when the plan's clone can land there.
+	TemplateSources(ctx context.Context, cl Cluster, p plans.Plan, os string) (map[string]TemplateSource, error)
+}
+
+// TemplateSource is the template a clone is made from: its vmid and the node that holds it
+// (the clone is sent there; with another node as target when the guest is to live elsewhere).
+type TemplateSource struct {
+	VMID int
+	Node string
 }
 
 // SuspendModer is a kind whose suspend follows its plan (a VM stops or pauses, R15); a kind

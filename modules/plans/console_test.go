@@ -17,7 +17,7 @@ import (
 func TestConsoleCapabilityFollowsTheConsoleUser(t *testing.T) {
 	both := containerSpec()
 	both.GuestTypes = []plans.GuestType{plans.Container, plans.VM}
-	both.OS.VM = map[string]int{"debian-12": 9000}
+	both.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}
 	p, err := plans.Validate(both, nil)
 	if err != nil {
 		t.Fatal(err)

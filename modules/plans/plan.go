@@ -49,8 +49,8 @@ const (
 // volume id (STORAGE:vztmpl/…), for VMs a name → template vmid. The vocabularies stay apart
 // (R12): a container entry is never a vmid and a VM entry never a volume.
 type OSCatalog struct {
-	Container map[string]string `json:"container,omitempty" yaml:"container" validate:"omitempty,dive,keys,required,max=64,endkeys,required,max=255"`
-	VM        map[string]int    `json:"vm,omitempty" yaml:"vm" validate:"omitempty,dive,keys,required,max=64,endkeys,min=100,max=999999999"`
+	Container map[string]string     `json:"container,omitempty" yaml:"container" validate:"omitempty,dive,keys,required,max=64,endkeys,required,max=255"`
+	VM        map[string]VMTemplate `json:"vm,omitempty" yaml:"vm" validate:"omitempty,dive,keys,required,max=64,endkeys"`
 }
 
 // Spec is a plan as written: the body of PUT /v1/admin/plans/{code} and one entry of
@@ -195,12 +195,13 @@ func (p Plan) ContainerTemplate(os string) (string, error) {
 	return "", osNotOffered(os, Container)
 }
 
-// VMTemplate returns the template vmid of a VM OS in the plan's catalog, or os_not_offered.
-func (p Plan) VMTemplate(os string) (int, error) {
+// VMTemplate returns the catalog entry of a VM OS in the plan (a template's vmid or name), or
+// os_not_offered.
+func (p Plan) VMTemplate(os string) (VMTemplate, error) {
 	if v, ok := p.OS.VM[os]; ok && p.Offers(VM) {
 		return v, nil
 	}
-	return 0, osNotOffered(os, VM)
+	return VMTemplate{}, osNotOffered(os, VM)
 }
 
 func osNotOffered(os string, t GuestType) error {

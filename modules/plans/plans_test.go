@@ -25,14 +25,14 @@ func containerSpec() plans.Spec {
 func vmSpec() plans.Spec {
 	s := containerSpec()
 	s.Code, s.GuestTypes = "vm-test", []plans.GuestType{plans.VM}
-	s.OS = plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}
+	s.OS = plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}
 	return s
 }
 
 func flexSpec() plans.Spec {
 	s := containerSpec()
 	s.Code, s.GuestTypes = "flex-test", []plans.GuestType{plans.VM, plans.Container}
-	s.OS.VM = map[string]int{"debian-12": 9000}
+	s.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}
 	return s
 }
 
@@ -67,7 +67,7 @@ func TestExamplePlans(t *testing.T) {
 		ct.Storage != "local-lvm" || ct.Bridge != "vmbr0" {
 		t.Errorf("ct-2g: %+v", ct)
 	}
-	if vm.Offers(plans.Container) || !vm.Offers(plans.VM) || vm.OS.VM["debian-12"] != 9000 {
+	if vm.Offers(plans.Container) || !vm.Offers(plans.VM) || vm.OS.VM["debian-12"] != (plans.VMTemplate{VMID: 9000}) {
 		t.Errorf("vm-4g: %+v", vm)
 	}
 	if !flex.Offers(plans.Container) || !flex.Offers(plans.VM) {
@@ -113,8 +113,8 @@ func TestChooseGuestType(t *testing.T) {
 	if v, err := flex.ContainerTemplate("debian-12"); err != nil || !strings.Contains(v, "vztmpl/debian-12") {
 		t.Errorf("container template: %q %v", v, err)
 	}
-	if id, err := flex.VMTemplate("debian-12"); err != nil || id != 9000 {
-		t.Errorf("vm template: %d %v", id, err)
+	if id, err := flex.VMTemplate("debian-12"); err != nil || id.VMID != 9000 {
+		t.Errorf("vm template: %v %v", id, err)
 	}
 	if _, err := ct.VMTemplate("debian-12"); problemOf(t, err).Code != i18n.CodeOSNotOffered {
 		t.Errorf("vm template of a container plan: %v", err)
@@ -212,7 +212,7 @@ func TestValidationFailures(t *testing.T) {
 		{"bad os name", func(s *plans.Spec) { s.OS.Container["debian 12"] = "local:vztmpl/x.tar.zst" }, "os.container[debian 12]", i18n.FieldPattern},
 		{"vm template below 100", func(s *plans.Spec) {
 			s.GuestTypes = append(s.GuestTypes, plans.VM)
-			s.OS.VM = map[string]int{"debian-12": 99}
+			s.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 99}}
 		}, "os.vm[debian-12]", i18n.FieldTooSmall},
 		{"negative cores", func(s *plans.Spec) { s.Cores = ptr(-1) }, "cores", i18n.FieldTooSmall},
 		{"too many cores", func(s *plans.Spec) { s.Cores = ptr(8193) }, "cores", i18n.FieldTooLarge},
@@ -240,7 +240,7 @@ func TestValidationFailures(t *testing.T) {
 		{"bad ip pool", func(s *plans.Spec) { s.IPPool = ptr("pool a") }, "ip_pool", i18n.FieldPattern},
 		{"bad suspend mode", func(s *plans.Spec) { s.VMSuspendMode = "hibernate" }, "vm_suspend_mode", i18n.FieldOneOf},
 		{"bad clone mode", func(s *plans.Spec) { s.VMClone = "copy" }, "vm_clone", i18n.FieldOneOf},
-		{"vm catalog on a container plan", func(s *plans.Spec) { s.OS.VM = map[string]int{"debian-12": 9000} }, "os.vm", i18n.FieldNotApplicable},
+		{"vm catalog on a container plan", func(s *plans.Spec) { s.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 9000}} }, "os.vm", i18n.FieldNotApplicable},
 		{"linked clone on a container plan", func(s *plans.Spec) { s.VMClone = plans.CloneLinked }, "vm_clone", i18n.FieldNotApplicable},
 		{"swap on a vm plan", func(s *plans.Spec) {
 			*s = vmSpec()

@@ -113,7 +113,7 @@ func normalize(s Spec) Plan {
 		}
 	}
 	if len(s.OS.VM) > 0 {
-		p.OS.VM = make(map[string]int, len(s.OS.VM))
+		p.OS.VM = make(map[string]VMTemplate, len(s.OS.VM))
 		for k, v := range s.OS.VM {
 			p.OS.VM[k] = v
 		}
@@ -274,14 +274,22 @@ func (v *fieldErrors) containerCatalog(catalog map[string]string) {
 	}
 }
 
-// vmCatalog checks the VM OS catalog: not empty and each name well-formed.
-func (v *fieldErrors) vmCatalog(catalog map[string]int) {
+// vmCatalog checks the VM OS catalog: not empty, each name well-formed and each entry a
+// template vmid (100 to 999,999,999) or a VM name.
+func (v *fieldErrors) vmCatalog(catalog map[string]VMTemplate) {
 	if len(catalog) == 0 {
 		v.Add("os.vm", i18n.FieldRequired, "")
 	}
 	for _, name := range sortedKeys(catalog) {
 		field := "os.vm[" + name + "]"
-		if !v.Has(field) && !osNamePattern.MatchString(name) {
+		t := catalog[name]
+		switch {
+		case v.Has(field):
+		case t.Name == "" && t.VMID < minVMID:
+			v.Add(field, i18n.FieldTooSmall, strconv.Itoa(minVMID))
+		case t.Name == "" && t.VMID > maxVMID:
+			v.Add(field, i18n.FieldTooLarge, strconv.Itoa(maxVMID))
+		case !osNamePattern.MatchString(name) || !t.valid():
 			v.Add(field, i18n.FieldPattern, "")
 		}
 	}

@@ -238,24 +238,28 @@ func (c *creation) guest() kinds.Guest {
 		ClientID: c.svc.ClientID, ServiceID: c.svc.ServiceID, LegacyStamp: c.svc.LegacyStamp}
 }
 
-// place picks the node (R52; the template's for a kind that clones) and allocates the service's
-// static address when the plan names a pool.
+// place picks the node (R52; for a kind that clones, among the nodes a template serves, and the
+// template it clones from there) and allocates the service's static address when the plan names
+// a pool.
 func place(ctx context.Context, c *creation) error {
-	var err error
+	var serves map[string]bool
+	var srcs map[string]kinds.TemplateSource
 	if cloner, ok := c.mod.(kinds.Cloner); ok {
-		tmpl, err := cloner.Template(c.plan, c.p.OS)
-		if err != nil {
+		var err error
+		if srcs, err = c.s.templateSources(ctx, c.cl, cloner, c.mod, c.plan, c.p.OS); err != nil {
 			return err
 		}
-		at, err := c.s.templateNode(ctx, c.cl, c.mod, tmpl)
-		if err != nil {
-			return err
+		serves = make(map[string]bool, len(srcs))
+		for n := range srcs {
+			serves[n] = true
 		}
-		if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), at); err != nil {
-			return err
-		}
-	} else if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), ""); err != nil {
+	}
+	var err error
+	if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), serves); err != nil {
 		return err
+	}
+	if t, ok := srcs[c.node]; ok {
+		c.spec.Template = &t
 	}
 	if c.plan.IPPool == nil && c.plan.IP6Pool == nil {
 		return nil

@@ -70,14 +70,14 @@ func testPlans() []plans.Spec {
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
 		{Code: "vm-small", Name: "VM small", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
 			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 		{Code: "vm-pause", Name: "VM pause", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
 			Cores: ptr(4), MemoryMiB: ptr(4096), DiskGiB: ptr(20), Storage: "local-lvm", Bridge: "vmbr0",
-			VMSuspendMode: plans.SuspendPause, OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+			VMSuspendMode: plans.SuspendPause, OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 		{Code: "flex", Name: "Flex", GuestTypes: []plans.GuestType{plans.Container, plans.VM}, Cluster: "default",
 			Cores: ptr(1), MemoryMiB: ptr(1024), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"},
-				VM: map[string]int{"debian-12": 9000}}},
+				VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 )
 
 // placeNode picks the node for a new guest and records it on the service (R52). A candidate is
-// online with figures, allowed by the cluster and the plan (and is the template's node when only
-// is set: a kind that clones is created where its template is), has the plan's storage active
+// online with figures, allowed by the cluster and the plan (and, when serves is not nil, one of
+// its nodes: those a template of a kind that clones serves), not in maintenance, has the plan's storage active
 // with room for the disk, and has the plan's memory within its headroom: its memory × the
 // cluster's memory_overcommit, less the memory of every guest on it (running or stopped: both
 // may run) and of the creates in flight there. Among the candidates it takes the one with the
@@ -28,7 +28,7 @@ import (
 // replica's choices are seen once recorded). The figures are one shared read of
 // /cluster/resources per cluster (sharedRead). No candidate is no_capacity, before anything is
 // sent to Proxmox.
-func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey, only string) (string, error) {
+func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey, serves map[string]bool) (string, error) {
 	figs, err := s.clusterFigures(ctx, cl)
 	if err != nil {
 		return "", err
@@ -40,8 +40,8 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 		return "", err
 	}
 	s.metrics.observeNodes(cl.Name, nodes)
-	if only != "" {
-		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name != only })
+	if serves != nil {
+		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return !serves[n.Name] })
 	}
 	chosen, ok := best(nodes)
 	if !ok {
@@ -64,19 +64,21 @@ func skipped(nodes []nodeCapacity) string {
 	return strings.Join(parts, ", ")
 }
 
-// templateNode is the node that holds the template of a kind that clones (Proxmox clones
-// there).
-func (s *Provisioner) templateNode(ctx context.Context, cl kinds.Cluster, mod kinds.Module, tmpl int) (string, error) {
-	at, err := s.mods.Locate(ctx, cl, tmpl)
+// templateSources are the nodes a template of the plan's catalog entry for os serves, each with
+// the template it clones from (kinds.Cloner); none is os_not_offered, temporary (the templates
+// may come back).
+func (s *Provisioner) templateSources(ctx context.Context, cl kinds.Cluster, cloner kinds.Cloner, mod kinds.Module,
+	p plans.Plan, os string) (map[string]kinds.TemplateSource, error) {
+	srcs, err := cloner.TemplateSources(ctx, cl, p, os)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if !at.Found || at.Kind != mod.Kind() {
-		return "", i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
-			With("os", fmt.Sprint(tmpl)).With("guest_type", string(mod.Kind())).
-			Wrap(fmt.Errorf("template %d not found on cluster %s", tmpl, cl.Name))
+	if len(srcs) == 0 {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
+			With("os", os).With("guest_type", string(mod.Kind())).
+			Wrap(fmt.Errorf("no template of %s for plan %s on cluster %s", os, p.Code, cl.Name))
 	}
-	return at.Node, nil
+	return srcs, nil
 }
 
 // maxReserveRaces bounds how often a create may lose the database race for a candidate vmid to

@@ -141,14 +141,15 @@ func (m *Module) Inspect(ctx context.Context, g kinds.Guest) (kinds.Inspection, 
 	return in, nil
 }
 
-// Create clones the plan's template on g.Node (the template's node) onto g.VMID — a full clone
-// unless the plan says linked — with the stamp in its description, then sets cores, memory,
+// Create clones the plan's template onto g.VMID on g.Node — from the template placement chose,
+// with target when that template is on another node (R52) — a full clone unless the plan says
+// linked, with the stamp in its description, then sets cores, memory,
 // cloud-init (ciuser, cipassword, sshkeys in Proxmox's encoding, ipconfig0, nameserver), the
 // stamp tag, onboot, net0's bridge and firewall=1, grows the boot disk to the plan size, fills
 // the ipfilter-net0 ipset and only then enables the firewall with ipfilter (R8, R9).
 func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec, rep kinds.Reporter) error {
 	p := spec.Plan
-	tmpl, err := p.VMTemplate(spec.OS)
+	src, err := m.sourceFor(ctx, g, spec)
 	if err != nil {
 		return err
 	}
@@ -157,9 +158,12 @@ func (m *Module) Create(ctx context.Context, g kinds.Guest, spec kinds.CreateSpe
 	if full {
 		req.Storage = p.Storage
 	}
-	res, err := g.Client.Node(g.Node).QEMU(tmpl).Clone(ctx, req)
+	if src.Node != g.Node {
+		req.Target = g.Node
+	}
+	res, err := g.Client.Node(src.Node).QEMU(src.VMID).Clone(ctx, req)
 	if err != nil {
-		return fmt.Errorf("clone template %d to %d: %w", tmpl, g.VMID, err)
+		return fmt.Errorf("clone template %d on %s to %d on %s: %w", src.VMID, src.Node, g.VMID, g.Node, err)
 	}
 	kinds.Report(rep, StageClone, res)
 	return m.Configure(ctx, g, spec, rep)

@@ -16,38 +16,20 @@ import (
 // container's. Its vocabulary is the VM's own (R12): disks (scsiN, virtioN, sataN, ideN,
 // efidisk0, tpmstate0, unusedN) and the boot disk, never a container's rootfs or mount points.
 
-// templateAt finds the template vmid in the cluster listing: its node, "" when no VM is there.
-func templateAt(ctx context.Context, g kinds.Guest, tmpl int) (string, error) {
-	rows, err := g.Client.Cluster().Resources(ctx, "vm")
-	if err != nil {
-		return "", fmt.Errorf("list guests of %s: %w", g.Cluster, err)
-	}
-	for _, r := range rows {
-		if r.VMID.Int() == tmpl && r.Type == "qemu" {
-			return r.Node, nil
-		}
-	}
-	return "", nil
-}
-
 // ReadForReinstall reads the VM's active and merged config and the template's drives (which
 // the clone brings back), labelled. Only GET requests are sent.
 func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, p plans.Plan, os string) (reinstall.Read, error) {
-	tmpl, err := p.VMTemplate(os)
-	if err != nil {
+	if _, err := p.VMTemplate(os); err != nil {
 		return reinstall.Read{}, err
 	}
 	return readLabelled(ctx, g, func(pve.QEMUConfig) (map[string]bool, error) {
-		tnode, err := templateAt(ctx, g, tmpl)
+		src, _, err := m.replacementSource(ctx, g, p, os)
 		if err != nil {
 			return nil, err
 		}
-		if tnode == "" {
-			return nil, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
-		}
-		tcfg, err := g.Client.Node(tnode).QEMU(tmpl).ConfigCurrent(ctx)
+		tcfg, err := g.Client.Node(src.Node).QEMU(src.VMID).ConfigCurrent(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("read template %d config: %w", tmpl, err)
+			return nil, fmt.Errorf("read template %d config: %w", src.VMID, err)
 		}
 		back := map[string]bool{}
 		for k := range tcfg.Disks {
@@ -118,22 +100,16 @@ func (m *Module) Exists(ctx context.Context, g kinds.Guest) (bool, error) {
 	return vmPower{vm(g)}.ConfigExists(ctx)
 }
 
-// Recreate clones the plan's template onto the vmid on the template's node (Proxmox clones
-// there) and configures the clone: cloud-init, the plan, the firewall (Create). The guest
-// returned is on the template's node once that is known.
+// Recreate clones the plan's template onto the vmid and configures the clone: cloud-init, the
+// plan, the firewall (Create). The clone stays on the guest's node when a template serves it
+// (its own, or a shared one with target); otherwise it is made on a template's node, and the
+// guest returned is there.
 func (m *Module) Recreate(ctx context.Context, g kinds.Guest, spec kinds.CreateSpec) (kinds.Guest, error) {
-	tmpl, err := spec.Plan.VMTemplate(spec.OS)
+	src, node, err := m.replacementSource(ctx, g, spec.Plan, spec.OS)
 	if err != nil {
 		return g, err
 	}
-	tnode, err := templateAt(ctx, g, tmpl)
-	if err != nil {
-		return g, err
-	}
-	if tnode == "" {
-		return g, fmt.Errorf("template %d not found on cluster %s", tmpl, g.Cluster)
-	}
-	g.Node = tnode
+	g.Node, spec.Template = node, &src
 	return g, m.Create(ctx, g, spec, nil)
 }
 

@@ -93,7 +93,7 @@ func newEnv(t *testing.T, dialect string) *env {
 			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "vm-10", Name: "VM 10", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
 			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}},
+			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 	}, plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}

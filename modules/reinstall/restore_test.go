@@ -399,7 +399,7 @@ func TestVMRestore(t *testing.T) {
 			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
 				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
 				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
-				OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}}}, plans.SourceFile); err != nil {
+				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
 				t.Fatal(err)
 			}
 			e.seedVM("svc-vm", 6001, true, map[string]string{"cores": "4", "memory": "8192"})
@@ -495,7 +495,7 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
 				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
 				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
-				OS: plans.OSCatalog{VM: map[string]int{"debian-12": 9000}}}}, plans.SourceFile); err != nil {
+				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
 				t.Fatal(err)
 			}
 			e.seedVM("svc-vm", 6001, false, nil)

@@ -99,6 +99,9 @@ func (cl *qemuClone) checkTargetNode() error {
 	if s.nodes[cl.target] == nil {
 		return paramErr(map[string]string{"target": fmt.Sprintf("no such cluster node '%s'", cl.target)})
 	}
+	if c.has("storage") && s.storages[c.str("storage")] != nil && !s.storages[c.str("storage")].Shared {
+		return fail500("can't clone to non-shared storage '%s'", c.str("storage"))
+	}
 	toShared := cl.full && c.has("storage") && s.storages[c.str("storage")] != nil && s.storages[c.str("storage")].Shared
 	for _, k := range sortedKeys(cl.src.conf) {
 		if !qemuDiskKey(k) {
