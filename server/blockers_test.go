@@ -8,8 +8,8 @@ import (
 )
 
 // R25: a terminate of a protected guest ends failed with code blocked, and the operation's
-// error lists the blocker the run found, on the answer and on GET /v1/operations/{id}, in a
-// shape openapi.yaml describes.
+// error lists the blocker the run found and says that asking again may help (the protection can
+// be lifted), on the answer and on GET /v1/operations/{id}, in a shape openapi.yaml describes.
 func TestTerminateBlockersListed(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
@@ -23,7 +23,7 @@ func TestTerminateBlockersListed(t *testing.T) {
 			r := h.billing("POST", "/v1/services/prot-1/terminate?wait=20", nil)
 			conform("POST", "/v1/services/prot-1/terminate", r, 200)
 			op := operationOf(t, r, 200)
-			want := `{"code":"blocked","detail":"The action is blocked; see the listed blockers.",` +
+			want := `{"code":"blocked","detail":"The action is blocked; see the listed blockers.","permanence":"temporary",` +
 				`"blockers":[{"code":"protection_enabled","message":"Protection is enabled on the guest; Proxmox refuses to destroy it."}]}`
 			if got := errorJSON(t, r.Body); op["state"] != "failed" || got != want {
 				t.Fatalf("terminate: state %v, error\n%s\nwant\n%s", op["state"], got, want)

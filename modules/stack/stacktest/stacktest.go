@@ -45,5 +45,8 @@ func WithServices(o server.Options) server.Options {
 	if o.RDNS == nil {
 		o.RDNS = full.RDNS
 	}
+	if o.Moves == nil {
+		o.Moves = full.Moves
+	}
 	return o
 }
