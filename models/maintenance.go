@@ -20,15 +20,17 @@ type NodeMaintenance struct {
 // TableName pins the table.
 func (NodeMaintenance) TableName() string { return "node_maintenance" }
 
-// SetNodeMaintenance puts a node into maintenance (keeping the time it first went in) or takes
-// it out.
-func SetNodeMaintenance(ctx context.Context, tx *gorm.DB, cluster, node string, enabled, drain bool) error {
-	db := tx.WithContext(ctx)
-	if !enabled {
-		return db.Where("cluster = ? AND node = ?", cluster, node).Delete(&NodeMaintenance{}).Error
-	}
-	row := NodeMaintenance{Cluster: cluster, Node: node, Drain: drain, Since: Now()}
-	err := db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "cluster"}, {Name: "node"}},
+// EndNodeMaintenance takes a node out of maintenance.
+func EndNodeMaintenance(ctx context.Context, tx *gorm.DB, cluster, node string) error {
+	return tx.WithContext(ctx).Where("cluster = ? AND node = ?", cluster, node).Delete(&NodeMaintenance{}).Error
+}
+
+// SetNodeMaintenance puts a node into maintenance, keeping the time it first went in; m.Drain
+// records whether the operator asked for a drain.
+func SetNodeMaintenance(ctx context.Context, tx *gorm.DB, m NodeMaintenance) error {
+	cluster, node := m.Cluster, m.Node
+	row := NodeMaintenance{Cluster: cluster, Node: node, Drain: m.Drain, Since: Now()}
+	err := tx.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "cluster"}, {Name: "node"}},
 		DoUpdates: clause.AssignmentColumns([]string{"drain"})}).Create(&row).Error
 	if err != nil {
 		return fmt.Errorf("set maintenance of %s/%s: %w", cluster, node, err)

@@ -15,8 +15,13 @@ type MigrationRefusal struct {
 	Err    error
 }
 
-func (e *MigrationRefusal) Error() string        { return "migration refused: " + e.Reason }
-func (e *MigrationRefusal) Unwrap() error        { return e.Err }
+// Error names the refusal and Proxmox's reason.
+func (e *MigrationRefusal) Error() string { return "migration refused: " + e.Reason }
+
+// Unwrap returns the failure Proxmox answered with (nil for a refusal before any call).
+func (e *MigrationRefusal) Unwrap() error { return e.Err }
+
+// Is matches ErrMigrationRefused.
 func (e *MigrationRefusal) Is(target error) bool { return target == ErrMigrationRefused }
 
 // Refused is the refusal of a migration for reason, before anything was sent.

@@ -159,7 +159,12 @@ func (s *Service) SetMaintenance(ctx context.Context, cluster, node string, req 
 	if !known {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
-	if err := models.SetNodeMaintenance(ctx, s.o.DB.Gorm, cluster, node, *req.Enabled, req.Drain); err != nil {
+	if *req.Enabled {
+		err = models.SetNodeMaintenance(ctx, s.o.DB.Gorm, models.NodeMaintenance{Cluster: cluster, Node: node, Drain: req.Drain})
+	} else {
+		err = models.EndNodeMaintenance(ctx, s.o.DB.Gorm, cluster, node)
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.o.Log.Info("node maintenance set", "cluster", cluster, "node", node, "enabled", *req.Enabled, "drain", req.Drain)

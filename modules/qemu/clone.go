@@ -112,9 +112,10 @@ func onSharedStorage(ctx context.Context, c *pve.Client, t kinds.TemplateSource,
 		if vol == "" || vol == "none" || vol == "cdrom" {
 			continue
 		}
-		pv, err := pveconf.ParseVolume(vol)
-		if err != nil || pv.Kind != pveconf.VolumeStorage || !shared[pv.Storage] {
-			return false, nil
+		// A volume that does not parse as a storage volume (a path) is not on shared storage.
+		pv, perr := pveconf.ParseVolume(vol)
+		if perr != nil || pv.Kind != pveconf.VolumeStorage || !shared[pv.Storage] {
+			return false, nil //nolint:nilerr // unparsable means "not shared", not a failure
 		}
 	}
 	return true, nil
