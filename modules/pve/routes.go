@@ -44,6 +44,8 @@ var guestRoutes = []struct{ method, kind, suffix string }{
 	{http.MethodPut, "", "/resize"},
 	{http.MethodGet, "lxc", "/interfaces"},
 	{http.MethodPost, "qemu", "/clone"},
+	{http.MethodGet, "qemu", "/migrate"},
+	{http.MethodPost, "", "/migrate"},
 	{http.MethodPost, "qemu", "/agent/ping"},
 	{http.MethodPost, "qemu", "/agent/set-user-password"},
 	{http.MethodGet, "", "/snapshot"},
