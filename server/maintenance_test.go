@@ -175,7 +175,7 @@ func TestAdminMigrateVM(t *testing.T) {
 
 	h.sim.ResetLog()
 	op := succeeded(t, h.adminBody("POST", "/v1/admin/services/vm-a/migrate?wait=30", `{"target_node":"pve3"}`))
-	if op["action"] != "migrate" || op["result"].(map[string]any)["node"] != "pve3" {
+	if res := op["result"].(map[string]any); op["action"] != "migrate" || res["node"] != "pve3" || res["power"] != "running" || res["from"] != from {
 		t.Fatalf("operation %v", op)
 	}
 	var sent []pvesim.Request

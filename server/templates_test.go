@@ -83,7 +83,7 @@ func TestVMTemplateByNameOnEveryNode(t *testing.T) {
 	}
 }
 
-// R52 (docs/proxmox.md §16.2): a template whose volumes are all on shared storage serves every
+// R52 (docs/proxmox.md §16): a template whose volumes are all on shared storage serves every
 // node through clone with target, when the plan's storage is shared too; with the plan's storage
 // local, or an ISO on local storage in the template's drive, only the template's node is served
 // (Proxmox would refuse target), and nothing is sent that Proxmox refuses.

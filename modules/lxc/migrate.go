@@ -8,7 +8,7 @@ import (
 	"pvebill/modules/pve"
 )
 
-// A container moves in restart mode (R53, docs/proxmox.md §17.3): Proxmox cannot move a running
+// A container moves in restart mode (R53, docs/proxmox.md §17): Proxmox cannot move a running
 // container live, so it shuts it down (within the kind's shutdown time-out), copies its
 // volumes, and starts it on the target; a failed move starts it again where it was.
 

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -22,13 +23,16 @@ type move struct {
 	mod      kinds.Module
 	migrator kinds.Migrator
 	g        kinds.Guest
-	res      result
+	// wasRunning: the guest ran when this run moved it (read before the move).
+	wasRunning bool
+	res        result
 }
 
 // result is what the operation records: where the guest was and where it is.
 type result struct {
-	From string `json:"from"`
-	Node string `json:"node,omitempty"`
+	From  string `json:"from"`
+	Node  string `json:"node,omitempty"`
+	Power string `json:"power,omitempty"`
 }
 
 // steps is the one ordered list of the action's stages (R27).
@@ -104,6 +108,11 @@ func migrateGuest(ctx context.Context, m *move) error {
 	if err != nil {
 		return err
 	}
+	st, err := m.mod.Status(ctx, m.g)
+	if err != nil {
+		return operation.ProblemOf(err)
+	}
+	m.wasRunning = st.Power == "running"
 	m.s.o.Log.Info("migrating guest", "service_id", m.svc.ServiceID, "vmid", m.g.VMID, "from", m.g.Node, "to", target)
 	err = m.migrator.Migrate(ctx, m.g, target)
 	if errors.Is(err, kinds.ErrMigrationRefused) {
@@ -118,12 +127,25 @@ func migrateGuest(ctx context.Context, m *move) error {
 	return operation.ProblemOf(err)
 }
 
-// recordNode records where the guest is now (CheckedGuest writes the node it finds).
+// recordNode records where the guest is now (CheckedGuest writes the node it finds) and, when
+// this run moved a running guest, reads its power back there: it must run on the target.
 func recordNode(ctx context.Context, m *move) error {
 	if err := m.find(ctx); err != nil {
 		return err
 	}
 	m.res.Node = m.g.Node
+	if !m.wasRunning {
+		return nil
+	}
+	st, err := m.mod.Status(ctx, m.g)
+	if err != nil {
+		return operation.ProblemOf(err)
+	}
+	m.res.Power = st.Power
+	if st.Power != "running" {
+		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeProxmoxTaskFailed).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("guest %d ran before its migration and is %s on %s", m.g.VMID, st.Power, m.g.Node))
+	}
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"pvebill/modules/pve"
 )
 
-// A VM moves online (R53, docs/proxmox.md §17.1–§17.2): Proxmox's precondition read names what
+// A VM moves online (R53, docs/proxmox.md §17): Proxmox's precondition read names what
 // would stop it (local devices, an ISO in a drive on local storage), and the migration carries
 // the VM's local disks along while it runs (with-local-disks); a stopped VM's always move.
 
