@@ -9,6 +9,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 )
@@ -214,5 +215,80 @@ func TestAdminMigrateVM(t *testing.T) {
 	raw, _ := json.Marshal(h.service("vm-a"))
 	if !strings.Contains(string(raw), `"node":"pve3"`) {
 		t.Errorf("service after the refusal %s", raw)
+	}
+}
+
+// R52, R53: a drain of a node holding a VM and containers moves the VM online with its local
+// disks and the containers in restart mode, each running on its new node as before; a container
+// whose snapshots cannot travel (LVM-thin) is migration_refused with Proxmox's reason and left
+// running where it was; the node's other guests (not pvebill's) are not touched.
+func TestDrainMixedNode(t *testing.T) {
+	h := threeNodes(t, "sqlite")
+	for _, n := range []string{"pve2", "pve3"} { // steer the creates to pve1
+		if r := h.adminBody("PUT", "/v1/admin/clusters/default/nodes/"+n+"/maintenance", `{"enabled":true}`); r.Status != 200 {
+			t.Fatalf("maintenance %s: %d %s", n, r.Status, r.Body)
+		}
+	}
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("d-vm", "vm-2g")))
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("d-ct", "ct-1g")))
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("d-snap", "ct-1g")))
+	for id, n := range h.guestNodes("d-vm", "d-ct", "d-snap") {
+		if n != "pve1" {
+			t.Fatalf("%s on %s, want pve1", id, n)
+		}
+	}
+	for _, n := range []string{"pve2", "pve3"} {
+		h.adminBody("PUT", "/v1/admin/clusters/default/nodes/"+n+"/maintenance", `{"enabled":false}`)
+	}
+	snapVMID := int(h.service("d-snap")["vmid"].(float64))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := h.sim.Client(t, nil)
+	if _, err := c.Node("pve1").LXC(snapVMID).Snapshots().Create(ctx, pve.SnapshotCreateRequest{SnapName: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	h.sim.ResetLog()
+
+	r := h.adminBody("PUT", "/v1/admin/clusters/default/nodes/pve1/maintenance", `{"enabled":true,"drain":true}`)
+	ops := r.json(t)["operations"].([]any)
+	if r.Status != 200 || len(ops) != 3 {
+		t.Fatalf("drain: %d %s", r.Status, r.Body)
+	}
+	byService := map[string]map[string]any{}
+	for _, op := range h.waitOps(ops) {
+		byService[op["service_id"].(string)] = op
+	}
+	for _, id := range []string{"d-vm", "d-ct"} {
+		op := byService[id]
+		if op["state"] != "succeeded" || op["result"].(map[string]any)["power"] != "running" {
+			t.Errorf("%s: %v", id, op)
+		}
+		if n := h.guestNodes(id)[id]; n == "pve1" || h.service(id)["power"] != "running" {
+			t.Errorf("%s on %s, power %v", id, n, h.service(id)["power"])
+		}
+	}
+	refused := byService["d-snap"]
+	errv, _ := refused["error"].(map[string]any)
+	if refused["state"] != "failed" || errv["code"] != "migration_refused" || errv["permanence"] != "permanent" ||
+		!strings.Contains(errv["reason"].(string), "non-migratable snapshot") {
+		t.Fatalf("snapshotted container: %v", refused)
+	}
+	if g, _ := h.sim.Guest(snapVMID); g.Node != "pve1" || g.Status != "running" {
+		t.Errorf("snapshotted container after the refusal: %s %s", g.Node, g.Status)
+	}
+	for _, q := range h.sim.Requests() {
+		if q.Method == "POST" && strings.HasSuffix(q.Path, "/migrate") {
+			switch {
+			case strings.Contains(q.Path, "/qemu/"):
+				if q.Form.Get("online") != "1" || q.Form.Get("with-local-disks") != "1" {
+					t.Errorf("VM migration %v", q.Form)
+				}
+			case q.Form.Get("restart") != "1":
+				t.Errorf("container migration %s %v", q.Path, q.Form)
+			}
+			if strings.Contains(q.Path, "/200/") || strings.Contains(q.Path, "/300/") {
+				t.Errorf("a guest that is not pvebill's was moved: %s", q.Path)
+			}
+		}
 	}
 }

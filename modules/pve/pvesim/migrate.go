@@ -102,10 +102,18 @@ func (m *migration) run(t *task, source string) error {
 	}
 	local := s.localDisks(g)
 	for _, d := range local {
-		if d.cdrom {
+		switch {
+		case d.cdrom:
 			t.logf("can't migrate local disk '%s': local cdrom image", d.volid)
-			return pveErrorf("can't migrate VM - check log")
+		case len(g.snaps) > 0 && !snapshotsMove(s.storages[d.vol.Storage]):
+			t.logf("can't migrate local disk '%s': non-migratable snapshot exists", d.volid)
+		default:
+			continue
 		}
+		if g.typ == "lxc" {
+			return pveErrorf("migration aborted")
+		}
+		return pveErrorf("can't migrate VM - check log")
 	}
 	if g.typ == "qemu" && g.running && len(local) > 0 && !m.c.boolean("with-local-disks") {
 		return pveErrorf("can't live migrate attached local disks without with-local-disks option")
@@ -123,6 +131,10 @@ func (m *migration) run(t *task, source string) error {
 	}
 	return nil
 }
+
+// snapshotsMove reports whether a local storage's snapshots travel with a migration: only ZFS and
+// btrfs ones (and qcow2 files, which the simulator's storages do not hold) do.
+func snapshotsMove(st *storage) bool { return st != nil && (st.Type == "zfspool" || st.Type == "btrfs") }
 
 // localDevices are the config keys that tie a VM to its node (hostpciN, usbN other than
 // spice, serialN other than socket, parallelN, ivshmem).
