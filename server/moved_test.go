@@ -46,13 +46,17 @@ func migrateOutside(t *testing.T, h *svcHarness, kind, node string, vmid int) st
 }
 
 // R53: a guest moved outside pvebill is found by its vmid for every operation, and the
-// service's node follows it: the view (live power from the new node), suspend, unsuspend and
-// terminate all address the guest where it is now, and no write goes to the node it left.
+// service's node follows it: the view (live power from the new node), suspend, unsuspend, a
+// backup (the container's) and terminate all address the guest where it is now, and no write
+// goes to the node it left.
 func TestGuestMovedOutsidePvebill(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
-		for _, k := range []struct{ kind, plan string }{{"container", "ct-1g"}, {"vm", "vm-2g"}} {
+		for _, k := range []struct{ kind, plan string }{{"container", "ct-bk"}, {"vm", "vm-2g"}} {
 			t.Run(dialect+"/"+k.kind, func(t *testing.T) {
 				h := newServicesHarness(t, dialect)
+				if r := h.signed("PUT", "/v1/admin/plans/ct-bk", "ops", adminSecret, backupPlanBody("local", nil)); r.Status != 201 {
+					t.Fatalf("plan with backups: %d %s", r.Status, r.Body)
+				}
 				id := "moved-" + k.kind
 				succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, k.plan)))
 				svc := h.service(id)
@@ -71,6 +75,18 @@ func TestGuestMovedOutsidePvebill(t *testing.T) {
 				succeeded(t, h.billing("POST", "/v1/services/"+id+"/unsuspend?wait=20", nil))
 				if s := h.service(id); s["state"] != "active" || s["power"] != "running" || s["node"] != to {
 					t.Fatalf("after suspend and unsuspend: %v", s)
+				}
+				if k.kind == "container" {
+					succeeded(t, h.billing("POST", "/v1/services/"+id+"/backups?wait=20", nil))
+					dumps := 0
+					for _, r := range h.sim.Requests() {
+						if r.Method == "POST" && r.Path == "/nodes/"+to+"/vzdump" {
+							dumps++
+						}
+					}
+					if dumps != 1 {
+						t.Errorf("%d vzdump calls on the guest's new node %s, want 1", dumps, to)
+					}
 				}
 				// Moved back by hand while stopped: the terminate still finds it.
 				back := migrateOutside(t, h, k.kind, to, vmid)
