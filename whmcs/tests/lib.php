@@ -303,6 +303,8 @@ function clientForms(): array
             'confirm' => 'before']],
         'Reinstall' => ['pvebill_Reinstall', ['step' => 'confirm', 'intent_id' => 'i-1', 'confirm' => '1',
             'root_password' => 'New-root-pass-1']],
+        'ReverseDNS set' => ['pvebill_ReverseDNS', ['step' => 'set', 'address' => '203.0.113.10',
+            'hostname' => 'mail.example.com']],
     ];
 }
 
@@ -593,4 +595,26 @@ function usageOf(string $sid, string $from, string $to): array
         . rawurlencode($sid));
     eq(200, $r->status, 'usage ' . $r->body);
     return $r->json['services'][0] ?? [];
+}
+
+/** A service with an IPv4 address and an IPv6 /64, as GET /v1/services/{id} answers it. */
+function rdnsService(): array
+{
+    return ['service' => ['service_id' => 'whmcs-82', 'state' => 'active', 'power' => 'running',
+        'guest_type' => 'vm', 'plan' => 'vm-v6', 'hostname' => 'web82.example.com',
+        'ip_addresses' => ['203.0.113.10', '2001:db8::1'],
+        'ipv6' => ['prefix' => '2001:db8::/64', 'address' => '2001:db8::1', 'gateway' => 'fe80::1'],
+        'monitoring' => []]];
+}
+
+/** The service's records: the IPv4 name published, one more address of the prefix pending. */
+function rdnsRecords(): array
+{
+    return ['rdns' => [
+        ['address' => '203.0.113.10', 'hostname' => 'mail.example.com', 'status' => 'synced', 'attempts' => 0,
+            'last_error' => null, 'synced_at' => '2026-12-04T22:10:03Z', 'updated_at' => '2026-12-04T22:10:03Z'],
+        ['address' => '2001:db8::25', 'hostname' => 'v6.example.com', 'status' => 'pending', 'attempts' => 1,
+            'last_error' => 'powerdns PATCH zone 8.b.d.0.1.0.0.2.ip6.arpa.: connection refused', 'synced_at' => null,
+            'updated_at' => '2026-12-04T22:10:04Z'],
+    ]];
 }

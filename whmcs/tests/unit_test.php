@@ -214,7 +214,7 @@ test('client area buttons follow the plan\'s capabilities of the guest type', fu
         ],
         'vm' => ['start' => ['available' => true], 'backup' => ['available' => true]],
     ]];
-    $b = Module::buttons($p, $plan, 'container');
+    $b = Module::buttons($p, $plan, 'container', null, false);
     eq(
         ['Start', 'Stop', 'Shut down', 'Reboot', 'Reinstall', 'Snapshots'],
         array_column($b, 'label'),
@@ -224,6 +224,14 @@ test('client area buttons follow the plan\'s capabilities of the guest type', fu
         [null, null, null, null, null, 'Speicher unbekannt.'],
         array_column($b, 'reason'),
         'refused for now: disabled, with the reason'
+    );
+    // Reverse DNS (R55) is no capability of the plan: a service with an address has the page.
+    $withAddress = Module::buttons($p, $plan, 'container');
+    eq(
+        ['Reverse DNS', 'link', null, 'clientarea.php?action=productdetails&id=42&modop=custom&a=ReverseDNS'],
+        [end($withAddress)['label'], end($withAddress)['method'], end($withAddress)['reason'],
+            end($withAddress)['href']],
+        'reverse DNS for a service with an address'
     );
     eq(
         ['clientarea.php?action=productdetails&id=42&modop=custom&a=Power', 'post', 'start'],
@@ -239,7 +247,7 @@ test('client area buttons follow the plan\'s capabilities of the guest type', fu
         $b[2]['class']], 'Bootstrap 4 classes');
     eq(
         ['Start', 'Backups'],
-        array_column(Module::buttons($p, $plan, 'vm'), 'label'),
+        array_column(Module::buttons($p, $plan, 'vm', null, false), 'label'),
         'the other guest type: its own set'
     );
     $all = Module::buttons($p, null, 'container');
@@ -250,13 +258,13 @@ test('client area buttons follow the plan\'s capabilities of the guest type', fu
         'the console is posted into a new tab'
     );
     eq(
-        ['Power', 'Console', 'Reinstall', 'Snapshots', 'Backups'],
+        ['Power', 'Console', 'Reinstall', 'Snapshots', 'Backups', 'ReverseDNS'],
         array_values(pvebill_ClientAreaAllowedFunctions()),
         'the client area\'s functions: no GET-able Start, Stop, Shutdown or Reboot'
     );
     eq(
         ['Starten', 'Stoppen', 'Herunterfahren', 'Neu starten', 'Konsole öffnen', 'Neu installieren', 'Snapshots',
-            'Backups'],
+            'Backups', 'Reverse-DNS'],
         array_column(Module::buttons($p, null, 'container', Lang::named('german')), 'label'),
         'labelled in German'
     );

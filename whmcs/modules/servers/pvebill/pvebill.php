@@ -291,3 +291,14 @@ function pvebill_Backups(array $params): array
     return $input === null ? Module::refusedPage($params, 'Backups')
         : Module::instance()->clientBackups($params, $input);
 }
+
+/**
+ * Client area: the service's reverse DNS names (R55): each address with its name and a form to
+ * set it, and a form for another address of its IPv6 prefix.
+ */
+function pvebill_ReverseDNS(array $params): array
+{
+    $input = pvebill_post_fields(['step', 'address', 'hostname']);
+    return $input === null ? Module::refusedPage($params, 'ReverseDNS')
+        : Module::instance()->clientReverseDns($params, $input);
+}

@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Uitgaand verkeer';
 $_LANG['pvebill_metric_backup_storage'] = 'Back-upopslag';
 $_LANG['pvebill_metric_memory_avg'] = 'Geheugen (gemiddeld)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (gemiddeld)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'Reverse DNS';
+$_LANG['pvebill_ip_prefix'] = 'IPv6-prefix';
+$_LANG['pvebill_rdns_address'] = 'Adres';
+$_LANG['pvebill_rdns_hostname'] = 'Reverse-DNS-naam';
+$_LANG['pvebill_rdns_status'] = 'Stand';
+$_LANG['pvebill_rdns_save'] = 'Opslaan';
+$_LANG['pvebill_rdns_saved'] = 'De reverse-DNS-naam is opgeslagen en gepubliceerd.';
+$_LANG['pvebill_rdns_pending'] = 'De reverse-DNS-naam is opgeslagen; hij wordt gepubliceerd zodra de DNS-server antwoordt.';
+$_LANG['pvebill_rdns_other_address'] = 'Een ander adres uit uw IPv6-prefix {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Deze dienst heeft geen IP-adres.';
+$_LANG['pvebill_rdns_status_pending'] = 'Wacht op de DNS-server';
+$_LANG['pvebill_rdns_status_synced'] = 'Gepubliceerd';
+$_LANG['pvebill_rdns_status_failed'] = 'Geweigerd door de DNS-server';
+$_LANG['pvebill_rdns_not_set'] = 'Niet ingesteld';
+$_LANG['pvebill_rdns_hostname_help'] = 'Een volledige hostnaam, zoals mail.example.com (zonder punt aan het eind).';
+$_LANG['pvebill_admin_tab_rdns'] = 'pvebill reverse DNS';
+$_LANG['pvebill_admin_tab_prefix'] = 'pvebill IPv6-prefix';

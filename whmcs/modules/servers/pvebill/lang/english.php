@@ -168,3 +168,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Traffic out';
 $_LANG['pvebill_metric_backup_storage'] = 'Backup storage';
 $_LANG['pvebill_metric_memory_avg'] = 'Memory (average)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (average)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'Reverse DNS';
+$_LANG['pvebill_ip_prefix'] = 'IPv6 prefix';
+$_LANG['pvebill_rdns_address'] = 'Address';
+$_LANG['pvebill_rdns_hostname'] = 'Reverse DNS name';
+$_LANG['pvebill_rdns_status'] = 'State';
+$_LANG['pvebill_rdns_save'] = 'Save';
+$_LANG['pvebill_rdns_saved'] = 'The reverse DNS name was saved and published.';
+$_LANG['pvebill_rdns_pending'] = 'The reverse DNS name was saved; it will be published as soon as the DNS server answers.';
+$_LANG['pvebill_rdns_other_address'] = 'Another address of your IPv6 prefix {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'This service has no IP address.';
+$_LANG['pvebill_rdns_status_pending'] = 'Waiting for the DNS server';
+$_LANG['pvebill_rdns_status_synced'] = 'Published';
+$_LANG['pvebill_rdns_status_failed'] = 'Refused by the DNS server';
+$_LANG['pvebill_rdns_not_set'] = 'Not set';
+$_LANG['pvebill_rdns_hostname_help'] = 'A fully qualified host name, such as mail.example.com (no trailing dot).';
+$_LANG['pvebill_admin_tab_rdns'] = 'pvebill reverse DNS';
+$_LANG['pvebill_admin_tab_prefix'] = 'pvebill IPv6 prefix';

@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Trafic sortant';
 $_LANG['pvebill_metric_backup_storage'] = 'Stockage des sauvegardes';
 $_LANG['pvebill_metric_memory_avg'] = 'Mémoire (moyenne)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (moyenne)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'DNS inverse';
+$_LANG['pvebill_ip_prefix'] = 'Préfixe IPv6';
+$_LANG['pvebill_rdns_address'] = 'Adresse';
+$_LANG['pvebill_rdns_hostname'] = 'Nom DNS inverse';
+$_LANG['pvebill_rdns_status'] = 'État';
+$_LANG['pvebill_rdns_save'] = 'Enregistrer';
+$_LANG['pvebill_rdns_saved'] = 'Le nom DNS inverse a été enregistré et publié.';
+$_LANG['pvebill_rdns_pending'] = 'Le nom DNS inverse a été enregistré ; il sera publié dès que le serveur DNS répondra.';
+$_LANG['pvebill_rdns_other_address'] = 'Une autre adresse de votre préfixe IPv6 {prefix} :';
+$_LANG['pvebill_rdns_no_addresses'] = 'Ce service n’a pas d’adresse IP.';
+$_LANG['pvebill_rdns_status_pending'] = 'En attente du serveur DNS';
+$_LANG['pvebill_rdns_status_synced'] = 'Publié';
+$_LANG['pvebill_rdns_status_failed'] = 'Refusé par le serveur DNS';
+$_LANG['pvebill_rdns_not_set'] = 'Non défini';
+$_LANG['pvebill_rdns_hostname_help'] = 'Un nom d’hôte complet, comme mail.example.com (sans point final).';
+$_LANG['pvebill_admin_tab_rdns'] = 'DNS inverse pvebill';
+$_LANG['pvebill_admin_tab_prefix'] = 'Préfixe IPv6 pvebill';

@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Ausgehender Datenverkehr';
 $_LANG['pvebill_metric_backup_storage'] = 'Backup-Speicher';
 $_LANG['pvebill_metric_memory_avg'] = 'Arbeitsspeicher (Durchschnitt)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (Durchschnitt)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'Reverse-DNS';
+$_LANG['pvebill_ip_prefix'] = 'IPv6-Präfix';
+$_LANG['pvebill_rdns_address'] = 'Adresse';
+$_LANG['pvebill_rdns_hostname'] = 'Reverse-DNS-Name';
+$_LANG['pvebill_rdns_status'] = 'Stand';
+$_LANG['pvebill_rdns_save'] = 'Speichern';
+$_LANG['pvebill_rdns_saved'] = 'Der Reverse-DNS-Name wurde gespeichert und veröffentlicht.';
+$_LANG['pvebill_rdns_pending'] = 'Der Reverse-DNS-Name wurde gespeichert; er wird veröffentlicht, sobald der DNS-Server antwortet.';
+$_LANG['pvebill_rdns_other_address'] = 'Eine weitere Adresse Ihres IPv6-Präfixes {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Dieser Dienst hat keine IP-Adresse.';
+$_LANG['pvebill_rdns_status_pending'] = 'Wartet auf den DNS-Server';
+$_LANG['pvebill_rdns_status_synced'] = 'Veröffentlicht';
+$_LANG['pvebill_rdns_status_failed'] = 'Vom DNS-Server abgelehnt';
+$_LANG['pvebill_rdns_not_set'] = 'Nicht gesetzt';
+$_LANG['pvebill_rdns_hostname_help'] = 'Ein vollständiger Hostname wie mail.example.com (ohne Punkt am Ende).';
+$_LANG['pvebill_admin_tab_rdns'] = 'pvebill-Reverse-DNS';
+$_LANG['pvebill_admin_tab_prefix'] = 'pvebill-IPv6-Präfix';

@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Traffico in uscita';
 $_LANG['pvebill_metric_backup_storage'] = 'Spazio dei backup';
 $_LANG['pvebill_metric_memory_avg'] = 'Memoria (media)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (media)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'DNS inverso';
+$_LANG['pvebill_ip_prefix'] = 'Prefisso IPv6';
+$_LANG['pvebill_rdns_address'] = 'Indirizzo';
+$_LANG['pvebill_rdns_hostname'] = 'Nome DNS inverso';
+$_LANG['pvebill_rdns_status'] = 'Stato';
+$_LANG['pvebill_rdns_save'] = 'Salva';
+$_LANG['pvebill_rdns_saved'] = 'Il nome DNS inverso è stato salvato e pubblicato.';
+$_LANG['pvebill_rdns_pending'] = 'Il nome DNS inverso è stato salvato; sarà pubblicato appena il server DNS risponde.';
+$_LANG['pvebill_rdns_other_address'] = 'Un altro indirizzo del tuo prefisso IPv6 {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Questo servizio non ha indirizzi IP.';
+$_LANG['pvebill_rdns_status_pending'] = 'In attesa del server DNS';
+$_LANG['pvebill_rdns_status_synced'] = 'Pubblicato';
+$_LANG['pvebill_rdns_status_failed'] = 'Rifiutato dal server DNS';
+$_LANG['pvebill_rdns_not_set'] = 'Non impostato';
+$_LANG['pvebill_rdns_hostname_help'] = 'Un nome host completo, come mail.example.com (senza punto finale).';
+$_LANG['pvebill_admin_tab_rdns'] = 'DNS inverso pvebill';
+$_LANG['pvebill_admin_tab_prefix'] = 'Prefisso IPv6 pvebill';

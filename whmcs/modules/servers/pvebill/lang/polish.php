@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Ruch wychodzący';
 $_LANG['pvebill_metric_backup_storage'] = 'Miejsce na kopie zapasowe';
 $_LANG['pvebill_metric_memory_avg'] = 'Pamięć (średnio)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (średnio)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'Odwrotny DNS';
+$_LANG['pvebill_ip_prefix'] = 'Prefiks IPv6';
+$_LANG['pvebill_rdns_address'] = 'Adres';
+$_LANG['pvebill_rdns_hostname'] = 'Nazwa odwrotnego DNS';
+$_LANG['pvebill_rdns_status'] = 'Stan';
+$_LANG['pvebill_rdns_save'] = 'Zapisz';
+$_LANG['pvebill_rdns_saved'] = 'Nazwa odwrotnego DNS została zapisana i opublikowana.';
+$_LANG['pvebill_rdns_pending'] = 'Nazwa odwrotnego DNS została zapisana; zostanie opublikowana, gdy serwer DNS odpowie.';
+$_LANG['pvebill_rdns_other_address'] = 'Inny adres z Twojego prefiksu IPv6 {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Ta usługa nie ma adresu IP.';
+$_LANG['pvebill_rdns_status_pending'] = 'Czeka na serwer DNS';
+$_LANG['pvebill_rdns_status_synced'] = 'Opublikowana';
+$_LANG['pvebill_rdns_status_failed'] = 'Odrzucona przez serwer DNS';
+$_LANG['pvebill_rdns_not_set'] = 'Nie ustawiono';
+$_LANG['pvebill_rdns_hostname_help'] = 'Pełna nazwa hosta, np. mail.example.com (bez kropki na końcu).';
+$_LANG['pvebill_admin_tab_rdns'] = 'Odwrotny DNS pvebill';
+$_LANG['pvebill_admin_tab_prefix'] = 'Prefiks IPv6 pvebill';

@@ -165,3 +165,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Tráfego de saída';
 $_LANG['pvebill_metric_backup_storage'] = 'Armazenamento de cópias de segurança';
 $_LANG['pvebill_metric_memory_avg'] = 'Memória (média)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (média)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'DNS reverso';
+$_LANG['pvebill_ip_prefix'] = 'Prefixo IPv6';
+$_LANG['pvebill_rdns_address'] = 'Endereço';
+$_LANG['pvebill_rdns_hostname'] = 'Nome de DNS reverso';
+$_LANG['pvebill_rdns_status'] = 'Estado';
+$_LANG['pvebill_rdns_save'] = 'Guardar';
+$_LANG['pvebill_rdns_saved'] = 'O nome de DNS reverso foi guardado e publicado.';
+$_LANG['pvebill_rdns_pending'] = 'O nome de DNS reverso foi guardado; será publicado assim que o servidor DNS responder.';
+$_LANG['pvebill_rdns_other_address'] = 'Outro endereço do seu prefixo IPv6 {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Este serviço não tem endereço IP.';
+$_LANG['pvebill_rdns_status_pending'] = 'A aguardar o servidor DNS';
+$_LANG['pvebill_rdns_status_synced'] = 'Publicado';
+$_LANG['pvebill_rdns_status_failed'] = 'Recusado pelo servidor DNS';
+$_LANG['pvebill_rdns_not_set'] = 'Não definido';
+$_LANG['pvebill_rdns_hostname_help'] = 'Um nome de anfitrião completo, como mail.example.com (sem ponto final).';
+$_LANG['pvebill_admin_tab_rdns'] = 'DNS reverso pvebill';
+$_LANG['pvebill_admin_tab_prefix'] = 'Prefixo IPv6 pvebill';

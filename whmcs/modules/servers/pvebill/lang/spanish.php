@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Tráfico saliente';
 $_LANG['pvebill_metric_backup_storage'] = 'Almacenamiento de copias de seguridad';
 $_LANG['pvebill_metric_memory_avg'] = 'Memoria (media)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (media)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'DNS inverso';
+$_LANG['pvebill_ip_prefix'] = 'Prefijo IPv6';
+$_LANG['pvebill_rdns_address'] = 'Dirección';
+$_LANG['pvebill_rdns_hostname'] = 'Nombre DNS inverso';
+$_LANG['pvebill_rdns_status'] = 'Estado';
+$_LANG['pvebill_rdns_save'] = 'Guardar';
+$_LANG['pvebill_rdns_saved'] = 'El nombre DNS inverso se ha guardado y publicado.';
+$_LANG['pvebill_rdns_pending'] = 'El nombre DNS inverso se ha guardado; se publicará en cuanto responda el servidor DNS.';
+$_LANG['pvebill_rdns_other_address'] = 'Otra dirección de su prefijo IPv6 {prefix}:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Este servicio no tiene dirección IP.';
+$_LANG['pvebill_rdns_status_pending'] = 'Esperando al servidor DNS';
+$_LANG['pvebill_rdns_status_synced'] = 'Publicado';
+$_LANG['pvebill_rdns_status_failed'] = 'Rechazado por el servidor DNS';
+$_LANG['pvebill_rdns_not_set'] = 'Sin definir';
+$_LANG['pvebill_rdns_hostname_help'] = 'Un nombre de host completo, como mail.example.com (sin punto final).';
+$_LANG['pvebill_admin_tab_rdns'] = 'DNS inverso de pvebill';
+$_LANG['pvebill_admin_tab_prefix'] = 'Prefijo IPv6 de pvebill';

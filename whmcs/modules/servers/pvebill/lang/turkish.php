@@ -164,3 +164,22 @@ $_LANG['pvebill_metric_traffic_out'] = 'Giden trafik';
 $_LANG['pvebill_metric_backup_storage'] = 'Yedek depolama alanı';
 $_LANG['pvebill_metric_memory_avg'] = 'Bellek (ortalama)';
 $_LANG['pvebill_metric_swap_avg'] = 'Swap (ortalama)';
+
+// Reverse DNS (R55).
+$_LANG['pvebill_reversedns'] = 'Ters DNS';
+$_LANG['pvebill_ip_prefix'] = 'IPv6 öneki';
+$_LANG['pvebill_rdns_address'] = 'Adres';
+$_LANG['pvebill_rdns_hostname'] = 'Ters DNS adı';
+$_LANG['pvebill_rdns_status'] = 'Durum';
+$_LANG['pvebill_rdns_save'] = 'Kaydet';
+$_LANG['pvebill_rdns_saved'] = 'Ters DNS adı kaydedildi ve yayımlandı.';
+$_LANG['pvebill_rdns_pending'] = 'Ters DNS adı kaydedildi; DNS sunucusu yanıt verir vermez yayımlanacak.';
+$_LANG['pvebill_rdns_other_address'] = 'IPv6 önekinizden ({prefix}) başka bir adres:';
+$_LANG['pvebill_rdns_no_addresses'] = 'Bu hizmetin IP adresi yok.';
+$_LANG['pvebill_rdns_status_pending'] = 'DNS sunucusu bekleniyor';
+$_LANG['pvebill_rdns_status_synced'] = 'Yayımlandı';
+$_LANG['pvebill_rdns_status_failed'] = 'DNS sunucusu reddetti';
+$_LANG['pvebill_rdns_not_set'] = 'Ayarlanmadı';
+$_LANG['pvebill_rdns_hostname_help'] = 'mail.example.com gibi tam bir ana bilgisayar adı (sonunda nokta olmadan).';
+$_LANG['pvebill_admin_tab_rdns'] = 'pvebill ters DNS';
+$_LANG['pvebill_admin_tab_prefix'] = 'pvebill IPv6 öneki';

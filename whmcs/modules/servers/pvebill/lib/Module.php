@@ -10,6 +10,8 @@ namespace Pvebill;
 
 final class Module
 {
+    use ReverseDnsPages;
+
     /** Product setting (configoption2): where the guest type comes from. */
     public const GUEST_TYPE_PLAN = 'plan';
     public const GUEST_TYPE_CONTAINER = 'container';
@@ -402,7 +404,13 @@ final class Module
                 $svc = $r->json['service'] ?? [];
                 // One plan request a page: its limits draw the graphs, its capabilities pick the buttons.
                 $plan = $this->planOf($c, (string) ($svc['plan'] ?? ''));
-                $vars['buttons'] = self::buttons($params, $plan, (string) ($svc['guest_type'] ?? ''), $lang);
+                $vars['buttons'] = self::buttons(
+                    $params,
+                    $plan,
+                    (string) ($svc['guest_type'] ?? ''),
+                    $lang,
+                    ($svc['ip_addresses'] ?? []) !== []
+                );
                 $vars['graphs'] = $this->graphsForPlan($c, $params, $plan ?? [], $range, null, $lang);
             }
         } catch (\Throwable $e) {
@@ -466,6 +474,8 @@ final class Module
         ['reinstall', 'Reinstall', 'reinstall', 'link'],
         ['snapshots', 'Snapshots', 'snapshot', 'link'],
         ['backups', 'Backups', 'backup', 'link'],
+        // Reverse DNS (R55) is no capability of the plan: offered to a service that has an address.
+        ['reversedns', 'ReverseDNS', null, 'link'],
     ];
 
     /** Bootstrap 4 classes of the buttons (WHMCS's "Twenty-One" theme): the ordinary start, the hard stop. */
@@ -481,14 +491,22 @@ final class Module
      * @return list<array{label: string, href: string, method: string, power: ?string, class: string,
      *     new_tab: bool, reason: ?string}>
      */
-    public static function buttons(array $params, ?array $plan, string $guestType, ?Lang $lang = null): array
-    {
+    public static function buttons(
+        array $params,
+        ?array $plan,
+        string $guestType,
+        ?Lang $lang = null,
+        bool $hasAddresses = true
+    ): array {
         $lang ??= Lang::named(Lang::FALLBACK);
         $caps = $plan['capabilities'][$guestType] ?? null;
         $out = [];
         foreach (self::BUTTONS as [$key, $fn, $cap, $method]) {
             $reason = null;
-            if (is_array($caps)) {
+            if ($cap === null && !$hasAddresses) {
+                continue;
+            }
+            if (is_array($caps) && $cap !== null) {
                 $c = $caps[$cap] ?? null;
                 if (!is_array($c) || (($c['available'] ?? false) !== true && ($c['refusal'] ?? '') !== 'temporary')) {
                     continue;
@@ -619,6 +637,7 @@ final class Module
                 'guest_type' => $l->t(($s['guest_type'] ?? '') === 'vm' ? 'vm' : 'container'),
                 'plan' => (string) ($s['plan'] ?? ''),
                 'ip_addresses' => $ips === [] ? $na : implode(', ', $ips),
+                'ip_prefix' => (string) ($s['ipv6']['prefix'] ?? $na),
             ]),
             'monitoring' => $rows([
                 'cpu' => Text::percent($get('cpu') === null ? null : (float) $get('cpu'), $l),
@@ -914,7 +933,8 @@ final class Module
             return [$tab => htmlspecialchars($this->unreachable($e))];
         }
         $console = [$lang->t('admin_tab_console') => '<a href="' . htmlspecialchars(self::consoleLink($params, true))
-            . '" target="_blank" rel="noopener">' . htmlspecialchars($lang->t('console')) . '</a>'];
+            . '" target="_blank" rel="noopener">' . htmlspecialchars($lang->t('console')) . '</a>']
+            + $this->adminReverseDnsFields($params, $lang);
         if ($r->status === 404) {
             return $console + [$tab => htmlspecialchars($lang->t('admin_no_preview'))];
         }
