@@ -102,7 +102,8 @@ func rdnsRows(t *testing.T, h *svcHarness) []models.RDNSRecord {
 // IPv6 /64 sets the PTR of its v4 address and of an address inside its prefix; both read back
 // through PowerDNS's API and a DNS query, and GET lists them synced. An address the service does
 // not hold (another v4 address, the next /64) is 422 address_not_assigned with nothing written;
-// bad hostnames are 422 on the field; another client's service is 404. Terminate removes both
+// bad hostnames are 422 on the field; another client's service is 404; a reinstall leaves the
+// records alone. Terminate removes both
 // records from PowerDNS and the table, and the next owner of the address sets its own name.
 func TestRDNSOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
@@ -152,6 +153,15 @@ func TestRDNSOverHTTP(t *testing.T) {
 			}
 			checkProblem(t, h.otherClient("GET", "/v1/services/rdns-1/rdns", nil), 404, "not_found")
 			checkProblem(t, h.otherClient("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", "x.example.com")), 404, "not_found")
+			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
+
+			// A reinstall (a new guest, its hostname written again) leaves the PTR records alone.
+			before := rdnsRows(t, h)
+			reinstallOverHTTP(t, h, "rdns-1")
+			if after := rdnsRows(t, h); len(after) != 2 || after[0].Generation != before[0].Generation ||
+				after[1].Generation != before[1].Generation || after[1].Hostname != "mail.example.com" {
+				t.Fatalf("records after a reinstall %+v, before %+v", after, before)
+			}
 			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
 
 			succeeded(t, h.billing("POST", "/v1/services/rdns-1/terminate?wait=20", []byte(`{}`)))
