@@ -53,13 +53,25 @@ type Operation struct {
 	// ErrorReason is why, where the error has a reason that is not in the catalog (the
 	// blockers Proxmox names when it refuses a migration).
 	ErrorReason *string
-	Attempts      int
-	LeaseOwner    *string
-	LeaseUntil    *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
+	// TaskUPID is the last Proxmox task the operation started, recorded before the wait, and
+	// TaskStage the stage that started it (R58).
+	TaskUPID  *string `gorm:"column:task_upid"`
+	TaskStage *string
+	// Resumed counts the runs resumed from the facts after a failure or a takeover past the
+	// destructive point (R58); Reconciliation is the JSON {facts, reason} of a
+	// needs_reconciliation (nil otherwise).
+	Resumed        int
+	Reconciliation *string
+	// Awaiting names what a parked operation waits for (AwaitingPassword): it is not claimed
+	// until that arrives.
+	Awaiting   *string
+	Attempts   int
+	LeaseOwner *string
+	LeaseUntil *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
 }
 
 // TableName pins the table.
@@ -148,6 +160,7 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration, skip []str
 		Where("((state = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)) OR (state = ? AND lease_until < ?))",
 			OpQueued, owner, now, OpRunning, now).
 		Where(gateFree).
+		Where("awaiting IS NULL").
 		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
 	if len(skip) > 0 {

@@ -24,6 +24,8 @@ type Outcome struct {
 	// ErrorPermanence and ErrorReason: see Operation.
 	ErrorPermanence *string
 	ErrorReason     *string
+	// Reconciliation is the JSON {facts, reason} of a needs_reconciliation (R58), nil otherwise.
+	Reconciliation *string
 }
 
 // EncodeBlockers is the column value of bs: nil when there are none.
@@ -66,5 +68,5 @@ func (db *DB) FinishOutcome(ctx context.Context, id, owner string, out Outcome) 
 	}
 	return db.finish(ctx, id, owner, out.State, map[string]any{"result": out.Result, "error_code": out.ErrorCode,
 		"error_detail": out.ErrorDetail, "error_blockers": blockers, "error_permanence": out.ErrorPermanence,
-		"error_reason": out.ErrorReason})
+		"error_reason": out.ErrorReason, "reconciliation": out.Reconciliation})
 }

@@ -33,6 +33,9 @@ type Action struct {
 	// runs at most Config.LongWorkers of them at once, so the other workers stay free.
 	Long bool
 	Run  func(ctx context.Context, r *Run) error
+	// Resolver establishes the facts after the irreversible stage began and names the stage
+	// to resume from (R58); nil: such a run ends needs_reconciliation as it is.
+	Resolver Resolver
 }
 
 // StageIndex returns the position of a stage in the action's list, or -1.
@@ -64,6 +67,29 @@ type Config struct {
 	// DefaultLongWorkers(Workers). A worker claims one only while the cap has room, and claims
 	// every other action whatever the long ones do.
 	LongWorkers int
+	// HealAttempts bounds the resumed runs of one operation past its destructive point, within
+	// HealWindow; HealBackoff is the first pause between them (doubling), and FactsBudget how
+	// long the reads of the facts are retried before they count as unknowable (R58).
+	HealAttempts int
+	HealWindow   time.Duration
+	HealBackoff  time.Duration
+	FactsBudget  time.Duration
+}
+
+// healDefaults: three resumes within 60 s (R58), 2 s backoff, 30 s for the facts.
+func (cfg *Config) healDefaults() {
+	if cfg.HealAttempts < 1 {
+		cfg.HealAttempts = 3
+	}
+	if cfg.HealWindow <= 0 {
+		cfg.HealWindow = time.Minute
+	}
+	if cfg.HealBackoff <= 0 {
+		cfg.HealBackoff = 2 * time.Second
+	}
+	if cfg.FactsBudget <= 0 {
+		cfg.FactsBudget = 30 * time.Second
+	}
 }
 
 // DefaultLongWorkers is the default cap on long operations for a replica with workers workers:
@@ -117,6 +143,7 @@ func New(db *models.DB, cfg Config, log *slog.Logger, m *Metrics, actions ...Act
 	if cfg.LongWorkers < 1 {
 		cfg.LongWorkers = DefaultLongWorkers(cfg.Workers)
 	}
+	cfg.healDefaults()
 	e := &Executor{db: db, cfg: cfg, actions: map[string]Action{}, log: log, metrics: m,
 		long: make(chan struct{}, cfg.LongWorkers), broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
 	e.secrets.owner, e.secrets.pin = cfg.Owner, cfg.Lease
@@ -270,8 +297,12 @@ type Run struct {
 	Action   Action
 	Resumed  bool // a previous attempt had reached a stage (lease taken over, or released)
 	resumeAt int
-	e        *Executor
-	result   any
+	// from is the stage index a run resumed from the facts starts at (0: the first), cause
+	// why (R58).
+	from   int
+	cause  string
+	e      *Executor
+	result any
 }
 
 // Payload decodes the operation's payload into v.
@@ -325,8 +356,9 @@ func (e *Executor) execute(c *models.Claim) {
 		e.finish(op, models.OpFailed, nil, problemOf(fmt.Errorf("unknown action %q", op.Action)))
 		return
 	}
-	if c.TakeOver && act.Destructive(op.StageIndex) {
-		// The previous worker died after the irreversible stage had begun (R38).
+	if c.TakeOver && act.Destructive(op.StageIndex) && act.Resolver == nil {
+		// The previous worker died after the irreversible stage had begun, and the action has
+		// no resolver to establish the facts (R38).
 		log.Warn("lease taken over after the irreversible stage began", "stage", op.Stage)
 		e.finish(op, models.OpNeedsReconciliation, nil, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
 		return
@@ -338,19 +370,50 @@ func (e *Executor) execute(c *models.Claim) {
 	defer cancel()
 	hbDone := make(chan struct{})
 	go e.heartbeat(ctx, cancel, op.ID, hbDone)
-	// A run resumes when a previous attempt reached a stage: taken over from a dead worker, or
-	// released at a graceful shutdown (never past the irreversible stage, checked above).
+	// A run resumes when a previous attempt reached a stage: taken over from a dead worker,
+	// released at a graceful shutdown, or parked for a secret.
 	run := &Run{Op: op, Action: act, Resumed: c.TakeOver || op.StageIndex >= 0, resumeAt: op.StageIndex, e: e}
+	ctx = e.observeTasks(ctx, run, log)
 	start := time.Now()
-	err := safeRun(ctx, act, run)
+	var end healEnd
+	if act.Resolver != nil && act.Destructive(op.StageIndex) {
+		// Taken over, or woken with the secret it waited for, past the destructive point: the
+		// facts decide where it resumes (R58).
+		cause := CauseTakenOver
+		if !c.TakeOver {
+			cause = CauseWoken
+		}
+		log.Warn("operation past the irreversible stage resumes from the facts", "stage", op.Stage, "cause", cause)
+		end = e.heal(ctx, run, log, cause, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
+	} else {
+		end.err = safeRun(ctx, act, run)
+		if end.err != nil && act.Resolver != nil && act.Destructive(run.Op.StageIndex) && e.runCtx.Err() == nil &&
+			!errors.Is(end.err, models.ErrLeaseLost) {
+			end = e.heal(ctx, run, log, CauseFailed, end.err)
+		}
+	}
 	cancel()
 	<-hbDone
 	e.metrics.observe(op.Action, time.Since(start))
+	e.conclude(op, act, run, end, log)
+}
+
+// conclude records how a run ended.
+func (e *Executor) conclude(op *models.Operation, act Action, run *Run, end healEnd, log *slog.Logger) {
+	err := end.err
 	switch {
-	case err == nil:
-		e.finish(op, models.OpSucceeded, run.result, nil)
 	case errors.Is(err, models.ErrLeaseLost):
 		log.Warn("lease lost; another worker owns the operation now")
+	case end.await != "":
+		e.park(op, end.await, log)
+	case end.rec != nil:
+		p := i18n.NewProblem(409, i18n.CodeOperationInterrupted)
+		if err != nil {
+			p = problemOf(err)
+		}
+		e.finishWith(op, models.OpNeedsReconciliation, run.result, p, end.rec)
+	case err == nil:
+		e.finish(op, models.OpSucceeded, run.result, nil)
 	case e.runCtx.Err() != nil && !act.Destructive(run.Op.StageIndex):
 		// Shutdown before anything irreversible: give it back.
 		if rerr := e.db.Release(context.Background(), op.ID, e.cfg.Owner); rerr != nil {
@@ -365,6 +428,20 @@ func (e *Executor) execute(c *models.Claim) {
 	default:
 		e.finish(op, models.OpFailed, run.result, problemOf(err))
 	}
+}
+
+// park puts an operation back in the queue until what it waits for arrives (R58): its lock
+// stays closed and its stage recorded; long-polls hear of it.
+func (e *Executor) park(op *models.Operation, what string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.runCtx), 10*time.Second)
+	defer cancel()
+	if err := e.db.Park(ctx, op.ID, e.cfg.Owner, what); err != nil {
+		log.Error("park operation", "err", err)
+		return
+	}
+	e.secrets.Drop(op.ID)
+	log.Info("operation waits for what it needs", "awaiting", what, "stage", op.Stage)
+	e.broker.Publish(op.ID)
 }
 
 func safeRun(ctx context.Context, act Action, run *Run) (err error) {
@@ -385,7 +462,16 @@ func problemOf(err error) *i18n.Problem {
 }
 
 func (e *Executor) finish(op *models.Operation, state string, result any, p *i18n.Problem) {
+	e.finishWith(op, state, result, p, nil)
+}
+
+func (e *Executor) finishWith(op *models.Operation, state string, result any, p *i18n.Problem, rec *Reconciliation) {
 	out := models.Outcome{State: state}
+	if rec != nil {
+		raw, _ := json.Marshal(rec)
+		s := string(raw)
+		out.Reconciliation, op.Reconciliation = &s, &s
+	}
 	if result != nil {
 		if b, err := json.Marshal(result); err == nil {
 			s := string(b)
@@ -447,6 +533,7 @@ func (e *Executor) heartbeat(ctx context.Context, cancel context.CancelFunc, id 
 type Metrics struct {
 	total    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	resumed  *prometheus.CounterVec
 }
 
 // NewMetrics registers the executor's metrics on reg.
@@ -457,8 +544,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pvebill_operation_duration_seconds",
 			Help: "Time an operation ran in a worker, by action.", Buckets: []float64{.1, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}},
 			[]string{"action"}),
+		resumed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_operations_resumed_total",
+			Help: "Runs resumed from the facts after a failure or a takeover past the destructive point (R58), by action and the stage resumed from."},
+			[]string{"action", "stage"}),
 	}
-	reg.MustRegister(m.total, m.duration)
+	reg.MustRegister(m.total, m.duration, m.resumed)
 	return m
 }
 

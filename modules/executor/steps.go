@@ -31,6 +31,10 @@ func StagesOf[S any](steps []Step[S]) []Stage {
 // the recorded stage by Action.Destructive, not here.
 func RunSteps[S any](ctx context.Context, r *Run, steps []Step[S], st S) error {
 	for _, s := range steps {
+		if r.Skips(s.Stage) {
+			// Resumed from the facts past this stage (R58).
+			continue
+		}
 		if err := r.Stage(ctx, s.Stage); err != nil {
 			return err
 		}

@@ -183,5 +183,17 @@ func (c *Client) startTask(ctx context.Context, method, path string, params url.
 		return "", &APIError{Method: method, Path: path, Status: 200, Kind: ErrUnexpected,
 			Message: c.redact(fmt.Sprintf("expected a UPID, got %q", upid)), MaybeApplied: method != http.MethodGet}
 	}
+	if f, ok := ctx.Value(taskObserverKey{}).(func(string)); ok {
+		f(upid)
+	}
 	return upid, nil
+}
+
+type taskObserverKey struct{}
+
+// WithTaskObserver returns a context under which every task this client starts is handed to
+// f (its UPID) before the start call returns, hence before anything waits on it: a caller
+// records it so that whoever takes its work over can read how the task ended.
+func WithTaskObserver(ctx context.Context, f func(upid string)) context.Context {
+	return context.WithValue(ctx, taskObserverKey{}, f)
 }

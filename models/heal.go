@@ -1,0 +1,99 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// AwaitingPassword is what a parked reinstall waits for: the root password, which is never
+// stored (R26), sent again with the apply by the billing system (R58).
+const AwaitingPassword = "password"
+
+// RecordTask records the Proxmox task an operation just started and the stage that started it,
+// before anything waits on it (R58): a worker taking the operation over reads how it ended.
+func (db *DB) RecordTask(ctx context.Context, id, owner, stage, upid string) error {
+	n, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"task_upid": upid, "task_stage": stage, "updated_at": Now()})
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// MarkResumed counts one resumed run of an operation owner holds and records why in the audit
+// log, in one transaction (R58).
+func (db *DB) MarkResumed(ctx context.Context, id, owner string, ev *AuditEvent) error {
+	return retryDeadlock(ctx, func() error {
+		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			res := tx.Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+				Updates(map[string]any{"resumed": gorm.Expr("resumed + 1"), "updated_at": Now()})
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected == 0 {
+				return ErrLeaseLost
+			}
+			return InsertAudit(ctx, tx, ev)
+		}, db.txOpts())
+	})
+}
+
+// Park puts a running operation back in the queue waiting for what (AwaitingPassword): its
+// stage and its service lock stay, no worker claims it until Wake.
+func (db *DB) Park(ctx context.Context, id, owner, what string) error {
+	n, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND lease_owner = ? AND state = ?", id, owner, OpRunning).
+			Updates(map[string]any{"state": OpQueued, "awaiting": what, "lease_owner": nil, "lease_until": nil, "updated_at": Now()})
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// ErrNotAwaiting is returned by Wake when the operation does not wait for that (any more).
+var ErrNotAwaiting = errors.New("operation is not awaiting that")
+
+// Wake makes a parked operation claimable again, pinned to owner until until (the replica that
+// now holds the secret it waited for, see executor Secrets.Pin).
+func (db *DB) Wake(ctx context.Context, id, what, owner string, until time.Time) error {
+	n, err := retryRows(ctx, func() *gorm.DB {
+		return db.WithContext(ctx).Model(&Operation{}).Where("id = ? AND state = ? AND awaiting = ?", id, OpQueued, what).
+			Updates(map[string]any{"awaiting": nil, "lease_owner": owner, "lease_until": until, "updated_at": Now()})
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotAwaiting
+	}
+	return nil
+}
+
+// OpenReconciliations lists the operations in needs_reconciliation whose service still waits
+// for an operator (its lock is theirs), oldest first.
+func OpenReconciliations(ctx context.Context, tx *gorm.DB, limit int) ([]Operation, error) {
+	var out []Operation
+	err := tx.WithContext(ctx).Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
+		Order("finished_at, id").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// CountOpenReconciliations counts what OpenReconciliations lists, and the age of the oldest.
+func CountOpenReconciliations(ctx context.Context, tx *gorm.DB) (int64, error) {
+	var n int64
+	err := tx.WithContext(ctx).Model(&Operation{}).Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
+		Count(&n).Error
+	return n, err
+}
