@@ -11,9 +11,12 @@ import (
 
 // Reinstall intent states (docs/api.md Reinstall).
 const (
-	IntentPreviewPending      = "preview_pending"
-	IntentPreviewReady        = "preview_ready"
-	IntentApplying            = "applying"
+	IntentPreviewPending = "preview_pending"
+	IntentPreviewReady   = "preview_ready"
+	IntentApplying       = "applying"
+	// IntentAwaitingPassword: the apply was taken over after the destroy, without SSH keys;
+	// the billing system sends the apply's password again (R26, R58).
+	IntentAwaitingPassword    = "awaiting_password"
 	IntentCompleted           = "completed"
 	IntentFailed              = "failed"
 	IntentNeedsReconciliation = "needs_reconciliation"

@@ -30,6 +30,16 @@ func (s *Secrets) Pin(op *models.Operation) {
 	op.LeaseOwner, op.LeaseUntil = &owner, &until
 }
 
+// PinNow is the lease owner and lease end of a pin taken now (see Pin): a parked operation
+// woken with the secret it waited for is pinned so (R58). ok is false when this store pins
+// nothing.
+func (s *Secrets) PinNow() (owner string, until time.Time, ok bool) {
+	if s.owner == "" || s.pin <= 0 {
+		return "", time.Time{}, false
+	}
+	return s.owner, models.Now().Add(s.pin), true
+}
+
 // NewSecrets returns an empty store.
 func NewSecrets() *Secrets { return &Secrets{m: map[string]map[string]string{}} }
 

@@ -383,6 +383,14 @@ func precheckTerminate(ctx context.Context, l *lifecycle) error {
 }
 
 func destroyGuest(ctx context.Context, l *lifecycle) error {
+	if l.t == nil && !l.gone {
+		// Resumed from the facts (R58): the precheck did not run in this run; read the guest.
+		t, err := l.s.target(ctx, l.svc)
+		if l.gone = operation.IsMissing(err); err != nil && !l.gone {
+			return err
+		}
+		l.t = t
+	}
 	if l.gone {
 		return nil
 	}

@@ -27,6 +27,9 @@ type apply struct {
 	spec    kinds.CreateSpec
 	// archive is a restore's backup volume, looked up again by its precheck.
 	archive string
+	// adopt is set when a run resumed from the facts configures a guest its create made
+	// without finishing (R58): the kind's Configure completes it first.
+	adopt bool
 }
 
 // applySteps is phase 2 (R22, R26–R30): precheck (the third check, against the config the run
@@ -56,6 +59,9 @@ func (s *Replacer) runApply(ctx context.Context, r *executor.Run) (err error) {
 	}
 	a.res = &runResult{VMID: a.in.VMID}
 	defer func() { err = s.endApply(ctx, a, err) }()
+	if err := a.prepareResume(ctx); err != nil {
+		return err
+	}
 	if a.in.Kind == models.IntentKindRestore {
 		return executor.RunSteps(ctx, r, restoreSteps, a)
 	}
@@ -87,8 +93,8 @@ func precheck(ctx context.Context, a *apply) error {
 		// for the apply again.
 		return operation.Interrupted()
 	}
-	spec := kinds.CreateSpec{OS: a.in.OS, Password: password}
-	if keys != "" {
+	spec := kinds.CreateSpec{OS: a.in.OS, Password: password, SSHKeys: a.p.SSHKeys}
+	if keys != "" && len(spec.SSHKeys) == 0 {
 		spec.SSHKeys = strings.Split(keys, "\n")
 	}
 	return a.locate(ctx, spec)
@@ -160,6 +166,14 @@ func recreateGuest(ctx context.Context, a *apply) error {
 }
 
 func reconfigureGuest(ctx context.Context, a *apply) error {
+	if a.adopt {
+		if err := a.allocateAddress(ctx); err != nil {
+			return err
+		}
+		if err := a.t.k.mod.Configure(ctx, a.g, a.spec, nil); err != nil {
+			return err
+		}
+	}
 	return a.t.k.rep.Reconfigure(ctx, a.g, a.spec)
 }
 

@@ -82,7 +82,8 @@ func newEnv(t *testing.T, dialect string) *env {
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: prometheus.NewRegistry(),
 		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters: []kinds.Cluster{{Name: "default", Client: cl}},
-		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond}})
+		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond,
+			HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond}})
 	ps := st.Plans
 	e.plans, e.exec, e.svc, e.prov = ps, st.Exec, st.Replacer, st.Provisioner
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}

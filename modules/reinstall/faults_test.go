@@ -2,19 +2,22 @@ package reinstall_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/reinstall"
 )
 
-// R27, R28: a fault at each stage. Before destroy the run fails and releases the lock; at or
-// after destroy it needs reconciliation, keeps the lock, and says whether the guest existed —
-// null when the existence check itself failed.
+// R27, R28, R58: a fault at each stage. Before destroy the run fails and releases the lock; at
+// or after destroy the facts are read and the run resumed (three times at most): a fault that
+// passes (verify's one read) ends succeeded, one that stays needs reconciliation (resume_failed),
+// keeps the lock, and says whether the guest existed.
 func TestFaultAtEveryStage(t *testing.T) {
 	yes, no := ptr(true), ptr(false)
 	cases := []struct {
@@ -51,6 +54,17 @@ func TestFaultAtEveryStage(t *testing.T) {
 			s := e.service("svc-fault")
 			got := e.intent("svc-fault")
 			destructive := c.stage != "precheck" && c.stage != "stop"
+			if c.stage == "verify" {
+				// A fault that passes: the run resumes at verify and succeeds.
+				if done.State != models.OpSucceeded || done.Resumed != 1 || s.State != models.ServiceActive || s.LockOperationID != nil {
+					t.Fatalf("op %s resumed %d, service %s lock %v", done.State, done.Resumed, s.State, s.LockOperationID)
+				}
+				if got.State != models.IntentCompleted {
+					t.Fatalf("intent %s", got.State)
+				}
+				assertResumedAudit(t, e, "svc-fault", op.ID, "failed", "verify")
+				return
+			}
 			if !destructive {
 				if done.State != models.OpFailed || s.LockOperationID != nil || s.State != models.ServiceActive {
 					t.Fatalf("op %s, service %s lock %v", done.State, s.State, s.LockOperationID)
@@ -72,6 +86,10 @@ func TestFaultAtEveryStage(t *testing.T) {
 				t.Fatalf("intent %s %+v", got.State, v.Reconciliation)
 			}
 			r := v.Reconciliation
+			if done.Resumed != 3 || r.Reason != "resume_failed" || r.Facts == nil || r.Facts.GuestPresent == nil ||
+				*r.Facts.GuestPresent != (c.stage != "create") {
+				t.Fatalf("resumed %d, reconciliation %+v facts %+v", done.Resumed, r, r.Facts)
+			}
 			if r.VMID != 5001 || r.FailedStage != c.stage || fmt.Sprint(deref2(r.GuestExisted)) != fmt.Sprint(deref2(c.existed)) {
 				t.Fatalf("reconciliation %+v existed %v, want %v", r, deref2(r.GuestExisted), deref2(c.existed))
 			}
@@ -112,15 +130,16 @@ func deref2(b *bool) any {
 	return *b
 }
 
-// R28: null is not false — when the existence check itself fails after a destroy, the intent
-// says null.
+// R28, R58: null is not false — when the existence check itself keeps failing after a destroy,
+// the intent says null, even though the resumes (three, all failing at create) saw the vmid free
+// in the cluster listing.
 func TestGuestExistedUnknown(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	e.seed("svc-null", 5001, "ct-8", true, nil)
 	in := e.preview("svc-null")
 	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc", Status: 500, Message: "storage full"})
-	// The 4th config read is the existence check after the failed create.
-	e.sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: "/nodes/{node}/lxc/{vmid}/config", Nth: 4, Times: 1, Status: 500, Message: "cluster file system not ready"})
+	// From the 4th config read on (the existence check after the failed create), every read fails.
+	e.sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: "/nodes/{node}/lxc/{vmid}/config", Nth: 4, Times: 1000, Status: 500, Message: "cluster file system not ready"})
 	op, err := e.apply("svc-null", in)
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +149,11 @@ func TestGuestExistedUnknown(t *testing.T) {
 		t.Fatalf("op %s at %s", done.State, done.Stage)
 	}
 	v := reinstall.ViewOf(e.intent("svc-null"), "en")
-	if v.Reconciliation == nil || v.Reconciliation.GuestExisted != nil {
-		t.Fatalf("reconciliation %+v", v.Reconciliation)
+	if v.Reconciliation == nil || v.Reconciliation.GuestExisted != nil || v.Reconciliation.Reason != "resume_failed" ||
+		done.Resumed != 3 || v.Reconciliation.Facts == nil || *v.Reconciliation.Facts.GuestPresent {
+		t.Fatalf("reconciliation %+v resumed %d", v.Reconciliation, done.Resumed)
 	}
+	e.sim.ClearFaults()
 	// The guest is in fact gone: null was the honest answer, not false by default.
 	if _, ok := e.sim.Guest(5001); ok {
 		t.Fatal("guest still there")
@@ -146,42 +167,84 @@ func TestGuestExistedUnknown(t *testing.T) {
 	}
 }
 
-// R38: a server that dies after destroy began leaves a running operation whose lease expires;
-// the worker that takes it over moves it to needs_reconciliation, the intent follows on the
-// next read with guest_existed null (nobody checked), and the lock stays closed.
-func TestCrashAfterDestroyBegan(t *testing.T) {
-	e := newEnv(t, "sqlite")
-	e.seed("svc-crash", 5001, "ct-8", true, nil)
-	in := e.preview("svc-crash")
-	e.hold("svc-crash")
-	op, err := e.apply("svc-crash", in)
+// R38, R58: a server that dies after destroy began leaves a running operation whose lease
+// expires; the worker that takes it over reads the facts first. Where one cannot be known — the
+// guest is locked by a task nobody recorded, or a guest without the service's stamp sits on the
+// vmid — it moves the operation to needs_reconciliation with the facts and the reason, sends
+// nothing that changes anything, and the lock stays closed.
+func TestCrashAfterDestroyBeganUnknowable(t *testing.T) {
+	cases := []struct {
+		name, key, value, reason string
+		stamped                  bool
+	}{
+		{"locked by an unrecorded task", "lock", "destroyed", "task_not_recorded", true},
+		{"a guest not ours", "description", "somebody else's guest", "guest_not_ours", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			e.seed("svc-crash", 5001, "ct-8", true, nil)
+			in := e.preview("svc-crash")
+			e.hold("svc-crash")
+			op, err := e.apply("svc-crash", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The dead process had claimed the operation and entered destroy; its lease ran out.
+			past := time.Now().Add(-time.Minute)
+			must(e.db.Gorm.Exec("UPDATE operations SET state = ?, lease_owner = ?, lease_until = ?, stage = ?, stage_index = ?, attempts = 1 WHERE id = ?",
+				models.OpRunning, "dead-process", past, "destroy", 2, op.ID).Error)
+			must(e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", op.ID, "svc-crash").Error)
+			must(e.sim.SetConfig(5001, c.key, c.value))
+			e.resetLog()
+			done := e.wait(op)
+			if done.State != models.OpNeedsReconciliation || deref(done.ErrorCode) != string(i18n.CodeOperationInterrupted) || done.Resumed != 0 {
+				t.Fatalf("op %s %s resumed %d", done.State, deref(done.ErrorCode), done.Resumed)
+			}
+			for _, r := range e.sim.Requests() {
+				if r.Method != "GET" {
+					t.Fatalf("the takeover sent %s %s", r.Method, r.Path)
+				}
+			}
+			var rec executor.Reconciliation
+			must(json.Unmarshal([]byte(deref(done.Reconciliation)), &rec))
+			if rec.Reason != c.reason || rec.Facts.GuestPresent == nil || !*rec.Facts.GuestPresent || *rec.Facts.Stamped != c.stamped ||
+				rec.Facts.VMID != 5001 {
+				t.Fatalf("reconciliation %s", deref(done.Reconciliation))
+			}
+			got := e.intent("svc-crash")
+			v := reinstall.ViewOf(got, "en")
+			if got.State != models.IntentNeedsReconciliation || v.Reconciliation == nil || v.Reconciliation.FailedStage != "destroy" ||
+				v.Reconciliation.GuestExisted != nil || v.Reconciliation.VMID != 5001 || v.Reconciliation.Reason != c.reason {
+				t.Fatalf("intent %s %+v", got.State, v.Reconciliation)
+			}
+			s := e.service("svc-crash")
+			if s.State != models.ServiceNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID {
+				t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
+			}
+			if _, _, err := e.svc.Preview(context.Background(), client, "svc-crash", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
+				t.Fatalf("preview: %v", err)
+			}
+		})
+	}
+}
+
+// assertResumedAudit finds the audit entry that says why the operation resumed.
+func assertResumedAudit(t *testing.T, e *env, id, opID, cause, stage string) {
+	t.Helper()
+	evs, err := models.ListAudit(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The dead process had claimed the operation and entered destroy; its lease ran out.
-	past := time.Now().Add(-time.Minute)
-	must(e.db.Gorm.Exec("UPDATE operations SET state = ?, lease_owner = ?, lease_until = ?, stage = ?, stage_index = ?, attempts = 1 WHERE id = ?",
-		models.OpRunning, "dead-process", past, "destroy", 2, op.ID).Error)
-	must(e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", op.ID, "svc-crash").Error)
-	e.resetLog()
-	done := e.wait(op)
-	if done.State != models.OpNeedsReconciliation || deref(done.ErrorCode) != string(i18n.CodeOperationInterrupted) {
-		t.Fatalf("op %s %s", done.State, deref(done.ErrorCode))
+	for _, ev := range evs {
+		var d struct {
+			Cause string `json:"cause"`
+			Stage string `json:"stage"`
+		}
+		if ev.Event == "operation_resumed" && ev.OperationID == opID && json.Unmarshal([]byte(deref(ev.Detail)), &d) == nil &&
+			d.Cause == cause && d.Stage == stage {
+			return
+		}
 	}
-	if n := len(e.sim.Requests()); n != 0 {
-		t.Fatalf("the takeover sent %d requests", n)
-	}
-	got := e.intent("svc-crash")
-	v := reinstall.ViewOf(got, "en")
-	if got.State != models.IntentNeedsReconciliation || v.Reconciliation == nil || v.Reconciliation.FailedStage != "destroy" ||
-		v.Reconciliation.GuestExisted != nil || v.Reconciliation.VMID != 5001 {
-		t.Fatalf("intent %s %+v", got.State, v.Reconciliation)
-	}
-	s := e.service("svc-crash")
-	if s.State != models.ServiceNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID {
-		t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
-	}
-	if _, _, err := e.svc.Preview(context.Background(), client, "svc-crash", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
-		t.Fatalf("preview: %v", err)
-	}
+	t.Fatalf("no operation_resumed audit entry (cause %s, stage %s) among %d events", cause, stage, len(evs))
 }

@@ -6,6 +6,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/executor"
 )
 
 // Preview is what phase 1 read and judged: the document stored on the preview operation's
@@ -50,6 +51,9 @@ type Reconciliation struct {
 	VMID         int    `json:"vmid"`
 	FailedStage  string `json:"failed_stage"`
 	GuestExisted *bool  `json:"guest_existed"`
+	// Facts and Reason are what the facts showed and why they did not suffice (R58).
+	Facts  *executor.Facts `json:"facts,omitempty"`
+	Reason string          `json:"reason,omitempty"`
 }
 
 // runResult is what an apply operation records when it ends.
@@ -80,8 +84,11 @@ type transition struct {
 //	                                                          └─op needs_reconciliation─▶
 //	                                                              needs_reconciliation ─reconcile─▶ resolved
 func next(in *models.Intent, op *models.Operation) (transition, bool) {
-	if op == nil || op.ID != in.OperationID || !models.IsTerminal(op.State) {
+	if op == nil || op.ID != in.OperationID {
 		return transition{}, false
+	}
+	if !models.IsTerminal(op.State) {
+		return awaiting(in, op)
 	}
 	switch in.State {
 	case models.IntentPreviewPending:
@@ -89,7 +96,7 @@ func next(in *models.Intent, op *models.Operation) (transition, bool) {
 			return transition{cols: map[string]any{"state": models.IntentPreviewReady, "preview": *op.Result}}, true
 		}
 		return transition{cols: failedCols(op, models.IntentFailed)}, true
-	case models.IntentApplying:
+	case models.IntentApplying, models.IntentAwaitingPassword:
 		switch op.State {
 		case models.OpSucceeded:
 			return transition{cols: map[string]any{"state": models.IntentCompleted}}, true
@@ -101,11 +108,28 @@ func next(in *models.Intent, op *models.Operation) (transition, bool) {
 			if op.Result != nil && json.Unmarshal([]byte(*op.Result), &res) == nil && res.Checked {
 				rec.GuestExisted = res.GuestExisted
 			}
+			var found executor.Reconciliation
+			if op.Reconciliation != nil && json.Unmarshal([]byte(*op.Reconciliation), &found) == nil {
+				rec.Facts, rec.Reason = &found.Facts, found.Reason
+			}
 			raw, _ := json.Marshal(rec)
 			cols := failedCols(op, models.IntentNeedsReconciliation)
 			cols["reconciliation"] = string(raw)
 			return transition{cols: cols, serviceState: models.ServiceNeedsReconciliation}, true
 		}
+	}
+	return transition{}, false
+}
+
+// awaiting moves an applying intent to awaiting_password while its operation is parked for the
+// password (R58), and back to applying once the password came.
+func awaiting(in *models.Intent, op *models.Operation) (transition, bool) {
+	parked := op.State == models.OpQueued && op.Awaiting != nil && *op.Awaiting == models.AwaitingPassword
+	switch {
+	case in.State == models.IntentApplying && parked:
+		return transition{cols: map[string]any{"state": models.IntentAwaitingPassword}}, true
+	case in.State == models.IntentAwaitingPassword && !parked:
+		return transition{cols: map[string]any{"state": models.IntentApplying}}, true
 	}
 	return transition{}, false
 }

@@ -94,9 +94,11 @@ func New(o Options) *Replacer {
 func (s *Replacer) Actions() []executor.Action {
 	return []executor.Action{
 		{Name: ActionPreview, Stages: executor.StagesOf(previewSteps), Run: s.runPreview},
-		{Name: ActionApply, Stages: executor.StagesOf(applySteps), Irreversible: IrreversibleStage, Run: s.runApply},
+		{Name: ActionApply, Stages: executor.StagesOf(applySteps), Irreversible: IrreversibleStage, Run: s.runApply,
+			Resolver: executor.ResolverFunc(s.resolveApply)},
 		{Name: ActionRestorePreview, Stages: executor.StagesOf(previewSteps), Run: s.runPreview},
-		{Name: ActionRestore, Stages: executor.StagesOf(restoreSteps), Irreversible: StageRestore, Run: s.runApply},
+		{Name: ActionRestore, Stages: executor.StagesOf(restoreSteps), Irreversible: StageRestore, Run: s.runApply,
+			Resolver: executor.ResolverFunc(s.resolveApply)},
 	}
 }
 
@@ -128,6 +130,9 @@ type previewPayload struct {
 type applyPayload struct {
 	IntentID string `json:"intent_id"`
 	Applied
+	// SSHKeys are the request's public keys: not secret, kept so that a run taken over after
+	// the destroy finishes with them (R58); the password never is (R26).
+	SSHKeys []string `json:"ssh_keys,omitempty"`
 }
 
 func notFound() *i18n.Problem { return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound) }
@@ -314,7 +319,8 @@ func (s *Replacer) Apply(ctx context.Context, clientID, serviceID string, req Ap
 		secrets[secretSSHKeys] = strings.Join(req.SSHKeys, "\n")
 	}
 	return s.applyIntent(ctx, applyArgs{kind: models.IntentKindReinstall, action: ActionApply, event: "reinstall_applied",
-		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations, secrets: secrets})
+		clientID: clientID, serviceID: serviceID, intentID: req.IntentID, confirmations: req.Confirmations, secrets: secrets,
+		keys: req.SSHKeys})
 }
 
 // applyArgs is what starts phase 2 of an intent of kind: the operation's action, the audit
@@ -324,6 +330,8 @@ type applyArgs struct {
 	clientID, serviceID, intentID string
 	confirmations                 []Confirmation
 	secrets                       map[string]string
+	// keys are the request's public SSH keys, kept on the payload (R58).
+	keys []string
 	// refuse refuses the service before anything else is read (nil: no such check).
 	refuse func(*models.Service) error
 }
@@ -348,6 +356,8 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	}
 	switch in.State {
 	case models.IntentPreviewReady:
+	case models.IntentAwaitingPassword:
+		return s.sendPassword(ctx, in, x)
 	case models.IntentApplying:
 		return nil, nil, inProgress()
 	default:
@@ -371,7 +381,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 		return nil, nil, err
 	}
 	applied := Applied{Confirmations: x.confirmations, Mounts: pv.Mounts, Disks: pv.Disks}
-	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied})
+	payload, _ := json.Marshal(applyPayload{IntentID: in.ID, Applied: applied, SSHKeys: x.keys})
 	appliedRaw, _ := json.Marshal(applied)
 	op := &models.Operation{ID: models.NewID(), ServiceID: x.serviceID, ClientID: svc.ClientID, Action: x.action, Payload: string(payload)}
 	detail, _ := json.Marshal(map[string]any{"intent_id": in.ID, "confirmations": applied.Confirmations, "mounts": pv.labelled()})

@@ -1,0 +1,55 @@
+package provision
+
+import (
+	"context"
+
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/operation"
+)
+
+// resolveTerminate establishes the facts of a terminate past its destroy (R58): a guest that is
+// gone means the destroy is done (resume at release, or at the stage recorded after it); our
+// guest still there is destroyed again; a guest without the service's stamp, or locked by a task
+// nobody recorded, is for an operator.
+func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (executor.Decision, error) {
+	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.Key())
+	if err != nil {
+		return executor.Decision{}, err
+	}
+	if svc.VMID == nil {
+		return executor.Decision{Resume: StageRelease}, nil
+	}
+	if stage := executor.Stage(r.Op.Stage); stage != StageDestroy {
+		// The destroy ended before the row moved on: what is left is ours alone.
+		return executor.Decision{Resume: stage, Facts: executor.Facts{VMID: *svc.VMID}}, nil
+	}
+	cl, err := s.clusters.Get(svc.Cluster)
+	if err != nil {
+		return executor.Decision{}, err
+	}
+	g := kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ClientID: svc.ClientID,
+		ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
+	f, _, err := operation.ReadFacts(ctx, s.mods, cl, g, r.Op)
+	dec := executor.Decision{Facts: f}
+	switch {
+	case err != nil:
+		return dec, err
+	case !*f.GuestPresent:
+		dec.Resume = StageRelease
+	case !operation.Ours(f, StageDestroy):
+		dec.Reason = executor.ReasonNotOurs
+	case f.Lock != "" && !recordedIn(f, StageDestroy):
+		dec.Reason = executor.ReasonTaskNotRecorded
+	default:
+		// Ours, and no destroy of it is running: destroy it (again).
+		dec.Resume = StageDestroy
+	}
+	return dec, nil
+}
+
+// recordedIn reports whether the last task the operation recorded was started by stage.
+func recordedIn(f executor.Facts, stage executor.Stage) bool {
+	return f.LastTask != nil && f.LastTask.Stage == string(stage)
+}
