@@ -90,10 +90,18 @@ func OpenReconciliations(ctx context.Context, tx *gorm.DB, limit int) ([]Operati
 	return out, err
 }
 
-// CountOpenReconciliations counts what OpenReconciliations lists, and the age of the oldest.
-func CountOpenReconciliations(ctx context.Context, tx *gorm.DB) (int64, error) {
-	var n int64
-	err := tx.WithContext(ctx).Model(&Operation{}).Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
-		Count(&n).Error
-	return n, err
+// OpenReconciliationStats counts what OpenReconciliations lists and gives when the oldest
+// of them ended (zero when there is none).
+func (db *DB) OpenReconciliationStats(ctx context.Context) (int64, time.Time, error) {
+	var row struct {
+		N      int64
+		Oldest *time.Time
+	}
+	err := db.WithContext(ctx).Model(&Operation{}).Select("COUNT(*) AS n, MIN(finished_at) AS oldest").
+		Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
+		Scan(&row).Error
+	if err != nil || row.Oldest == nil {
+		return row.N, time.Time{}, err
+	}
+	return row.N, *row.Oldest, nil
 }

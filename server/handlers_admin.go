@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"pvebill/i18n"
+	"pvebill/modules/operation"
 )
 
 // listGuests is GET /v1/admin/guests: every guest of every cluster, its guest_type read from
@@ -26,4 +29,24 @@ func (s *Server) listNodes(c *gin.Context) {
 		return
 	}
 	writeJSON(c, http.StatusOK, gin.H{"nodes": nodes})
+}
+
+// listReconciliations is GET /v1/admin/reconciliations: the operations an operator must look
+// at (R28, R58), oldest first, with the facts found, the reason and a suggested resolution;
+// ?limit= 1–500 (default 500).
+func (s *Server) listReconciliations(c *gin.Context) {
+	limit, fe, given := pageLimit(c, 500)
+	if len(fe) > 0 {
+		writeProblem(c, i18n.Validation(fe...))
+		return
+	}
+	if !given {
+		limit = 500
+	}
+	list, err := operation.Reconciliations(c.Request.Context(), s.db, limit)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, gin.H{"reconciliations": list})
 }

@@ -20,16 +20,20 @@ import (
 
 // OperationView is the API shape of an operation (docs/api.md Objects).
 type OperationView struct {
-	ID         string         `json:"id"`
-	ServiceID  string         `json:"service_id"`
-	Action     string         `json:"action"`
-	State      string         `json:"state"`
-	Stage      string         `json:"stage"`
-	Error      *OperationErr  `json:"error,omitempty"`
-	Result     map[string]any `json:"result,omitempty"`
-	CreatedAt  time.Time      `json:"created_at"`
-	UpdatedAt  time.Time      `json:"updated_at"`
-	FinishedAt *time.Time     `json:"finished_at,omitempty"`
+	ID        string         `json:"id"`
+	ServiceID string         `json:"service_id"`
+	Action    string         `json:"action"`
+	State     string         `json:"state"`
+	Stage     string         `json:"stage"`
+	Error     *OperationErr  `json:"error,omitempty"`
+	Result    map[string]any `json:"result,omitempty"`
+	// Resumed counts the runs resumed from the facts (R58); Reconciliation is what a
+	// needs_reconciliation found and why it did not suffice.
+	Resumed        int                      `json:"resumed"`
+	Reconciliation *executor.Reconciliation `json:"reconciliation,omitempty"`
+	CreatedAt      time.Time                `json:"created_at"`
+	UpdatedAt      time.Time                `json:"updated_at"`
+	FinishedAt     *time.Time               `json:"finished_at,omitempty"`
 }
 
 // OperationErr is an operation's error: a stable code, its translated detail and, when the run
@@ -50,7 +54,13 @@ type operationBody struct {
 
 func operationView(op *models.Operation, lang string) OperationView {
 	v := OperationView{ID: op.ID, ServiceID: op.ServiceID, Action: op.Action, State: op.State, Stage: op.Stage,
-		CreatedAt: op.CreatedAt.UTC(), UpdatedAt: op.UpdatedAt.UTC()}
+		Resumed: op.Resumed, CreatedAt: op.CreatedAt.UTC(), UpdatedAt: op.UpdatedAt.UTC()}
+	if op.Reconciliation != nil {
+		var rec executor.Reconciliation
+		if json.Unmarshal([]byte(*op.Reconciliation), &rec) == nil {
+			v.Reconciliation = &rec
+		}
+	}
 	if op.FinishedAt != nil {
 		t := op.FinishedAt.UTC()
 		v.FinishedAt = &t

@@ -79,6 +79,7 @@ func (s *Server) routes() {
 	get(admin, "/admin/clusters/:cluster/nodes", s.listNodes)
 	admin.PUT("/admin/clusters/:cluster/nodes/:node/maintenance", s.setMaintenance)
 	admin.POST("/admin/services/:service_id/migrate", s.migrateService)
+	get(admin, "/admin/reconciliations", s.listReconciliations)
 }
 
 func (s *Server) noRoute(c *gin.Context)  { writeProblem(c, routeNotFound()) }

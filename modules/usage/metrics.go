@@ -184,6 +184,9 @@ func (m *GuestMetrics) Len() int {
 // StateCounter counts services in a state (models.DB).
 type StateCounter interface {
 	CountServicesInState(ctx context.Context, state string) (int64, error)
+	// OpenReconciliationStats counts the operations an operator must look at (R58) and when
+	// the oldest of them ended.
+	OpenReconciliationStats(ctx context.Context) (int64, time.Time, error)
 }
 
 // reconciliationCollector reads the number of services needing reconciliation at scrape time,
@@ -192,16 +195,26 @@ type StateCounter interface {
 type reconciliationCollector struct {
 	db   StateCounter
 	desc *prometheus.Desc
+	// open and oldest are the open reconciliations and the age of the oldest (R58).
+	open, oldest *prometheus.Desc
 }
 
 // NewReconciliationGauge registers pvebill_services_needs_reconciliation on reg: the services
 // whose operation failed at or after an irreversible stage and wait for an operator (R28).
 func NewReconciliationGauge(reg prometheus.Registerer, db StateCounter) {
 	reg.MustRegister(&reconciliationCollector{db: db, desc: prometheus.NewDesc("pvebill_services_needs_reconciliation",
-		"Services in needs_reconciliation: an operator must resolve them through the admin API.", nil, nil)})
+		"Services in needs_reconciliation: an operator must resolve them through the admin API.", nil, nil),
+		open: prometheus.NewDesc("pvebill_reconciliations_open",
+			"Operations in needs_reconciliation whose service still waits for an operator (GET /v1/admin/reconciliations).", nil, nil),
+		oldest: prometheus.NewDesc("pvebill_reconciliations_open_oldest_seconds",
+			"Age of the oldest open reconciliation (0 when there is none).", nil, nil)})
 }
 
-func (c *reconciliationCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c *reconciliationCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.desc
+	ch <- c.open
+	ch <- c.oldest
+}
 
 func (c *reconciliationCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -211,4 +224,14 @@ func (c *reconciliationCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n))
+	open, oldest, err := c.db.OpenReconciliationStats(ctx)
+	if err != nil {
+		return
+	}
+	age := 0.0
+	if !oldest.IsZero() {
+		age = max(time.Since(oldest).Seconds(), 0)
+	}
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, float64(open))
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age)
 }
