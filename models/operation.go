@@ -161,7 +161,7 @@ func (db *DB) claimTx(tx *gorm.DB, owner string, lease time.Duration, skip []str
 			OpQueued, owner, now, OpRunning, now).
 		Where(gateFree).
 		Where("awaiting IS NULL").
-		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
+		Where("NOT EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id IS NOT NULL AND s.lock_operation_id <> operations.id AND s.lock_operation_id NOT IN (SELECT o2.id FROM operations o2 WHERE o2.state = ? AND o2.lease_until < ?))", OpRunning, now).
 		Order("created_at, id").Limit(claimBatch)
 	if len(skip) > 0 {
 		q = q.Where("action NOT IN ?", skip)

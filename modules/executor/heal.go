@@ -25,6 +25,11 @@ const (
 	ReasonResumeFailed = "resume_failed"
 )
 
+// ErrUnsettled is what a resolver returns when the guest is locked by a task the operation never
+// recorded: the lock may clear (the task ends), so the facts are read again with backoff, and
+// past the budget they are unknowable (ReasonTaskNotRecorded).
+var ErrUnsettled = errors.New("executor: the guest is locked by a task nobody recorded")
+
 // Causes of a resume, as the audit log says them.
 const (
 	CauseTakenOver = "taken_over"
@@ -168,6 +173,10 @@ func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
 			return dec, err
 		}
 		if time.Now().Add(wait).After(deadline) {
+			if errors.Is(err, ErrUnsettled) {
+				dec.Reason = ReasonTaskNotRecorded
+				return dec, nil
+			}
 			dec.Reason, dec.Facts.Error = ReasonUnreachable, err.Error()
 			return dec, nil
 		}

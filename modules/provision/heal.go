@@ -41,7 +41,7 @@ func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (ex
 	case !operation.Ours(f, StageDestroy):
 		dec.Reason = executor.ReasonNotOurs
 	case f.Lock != "" && !recordedIn(f, StageDestroy):
-		dec.Reason = executor.ReasonTaskNotRecorded
+		return dec, executor.ErrUnsettled
 	default:
 		// Ours, and no destroy of it is running: destroy it (again).
 		dec.Resume = StageDestroy

@@ -43,7 +43,7 @@ func (s *Replacer) resolveApply(ctx context.Context, r *executor.Run) (executor.
 	case *f.GuestPresent && !operation.Ours(f, StageDestroy):
 		dec.Reason = executor.ReasonNotOurs
 	case f.Lock != "" && !recordedIn(f, stage):
-		dec.Reason = executor.ReasonTaskNotRecorded
+		return dec, executor.ErrUnsettled
 	case in.Kind == models.IntentKindRestore:
 		dec.Resume = resumeRestore(stage, f)
 	default:

@@ -341,6 +341,11 @@ type applyArgs struct {
 // must be the preview's, pair for pair; the blockers are checked again on our side. The secrets
 // are handed to the executor in memory only.
 func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operation, *models.Intent, error) {
+	if in, err := s.getOfKind(ctx, x.kind, x.clientID, x.serviceID, x.intentID); err == nil && in.State == models.IntentAwaitingPassword {
+		// The apply sent again for a run that waits for its password (R58): the service's
+		// lock is that run's.
+		return s.sendPassword(ctx, in, x)
+	}
 	svc, err := s.service(ctx, x.clientID, x.serviceID)
 	if err != nil {
 		return nil, nil, err
@@ -356,8 +361,6 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	}
 	switch in.State {
 	case models.IntentPreviewReady:
-	case models.IntentAwaitingPassword:
-		return s.sendPassword(ctx, in, x)
 	case models.IntentApplying:
 		return nil, nil, inProgress()
 	default:

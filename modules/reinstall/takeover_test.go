@@ -1,0 +1,213 @@
+package reinstall_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"pvebill/models"
+	"pvebill/modules/executor"
+	"pvebill/modules/kinds"
+	"pvebill/modules/lxc"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/qemu"
+	"pvebill/modules/reinstall"
+	"pvebill/modules/stack"
+)
+
+// replica is a second pvebill process on the env's database and simulator: its own executor
+// and its own memory, so it holds none of the first one's secrets.
+type replica struct {
+	exec *executor.Executor
+	svc  *reinstall.Replacer
+	reg  *prometheus.Registry
+}
+
+func (e *env) replica(owner string) *replica {
+	e.t.Helper()
+	reg := prometheus.NewRegistry()
+	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Metrics: reg,
+		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
+		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
+		Executor: executor.Config{Owner: owner, Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond,
+			HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond}})
+	st.Exec.Start(context.Background())
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		st.Exec.Stop(ctx)
+	})
+	return &replica{exec: st.Exec, svc: st.Replacer, reg: reg}
+}
+
+// killAt runs op on the env's executor until the fault holds it at stage (for a task, until
+// the task's UPID of kind is recorded), then stops that executor there the way a SIGKILL would
+// leave it for the database: running, its lease to expire, nothing written after. The lease is
+// then made to expire.
+func (e *env) killAt(op *models.Operation, stage, kind string) {
+	e.t.Helper()
+	e.start()
+	e.exec.Kick()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cur, err := models.GetOperation(context.Background(), e.db.Gorm, op.ID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":")) {
+			break
+		}
+		if models.IsTerminal(cur.State) || time.Now().After(deadline) {
+			e.t.Fatalf("operation %s at %q, never held at %s (%s)", cur.State, cur.Stage, stage, kind)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond) // the held request reaches the simulator
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	e.exec.Stop(ctx)
+	e.sim.ClearFaults()
+	must(e.db.Gorm.Exec("UPDATE operations SET lease_until = ? WHERE id = ?", time.Now().Add(-time.Second), op.ID).Error)
+}
+
+// R58, R38, R26: a replica dies at every stage of a reinstall past its destroy — with the
+// request in flight, or while it waits on the task it started — and another replica, which
+// holds none of its secrets, takes the operation over. The facts decide: it ends succeeded
+// with the service's guest made exactly once (one destroy, one create reached Proxmox), the
+// operation says it resumed and the audit log why. Without SSH keys and with a new guest to
+// make, the intent waits in awaiting_password until the apply's password is sent again.
+func TestTakeoverAtEveryStage(t *testing.T) {
+	cases := []struct {
+		name, stage, task string
+		fault             pvesim.Fault
+		needsPassword     bool
+	}{
+		{"destroy sent, unanswered", "destroy", "", pvesim.Fault{Method: "DELETE", PathPattern: "/nodes/{node}/lxc/{vmid}", Hang: true}, true},
+		{"destroy task running", "destroy", "vzdestroy", pvesim.Fault{Method: "GET", PathPattern: `.*:vzdestroy:.*/status`, Hang: true}, true},
+		{"create sent, unanswered", "create", "", pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc", Hang: true}, true},
+		{"create task running", "create", "vzcreate", pvesim.Fault{Method: "GET", PathPattern: `.*:vzcreate:.*/status`, Hang: true}, true},
+		{"configure", "configure", "", pvesim.Fault{Method: "PUT", PathPattern: "/nodes/{node}/lxc/{vmid}/firewall/options", Hang: true}, false},
+		{"start task running", "start", "vzstart", pvesim.Fault{Method: "GET", PathPattern: `.*:vzstart:.*/status`, Hang: true}, false},
+		{"verify", "verify", "", pvesim.Fault{Method: "GET", PathPattern: "/nodes/{node}/lxc/{vmid}/config", Nth: 5, Hang: true}, false},
+	}
+	for _, c := range cases {
+		for _, keys := range []bool{true, false} {
+			name := c.name + map[bool]string{true: "/with keys", false: "/password only"}[keys]
+			t.Run(name, func(t *testing.T) { takeover(t, c.stage, c.task, c.fault, keys, c.needsPassword && !keys) })
+		}
+	}
+}
+
+func takeover(t *testing.T, stage, task string, fault pvesim.Fault, keys, awaits bool) {
+	e := newEnv(t, "sqlite")
+	e.seed("svc-kill", 5001, "ct-8", true, nil)
+	in := e.preview("svc-kill")
+	e.resetLog()
+	e.sim.InjectFault(fault)
+	req := reinstall.ApplyRequest{IntentID: in.ID, Confirmations: e.view(in).Confirmations, RootPassword: testPassword}
+	if keys {
+		req.SSHKeys = []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a ops@example"}
+	}
+	op, _, err := e.svc.Apply(context.Background(), client, "svc-kill", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.killAt(op, stage, task)
+	r := e.replica("second")
+	r.exec.Kick()
+	if awaits {
+		waitAwaiting(t, e, op.ID)
+		got, err := r.svc.Get(context.Background(), client, "svc-kill", "")
+		if err != nil || got.State != models.IntentAwaitingPassword {
+			t.Fatalf("intent %v %v", got, err)
+		}
+		if _, _, err := r.svc.Apply(context.Background(), client, "svc-kill", reinstall.ApplyRequest{IntentID: in.ID,
+			Confirmations: req.Confirmations}); problemCode(err) != "validation_failed" {
+			t.Fatalf("apply again without the password: %v", err)
+		}
+		req.RootPassword = testPassword
+		if _, got, err = r.svc.Apply(context.Background(), client, "svc-kill", req); err != nil || got.State != models.IntentApplying {
+			t.Fatalf("apply again with the password: %v %v", got, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != models.OpSucceeded || done.Resumed < 1 {
+		t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
+	}
+	if got, _ := r.svc.Get(context.Background(), client, "svc-kill", ""); got.State != models.IntentCompleted {
+		t.Fatalf("intent %s", got.State)
+	}
+	s := e.service("svc-kill")
+	g, ok := e.sim.Guest(5001)
+	if s.State != models.ServiceActive || s.LockOperationID != nil || !ok || g.Status != "running" ||
+		!strings.Contains(g.Config["description"], "pvebill-service: "+client+"/svc-kill") {
+		t.Fatalf("service %s lock %v; guest %v %+v", s.State, s.LockOperationID, ok, g)
+	}
+	destroys, creates := 0, 0
+	for _, q := range e.sim.Requests() {
+		switch {
+		case q.Status == 200 && q.Method == "DELETE" && strings.HasSuffix(q.Path, "/lxc/5001"):
+			destroys++
+		case q.Status == 200 && q.Method == "POST" && strings.HasSuffix(q.Path, "/lxc"):
+			creates++
+		}
+	}
+	if destroys != 1 || creates != 1 {
+		t.Fatalf("%d destroys and %d creates reached Proxmox, want one each", destroys, creates)
+	}
+	assertResumedAudit(t, e, "svc-kill", op.ID, map[bool]string{true: executor.CauseWoken, false: executor.CauseTakenOver}[awaits], stage)
+	if n := testutil.ToFloat64(resumedMetric(r.reg)); n < 1 {
+		t.Fatalf("pvebill_operations_resumed_total %v", n)
+	}
+}
+
+// waitAwaiting waits until the operation is parked for the password.
+func waitAwaiting(t *testing.T, e *env, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		op, err := models.GetOperation(context.Background(), e.db.Gorm, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.Awaiting != nil && *op.Awaiting == models.AwaitingPassword && op.State == models.OpQueued {
+			return
+		}
+		if models.IsTerminal(op.State) {
+			t.Fatalf("operation ended %s at %s (%s) instead of waiting for the password", op.State, op.Stage, deref(op.ErrorCode))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("operation never waited for the password")
+}
+
+// resumedMetric is the sum of pvebill_operations_resumed_total over its labels.
+func resumedMetric(reg *prometheus.Registry) prometheus.Collector {
+	return collectorFunc(func(ch chan<- prometheus.Metric) {
+		mfs, _ := reg.Gather()
+		total := 0.0
+		for _, mf := range mfs {
+			if mf.GetName() == "pvebill_operations_resumed_total" {
+				for _, m := range mf.GetMetric() {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc("resumed", "", nil, nil), prometheus.CounterValue, total)
+	})
+}
+
+type collectorFunc func(chan<- prometheus.Metric)
+
+func (f collectorFunc) Describe(chan<- *prometheus.Desc)    {}
+func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
