@@ -85,23 +85,25 @@ func (db *DB) Wake(ctx context.Context, id, what, owner string, until time.Time)
 // for an operator (its lock is theirs), oldest first.
 func OpenReconciliations(ctx context.Context, tx *gorm.DB, limit int) ([]Operation, error) {
 	var out []Operation
-	err := tx.WithContext(ctx).Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
+	err := tx.WithContext(ctx).Where(openReconciliation, OpNeedsReconciliation).
 		Order("finished_at, id").Limit(limit).Find(&out).Error
 	return out, err
 }
 
+// openReconciliation is the condition of an open reconciliation: needs_reconciliation, and its
+// service's lock still its own.
+const openReconciliation = "state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)"
+
 // OpenReconciliationStats counts what OpenReconciliations lists and gives when the oldest
 // of them ended (zero when there is none).
 func (db *DB) OpenReconciliationStats(ctx context.Context) (int64, time.Time, error) {
-	var row struct {
-		N      int64
-		Oldest *time.Time
+	var n int64
+	if err := db.WithContext(ctx).Model(&Operation{}).Where(openReconciliation, OpNeedsReconciliation).Count(&n).Error; err != nil || n == 0 {
+		return n, time.Time{}, err
 	}
-	err := db.WithContext(ctx).Model(&Operation{}).Select("COUNT(*) AS n, MIN(finished_at) AS oldest").
-		Where("state = ? AND EXISTS (SELECT 1 FROM services s WHERE s.client_id = operations.client_id AND s.service_id = operations.service_id AND s.lock_operation_id = operations.id)", OpNeedsReconciliation).
-		Scan(&row).Error
-	if err != nil || row.Oldest == nil {
-		return row.N, time.Time{}, err
+	list, err := OpenReconciliations(ctx, db.Gorm, 1)
+	if err != nil || len(list) == 0 || list[0].FinishedAt == nil {
+		return n, time.Time{}, err
 	}
-	return row.N, *row.Oldest, nil
+	return n, *list[0].FinishedAt, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -60,20 +61,40 @@ pvebill_guest_swap_5m_avg_bytes{client_id="whmcs",cluster="c1",guest_type="conta
 }
 
 type stateCount struct {
-	n   int64
-	err error
+	n      int64
+	err    error
+	open   int64
+	oldest time.Time
 }
 
 func (s stateCount) CountServicesInState(context.Context, string) (int64, error) { return s.n, s.err }
 
+func (s stateCount) OpenReconciliationStats(context.Context) (int64, time.Time, error) {
+	return s.open, s.oldest, s.err
+}
+
 // The needs-reconciliation gauge is read at scrape time; when the database fails it is absent.
 func TestReconciliationGauge(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	usage.NewReconciliationGauge(reg, stateCount{n: 2})
+	usage.NewReconciliationGauge(reg, stateCount{n: 2, open: 3, oldest: time.Now().Add(-2 * time.Hour)})
 	exp := "# HELP pvebill_services_needs_reconciliation Services in needs_reconciliation: an operator must resolve them through the admin API.\n" +
-		"# TYPE pvebill_services_needs_reconciliation gauge\npvebill_services_needs_reconciliation 2\n"
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp)); err != nil {
+		"# TYPE pvebill_services_needs_reconciliation gauge\npvebill_services_needs_reconciliation 2\n" +
+		"# HELP pvebill_reconciliations_open Operations in needs_reconciliation whose service still waits for an operator (GET /v1/admin/reconciliations).\n" +
+		"# TYPE pvebill_reconciliations_open gauge\npvebill_reconciliations_open 3\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp), "pvebill_services_needs_reconciliation", "pvebill_reconciliations_open"); err != nil {
 		t.Fatal(err)
+	}
+	// R58: the age of the oldest open reconciliation, for the alert on those older than an hour.
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "pvebill_reconciliations_open_oldest_seconds" {
+			if age := mf.GetMetric()[0].GetGauge().GetValue(); age < 7199 || age > 7300 {
+				t.Fatalf("oldest age %v", age)
+			}
+		}
 	}
 	reg = prometheus.NewRegistry()
 	usage.NewReconciliationGauge(reg, stateCount{err: errors.New("down")})
