@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestOpenReconciliationsAndParking(t *testing.T) {
 					t.Fatalf("a parked operation was claimed: %+v %v", claim, err)
 				}
 				must(t, db.Wake(ctx, op.ID, models.AwaitingPassword, "w", time.Now().Add(time.Minute)))
-				if err := db.Wake(ctx, op.ID, models.AwaitingPassword, "w", time.Now()); err != models.ErrNotAwaiting {
+				if err := db.Wake(ctx, op.ID, models.AwaitingPassword, "w", time.Now()); !errors.Is(err, models.ErrNotAwaiting) {
 					t.Fatalf("second wake: %v", err)
 				}
 				if claim, err := db.ClaimNext(ctx, "w", time.Minute); err != nil || claim == nil || claim.Op.ID != op.ID {
