@@ -90,6 +90,10 @@ const (
 	// CodeMigrationRefused: Proxmox refuses to move the guest for a cause in the guest itself
 	// (its local devices or disks); permanent, the reason names the cause (R53).
 	CodeMigrationRefused Code = "migration_refused"
+	// CodeRDNSLimitReached: a reverse DNS name for one more address when the service already has
+	// names for the most addresses allowed (R55); permanent, nothing written. A name for an
+	// address that has one is a replacement and always allowed.
+	CodeRDNSLimitReached Code = "rdns_limit_reached"
 )
 
 // ParamReason is the problem parameter that carries a reason outside the catalog (Proxmox's own
@@ -115,6 +119,7 @@ var Codes = []Code{
 	CodeNoCapacity,
 	CodeAddressNotAssigned,
 	CodeMigrationRefused,
+	CodeRDNSLimitReached,
 }
 
 // FieldCode is the code of one field validation failure inside a validation_failed problem.

@@ -76,13 +76,19 @@ func HeldPrefix(a IPAllocation, p IPPool) (netip.Prefix, error) {
 // address and the reverse zone of its record, or refuses.
 type RDNSHolder func(allocs []IPAllocation, pools map[string]IPPool) (pool, zone string, err error)
 
+// ErrRDNSLimit refuses a record for one more address of a service that has records for the most
+// addresses allowed.
+var ErrRDNSLimit = errors.New("the service has reverse DNS records for the most addresses allowed")
+
 // SetRDNS records hostname as the wanted PTR record of address for the service k and returns
 // the row written (status pending, a new generation). One transaction first reads the service's
 // allocations, locked (FOR UPDATE on MySQL; SQLite has one writer), and lets hold check the
 // address against them: a release that runs at the same time either comes first (the address
 // is no longer held) or waits and then marks this record for removal. The row of a removal
-// still under way for the address's previous owner is taken over.
-func (db *DB) SetRDNS(ctx context.Context, k ServiceKey, address, hostname string, hold RDNSHolder) (RDNSRecord, error) {
+// still under way for the address's previous owner is taken over. A service holds records for at
+// most maxRecords addresses: one more is ErrRDNSLimit (a replacement always passes).
+func (db *DB) SetRDNS(ctx context.Context, k ServiceKey, address, hostname string, maxRecords int,
+	hold RDNSHolder) (RDNSRecord, error) {
 	var out RDNSRecord
 	err := retryDeadlock(ctx, func() error {
 		return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -101,6 +107,14 @@ func (db *DB) SetRDNS(ctx context.Context, k ServiceKey, address, hostname strin
 			pool, zone, err := hold(allocs, pools)
 			if err != nil {
 				return err
+			}
+			var others int64
+			if err := tx.Model(&RDNSRecord{}).Where(keyCond+" AND action = ? AND address <> ?", k.ClientID, k.ServiceID,
+				RDNSSet, address).Count(&others).Error; err != nil {
+				return err
+			}
+			if others >= int64(maxRecords) {
+				return ErrRDNSLimit
 			}
 			out, err = db.writeRDNS(tx, RDNSRecord{Address: address, ClientID: k.ClientID, ServiceID: k.ServiceID,
 				Pool: pool, Zone: zone, Hostname: hostname})

@@ -371,3 +371,34 @@ func TestRDNSRacesTerminate(t *testing.T) {
 		})
 	}
 }
+
+// R55: a service has names for at most rdns.MaxRecords addresses (a /64 holds 2^64): one more
+// address is 409 rdns_limit_reached with nothing written, in PowerDNS or the table; replacing a
+// name it has is still allowed.
+func TestRDNSLimitPerService(t *testing.T) {
+	for _, dialect := range dbtest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			h, pdns, _ := rdnsHarness(t, dialect, false)
+			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("rdns-max", "vm-v6")))
+			for i := 0; i < rdns.MaxRecords; i++ {
+				r := h.billing("PUT", "/v1/services/rdns-max/rdns", rdnsBody(fmt.Sprintf("2001:db8::%x", 0x100+i), fmt.Sprintf("h%d.example.com", i)))
+				if r.Status != 200 {
+					t.Fatalf("PUT %d: %d %s", i, r.Status, r.Body)
+				}
+			}
+			m := checkProblem(t, h.billing("PUT", "/v1/services/rdns-max/rdns", rdnsBody("203.0.113.10", "one-more.example.com")), 409, "rdns_limit_reached")
+			if m["permanence"] != "permanent" || !strings.Contains(m["detail"].(string), "64") {
+				t.Fatalf("refusal %v", m)
+			}
+			resolvesTo(t, pdns, "203.0.113.10", "")
+			if rows := rdnsRows(t, h); len(rows) != rdns.MaxRecords {
+				t.Fatalf("%d rows", len(rows))
+			}
+			got := rdnsList(t, h.billing("PUT", "/v1/services/rdns-max/rdns", rdnsBody("2001:db8::100", "renamed.example.com")))
+			if len(got) != rdns.MaxRecords || got["2001:db8::100"]["hostname"] != "renamed.example.com" {
+				t.Fatalf("a replacement at the limit: %d records, %v", len(got), got["2001:db8::100"])
+			}
+			resolvesTo(t, pdns, "2001:db8::100", "renamed.example.com.")
+		})
+	}
+}

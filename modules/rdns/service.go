@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ const (
 	maxRetry   = time.Hour
 	// syncBatch is how many due records one round of the job reads at a time.
 	syncBatch = 100
+	// MaxRecords is how many addresses of one service may have a name: an IPv6 /64 holds 2^64
+	// addresses, and every name is a record in PowerDNS.
+	MaxRecords = 64
 	// maxErrorLen is the width of rdns_records.last_error.
 	maxErrorLen = models.MaxRDNSErrorLen
 )
@@ -104,7 +108,7 @@ func recordView(r models.RDNSRecord) Record {
 // once; the answer is the service's records, the new one pending when PowerDNS was not reached.
 // Refusals, with nothing written: 422 validation_failed (address, hostname), 409
 // capability_refused (reverse DNS not configured, or the address's pool has no reverse_zone),
-// 404 not_found (no such service), 422 address_not_assigned.
+// 404 not_found (no such service), 422 address_not_assigned, 409 rdns_limit_reached.
 func (s *Service) Set(ctx context.Context, k models.ServiceKey, req SetRequest) ([]Record, error) {
 	var v i18n.FieldErrors
 	addr := checkAddress(&v, req.Address)
@@ -118,7 +122,11 @@ func (s *Service) Set(ctx context.Context, k models.ServiceKey, req SetRequest) 
 	if err := s.exists(ctx, k); err != nil {
 		return nil, err
 	}
-	row, err := s.db.SetRDNS(ctx, k, addr.String(), req.Hostname, holder(addr))
+	row, err := s.db.SetRDNS(ctx, k, addr.String(), req.Hostname, MaxRecords, holder(addr))
+	if errors.Is(err, models.ErrRDNSLimit) {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeRDNSLimitReached).Perm(i18n.Permanent).
+			With("max", strconv.Itoa(MaxRecords))
+	}
 	if err != nil {
 		return nil, err
 	}

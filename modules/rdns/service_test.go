@@ -34,7 +34,7 @@ func TestAttemptRacingANewerChange(t *testing.T) {
 			hold := func(_ []models.IPAllocation, p map[string]models.IPPool) (string, string, error) {
 				return "pool-a", p["pool-a"].ReverseZone, nil
 			}
-			first, err := db.SetRDNS(ctx, k, "203.0.113.10", "old.example.com", hold)
+			first, err := db.SetRDNS(ctx, k, "203.0.113.10", "old.example.com", 64, hold)
 			if err != nil || first.Generation != 1 {
 				t.Fatalf("%+v %v", first, err)
 			}
@@ -42,7 +42,7 @@ func TestAttemptRacingANewerChange(t *testing.T) {
 			if ok, err := models.ClaimRDNS(ctx, db.Gorm, first.Address, 1, now, now.Add(time.Minute)); !ok || err != nil {
 				t.Fatalf("claim: %v %v", ok, err)
 			}
-			second, err := db.SetRDNS(ctx, k, "203.0.113.10", "new.example.com", hold)
+			second, err := db.SetRDNS(ctx, k, "203.0.113.10", "new.example.com", 64, hold)
 			if err != nil || second.Generation != 2 {
 				t.Fatalf("%+v %v", second, err)
 			}

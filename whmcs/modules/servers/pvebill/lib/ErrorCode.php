@@ -58,4 +58,5 @@ final class ErrorCode
     public const NO_CAPACITY = 'no_capacity';
     public const ADDRESS_NOT_ASSIGNED = 'address_not_assigned';
     public const MIGRATION_REFUSED = 'migration_refused';
+    public const RDNS_LIMIT_REACHED = 'rdns_limit_reached';
 }
