@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"pvebill/modules/agent"
+	"pvebill/modules/agent/agenttest"
+	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack"
+	"pvebill/server/config"
+)
+
+// agentStand is a whole pvebill whose cluster "default" is reached only through a real agent
+// running in-process: the simulator behind the agent, real WebSocket over loopback TCP between
+// them. pvebill's config holds the agent's public key and nothing of Proxmox.
+type agentStand struct {
+	base    string
+	sim     *simtest.Server
+	cfg     config.Config
+	dbPath  string
+	log     *syncBuf
+	agentLg *syncBuf
+	agentCf agent.Config
+	agent   *agenttest.Running
+}
+
+func newAgentStand(t *testing.T) *agentStand {
+	t.Helper()
+	sim := simtest.Start(t, nil)
+	keyFile, public, _ := agenttest.Key(t)
+	s := &agentStand{sim: sim, log: &syncBuf{}, agentLg: &syncBuf{}}
+	s.dbPath = filepath.Join(t.TempDir(), "app.db")
+	cfg := config.Defaults()
+	cfg.Database = config.Database{Driver: "sqlite", DSN: s.dbPath}
+	cfg.Clients = []config.Client{{ID: "whmcs", Secret: replicaSecret, Scopes: []string{"billing", "admin"}}}
+	cfg.Clusters = []config.Cluster{{Name: "default", Agent: &config.ClusterAgent{PublicKey: public}}}
+	cfg.Executor.PollInterval = 20 * time.Millisecond
+	cfg.Jobs.ReadinessInterval = 200 * time.Millisecond
+	cfg.Console = config.Console{Secret: "agent-console-secret-0123456789abcdef"}
+	s.cfg = cfg
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := buildApp(ctx, cfg, slog.New(slog.NewJSONHandler(s.log, nil)), stack.MigrateSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.loadExamplePlans(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.serve(ctx, ln) }()
+	s.base = "http://" + ln.Addr().String()
+	s.agentCf = agenttest.Config(s.base, "default", keyFile, sim.URL)
+	s.startAgent(t)
+	t.Cleanup(func() {
+		s.agent.Kill()
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// startAgent starts (or restarts) the agent and waits for pvebill to list it.
+func (s *agentStand) startAgent(t *testing.T) {
+	t.Helper()
+	s.agent = agenttest.Start(t, s.agentCf, agent.Options{Log: slog.New(slog.NewJSONHandler(s.agentLg, nil)),
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.agents(t)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not appear on /readyz")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// agents reads the cluster's agents from /readyz.
+func (s *agentStand) agents(t *testing.T) []any {
+	t.Helper()
+	resp, err := http.Get(s.base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m struct {
+		Checks struct {
+			Clusters map[string]map[string]any `json:"clusters"`
+		} `json:"checks"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := m.Checks.Clusters["default"]["agents"].([]any)
+	return list
+}
+
+func (s *agentStand) call(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	var b []byte
+	if body != "" {
+		b = []byte(body)
+	}
+	return signedCall(t, s.base, method, path, b)
+}
+
+// succeed runs a mutation with ?wait and fails the test unless its operation succeeded.
+func (s *agentStand) succeed(t *testing.T, method, path, body string) map[string]any {
+	t.Helper()
+	status, m := s.call(t, method, path, body)
+	if status != 200 || opState(m) != "succeeded" {
+		t.Fatalf("%s %s: %d %v", method, path, status, m)
+	}
+	return m
+}
+
+// simCalls counts the simulator's requests of method whose path satisfies match.
+func simCalls(sim *pvesim.Sim, method string, match func(string) bool) int {
+	n := 0
+	for _, r := range sim.Requests() {
+		if r.Method == method && match(r.Path) {
+			n++
+		}
+	}
+	return n
+}
+
+// R57: the lifecycle through a real agent: create, suspend, unsuspend, a backup, a reinstall and
+// terminate all succeed, the console opens, /readyz lists the agent, and no Proxmox secret is in
+// pvebill's config, database file or log.
+func TestAgentLifecycleThroughTunnel(t *testing.T) {
+	s := newAgentStand(t)
+	if ag := s.agents(t); len(ag) != 1 || ag[0].(map[string]any)["connected_at"] == "" || ag[0].(map[string]any)["remote"] == "" {
+		t.Fatalf("readyz agents %v", ag)
+	}
+	s.succeed(t, "POST", "/v1/services?wait=20",
+		`{"service_id":"ag-1","plan":"flex-2g","guest_type":"container","hostname":"ag.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
+	s.succeed(t, "POST", "/v1/services/ag-1/suspend?wait=20", `{}`)
+	s.succeed(t, "POST", "/v1/services/ag-1/unsuspend?wait=20", `{}`)
+	s.succeed(t, "POST", "/v1/services/ag-1/backups?wait=30", `{}`)
+	status, m := s.call(t, "POST", "/v1/services/ag-1/reinstall/preview?wait=20", `{}`)
+	intent, _ := m["intent"].(map[string]any)
+	if status != 200 || intent == nil {
+		t.Fatalf("preview: %d %v", status, m)
+	}
+	body, _ := json.Marshal(map[string]any{"intent_id": intent["id"], "root_password": "agent-pass-5678",
+		"confirmations": intent["confirmations"]})
+	s.succeed(t, "POST", "/v1/services/ag-1/reinstall?wait=30", string(body))
+	s.console(t, "ag-1")
+	s.succeed(t, "POST", "/v1/services/ag-1/terminate?wait=30", `{}`)
+	if n := simCalls(s.sim.Sim, "POST", func(p string) bool { return strings.HasSuffix(p, "/vzdump") }); n != 1 {
+		t.Fatalf("%d vzdump calls", n)
+	}
+	s.noSecrets(t)
+}
+
+// console opens the service's console as the customer's page does and types a command: the
+// relay's stream to Proxmox is one stream of the tunnel, opened by the agent's console user.
+func (s *agentStand) console(t *testing.T, id string) {
+	t.Helper()
+	status, m := s.call(t, "POST", "/v1/services/"+id+"/console", `{}`)
+	c, _ := m["console"].(map[string]any)
+	url, _ := c["url"].(string)
+	if status != http.StatusCreated || url == "" {
+		t.Fatalf("console: %d %v", status, m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws", &websocket.DialOptions{
+		Subprotocols: []string{"binary"}, HTTPHeader: http.Header{"Origin": {strings.SplitN(url, "/console/", 2)[0]}}})
+	if err != nil {
+		t.Fatalf("console socket: %v", err)
+	}
+	defer func() { _ = ws.CloseNow() }()
+	if err := ws.Write(ctx, websocket.MessageBinary, []byte("0:9:hostname\n")); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for !strings.Contains(got.String(), "ag.example.com") {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("console said %q: %v", got.String(), err)
+		}
+		got.Write(b)
+	}
+}
+
+// noSecrets checks pvebill's config, database files and log for the agent's Proxmox secrets.
+func (s *agentStand) noSecrets(t *testing.T) {
+	t.Helper()
+	texts := map[string]string{"config": s.cfg.String(), "log": s.log.String()}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		raw, err := os.ReadFile(s.dbPath + suffix)
+		if err == nil {
+			texts["database"+suffix] = string(raw)
+		}
+	}
+	for where, text := range texts {
+		for _, secret := range []string{simtest.TokenSecret, simtest.ConsolePassword, simtest.TokenID} {
+			if strings.Contains(text, secret) {
+				t.Errorf("R57: %s holds the agent's secret %q", where, secret)
+			}
+		}
+	}
+	if !strings.Contains(texts["database"]+texts["database-wal"], "ag-1") {
+		t.Fatal("the database file was not read")
+	}
+}
