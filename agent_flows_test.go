@@ -222,3 +222,136 @@ func (s *agentStand) noSecrets(t *testing.T) {
 		t.Fatal("the database file was not read")
 	}
 }
+
+// waitOperation polls an operation until it ends and returns its final state.
+func (s *agentStand) waitOperation(t *testing.T, id string, within time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		status, m := s.call(t, "GET", "/v1/operations/"+id+"?wait=5", "")
+		op, _ := m["operation"].(map[string]any)
+		if st := opState(m); status == 200 && (st == "succeeded" || st == "failed" || st == "needs_reconciliation") {
+			return op
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("operation %s not done after %s: %d %v", id, within, status, m)
+		}
+	}
+}
+
+// accepted sends a mutation without waiting and returns its operation id.
+func (s *agentStand) accepted(t *testing.T, method, path, body string) string {
+	t.Helper()
+	status, m := s.call(t, method, path, body)
+	op, _ := m["operation"].(map[string]any)
+	id, _ := op["id"].(string)
+	if status != http.StatusAccepted || id == "" {
+		t.Fatalf("%s %s: %d %v", method, path, status, m)
+	}
+	return id
+}
+
+// killDuring kills the agent once the simulator has seen a first call that satisfies seen, and
+// brings it back after pause.
+func (s *agentStand) killDuring(t *testing.T, seen func() bool, pause time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !seen() {
+		if time.Now().After(deadline) {
+			t.Fatal("the call to kill the agent after was never sent")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	s.agent.Kill()
+	time.Sleep(pause)
+	s.startAgent(t)
+}
+
+// R57, R39: an agent killed during a create's task wait and during a destroy costs nothing but
+// time: each operation finishes once the agent is back, no call is sent twice (one create, one
+// destroy at the simulator), and the work is done once.
+func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
+	s := newAgentStand(t)
+	s.sim.SetTaskDuration("vzcreate", 1500*time.Millisecond)
+	s.sim.SetTaskDuration("vzdestroy", 1500*time.Millisecond)
+	isCreate := func(p string) bool { return strings.HasPrefix(p, "/nodes/") && strings.HasSuffix(p, "/lxc") }
+	id := s.accepted(t, "POST", "/v1/services",
+		`{"service_id":"ag-kill","plan":"ct-2g","hostname":"kill.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
+	polling := func(task string) func() bool {
+		return func() bool {
+			return simCalls(s.sim.Sim, "GET", func(p string) bool { return strings.Contains(p, ":"+task+":") }) > 0
+		}
+	}
+	s.killDuring(t, polling("vzcreate"), 2*time.Second)
+	if op := s.waitOperation(t, id, 90*time.Second); op["state"] != "succeeded" {
+		t.Fatalf("create after the agent came back: %v", op)
+	}
+	if n := simCalls(s.sim.Sim, "POST", isCreate); n != 1 {
+		t.Fatalf("R57: %d creates sent, want 1", n)
+	}
+	_, m := s.call(t, "GET", "/v1/services/ag-kill", "")
+	svc, _ := m["service"].(map[string]any)
+	vmid, _ := svc["vmid"].(float64)
+	isDestroy := func(p string) bool { return strings.HasSuffix(p, "/lxc/"+itoaTest(int(vmid))) }
+	id = s.accepted(t, "POST", "/v1/services/ag-kill/terminate", `{}`)
+	s.killDuring(t, polling("vzdestroy"), 2*time.Second)
+	if op := s.waitOperation(t, id, 90*time.Second); op["state"] != "succeeded" {
+		t.Fatalf("terminate after the agent came back: %v", op)
+	}
+	if n := simCalls(s.sim.Sim, "DELETE", isDestroy); n != 1 {
+		t.Fatalf("R57: %d destroys sent, want 1", n)
+	}
+	if _, ok := s.sim.Guest(int(vmid)); ok {
+		t.Fatal("the guest is still there")
+	}
+}
+
+func itoaTest(n int) string {
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+// R57: with the cluster's agent away, a create is accepted (202) and nothing reaches Proxmox;
+// a read that needs Proxmox is a temporary 503 proxmox_unavailable, answered at once; when the
+// agent is back the create runs, once.
+func TestAgentAwayCreateWaits(t *testing.T) {
+	s := newAgentStand(t)
+	s.agent.Kill()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.agents(t)) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := len(s.sim.Requests())
+	id := s.accepted(t, "POST", "/v1/services",
+		`{"service_id":"ag-away","plan":"ct-2g","hostname":"away.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
+	start := time.Now()
+	status, m := s.call(t, "GET", "/v1/admin/clusters/default/nodes", "")
+	if status != http.StatusServiceUnavailable || m["code"] != "proxmox_unavailable" || m["permanence"] != "temporary" {
+		t.Fatalf("read while away: %d %v", status, m)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("a read waited %s for the agent", time.Since(start))
+	}
+	time.Sleep(time.Second)
+	if n := len(s.sim.Requests()); n != before {
+		t.Fatalf("%d calls reached Proxmox with no agent", n-before)
+	}
+	_, m = s.call(t, "GET", "/v1/operations/"+id, "")
+	if st := opState(m); st != "pending" && st != "running" {
+		t.Fatalf("the create did not wait: %v", m)
+	}
+	s.startAgent(t)
+	if op := s.waitOperation(t, id, 60*time.Second); op["state"] != "succeeded" {
+		t.Fatalf("create after the agent came back: %v", op)
+	}
+	isCreate := func(p string) bool { return strings.HasPrefix(p, "/nodes/") && strings.HasSuffix(p, "/lxc") }
+	if n := simCalls(s.sim.Sim, "POST", isCreate); n != 1 {
+		t.Fatalf("%d creates sent, want 1", n)
+	}
+}

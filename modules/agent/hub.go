@@ -69,6 +69,8 @@ type Hub struct {
 	tunnels map[string][]*tunnel
 	closing bool
 	next    atomic.Uint64
+	// changed is closed (and replaced) when a tunnel is added: waiters look again.
+	changed chan struct{}
 }
 
 // tunnel is one connected agent.
@@ -102,7 +104,7 @@ func NewHub(o HubOptions) *Hub {
 	for c := range o.Keys {
 		m.init(c)
 	}
-	return &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}}
+	return &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}, changed: make(chan struct{})}
 }
 
 // Clusters lists the agent clusters, sorted.
@@ -229,6 +231,8 @@ func h2cOnly() *http.Protocols {
 func (h *Hub) add(t *tunnel) {
 	h.mu.Lock()
 	h.tunnels[t.cluster] = append(h.tunnels[t.cluster], t)
+	close(h.changed)
+	h.changed = make(chan struct{})
 	h.mu.Unlock()
 	h.m.tunnels.WithLabelValues(t.cluster).Inc()
 	h.m.connects.WithLabelValues(t.cluster).Inc()
@@ -282,6 +286,24 @@ func (h *Hub) pick(cluster string) *tunnel {
 		busy = t
 	}
 	return busy
+}
+
+// waitReady waits until the cluster has a live tunnel or ctx ends.
+func (h *Hub) waitReady(ctx context.Context, cluster string) error {
+	for {
+		h.mu.Lock()
+		ch := h.changed
+		h.mu.Unlock()
+		if h.pick(cluster) != nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-time.After(time.Second): // a tunnel that died and was replaced without a new add
+		}
+	}
 }
 
 // Shutdown refuses new agents, lets the calls in flight finish until ctx ends, then closes

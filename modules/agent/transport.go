@@ -32,6 +32,10 @@ type clusterTransport struct {
 	cluster string
 }
 
+// WaitReady waits until an agent of the cluster is connected (pve.TunnelWaiter): an
+// operation's call waits for the agent instead of failing.
+func (t *clusterTransport) WaitReady(ctx context.Context) error { return t.h.waitReady(ctx, t.cluster) }
+
 func (t *clusterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tun := t.h.pick(t.cluster)
 	if tun == nil {

@@ -74,6 +74,10 @@ type Config struct {
 	HealWindow   time.Duration
 	HealBackoff  time.Duration
 	FactsBudget  time.Duration
+	// RunContext, when set, derives each run's context: the wiring marks it so that a Proxmox
+	// call of an operation waits for a cluster's agent to be connected (R57), where an API read
+	// fails at once.
+	RunContext func(context.Context) context.Context
 }
 
 // healDefaults: three resumes within 60 s (R58), 2 s backoff, 30 s for the facts.
@@ -368,6 +372,9 @@ func (e *Executor) execute(c *models.Claim) {
 	}
 	ctx, cancel := context.WithCancel(e.runCtx)
 	defer cancel()
+	if e.cfg.RunContext != nil {
+		ctx = e.cfg.RunContext(ctx)
+	}
 	hbDone := make(chan struct{})
 	go e.heartbeat(ctx, cancel, op.ID, hbDone)
 	// A run resumes when a previous attempt reached a stage: taken over from a dead worker,

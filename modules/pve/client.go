@@ -176,6 +176,9 @@ func (c *Client) do(ctx context.Context, method, path string, params url.Values)
 		return nil, fmt.Errorf("pve: path %q must start with /", path)
 	}
 	for attempt := 1; ; attempt++ {
+		if err := c.waitTunnel(ctx); err != nil {
+			return nil, fmt.Errorf("pve: %s %s: waiting for the cluster's agent: %w", method, path, err)
+		}
 		env, apiErr, retryAfter := c.once(ctx, method, path, params)
 		if apiErr == nil {
 			return env, nil

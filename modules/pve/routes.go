@@ -1,6 +1,7 @@
 package pve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -334,4 +335,29 @@ func (c *Client) checkRoute(method, path string) error {
 		return &RouteError{Reason: ReasonDirectOnly, Detail: method + " " + r.Pattern}
 	}
 	return nil
+}
+
+// waitKey marks a context whose calls wait for an agent to be connected.
+type waitKey struct{}
+
+// WaitForTunnel marks ctx so that a call through an agent that is not connected waits for one
+// (until ctx ends) before it is sent, instead of failing at once: an operation's calls wait,
+// an API read does not (R57). Without an agent the mark changes nothing.
+func WaitForTunnel(ctx context.Context) context.Context { return context.WithValue(ctx, waitKey{}, true) }
+
+// TunnelWaiter is a Config.Tunnel that can wait until it can carry a call.
+type TunnelWaiter interface {
+	WaitReady(ctx context.Context) error
+}
+
+// waitTunnel waits for the tunnel when ctx asks for it; the error is ctx's.
+func (c *Client) waitTunnel(ctx context.Context) error {
+	if !c.tunnel || ctx.Value(waitKey{}) == nil {
+		return nil
+	}
+	w, ok := c.http.Transport.(TunnelWaiter)
+	if !ok {
+		return nil
+	}
+	return w.WaitReady(ctx)
 }

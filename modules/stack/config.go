@@ -13,6 +13,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/provision"
+	"pvebill/modules/pve"
 	"pvebill/modules/rdns"
 	"pvebill/server"
 	"pvebill/server/config"
@@ -40,7 +41,7 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 	}
 	st := New(Options{DB: db, Log: log, Metrics: reg, Kinds: Kinds(), Clusters: clusters, Actions: extra,
 		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg), Agents: hub,
-		Executor: executor.Config{Owner: owner,
+		Executor: executor.Config{Owner: owner, RunContext: pve.WaitForTunnel,
 			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval,
 			LongWorkers: cfg.Executor.BackupWorkers},
 		Provision: provision.Options{}, Console: cfg.Console, PowerDNS: powerDNS(cfg.DNS.PowerDNS)})
