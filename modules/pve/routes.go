@@ -343,7 +343,9 @@ type waitKey struct{}
 // WaitForTunnel marks ctx so that a call through an agent that is not connected waits for one
 // (until ctx ends) before it is sent, instead of failing at once: an operation's calls wait,
 // an API read does not (R57). Without an agent the mark changes nothing.
-func WaitForTunnel(ctx context.Context) context.Context { return context.WithValue(ctx, waitKey{}, true) }
+func WaitForTunnel(ctx context.Context) context.Context {
+	return context.WithValue(ctx, waitKey{}, true)
+}
 
 // TunnelWaiter is a Config.Tunnel that can wait until it can carry a call.
 type TunnelWaiter interface {
