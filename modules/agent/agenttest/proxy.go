@@ -1,6 +1,8 @@
 package agenttest
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -31,7 +33,7 @@ type link struct {
 // StartProxy forwards a new listener on loopback to target; idle 0 means no idle timeout.
 func StartProxy(t testing.TB, target string, idle time.Duration) *Proxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
-		b, err := net.Dial("tcp", p.target)
+		b, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(context.Background(), "tcp", p.target)
 		if err != nil {
 			_ = a.Close()
 			continue
@@ -101,7 +103,7 @@ func (l *link) pipe(dst, src net.Conn) {
 			}
 		}
 		if err != nil {
-			if err != io.EOF || !l.stalled.Load() {
+			if !errors.Is(err, io.EOF) || !l.stalled.Load() {
 				_ = dst.Close()
 			}
 			return
