@@ -90,8 +90,9 @@ func TestVMTemplateByNameOnEveryNode(t *testing.T) {
 func TestSharedTemplateServesEveryNode(t *testing.T) {
 	h := threeNodes(t, "sqlite")
 	h.sim.AddStorage("ceph", "rbd", []string{"images"}, true)
-	// pve1 holds the demo guests (3 GiB): with 3 GiB more memory it is as empty as the others.
-	h.sim.SetNodeOptions("pve1", pvesim.NodeOptions{MemoryBytes: 19 << 30})
+	// pve1 holds the demo guests (3 GiB): with 64 GiB it is as full after one 1 GiB VM (4/64) as
+	// the others are (1/16), so three creates go to three nodes.
+	h.sim.SetNodeOptions("pve1", pvesim.NodeOptions{MemoryBytes: 64 << 30})
 	seed := func(vmid int, ide2 string) {
 		if err := h.sim.SeedGuest(pvesim.Guest{VMID: vmid, Type: "qemu", Node: "pve1", Template: true, Config: map[string]string{
 			"name": "shared-" + itoa(vmid), "memory": "2048", "scsi0": "ceph:base-" + itoa(vmid) + "-disk-0,size=8G", "ide2": ide2,

@@ -198,22 +198,38 @@ func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
 	return skipNoneCandidate
 }
 
-// best is the candidate with the fewest creates in flight, then the most headroom, then the
-// first name; false when there is none.
-func best(nodes []nodeCapacity) (nodeCapacity, bool) {
+// best is the candidate that the guest (want bytes of memory) would leave least full: the
+// lowest share of its placeable memory (memory × overcommit) taken by its guests, the creates in
+// flight there and this guest; then the fewest creates in flight, then the first name. Nodes fill
+// in proportion to their size, and a burst spreads because each create in flight already counts
+// in its node's share (Proxmox's figures do not move until the guest exists). false when there
+// is no candidate.
+func best(nodes []nodeCapacity, want int64) (nodeCapacity, bool) {
 	var out nodeCapacity
-	found := false
+	outFill, found := 0.0, false
 	for _, n := range nodes {
 		if n.Skipped != skipNoneCandidate {
 			continue
 		}
-		if !found || n.InFlight.Count < out.InFlight.Count ||
-			(n.InFlight.Count == out.InFlight.Count && (n.Headroom > out.Headroom ||
-				(n.Headroom == out.Headroom && n.Name < out.Name))) {
-			out, found = n, true
+		f := n.fillWith(want)
+		if !found || f < outFill || (f == outFill && (n.InFlight.Count < out.InFlight.Count ||
+			(n.InFlight.Count == out.InFlight.Count && n.Name < out.Name))) {
+			out, outFill, found = n, f, true
 		}
 	}
 	return out, found
+}
+
+// limit is the memory placement may commit on the node: its memory × the overcommit.
+func (n nodeCapacity) limit() int64 { return n.Headroom + n.Committed + n.InFlight.Memory }
+
+// fillWith is the share of the node's limit its guests, its creates in flight and want take.
+func (n nodeCapacity) fillWith(want int64) float64 {
+	l := n.limit()
+	if l <= 0 {
+		return 1
+	}
+	return float64(l-n.Headroom+want) / float64(l)
 }
 
 // noCapacity counts a no_capacity refusal.
@@ -235,8 +251,7 @@ func (m *Metrics) observeNodes(cluster string, nodes []nodeCapacity) {
 			m.nodeHeadroom.DeleteLabelValues(cluster, n.Name)
 			continue
 		}
-		limit := float64(n.Headroom + n.Committed + n.InFlight.Memory)
-		m.nodeFill.WithLabelValues(cluster, n.Name).Set(float64(n.Committed+n.InFlight.Memory) / limit)
+		m.nodeFill.WithLabelValues(cluster, n.Name).Set(n.fillWith(0))
 		m.nodeHeadroom.WithLabelValues(cluster, n.Name).Set(float64(n.Headroom))
 	}
 }

@@ -129,13 +129,15 @@ func TestPlacementSkipsFullStorageAndOvercommits(t *testing.T) {
 		t.Fatalf("placed on %s: pve2's storage is full, pve3's memory is committed; want pve1", n)
 	}
 
-	// With memory_overcommit 3, pve3 holds 24-7=17 GiB of headroom, the most (pve1 15, pve2 12).
+	// With memory_overcommit 3 every node is a candidate; the 2 GiB guest leaves pve2 the least
+	// full (2 of 12 GiB) before pve1 (3+2 of 18) and pve3 (7+2 of 24), although pve3 has the most
+	// headroom in bytes.
 	e2 := newEnvOvercommit(t, capacitySim(t), 3)
 	req = ctReq("svc-oc-0")
 	req.Plan = "ct-big"
 	e2.create(req)
-	if n := e2.service(req.ServiceID).Node; n != "pve3" {
-		t.Fatalf("with memory_overcommit 3 placed on %s, want pve3", n)
+	if n := e2.service(req.ServiceID).Node; n != "pve2" {
+		t.Fatalf("with memory_overcommit 3 placed on %s, want pve2", n)
 	}
 }
 

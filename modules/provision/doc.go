@@ -3,9 +3,9 @@
 // executor actions through the guest modules (modules/lxc, modules/qemu). It never tells one
 // guest kind from another: what differs is an interface of the kind's module (modules/kinds/optional.go).
 //
-// Create applies the checkout rule (R4), is idempotent per service_id (R36), places a
-// container on the allowed online node with the fewest creates in flight among those with the
-// plan's memory free, then the most free memory (a kind that clones on its template's node),
+// Create applies the checkout rule (R4), is idempotent per service_id (R36), places the guest
+// on the candidate node it leaves least full (R52; a kind that clones only where a template
+// serves),
 // reserves a vmid in the database under the unique (cluster, vmid) key, confirms it with
 // /cluster/nextid, refuses ids that still have volumes named for them, and retries on "already
 // exists" a bounded number of times (R2). Every guest it creates carries the service's stamp;

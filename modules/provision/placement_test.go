@@ -15,37 +15,39 @@ import (
 	"pvebill/modules/pve/pvesim/simtest"
 )
 
-// Placement (R52) takes the allowed online node with the most memory headroom (its memory less
-// the memory of its guests, running or stopped) when no create is in flight: a plan's node list
+// Placement (R52) takes the allowed online node the guest leaves least full (its guests' memory,
+// running or stopped, and the guest's, over its memory) when no create is in flight: a plan's node list
 // is respected and an offline node is never chosen (no candidate: no_capacity).
 func TestPlacement(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: []string{"pve1", "pve2", "pve3"}})
 	e := newEnv(t, "sqlite", sim, nil)
 	ctx := context.Background()
 
-	// Unrestricted: the node with the most headroom right now.
+	// Unrestricted: the node the guest leaves least full right now.
 	rows, err := e.client.Cluster().Resources(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	room := map[string]int64{}
+	mem, used := map[string]int64{}, map[string]int64{}
 	for _, r := range rows {
 		switch {
 		case r.Type == "node" && r.Status == "online":
-			room[r.Node] += int64(r.MaxMem)
+			mem[r.Node] = int64(r.MaxMem)
 		case r.VMID.Int() > 0 && !bool(r.Template):
-			room[r.Node] -= int64(r.MaxMem)
+			used[r.Node] += int64(r.MaxMem)
 		}
 	}
-	best, bestRoom := "", int64(-1)
-	for n, h := range room {
-		if h > bestRoom || (h == bestRoom && n < best) {
-			best, bestRoom = n, h
+	want := int64(*testPlans()[0].MemoryMiB) << 20
+	best, bestFill := "", 2.0
+	for n, m := range mem {
+		f := float64(used[n]+want) / float64(m)
+		if f < bestFill || (f == bestFill && n < best) {
+			best, bestFill = n, f
 		}
 	}
 	e.create(ctReq("svc-free"))
 	if n := e.service("svc-free").Node; n != best {
-		t.Fatalf("placed on %s, most headroom is on %s", n, best)
+		t.Fatalf("placed on %s, the least full is %s", n, best)
 	}
 
 	spec := testPlans()[0]
@@ -114,6 +116,17 @@ func TestPlacementSpreadsABurst(t *testing.T) {
 			nodes := []string{"pve1", "pve2", "pve3"}
 			sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: nodes,
 				TaskDuration: 150 * time.Millisecond})
+			// Equal nodes (pve1 holds the demo guests' 3 GiB, the others a stopped 3 GiB VM each):
+			// only the creates in flight tell them apart.
+			for i, n := range nodes {
+				sim.SetNodeOptions(n, pvesim.NodeOptions{MemoryBytes: 64 * gib})
+				if n == "pve1" {
+					continue
+				}
+				if err := sim.SeedGuest(pvesim.Guest{VMID: 700 + i, Type: "qemu", Node: n, Config: map[string]string{"memory": "3072"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			ttl := sharedReadTTL
 			sharedReadTTL = time.Minute
 			e := newEnv(t, dialect, sim, nil)

@@ -134,7 +134,9 @@ func (m *migration) run(t *task, source string) error {
 
 // snapshotsMove reports whether a local storage's snapshots travel with a migration: only ZFS and
 // btrfs ones (and qcow2 files, which the simulator's storages do not hold) do.
-func snapshotsMove(st *storage) bool { return st != nil && (st.Type == "zfspool" || st.Type == "btrfs") }
+func snapshotsMove(st *storage) bool {
+	return st != nil && (st.Type == "zfspool" || st.Type == "btrfs")
+}
 
 // localDevices are the config keys that tie a VM to its node (hostpciN, usbN other than
 // spice, serialN other than socket, parallelN, ivshmem).
