@@ -115,11 +115,12 @@ func migrateGuest(ctx context.Context, m *move) error {
 	m.wasRunning = st.Power == "running"
 	m.s.o.Log.Info("migrating guest", "service_id", m.svc.ServiceID, "vmid", m.g.VMID, "from", m.g.Node, "to", target)
 	err = m.migrator.Migrate(ctx, m.g, target)
+	if err == nil {
+		// The node is free for its next migration; what is left only reads.
+		return m.r.ReleaseGate(ctx)
+	}
 	if errors.Is(err, kinds.ErrMigrationRefused) {
 		return refused(proxmoxReason(err), err)
-	}
-	if err == nil {
-		return nil
 	}
 	if ferr := m.find(ctx); ferr == nil && m.moved() {
 		return nil

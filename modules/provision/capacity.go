@@ -55,6 +55,16 @@ func (s *Provisioner) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]n
 	})
 }
 
+// freshFigures reads the node figures now, past the shared read: a migration is chosen one at a
+// time per node, minutes apart, and must see where the previous ones went.
+func (s *Provisioner) freshFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
+	rows, err := cl.Client.Cluster().Resources(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list resources of %s: %w", cl.Name, err)
+	}
+	return figuresOf(rows), nil
+}
+
 // figuresOf folds the rows of /cluster/resources into one entry per node, by name. A node
 // without maxmem has no figures (Proxmox leaves them out without Sys.Audit and drops an
 // offline node's after five minutes).

@@ -205,7 +205,8 @@ func (s *Provisioner) leftoverVolumes(ctx context.Context, cl kinds.Cluster, nod
 // MigrationTarget picks the node a service's guest moves to from the node from (R52, R53): the
 // node want when it is given and a candidate for the service's plan, else the best candidate
 // other than from, judged as a create's placement (online, allowed, not in maintenance, the
-// plan's storage with room, memory headroom). No candidate is no_capacity.
+// plan's storage with room, memory headroom), from figures read now. No candidate is
+// no_capacity.
 func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, from, want string) (string, error) {
 	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
@@ -215,7 +216,7 @@ func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, 
 	if err != nil {
 		return "", err
 	}
-	figs, err := s.clusterFigures(ctx, cl)
+	figs, err := s.freshFigures(ctx, cl)
 	if err != nil {
 		return "", operation.ProblemOf(err)
 	}
