@@ -208,20 +208,20 @@ func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
 	return skipNoneCandidate
 }
 
-// best is the candidate that the guest (want bytes of memory) would leave least full: the
-// lowest share of its placeable memory (memory × overcommit) taken by its guests, the creates in
-// flight there and this guest; then the fewest creates in flight, then the first name. Nodes fill
-// in proportion to their size, and a burst spreads because each create in flight already counts
-// in its node's share (Proxmox's figures do not move until the guest exists). false when there
-// is no candidate.
-func best(nodes []nodeCapacity, want int64) (nodeCapacity, bool) {
+// best is the least full candidate: the lowest share of its placeable memory (memory ×
+// overcommit) taken by its guests and the creates in flight there; then the fewest creates in
+// flight, then the first name. Nodes fill in proportion to their size, whatever the size of
+// each guest (a big guest is not steered to the big nodes), and a burst spreads because each
+// create in flight already counts in its node's share (Proxmox's figures do not move until the
+// guest exists). false when there is no candidate.
+func best(nodes []nodeCapacity) (nodeCapacity, bool) {
 	var out nodeCapacity
 	outFill, found := 0.0, false
 	for _, n := range nodes {
 		if n.Skipped != skipNoneCandidate {
 			continue
 		}
-		f := n.fillWith(want)
+		f := n.fillWith(0)
 		if !found || f < outFill || (f == outFill && (n.InFlight.Count < out.InFlight.Count ||
 			(n.InFlight.Count == out.InFlight.Count && n.Name < out.Name))) {
 			out, outFill, found = n, f, true

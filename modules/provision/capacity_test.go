@@ -129,9 +129,8 @@ func TestPlacementSkipsFullStorageAndOvercommits(t *testing.T) {
 		t.Fatalf("placed on %s: pve2's storage is full, pve3's memory is committed; want pve1", n)
 	}
 
-	// With memory_overcommit 3 every node is a candidate; the 2 GiB guest leaves pve2 the least
-	// full (2 of 12 GiB) before pve1 (3+2 of 18) and pve3 (7+2 of 24), although pve3 has the most
-	// headroom in bytes.
+	// With memory_overcommit 3 every node is a candidate; pve2 is the least full (0 of 12 GiB)
+	// before pve1 (3 of 18) and pve3 (7 of 24), although pve3 has the most headroom in bytes.
 	e2 := newEnvOvercommit(t, capacitySim(t), 3)
 	req = ctReq("svc-oc-0")
 	req.Plan = "ct-big"

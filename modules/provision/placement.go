@@ -21,8 +21,8 @@ import (
 // its nodes: those a template of a kind that clones serves), not in maintenance, has the plan's storage active
 // with room for the disk, and has the plan's memory within its headroom: its memory × the
 // cluster's memory_overcommit, less the memory of every guest on it (running or stopped: both
-// may run) and of the creates in flight there. Among the candidates it takes the one the guest
-// leaves least full (best): Proxmox's figures do not move until a guest exists, so the creates
+// may run) and of the creates in flight there. Among the candidates it takes the least full
+// (best): Proxmox's figures do not move until a guest exists, so the creates
 // in flight count in each node's share, and a burst spreads over the nodes.
 // The creates in flight are read and the choice recorded under one lock per process (another
 // replica's choices are seen once recorded). The figures are one shared read of
@@ -43,7 +43,7 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 	if serves != nil {
 		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return !serves[n.Name] })
 	}
-	chosen, ok := best(nodes, int64(p.MemoryMiB)<<20)
+	chosen, ok := best(nodes)
 	if !ok {
 		s.metrics.noCapacity(cl.Name)
 		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
@@ -225,7 +225,7 @@ func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, 
 		return "", err
 	}
 	nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name == from || (want != "" && n.Name != want) })
-	chosen, ok := best(nodes, int64(p.MemoryMiB)<<20)
+	chosen, ok := best(nodes)
 	if !ok {
 		s.metrics.noCapacity(cl.Name)
 		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).

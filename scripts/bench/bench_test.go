@@ -166,6 +166,7 @@ func TestBench(t *testing.T) {
 		{8, "console", consoleRelay},
 		{9, "backups", scheduledBackups},
 		{10, "ipv6", ipv6Pools},
+		{12, "placement", placementFill},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {

@@ -1,5 +1,5 @@
 // Package bench is pvebill's performance harness (`make bench`, issue 7). It has no code of
-// its own outside its tests: TestBench runs ten scenarios against the Proxmox simulator, the
+// its own outside its tests: TestBench runs its scenarios against the Proxmox simulator, the
 // real server, executor, sampler and database, and reports each figure as a ratio against a
 // baseline measured in the same run, or as a count, next to its target.
 //
@@ -42,4 +42,10 @@
 //  10. IPv6 pools (R54): 10,000 /64 assignments from a /48 by 100 concurrent creates against
 //     10,000 IPv4 addresses by the same 100 in the same run: no duplicate, the throughput ratio,
 //     and the database bytes per assignment.
+//  12. Placement and drain (R52, R53): 1,000 creates (one in three a VM whose template is named
+//     by name, one copy per node) submitted 32 at once to four nodes of 64, 128, 128 and 256
+//     GiB: the spread of the nodes' committed shares, nodes over their memory, nodes holding
+//     VMs; then a drain of the 64 GiB node: its time against the sum of the simulator's
+//     migration times at one migration per node, failed migrations, guests lost or left
+//     stopped.
 package bench
