@@ -164,8 +164,10 @@ func TestPasswordLostWithItsReplica(t *testing.T) {
 			sim := simtest.Start(t, nil)
 			shortLease := func(o *stack.Options) { o.Executor.Lease = 600 * time.Millisecond }
 			a := newServicesReplica(t, dbA, sim, nil, "replica-a", true, shortLease)
-			b := newServicesReplica(t, dbB, sim, nil, "replica-b", false, shortLease)
 			succeeded(t, a.billing("POST", "/v1/services?wait=20", createBody("pw-rep", "vm-2g")))
+			// B starts once the create is done: on a loaded machine A's 600 ms lease may lapse,
+			// and B would take the create over without its password.
+			b := newServicesReplica(t, dbB, sim, nil, "replica-b", false, shortLease)
 			// A stops working (as if it died) but still answers HTTP: the operation it accepts is
 			// pinned to it, and only B's workers run.
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
