@@ -181,11 +181,14 @@ func DueRDNS(ctx context.Context, tx *gorm.DB, now time.Time, limit int) ([]RDNS
 }
 
 // ClaimRDNS claims the record of address at generation gen until until: it succeeds (true) when
-// the record is still at that generation and nobody else holds an unexpired claim on it. Only
-// the claimant talks to PowerDNS about the address.
+// the record is still at that generation, not synced, due at now, and nobody else holds an
+// unexpired claim on it. Only the claimant talks to PowerDNS about the address, and a round that
+// read the record before another finished it (synced, or failed and waiting) does not send it
+// again.
 func ClaimRDNS(ctx context.Context, tx *gorm.DB, address string, gen int64, now, until time.Time) (bool, error) {
 	res := tx.WithContext(ctx).Model(&RDNSRecord{}).
-		Where("address = ? AND generation = ? AND claim_until < ?", address, gen, now.UnixMilli()).
+		Where("address = ? AND generation = ? AND status <> ? AND next_attempt_at <= ? AND claim_until < ?",
+			address, gen, RDNSSynced, now, now.UnixMilli()).
 		Update("claim_until", until.UnixMilli())
 	return res.RowsAffected == 1, res.Error
 }

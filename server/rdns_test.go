@@ -152,6 +152,9 @@ func TestRDNSOverHTTP(t *testing.T) {
 				t.Fatalf("address: %v", m)
 			}
 			checkProblem(t, h.otherClient("GET", "/v1/services/rdns-1/rdns", nil), 404, "not_found")
+			if got := rdnsList(t, h.admin("GET", "/v1/services/rdns-1/rdns?client=whmcs")); len(got) != 2 {
+				t.Fatalf("the admin's view %v", got)
+			}
 			checkProblem(t, h.otherClient("PUT", "/v1/services/rdns-1/rdns", rdnsBody("203.0.113.10", "x.example.com")), 404, "not_found")
 			resolvesTo(t, pdns, "203.0.113.10", "mail.example.com.")
 
