@@ -129,6 +129,8 @@ type chaos struct {
 	retriesByCode map[string]int64
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
+	// passwordsResent counts the applies sent again for an intent awaiting_password (R58).
+	passwordsResent atomic.Int64
 	waitTimeouts, waitNanos, sendNanos, inProgress                   atomic.Int64
 	dbKills, dbRetries, dbGiveUps                                    atomic.Int64
 	done                                                             atomic.Bool
@@ -715,9 +717,10 @@ func (c *chaos) script(id string) {
 				c.refusals.Add(1)
 				continue
 			}
-			path = "/v1/services/" + id + "/reinstall"
 			body, _ = json.Marshal(map[string]any{"intent_id": in["id"], "confirmations": in["confirmations"],
 				"root_password": password})
+			c.reinstall(id, body)
+			continue
 		}
 		status, m := c.send("POST", path, body)
 		if oid := opID(m); oid != "" {
@@ -734,6 +737,34 @@ func (c *chaos) script(id string) {
 			c.refusals.Add(1)
 		}
 	}
+}
+
+// reinstall applies a reinstall and, as the WHMCS module does, sends the apply again with the
+// password while the intent waits for it: a replica that took the run over after the destroy
+// holds no password (R26, R58).
+func (c *chaos) reinstall(id string, body []byte) {
+	status, m := c.send("POST", "/v1/services/"+id+"/reinstall", body)
+	oid := opID(m)
+	if oid == "" {
+		if status >= 400 {
+			c.refusals.Add(1)
+		}
+		return
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		op, err := models.GetOperation(context.Background(), c.db.Gorm, oid)
+		if err == nil && models.IsTerminal(op.State) {
+			return
+		}
+		_, m := c.send("GET", "/v1/services/"+id+"/reinstall", nil)
+		if in, _ := m["intent"].(map[string]any); in != nil && in["state"] == models.IntentAwaitingPassword {
+			c.passwordsResent.Add(1)
+			c.send("POST", "/v1/services/"+id+"/reinstall", body)
+		}
+		time.Sleep(time.Second)
+	}
+	c.waitTimeouts.Add(1)
 }
 
 // backupAndRestore backs the service up now and, every other time, restores its newest backup
@@ -828,6 +859,8 @@ func (c *chaos) check(settled bool) int {
 			perService[op.ServiceID] = map[string]int{}
 		}
 		perService[op.ServiceID][op.Action]++
+		// A run resumed from the facts (R58) may send its stage's call once more.
+		perService[op.ServiceID]["resumed"] += op.Resumed
 	}
 	c.mu.Lock()
 	for id := range c.accepted {
@@ -845,6 +878,7 @@ func (c *chaos) check(settled bool) int {
 		c.logUnfinished(ops, byID)
 	}
 	t.Logf("operations by state: %v", states)
+	c.checkReconciliations(ops, fail)
 
 	// 2. No operation ran twice: per service, the guests created (a container create or a VM
 	// clone that Proxmox accepted) are at most its create and reinstall operations, and the
@@ -914,12 +948,12 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	for svc, n := range creates {
-		if allowed := perService[svc]["create"] + perService[svc]["reinstall"] + perService[svc]["restore"]; n > allowed {
+		if allowed := perService[svc]["create"] + perService[svc]["reinstall"] + perService[svc]["restore"] + perService[svc]["resumed"]; n > allowed {
 			fail("service %s: %d guests created by %d create/reinstall/restore operations", svc, n, allowed)
 		}
 	}
 	for svc, n := range restores {
-		if n > perService[svc]["restore"] {
+		if n > perService[svc]["restore"]+perService[svc]["resumed"] {
 			fail("service %s: %d restores reached Proxmox for %d restore operations", svc, n, perService[svc]["restore"])
 		}
 	}
@@ -933,7 +967,7 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	for svc, n := range destroys {
-		if allowed := perService[svc]["terminate"] + perService[svc]["reinstall"]; n > allowed {
+		if allowed := perService[svc]["terminate"] + perService[svc]["reinstall"] + perService[svc]["resumed"]; n > allowed {
 			fail("service %s: %d guests destroyed by %d terminate/reinstall operations", svc, n, allowed)
 		}
 	}
@@ -1068,6 +1102,54 @@ func (c *chaos) check(settled bool) int {
 		}
 	}
 	return violations
+}
+
+// checkReconciliations is the invariant of R58: every needs_reconciliation carries the facts
+// and a reason, and the reason is confirmed from what the run recorded — a resume that kept
+// failing resumed three times, a task that was not recorded was not, Proxmox unreachable only
+// in a run that injected faults, a guest not ours not stamped for the service. It reports the
+// figure the README shows: needs_reconciliation per 1,000 operations.
+func (c *chaos) checkReconciliations(ops []models.Operation, fail func(string, ...any)) {
+	reasons := map[string]int{}
+	resumed := 0
+	for _, op := range ops {
+		resumed += op.Resumed
+		if op.State != models.OpNeedsReconciliation {
+			continue
+		}
+		var rec struct {
+			Facts struct {
+				GuestPresent *bool `json:"guest_present"`
+				Stamped      *bool `json:"stamped"`
+			} `json:"facts"`
+			Reason string `json:"reason"`
+		}
+		if op.Reconciliation == nil || json.Unmarshal([]byte(*op.Reconciliation), &rec) != nil || rec.Reason == "" {
+			fail("operation %s (%s) needs reconciliation at %s without facts and a reason", op.ID, op.Action, op.Stage)
+			continue
+		}
+		reasons[rec.Reason]++
+		confirmed := false
+		switch rec.Reason {
+		case "resume_failed":
+			confirmed = op.Resumed >= 3
+		case "task_not_recorded":
+			confirmed = op.TaskStage == nil || *op.TaskStage != op.Stage
+		case "proxmox_unreachable":
+			confirmed = c.faults.Load() > 0
+		case "guest_not_ours":
+			confirmed = rec.Facts.Stamped != nil && !*rec.Facts.Stamped
+		}
+		if !confirmed {
+			fail("operation %s (%s) needs reconciliation for %q, which its row does not confirm: %s", op.ID, op.Action, rec.Reason, *op.Reconciliation)
+		}
+	}
+	n := 0
+	for _, v := range reasons {
+		n += v
+	}
+	c.t.Logf("needs_reconciliation: %.1f per 1,000 operations (%d of %d; reasons %v); %d runs resumed from the facts, %d applies sent again with the password",
+		1000*float64(n)/float64(max(len(ops), 1)), n, len(ops), reasons, resumed, c.passwordsResent.Load())
 }
 
 // checkRestores is the invariant of restore operations (R28, R43): one ends succeeded, or

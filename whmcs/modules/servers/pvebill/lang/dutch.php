@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Vink het vakje aan om te bevestigen dat de g
 $_LANG['pvebill_password_short'] = 'Kies een rootwachtwoord van minstens 8 tekens.';
 $_LANG['pvebill_reinstall_done'] = 'De herinstallatie is klaar. Log in met het nieuwe rootwachtwoord.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill bereidt het voorbeeld nog voor. Laad deze pagina zo opnieuw.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'De herinstallatie is onderbroken nadat het oude systeem was gewist. Voer een rootwachtwoord in om haar af te ronden: pvebill bewaart het nooit.';
+$_LANG['pvebill_send_password'] = 'Herinstallatie afronden';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'Dit is tijdelijk: probeer de actie later opnieuw.';

@@ -124,6 +124,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Tick the box to confirm that the data marked
 $_LANG['pvebill_password_short'] = 'Choose a root password of at least 8 characters.';
 $_LANG['pvebill_reinstall_done'] = 'The reinstall has finished. Log in with the new root password.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill is still preparing the preview. Reload this page in a moment.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'The reinstall was interrupted after the old system was erased. Enter a root password to finish it: pvebill never stores it.';
+$_LANG['pvebill_send_password'] = 'Finish the reinstall';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'This is temporary: retry the action later.';

@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Cochez la case pour confirmer que les donné
 $_LANG['pvebill_password_short'] = 'Choisissez un mot de passe root d’au moins 8 caractères.';
 $_LANG['pvebill_reinstall_done'] = 'La réinstallation est terminée. Connectez-vous avec le nouveau mot de passe root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill prépare encore l’aperçu. Rechargez cette page dans un instant.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'La réinstallation a été interrompue après l\'effacement de l\'ancien système. Saisissez un mot de passe root pour la terminer : pvebill ne le conserve jamais.';
+$_LANG['pvebill_send_password'] = 'Terminer la réinstallation';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'C’est temporaire : réessayez l’action plus tard.';

@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Setzen Sie das Häkchen, um zu bestätigen, 
 $_LANG['pvebill_password_short'] = 'Wählen Sie ein Root-Passwort mit mindestens 8 Zeichen.';
 $_LANG['pvebill_reinstall_done'] = 'Die Neuinstallation ist abgeschlossen. Melden Sie sich mit dem neuen Root-Passwort an.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill bereitet die Vorschau noch vor. Laden Sie diese Seite gleich neu.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'Die Neuinstallation wurde unterbrochen, nachdem das alte System gelöscht war. Geben Sie ein Root-Passwort ein, um sie abzuschließen: pvebill speichert es nie.';
+$_LANG['pvebill_send_password'] = 'Neuinstallation abschließen';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'Das ist vorübergehend: Versuchen Sie die Aktion später noch einmal.';

@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Spunta la casella per confermare che i dati 
 $_LANG['pvebill_password_short'] = 'Scegli una password di root di almeno 8 caratteri.';
 $_LANG['pvebill_reinstall_done'] = 'La reinstallazione è terminata. Accedi con la nuova password di root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill sta ancora preparando l’anteprima. Ricarica questa pagina tra un momento.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'La reinstallazione si è interrotta dopo la cancellazione del vecchio sistema. Inserisci una password di root per completarla: pvebill non la memorizza mai.';
+$_LANG['pvebill_send_password'] = 'Completa la reinstallazione';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'È temporaneo: riprova l’azione più tardi.';

@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Zaznacz pole, aby potwierdzić, że dane ozn
 $_LANG['pvebill_password_short'] = 'Wybierz hasło roota o długości co najmniej 8 znaków.';
 $_LANG['pvebill_reinstall_done'] = 'Ponowna instalacja zakończyła się. Zaloguj się nowym hasłem roota.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill wciąż przygotowuje podgląd. Odśwież tę stronę za chwilę.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'Ponowna instalacja została przerwana po usunięciu starego systemu. Wpisz hasło roota, aby ją dokończyć: pvebill nigdy go nie przechowuje.';
+$_LANG['pvebill_send_password'] = 'Dokończ ponowną instalację';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'To stan przejściowy: ponów działanie później.';

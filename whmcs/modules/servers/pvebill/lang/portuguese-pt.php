@@ -122,6 +122,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Assinale a caixa para confirmar que os dados
 $_LANG['pvebill_password_short'] = 'Escolha uma palavra-passe de root com pelo menos 8 caracteres.';
 $_LANG['pvebill_reinstall_done'] = 'A reinstalação terminou. Inicie sessão com a nova palavra-passe de root.';
 $_LANG['pvebill_reinstall_pending'] = 'O pvebill ainda está a preparar a pré-visualização. Recarregue esta página dentro de momentos.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'A reinstalação foi interrompida depois de o sistema antigo ter sido apagado. Introduza uma palavra-passe de root para a concluir: o pvebill nunca a guarda.';
+$_LANG['pvebill_send_password'] = 'Concluir a reinstalação';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'É temporário: tente a ação novamente mais tarde.';

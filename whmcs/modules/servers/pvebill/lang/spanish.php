@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = 'Marque la casilla para confirmar que los dat
 $_LANG['pvebill_password_short'] = 'Elija una contraseña de root de al menos 8 caracteres.';
 $_LANG['pvebill_reinstall_done'] = 'La reinstalación ha terminado. Inicie sesión con la nueva contraseña de root.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill todavía está preparando la vista previa. Vuelva a cargar esta página en un momento.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'La reinstalación se interrumpió después de borrar el sistema anterior. Introduzca una contraseña de root para terminarla: pvebill nunca la guarda.';
+$_LANG['pvebill_send_password'] = 'Terminar la reinstalación';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'Es temporal: vuelva a intentar la acción más tarde.';

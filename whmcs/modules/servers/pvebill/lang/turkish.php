@@ -121,6 +121,8 @@ $_LANG['pvebill_reinstall_tick'] = '"Silinir" olarak işaretlenen verilerin sili
 $_LANG['pvebill_password_short'] = 'En az 8 karakterlik bir root parolası seçin.';
 $_LANG['pvebill_reinstall_done'] = 'Yeniden kurulum tamamlandı. Yeni root parolasıyla oturum açın.';
 $_LANG['pvebill_reinstall_pending'] = 'pvebill önizlemeyi hâlâ hazırlıyor. Bu sayfayı birazdan yeniden yükleyin.';
+$_LANG['pvebill_reinstall_awaiting_password'] = 'Yeniden kurulum, eski sistem silindikten sonra kesildi. Tamamlamak için bir root parolası girin: pvebill onu asla saklamaz.';
+$_LANG['pvebill_send_password'] = 'Yeniden kurulumu tamamla';
 
 // Outcomes of an action.
 $_LANG['pvebill_temporary'] = 'Bu geçicidir: işlemi daha sonra yeniden deneyin.';

@@ -973,6 +973,14 @@ final class Module
         if ((string) ($input['step'] ?? '') === 'confirm') {
             return $page($this->confirmReinstall($params, $input, $vars, $lang));
         }
+        $waiting = $this->awaitingPassword($params);
+        if ($waiting !== null) {
+            // A reinstall taken over after its destroy waits for the root password, which
+            // pvebill never stores (R26, R58): ask the customer for it, not for a new preview.
+            $vars = self::withIntent($vars, $waiting, (string) ($waiting['os'] ?? self::osOf($params)), $lang);
+            $vars['message'] = $lang->t('reinstall_awaiting_password');
+            return $page($vars);
+        }
         $os = trim((string) ($input['os'] ?? '')) ?: self::osOf($params);
         $res = $this->preview($params, $os);
         if ($res['error'] !== null) {
@@ -980,6 +988,18 @@ final class Module
             return $page($vars);
         }
         return $page(self::withIntent($vars, $res['intent'], $os, $lang));
+    }
+
+    /** The service's latest reinstall intent when it waits for the root password, else null. */
+    private function awaitingPassword(array $params): ?array
+    {
+        try {
+            $r = $this->client($params)->request('GET', self::servicePath($params, '/reinstall'), null, [], 20);
+        } catch (\Throwable $e) {
+            return null;
+        }
+        $intent = $r->isProblem() ? null : ($r->json['intent'] ?? null);
+        return is_array($intent) && ($intent['state'] ?? '') === 'awaiting_password' ? $intent : null;
     }
 
     /** Reinstall phase 2 from the page's form: checks the confirmation and the password, then applies. */
@@ -1150,7 +1170,8 @@ final class Module
             if ($state === 'completed') {
                 return 'success';
             }
-            if ($state !== 'preview_ready') {
+            // awaiting_password: the same apply again, now with the password (R58).
+            if ($state !== 'preview_ready' && $state !== 'awaiting_password') {
                 return 'pvebill: ' . $this->lang->t('reinstall_not_applicable', ['state' => $state]);
             }
             $body = ['intent_id' => $intentId, 'confirmations' => $intent['confirmations'] ?? [],

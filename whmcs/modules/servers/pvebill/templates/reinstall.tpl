@@ -23,6 +23,20 @@
             {foreach from=$snapshots item=sn name=snaps}<strong>{$sn|escape}</strong>{if !$smarty.foreach.snaps.last}, {/if}{/foreach}</div>
     {/if}
     {foreach from=$blockers item=b}<div class="alert alert-warning">{$b|escape}</div>{/foreach}
+    {if $intent.state == 'awaiting_password'}
+        {* The reinstall was taken over after its destroy and waits for the root password (R58). *}
+        <form method="post" action="clientarea.php?action=productdetails&amp;id={$serviceid|escape}&amp;modop=custom&amp;a=Reinstall">
+            <input type="hidden" name="token" value="{$token|escape}">
+            <input type="hidden" name="step" value="confirm">
+            <input type="hidden" name="confirm" value="1">
+            <input type="hidden" name="intent_id" value="{$intent.id|escape}">
+            <div class="form-group">
+                <label for="pvebill-root-password">{$_lang.pvebill_root_password|escape}</label>
+                <input type="password" class="form-control" id="pvebill-root-password" name="root_password" minlength="8" required>
+            </div>
+            <button type="submit" class="btn btn-primary">{$_lang.pvebill_send_password|escape}</button>
+        </form>
+    {/if}
     {if $intent.state == 'preview_ready' && !$blockers}
         <form method="post" action="clientarea.php?action=productdetails&amp;id={$serviceid|escape}&amp;modop=custom&amp;a=Reinstall">
             <input type="hidden" name="token" value="{$token|escape}">
