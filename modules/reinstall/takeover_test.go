@@ -211,3 +211,61 @@ type collectorFunc func(chan<- prometheus.Metric)
 
 func (f collectorFunc) Describe(chan<- *prometheus.Desc)    {}
 func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
+
+// R58, R43: a replica dies during a restore — the restore sent and never answered, its task
+// running, configure, start — and another replica takes it over. The facts decide: it ends
+// succeeded with the service's guest running, and the archive reached Proxmox once, or once
+// more only when the facts could not show that the first restore had ended (a restore over the
+// guest gives the same guest again).
+func TestRestoreTakeoverAtEveryStage(t *testing.T) {
+	cases := []struct {
+		name, stage, task string
+		fault             pvesim.Fault
+		restores          int
+	}{
+		{"restore sent, unanswered", "restore", "", pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc", Hang: true}, 1},
+		{"restore task running", "restore", "vzrestore", pvesim.Fault{Method: "GET", PathPattern: `.*:vzrestore:.*/status`, Hang: true}, 1},
+		{"configure", "configure", "", pvesim.Fault{Method: "PUT", PathPattern: "/nodes/{node}/lxc/{vmid}/firewall/options", Hang: true}, 1},
+		{"start task running", "start", "vzstart", pvesim.Fault{Method: "GET", PathPattern: `.*:vzstart:.*/status`, Hang: true}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			backupID := e.backedUp("svc-rk", 5001)
+			in := e.restorePreview("svc-rk", backupID)
+			e.resetLog()
+			e.sim.InjectFault(c.fault)
+			op, err := e.applyRestore("svc-rk", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.killAt(op, c.stage, c.task)
+			r := e.replica("second")
+			r.exec.Kick()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done.State != models.OpSucceeded || done.Resumed != 1 {
+				t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
+			}
+			g, ok := e.sim.Guest(5001)
+			if s := e.service("svc-rk"); s.State != models.ServiceActive || s.LockOperationID != nil || !ok || g.Status != "running" ||
+				g.Config["cores"] != "2" {
+				t.Fatalf("service %s lock %v; guest %v %+v", s.State, s.LockOperationID, ok, g)
+			}
+			restores := 0
+			for _, q := range e.requests("POST", "/nodes/pve1/lxc") {
+				if q.Status == 200 && q.Form.Get("restore") == "1" {
+					restores++
+				}
+			}
+			if restores != c.restores {
+				t.Fatalf("%d restores reached Proxmox, want %d", restores, c.restores)
+			}
+			assertResumedAudit(t, e, "svc-rk", op.ID, executor.CauseTakenOver, c.stage)
+		})
+	}
+}
