@@ -130,10 +130,10 @@ type chaos struct {
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
 	// passwordsResent counts the applies sent again for an intent awaiting_password (R58).
-	passwordsResent atomic.Int64
-	waitTimeouts, waitNanos, sendNanos, inProgress                   atomic.Int64
-	dbKills, dbRetries, dbGiveUps                                    atomic.Int64
-	done                                                             atomic.Bool
+	passwordsResent                                atomic.Int64
+	waitTimeouts, waitNanos, sendNanos, inProgress atomic.Int64
+	dbKills, dbRetries, dbGiveUps                  atomic.Int64
+	done                                           atomic.Bool
 }
 
 type replica struct {
