@@ -80,7 +80,7 @@ func placementFill(t *testing.T, rep *Report) {
 	creates, conc := scale(1000, 120), 32
 	sim := fillSim(t, scale(20*time.Millisecond, 5*time.Millisecond))
 	// A migration takes long against pvebill's own work for it, as on a real cluster.
-	migration := scale(500*time.Millisecond, 200*time.Millisecond)
+	migration := scale(time.Second, 200*time.Millisecond)
 	sim.SetTaskDuration("vzmigrate", migration)
 	sim.SetTaskDuration("qmigrate", migration)
 	st, api := fillStack(t, sim)
