@@ -48,6 +48,28 @@ func Start(t *testing.T) *Server {
 	dir := t.TempDir()
 	createDB(t, filepath.Join(dir, "pdns.db"))
 	key := randomKey(t)
+	// The ports are found free and then handed to pdns_server: another process may take one in
+	// between, and pdns_server then exits. A start whose server exits before it answers is made
+	// again on new ports.
+	var lastLog []byte
+	for attempt := 0; attempt < startAttempts; attempt++ {
+		s, ok, log := launch(t, dir, key)
+		if ok {
+			return s
+		}
+		lastLog = log
+	}
+	t.Fatalf("PowerDNS did not start in %d attempts:\n%s", startAttempts, lastLog)
+	return nil
+}
+
+// startAttempts bounds the starts of pdns_server on fresh ports.
+const startAttempts = 3
+
+// launch runs pdns_server on fresh loopback ports until the test ends and waits until its API
+// answers. ok is false, with the server's log, when it exited or did not answer within 30 s.
+func launch(t *testing.T, dir, key string) (*Server, bool, []byte) {
+	t.Helper()
 	dnsPort, apiPort := freePort(t, "udp"), freePort(t, "tcp")
 	conf := strings.Join([]string{"launch=gsqlite3", "gsqlite3-database=" + filepath.Join(dir, "pdns.db"),
 		"local-address=127.0.0.1", fmt.Sprintf("local-port=%d", dnsPort), "api=yes", "api-key=" + key,
@@ -56,39 +78,53 @@ func Start(t *testing.T) *Server {
 	if err := os.WriteFile(filepath.Join(dir, "pdns.conf"), []byte(conf+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, Binary, "--config-dir="+dir)
-	log, err := os.Create(filepath.Join(dir, "pdns.log"))
+	logPath := filepath.Join(dir, "pdns.log")
+	log, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, Binary, "--config-dir="+dir)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait(); log.Close() })
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() { cancel(); <-exited; log.Close() }
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", apiPort), APIKey: key, DNS: fmt.Sprintf("127.0.0.1:%d", dnsPort)}
-	s.waitReady(t, filepath.Join(dir, "pdns.log"))
-	return s
+	if !s.waitReady(t, exited) {
+		stop()
+		out, _ := os.ReadFile(logPath)
+		return nil, false, out
+	}
+	t.Cleanup(stop)
+	return s, true, nil
 }
 
-func (s *Server) waitReady(t *testing.T, logPath string) {
+// waitReady waits until the API answers (true), the server exits or 30 s pass (false).
+func (s *Server) waitReady(t *testing.T, exited <-chan struct{}) bool {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/api/v1/servers/localhost", nil)
 		req.Header.Set("X-API-Key", s.APIKey)
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return
+				return true
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-exited:
+			return false
+		case <-tick.C:
+		}
 	}
-	out, _ := os.ReadFile(logPath)
-	t.Fatalf("PowerDNS did not answer within 15 s:\n%s", out)
+	return false
 }
 
 // CreateZone creates a native zone (with a trailing dot) through the API.
