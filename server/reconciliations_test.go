@@ -19,7 +19,9 @@ import (
 func TestAdminReconciliationsOverHTTP(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			fast := func(o *stack.Options) { o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond }
+			fast := func(o *stack.Options) {
+				o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond
+			}
 			h := newServicesReplica(t, dbtest.Open(t, dialect), simtest.Start(t, nil), nil, "test-rec", true, fast)
 			succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("whmcs-rec", "ct-1g")))
 			if r := h.admin("GET", "/v1/admin/reconciliations"); r.Status != 200 || string(r.Body) != `{"reconciliations":[]}` {
