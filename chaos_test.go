@@ -878,6 +878,13 @@ func (c *chaos) check(settled bool) int {
 		c.logUnfinished(ops, byID)
 	}
 	t.Logf("operations by state: %v", states)
+	failedBy := map[string]int{}
+	for _, op := range ops {
+		if op.State == models.OpFailed {
+			failedBy[op.Action+" "+derefStr(op.ErrorCode)]++
+		}
+	}
+	t.Logf("failed operations by action and code: %v", failedBy)
 	c.checkReconciliations(ops, fail)
 
 	// 2. No operation ran twice: per service, the guests created (a container create or a VM
@@ -1129,6 +1136,10 @@ func (c *chaos) checkReconciliations(ops []models.Operation, fail func(string, .
 			continue
 		}
 		reasons[rec.Reason]++
+		if reasons[rec.Reason] <= 10 {
+			c.t.Logf("needs_reconciliation: %s %s of %s at %s, resumed %d, error %s: %s", op.ID, op.Action, op.ServiceID, op.Stage,
+				op.Resumed, derefStr(op.ErrorCode), *op.Reconciliation)
+		}
 		confirmed := false
 		switch rec.Reason {
 		case "resume_failed":
@@ -1317,6 +1328,13 @@ func first(v []string) string {
 		return ""
 	}
 	return v[0]
+}
+
+func derefStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func derefInt(p *int) any {

@@ -394,10 +394,14 @@ func (e *Executor) execute(c *models.Claim) {
 		end = e.heal(ctx, run, log, cause, i18n.NewProblem(409, i18n.CodeOperationInterrupted))
 	} else {
 		end.err = safeRun(ctx, act, run)
-		if end.err != nil && act.Resolver != nil && act.Destructive(run.Op.StageIndex) && e.runCtx.Err() == nil &&
+		if end.err != nil && act.Resolver != nil && act.Destructive(run.Op.StageIndex) && ctx.Err() == nil &&
 			!errors.Is(end.err, models.ErrLeaseLost) {
 			end = e.heal(ctx, run, log, CauseFailed, end.err)
 		}
+	}
+	if end.err != nil && ctx.Err() != nil && e.runCtx.Err() == nil {
+		// Only the heartbeat cancels a run while the executor runs: the lease is gone.
+		end = healEnd{err: models.ErrLeaseLost}
 	}
 	cancel()
 	<-hbDone

@@ -1,0 +1,178 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"pvebill/i18n"
+	"pvebill/models"
+	"pvebill/models/dbtest"
+	"pvebill/modules/executor"
+)
+
+// healer is an action with an irreversible stage whose steps record what ran, fail where told,
+// and whose resolver answers what the test scripts (R58).
+type healer struct {
+	mu      sync.Mutex
+	ran     []executor.Stage
+	failAt  map[executor.Stage]int // stage -> failures left (-1: always)
+	resolve func(r *executor.Run) (executor.Decision, error)
+	calls   int
+}
+
+func (h *healer) action() executor.Action {
+	stages := []executor.Stage{"precheck", "destroy", "create", "start"}
+	steps := make([]executor.Step[*healer], len(stages))
+	for i, st := range stages {
+		steps[i] = executor.Step[*healer]{Stage: st, Run: func(_ context.Context, h *healer) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.ran = append(h.ran, st)
+			if n := h.failAt[st]; n != 0 {
+				if n > 0 {
+					h.failAt[st] = n - 1
+				}
+				return i18n.NewProblem(502, i18n.CodeProxmoxTaskFailed)
+			}
+			return nil
+		}}
+	}
+	return executor.Action{Name: "replace", Stages: stages, Irreversible: "destroy",
+		Run: func(ctx context.Context, r *executor.Run) error { return executor.RunSteps(ctx, r, steps, h) },
+		Resolver: executor.ResolverFunc(func(_ context.Context, r *executor.Run) (executor.Decision, error) {
+			h.mu.Lock()
+			h.calls++
+			h.mu.Unlock()
+			return h.resolve(r)
+		})}
+}
+
+func startHealer(t *testing.T, db *models.DB, h *healer) *executor.Executor {
+	t.Helper()
+	e := executor.New(db, executor.Config{Owner: "w", Workers: 1, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond,
+		HealBackoff: 10 * time.Millisecond, FactsBudget: 200 * time.Millisecond}, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
+	e.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		e.Stop(ctx)
+	})
+	return e
+}
+
+func present(b bool) *bool { return &b }
+
+func reconciliationOf(t *testing.T, op *models.Operation) executor.Reconciliation {
+	t.Helper()
+	var rec executor.Reconciliation
+	if op.Reconciliation == nil || json.Unmarshal([]byte(*op.Reconciliation), &rec) != nil {
+		t.Fatalf("no reconciliation on %s operation", op.State)
+	}
+	return rec
+}
+
+// R58: a run that fails past its irreversible stage is resumed where the resolver says, the
+// stages before it skipped; one whose resumes keep failing is needs_reconciliation
+// (resume_failed) after three; facts that cannot be read are proxmox_unreachable after the
+// budget, a lock nobody recorded task_not_recorded; a run that needs a secret is parked and
+// claimed by nobody.
+func TestHealFromTheFacts(t *testing.T) {
+	resumeAt := func(st executor.Stage) func(*executor.Run) (executor.Decision, error) {
+		return func(*executor.Run) (executor.Decision, error) {
+			return executor.Decision{Resume: st, Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil
+		}
+	}
+	cases := []struct {
+		name     string
+		failAt   map[executor.Stage]int
+		resolve  func(*executor.Run) (executor.Decision, error)
+		state    string
+		reason   string
+		resumed  int
+		ran      []executor.Stage
+		parked   bool
+		minCalls int
+	}{
+		{name: "resumed once", failAt: map[executor.Stage]int{"create": 1}, resolve: resumeAt("create"),
+			state: models.OpSucceeded, resumed: 1, ran: []executor.Stage{"precheck", "destroy", "create", "create", "start"}},
+		{name: "resume keeps failing", failAt: map[executor.Stage]int{"create": -1}, resolve: resumeAt("create"),
+			state: models.OpNeedsReconciliation, reason: executor.ReasonResumeFailed, resumed: 3,
+			ran: []executor.Stage{"precheck", "destroy", "create", "create", "create", "create"}},
+		{name: "facts unreadable", failAt: map[executor.Stage]int{"destroy": 1},
+			resolve: func(*executor.Run) (executor.Decision, error) { return executor.Decision{}, errors.New("connection refused") },
+			state:   models.OpNeedsReconciliation, reason: executor.ReasonUnreachable, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
+		{name: "locked by a task nobody recorded", failAt: map[executor.Stage]int{"destroy": 1},
+			resolve: func(*executor.Run) (executor.Decision, error) {
+				return executor.Decision{Facts: executor.Facts{Lock: "destroyed"}}, executor.ErrUnsettled
+			},
+			state: models.OpNeedsReconciliation, reason: executor.ReasonTaskNotRecorded, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
+		{name: "waits for the password", failAt: map[executor.Stage]int{"destroy": 1},
+			resolve: func(*executor.Run) (executor.Decision, error) {
+				return executor.Decision{Resume: "create", Await: models.AwaitingPassword}, nil
+			},
+			parked: true, ran: []executor.Stage{"precheck", "destroy"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, db *models.DB) {
+				fail := map[executor.Stage]int{}
+				for k, v := range c.failAt {
+					fail[k] = v
+				}
+				h := &healer{failAt: fail, resolve: c.resolve}
+				e := startHealer(t, db, h)
+				op := enqueue(t, db, "svc")
+				e.Kick()
+				if c.parked {
+					deadline := time.Now().Add(5 * time.Second)
+					for {
+						got, err := models.GetOperation(context.Background(), db.Gorm, op.ID)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got.State == models.OpQueued && got.Awaiting != nil {
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Fatalf("operation %s, never parked", got.State)
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+					time.Sleep(100 * time.Millisecond) // a few claim rounds: nobody takes it
+					if got, _ := models.GetOperation(context.Background(), db.Gorm, op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
+						t.Fatalf("parked operation %s, lock %v", got.State, lockOf(t, db, "svc"))
+					}
+				} else {
+					got := waitState(t, db, e, op.ID)
+					if got.State != c.state || got.Resumed != c.resumed {
+						t.Fatalf("operation %s resumed %d", got.State, got.Resumed)
+					}
+					if c.reason != "" {
+						if rec := reconciliationOf(t, got); rec.Reason != c.reason {
+							t.Fatalf("reason %q, want %q", rec.Reason, c.reason)
+						}
+					}
+				}
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				if len(h.ran) != len(c.ran) {
+					t.Fatalf("stages ran %v, want %v", h.ran, c.ran)
+				}
+				for i := range h.ran {
+					if h.ran[i] != c.ran[i] {
+						t.Fatalf("stages ran %v, want %v", h.ran, c.ran)
+					}
+				}
+				if h.calls < c.minCalls {
+					t.Fatalf("the facts were read %d times, want at least %d (retried within the budget)", h.calls, c.minCalls)
+				}
+			})
+		})
+	}
+}
