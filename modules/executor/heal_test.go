@@ -105,8 +105,10 @@ func TestHealFromTheFacts(t *testing.T) {
 			state: models.OpNeedsReconciliation, reason: executor.ReasonResumeFailed, resumed: 3,
 			ran: []executor.Stage{"precheck", "destroy", "create", "create", "create", "create"}},
 		{name: "facts unreadable", failAt: map[executor.Stage]int{"destroy": 1},
-			resolve: func(*executor.Run) (executor.Decision, error) { return executor.Decision{}, errors.New("connection refused") },
-			state:   models.OpNeedsReconciliation, reason: executor.ReasonUnreachable, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
+			resolve: func(*executor.Run) (executor.Decision, error) {
+				return executor.Decision{}, errors.New("connection refused")
+			},
+			state: models.OpNeedsReconciliation, reason: executor.ReasonUnreachable, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
 		{name: "locked by a task nobody recorded", failAt: map[executor.Stage]int{"destroy": 1},
 			resolve: func(*executor.Run) (executor.Decision, error) {
 				return executor.Decision{Facts: executor.Facts{Lock: "destroyed"}}, executor.ErrUnsettled
