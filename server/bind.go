@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"mime"
 	"reflect"
 	"strings"
@@ -11,31 +10,11 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/go-playground/validator/v10"
 
 	"pvebill/i18n"
+	"pvebill/modules/validation"
 	"pvebill/server/config"
 )
-
-// validate is the one validator instance; field names come from json tags.
-var validate = newValidator()
-
-func newValidator() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	if err := v.RegisterValidation("serviceid", func(fl validator.FieldLevel) bool {
-		return serviceIDPattern.MatchString(fl.Field().String())
-	}); err != nil {
-		panic(err)
-	}
-	return v
-}
 
 // serviceIDPattern is the shape of a service id (the create body's service_id), also taken by
 // request ids, client ids (validated at config load) and the parts of usage cursors.
@@ -161,52 +140,12 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 
 // validateStruct runs the validator and maps its errors to field errors.
 func validateStruct(v any) error {
-	err := validate.Struct(v)
-	if err == nil {
-		return nil
-	}
-	var ves validator.ValidationErrors
-	if !errors.As(err, &ves) {
+	fields, err := validation.Struct(v)
+	if err != nil {
 		return i18n.NewProblem(400, i18n.CodeMalformedJSON).Wrap(err)
 	}
-	fields := make([]i18n.FieldError, 0, len(ves))
-	for _, fe := range ves {
-		fields = append(fields, fieldError(fe))
+	if len(fields) > 0 {
+		return i18n.Validation(fields...)
 	}
-	return i18n.Validation(fields...)
-}
-
-func fieldError(fe validator.FieldError) i18n.FieldError {
-	ns := fe.Namespace()
-	if dot := strings.IndexByte(ns, '.'); dot >= 0 {
-		ns = ns[dot+1:]
-	}
-	f := i18n.FieldError{Field: ns, Param: fe.Param()}
-	isString := fe.Kind() == reflect.String
-	isCollection := fe.Kind() == reflect.Slice || fe.Kind() == reflect.Map
-	switch fe.Tag() {
-	case "required", "required_if", "required_unless":
-		f.Code = i18n.FieldRequired
-	case "required_without", "required_without_all":
-		f.Code, f.Param = i18n.FieldRequiredOne, fmt.Sprintf("%s, %s", fe.Field(), fe.Param())
-	case "min", "gte":
-		f.Code = i18n.FieldTooSmall
-		if isString || isCollection {
-			f.Code = i18n.FieldTooShort
-		}
-	case "max", "lte":
-		f.Code = i18n.FieldTooLarge
-		if isString || isCollection {
-			f.Code = i18n.FieldTooLong
-		}
-	case "oneof":
-		f.Code, f.Param = i18n.FieldOneOf, strings.ReplaceAll(fe.Param(), " ", ", ")
-	case "unique":
-		f.Code = i18n.FieldDuplicate
-	case "datetime":
-		f.Code = i18n.FieldBadTimestamp
-	default:
-		f.Code = i18n.FieldPattern
-	}
-	return f
+	return nil
 }

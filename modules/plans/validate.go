@@ -1,18 +1,16 @@
 package plans
 
 import (
-	"errors"
 	"net/http"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/go-playground/validator/v10"
 
 	"pvebill/i18n"
+	"pvebill/modules/validation"
 	"pvebill/modules/pve/pveconf"
 )
 
@@ -33,18 +31,6 @@ func CodeOK(s string) bool { return codePattern.MatchString(s) }
 // may place guests on there (empty: every online node). A nil Clusters accepts any names.
 type Clusters map[string][]string
 
-// validate is this package's validator; field names are the json names, as in the API.
-var validate = func() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	return v
-}()
 
 // Validate checks a Spec and returns the Plan it describes, every value explicit. A failure is
 // an *i18n.Problem: 422 validation_failed listing every bad field, or — for a plan that offers
@@ -124,46 +110,15 @@ func normalize(s Spec) Plan {
 // fieldErrors collects field failures, at most one per field.
 type fieldErrors struct{ i18n.FieldErrors }
 
-// tags runs the validator over the struct tags.
+// tags runs the validator over the struct tags (the same rules and codes as the HTTP layer's).
 func (v *fieldErrors) tags(spec Spec) {
-	err := validate.Struct(spec)
-	var ves validator.ValidationErrors
-	if !errors.As(err, &ves) {
-		return
+	fields, err := validation.Struct(spec)
+	if err != nil {
+		panic(err) // a Spec is a struct: a wiring mistake
 	}
-	for _, fe := range ves {
-		field := fe.Namespace()
-		if dot := strings.IndexByte(field, '.'); dot >= 0 {
-			field = field[dot+1:]
-		}
-		code, param := tagCode(fe)
-		v.Add(field, code, param)
+	for _, f := range fields {
+		v.Add(f.Field, f.Code, f.Param)
 	}
-}
-
-// tagCode maps the built-in rules the Spec uses to field codes, the way the HTTP layer's binder
-// maps them, so that a plan refused over HTTP and one refused in plans_file read the same.
-func tagCode(fe validator.FieldError) (i18n.FieldCode, string) {
-	sized := fe.Kind() == reflect.String || fe.Kind() == reflect.Slice || fe.Kind() == reflect.Map
-	switch fe.Tag() {
-	case "required":
-		return i18n.FieldRequired, fe.Param()
-	case "min":
-		if sized {
-			return i18n.FieldTooShort, fe.Param()
-		}
-		return i18n.FieldTooSmall, fe.Param()
-	case "max":
-		if sized {
-			return i18n.FieldTooLong, fe.Param()
-		}
-		return i18n.FieldTooLarge, fe.Param()
-	case "oneof":
-		return i18n.FieldOneOf, strings.ReplaceAll(fe.Param(), " ", ", ")
-	case "unique":
-		return i18n.FieldDuplicate, fe.Param()
-	}
-	return i18n.FieldPattern, fe.Param()
 }
 
 // domain checks what struct tags cannot say: name formats, the configured clusters and nodes,

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"pvebill/modules/agent"
+	"pvebill/modules/validation"
 )
 
 // Config is the whole configuration. The yaml keys are fixed by docs/api.md.
@@ -521,7 +521,7 @@ func isPlaceholder(secret string) bool {
 // CLIENT/ID" (R46), into metric labels, log lines and backup notes, so it takes the service id's
 // characters alone: no "/" (the stamp's separator), no whitespace or control characters, at
 // most 64 (the width of every client_id column).
-var IDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+var IDPattern = validation.IDPattern
 
 // validateClients checks the API clients: ids of IDPattern's shape and unique, secrets that are not placeholders and at
 // least MinClientSecret long, known scopes, callbacks.
