@@ -14,7 +14,6 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/kinds"
-	"pvebill/modules/pve"
 	"pvebill/modules/usage"
 )
 
@@ -125,6 +124,7 @@ type nodeState struct {
 type SwapSampler struct {
 	db       *models.DB
 	clusters []kinds.Cluster
+	kinds    []kinds.SwapSampler
 	folder   *usage.Folder
 	guests   *usage.GuestMetrics
 	metrics  *SamplerMetrics
@@ -147,14 +147,14 @@ type SwapSampler struct {
 }
 
 // NewSwapSampler builds the sampler.
-func NewSwapSampler(db *models.DB, clusters []kinds.Cluster, folder *usage.Folder, guests *usage.GuestMetrics,
-	m *SamplerMetrics, log *slog.Logger, cfg SamplerConfig) *SwapSampler {
+func NewSwapSampler(db *models.DB, clusters []kinds.Cluster, samplers []kinds.SwapSampler, folder *usage.Folder,
+	guests *usage.GuestMetrics, m *SamplerMetrics, log *slog.Logger, cfg SamplerConfig) *SwapSampler {
 	cfg.defaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &SwapSampler{db: db, clusters: clusters, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
+	return &SwapSampler{db: db, clusters: clusters, kinds: samplers, folder: folder, guests: guests, metrics: m, log: log, cfg: cfg,
 		nodes: map[string]*nodeState{}, onNode: map[string][]models.ServiceKey{}, base: base, close: cancel}
 }
 
@@ -178,7 +178,11 @@ func (s *SwapSampler) Close() {
 // ends, whichever is first; a node round that outlives ctx keeps its own deadline and makes the
 // node's next round skip.
 func (s *SwapSampler) Run(ctx context.Context) error {
-	svcs, err := s.db.SampledContainers(ctx)
+	types := make([]string, 0, len(s.kinds))
+	for _, k := range s.kinds {
+		types = append(types, string(k.Kind()))
+	}
+	svcs, err := s.db.SampledServices(ctx, types)
 	if err != nil {
 		return fmt.Errorf("list sampled services: %w", err)
 	}
@@ -397,37 +401,39 @@ func (n nodeSem) acquire(ctx context.Context) bool {
 
 func (n nodeSem) release() { <-n }
 
-// sampleNode reads one node and folds its samples; it returns the round's result.
+// sampleNode reads one node (one index call per kind that samples swap) and folds its samples;
+// it returns the round's result.
 func (s *SwapSampler) sampleNode(ctx context.Context, cl kinds.Cluster, node string, managed map[int]models.SampledService) string {
 	sem := make(nodeSem, s.cfg.Concurrency)
-	nc := cl.Client.Node(node)
-	if !sem.acquire(ctx) {
-		return RoundFailed
-	}
-	rows, err := nc.ListLXC(ctx)
-	sem.release()
-	if err != nil {
-		s.log.Warn("swap sampling: node index failed", "cluster", cl.Name, "node", node, "err", err)
-		s.guests.RetainNode(cl.Name, node, nil)
-		return RoundFailed
-	}
 	now := s.cfg.Now().UTC()
 	var samples []usage.Sample
-	var fallback []models.SampledService
-	for _, r := range rows {
-		sv, ok := managed[r.VMID.Int()]
-		if !ok || !r.Running() || bool(r.Template) {
-			continue
-		}
-		if r.Swap == nil {
-			fallback = append(fallback, sv)
-			continue
-		}
-		samples = append(samples, sampleOf(sv, cl.Name, node, now, r))
-	}
 	result := RoundOK
-	if len(fallback) > 0 {
-		more, failed := s.sampleStatuses(ctx, cl, node, nc, sem, fallback)
+	for _, k := range s.kinds {
+		if !sem.acquire(ctx) {
+			return RoundFailed
+		}
+		idx, err := k.SwapIndex(ctx, cl.Client, node)
+		sem.release()
+		if err != nil {
+			s.log.Warn("swap sampling: node index failed", "cluster", cl.Name, "node", node, "err", err)
+			s.guests.RetainNode(cl.Name, node, nil)
+			return RoundFailed
+		}
+		for vmid, f := range idx.Running {
+			if sv, ok := managed[vmid]; ok && sv.GuestType == string(k.Kind()) {
+				samples = append(samples, sampleOf(sv, cl.Name, node, now, f))
+			}
+		}
+		var fallback []models.SampledService
+		for _, vmid := range idx.NoSwap {
+			if sv, ok := managed[vmid]; ok && sv.GuestType == string(k.Kind()) {
+				fallback = append(fallback, sv)
+			}
+		}
+		if len(fallback) == 0 {
+			continue
+		}
+		more, failed := s.sampleOneByOne(ctx, cl, node, k, sem, fallback)
 		samples = append(samples, more...)
 		if failed > 0 {
 			s.metrics.samples.WithLabelValues(cl.Name, node, "failed").Add(float64(failed))
@@ -441,10 +447,11 @@ func (s *SwapSampler) sampleNode(ctx context.Context, cl kinds.Cluster, node str
 	return result
 }
 
-// sampleStatuses reads the status of each container whose index row had no swap figure, at
-// most sem's capacity at a time; it returns the samples of those still running and how many
-// could not be read.
-func (s *SwapSampler) sampleStatuses(ctx context.Context, cl kinds.Cluster, node string, nc *pve.NodeClient, sem nodeSem, fallback []models.SampledService) ([]usage.Sample, int) {
+// sampleOneByOne reads each guest whose index row had no swap figure on its own, at most sem's
+// capacity at a time; it returns the samples of those still running and how many could not be
+// read.
+func (s *SwapSampler) sampleOneByOne(ctx context.Context, cl kinds.Cluster, node string, k kinds.SwapSampler, sem nodeSem,
+	fallback []models.SampledService) ([]usage.Sample, int) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var samples []usage.Sample
@@ -460,16 +467,16 @@ func (s *SwapSampler) sampleStatuses(ctx context.Context, cl kinds.Cluster, node
 		go func() {
 			defer wg.Done()
 			defer sem.release()
-			cur, err := nc.LXC(sv.VMID).Status(ctx)
+			f, running, err := k.SwapOne(ctx, kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: node, VMID: sv.VMID})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				failed++
-				s.log.Warn("swap sampling: container status failed", "cluster", cl.Name, "node", node, "vmid", sv.VMID, "err", err)
+				s.log.Warn("swap sampling: guest status failed", "cluster", cl.Name, "node", node, "vmid", sv.VMID, "err", err)
 				return
 			}
-			if cur.Running() {
-				samples = append(samples, sampleOf(sv, cl.Name, node, s.cfg.Now().UTC(), cur))
+			if running {
+				samples = append(samples, sampleOf(sv, cl.Name, node, s.cfg.Now().UTC(), f))
 			}
 		}()
 	}
@@ -509,19 +516,10 @@ func (s *SwapSampler) foldSamples(ctx context.Context, cl kinds.Cluster, node st
 	return true
 }
 
-func sampleOf(sv models.SampledService, cluster, node string, at time.Time, r pve.LXCStatus) usage.Sample {
-	smp := usage.Sample{ClientID: sv.ClientID, ServiceID: sv.ServiceID, Cluster: cluster, Node: node, VMID: sv.VMID, GuestType: sv.GuestType,
-		At: at, Mem: int64(r.Mem), CPU: float64(r.CPU), Disk: int64(r.Disk), NetIn: int64(r.NetIn),
-		NetOut: int64(r.NetOut), Uptime: int64(r.Uptime)}
-	if r.Swap != nil {
-		v := int64(*r.Swap)
-		smp.Swap = &v
-	}
-	if r.MaxSwap != nil {
-		v := int64(*r.MaxSwap)
-		smp.SwapLimit = &v
-	}
-	return smp
+func sampleOf(sv models.SampledService, cluster, node string, at time.Time, f kinds.GuestFigures) usage.Sample {
+	return usage.Sample{ClientID: sv.ClientID, ServiceID: sv.ServiceID, Cluster: cluster, Node: node, VMID: sv.VMID,
+		GuestType: sv.GuestType, At: at, Mem: f.Mem, CPU: f.CPU, Disk: f.Disk, NetIn: f.NetIn, NetOut: f.NetOut,
+		Uptime: f.Uptime, Swap: f.Swap, SwapLimit: f.SwapLimit}
 }
 
 // SpecInterval is the interval of an "@every D" cron spec; other specs report false.

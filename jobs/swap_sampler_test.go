@@ -15,6 +15,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/kinds"
+	"pvebill/modules/lxc"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -54,7 +55,7 @@ func newSamplerEnv(t *testing.T, db *models.DB, nodes []string, cfg jobs.Sampler
 		cfg.Stagger = -1
 	}
 	cfg.Now = sim.Now
-	s := jobs.NewSwapSampler(db, []kinds.Cluster{{Name: "c1", Client: client}}, folder,
+	s := jobs.NewSwapSampler(db, []kinds.Cluster{{Name: "c1", Client: client}}, []kinds.SwapSampler{lxc.New()}, folder,
 		usage.NewGuestMetrics(reg), jobs.NewSamplerMetrics(reg), nil, cfg)
 	t.Cleanup(s.Close)
 	return &samplerEnv{t: t, sim: srv, db: db, client: client, reg: reg, sampler: s, folder: folder}

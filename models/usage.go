@@ -202,12 +202,16 @@ type SampledService struct {
 	GuestType string
 }
 
-// SampledContainers lists the services whose container the sampler reads: guest type
-// container, a vmid held, not terminated. Whether the container runs is Proxmox's answer.
-func (db *DB) SampledContainers(ctx context.Context) ([]SampledService, error) {
+// SampledServices lists the services whose guest the sampler reads: of one of the guest types
+// given (the kinds that sample swap), a vmid held, not terminated. Whether the guest runs is
+// Proxmox's answer.
+func (db *DB) SampledServices(ctx context.Context, guestTypes []string) ([]SampledService, error) {
+	if len(guestTypes) == 0 {
+		return nil, nil
+	}
 	var rows []Service
 	err := db.WithContext(ctx).Select("client_id", "service_id", "cluster", "vmid", "guest_type").
-		Where("guest_type = ? AND vmid IS NOT NULL AND state <> ?", "container", ServiceTerminated).
+		Where("guest_type IN ? AND vmid IS NOT NULL AND state <> ?", guestTypes, ServiceTerminated).
 		Order("service_id").Find(&rows).Error
 	if err != nil {
 		return nil, err

@@ -74,14 +74,7 @@ func kindComparisons(fset *token.FileSet, f *ast.File) []string {
 	return out
 }
 
-func allowed(rel string) bool {
-	for _, p := range kindPackages {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
-		}
-	}
-	return false
-}
+func allowed(rel string) bool { return within(rel, kindPackages) }
 
 // No production code outside the kinds compares a guest kind: what differs between kinds is an
 // optional interface of the module (modules/kinds/optional.go), implemented in the kind's package.
@@ -159,4 +152,65 @@ func f(kind pl.GuestType, typ string, n int) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("found %v\nwant  %v", got, want)
 	}
+}
+
+// kindCalls are the Proxmox client's calls that name a guest kind: outside the kinds, a flow
+// reaches a guest through a kind's interface, never through them (R12, R13).
+var kindCalls = map[string]bool{"ListLXC": true, "LXC": true, "QEMU": true}
+
+// kindCallPackages may make them: the kinds, the registry and the client itself.
+var kindCallPackages = []string{"modules/lxc", "modules/qemu", "modules/kinds", "modules/pve"}
+
+// Outside the kinds, no production code calls the client's kind-named calls: the swap sampler
+// reads through kinds.SwapSampler, the flows through the modules.
+func TestNoKindCallsOutsideKinds(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	scanned := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || within(rel, kindCallPackages) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		scanned++
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && kindCalls[sel.Sel.Name] {
+				t.Errorf("%s: calls %s outside the kinds (add an optional interface in modules/kinds)", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanned < 50 {
+		t.Fatalf("scanned only %d files from %s", scanned, root)
+	}
+}
+
+func within(rel string, pkgs []string) bool {
+	for _, p := range pkgs {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
 }

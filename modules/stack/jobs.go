@@ -77,7 +77,7 @@ func (st *Stack) scheduleUsage(cfg config.Config, j *Jobs) error {
 		interval = jobs.DefaultSamplingInterval
 	}
 	j.Shards.TTL = interval
-	j.Sampler = jobs.NewSwapSampler(st.DB, st.Clusters, usagedb.NewFolder(st.DB), usagedb.NewGuestMetrics(st.Metrics),
+	j.Sampler = jobs.NewSwapSampler(st.DB, st.Clusters, st.Kinds.SwapSamplers(), usagedb.NewFolder(st.DB), usagedb.NewGuestMetrics(st.Metrics),
 		jobs.NewSamplerMetrics(st.Metrics), st.Log,
 		jobs.SamplerConfig{Interval: interval, Concurrency: cfg.Jobs.SwapSamplingConcurrency, Shard: j.Shards})
 	// The job's round ends before the next tick, so the scheduler never skips the whole job;

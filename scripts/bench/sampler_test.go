@@ -19,6 +19,7 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/modules/kinds"
+	"pvebill/modules/lxc"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/usage"
@@ -108,7 +109,7 @@ func newSamplerEnv(t *testing.T, db *models.DB, nodes, perNode int, model pvesim
 		t.Fatal(err)
 	}
 	e.conc = jobs.DefaultSamplingConcurrency
-	e.sampler = jobs.NewSwapSampler(db, []kinds.Cluster{{Name: "c1", Client: e.client}}, usage.NewFolder(db),
+	e.sampler = jobs.NewSwapSampler(db, []kinds.Cluster{{Name: "c1", Client: e.client}}, []kinds.SwapSampler{lxc.New()}, usage.NewFolder(db),
 		usage.NewGuestMetrics(e.reg), jobs.NewSamplerMetrics(e.reg), nil,
 		jobs.SamplerConfig{Interval: time.Minute, RoundDeadline: 5 * time.Minute, Stagger: -1, Concurrency: e.conc,
 			Now: e.clock.Now})
