@@ -158,11 +158,15 @@ func f(kind pl.GuestType, typ string, n int) {
 // reaches a guest through a kind's interface, never through them (R12, R13).
 var kindCalls = map[string]bool{"ListLXC": true, "LXC": true, "QEMU": true}
 
+// kindVocabulary are config keys only one kind has: a container's root filesystem.
+var kindVocabulary = map[string]bool{"rootfs": true}
+
 // kindCallPackages may make them: the kinds, the registry and the client itself.
 var kindCallPackages = []string{"modules/lxc", "modules/qemu", "modules/kinds", "modules/pve"}
 
-// Outside the kinds, no production code calls the client's kind-named calls: the swap sampler
-// reads through kinds.SwapSampler, the flows through the modules.
+// Outside the kinds, no production code calls the client's kind-named calls or names a kind's own
+// config keys: the swap sampler reads through kinds.SwapSampler, the reinstall labels mounts
+// through each kind's Reader, the flows reach guests through the modules.
 func TestNoKindCallsOutsideKinds(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -191,8 +195,15 @@ func TestNoKindCallsOutsideKinds(t *testing.T) {
 		}
 		scanned++
 		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok && kindCalls[sel.Sel.Name] {
-				t.Errorf("%s: calls %s outside the kinds (add an optional interface in modules/kinds)", fset.Position(sel.Pos()), sel.Sel.Name)
+			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				if kindCalls[x.Sel.Name] {
+					t.Errorf("%s: calls %s outside the kinds (add an optional interface in modules/kinds)", fset.Position(x.Pos()), x.Sel.Name)
+				}
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(x.Value); x.Kind == token.STRING && err == nil && kindVocabulary[s] {
+					t.Errorf("%s: names %q outside the kinds (the kind that owns it says it)", fset.Position(x.Pos()), s)
+				}
 			}
 			return true
 		})

@@ -34,14 +34,14 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, _ plans.Pl
 	if err != nil {
 		return rd, fmt.Errorf("read container %d pending config: %w", g.VMID, err)
 	}
-	rd.Mounts = reinstall.Classified(g.VMID, reinstall.EntriesOf(pending))
+	rd.Mounts, rd.RootKey = classified(g.VMID, reinstall.EntriesOf(pending)), rootKey
 	return rd, nil
 }
 
 // Shape puts the rootfs sizes and the mounts into a preview.
 func (m *Module) Shape(pv *reinstall.Preview, f reinstall.Facts) {
-	sz := reinstall.Sizes(f.Mounts, f.PlannedBytes)
-	pv.Rootfs = &sz
+	sz := reinstall.SizesOf(f.Mounts, rootKey, f.PlannedBytes)
+	pv.Rootfs, pv.RootKey = &sz, rootKey
 	if f.Mounts != nil {
 		pv.Mounts = f.Mounts
 	}

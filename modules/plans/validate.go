@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-
 	"pvebill/i18n"
-	"pvebill/modules/validation"
 	"pvebill/modules/pve/pveconf"
+	"pvebill/modules/validation"
 )
 
 // Formats of a plan's names. The Proxmox ones follow the API schema (pve-apidoc): a bridge is
@@ -30,7 +29,6 @@ func CodeOK(s string) bool { return codePattern.MatchString(s) }
 // Clusters describes the configured clusters a plan may name: cluster name → the nodes pvebill
 // may place guests on there (empty: every online node). A nil Clusters accepts any names.
 type Clusters map[string][]string
-
 
 // Validate checks a Spec and returns the Plan it describes, every value explicit. A failure is
 // an *i18n.Problem: 422 validation_failed listing every bad field, or — for a plan that offers

@@ -64,7 +64,7 @@ func readLabelled(ctx context.Context, g kinds.Guest, recreated func(cur pve.QEM
 		return reinstall.Read{}, err
 	}
 	rd := reinstall.Read{Exists: true, Stamped: true, Protected: bool(cur.Protection), Lock: cur.Lock,
-		Mounts: reinstall.ClassifiedDisks(g.VMID, reinstall.DiskEntries(cur, merged), back), RootKey: bootDisk(cur)}
+		Mounts: classifiedDisks(g.VMID, diskEntries(cur, merged), back), RootKey: bootDisk(cur)}
 	// A VM with no boot disk (only an EFI or TPM disk, a CD drive, or nothing) has nothing to
 	// shrink and nothing missing: the re-clone brings the template's boot disk (R24, R25).
 	rd.NoRoot = rd.RootKey == ""

@@ -53,8 +53,8 @@ type Facts struct {
 	// Mounts are the labelled mounts of the config (active and pending): a container's rootfs,
 	// mpN and unusedN, or a VM's disks and unusedN.
 	Mounts []Mount
-	// RootKey names the mount whose size may only grow: "" for a container's rootfs, the boot
-	// disk's key for a VM.
+	// RootKey names the mount whose size may only grow, as the kind names it: a container's
+	// rootfs, a VM's boot disk.
 	RootKey string
 	// NoRoot is set when the guest has no such mount (a VM without a boot disk): there is no
 	// size to compare and nothing missing, so neither raises a blocker (R24, R25).
@@ -76,14 +76,9 @@ type RootfsSizes struct {
 	PlannedDisplay string `json:"planned_display"`
 }
 
-// Sizes reads the current root filesystem size from the labelled mounts (size= of the active
-// rootfs, read by pveconf.ParseConfigSize: a bare number is bytes, and one Proxmox would not have
-// written is not known, R24).
-func Sizes(mounts []Mount, plannedBytes int64) RootfsSizes {
-	return SizesOf(mounts, "rootfs", plannedBytes)
-}
-
-// SizesOf is Sizes for the mount named key (a VM's boot disk).
+// SizesOf reads the current size of the mount named key from the labelled mounts (a container's
+// rootfs, a VM's boot disk: size= of the active mount, read by pveconf.ParseConfigSize: a bare
+// number is bytes, and one Proxmox would not have written is not known, R24).
 func SizesOf(mounts []Mount, key string, plannedBytes int64) RootfsSizes {
 	out := RootfsSizes{PlannedBytes: plannedBytes, PlannedDisplay: pveconf.DisplayGiBUp(plannedBytes), CurrentDisplay: "unknown"}
 	if rf, ok := rootOf(mounts, key); ok && rf.SizeBytes != nil {
@@ -121,20 +116,16 @@ func Check(f Facts) []Blocker {
 	if f.ProtectedBackup {
 		out = append(out, Blocker{Code: ProtectedBackupExists})
 	}
-	root := f.RootKey
-	if root == "" {
-		root = "rootfs"
-	}
 	if !f.NoRoot {
-		out = append(out, sizeBlockers(f.Mounts, root, f.PlannedBytes)...)
+		out = append(out, sizeBlockers(f.Mounts, f.RootKey, f.PlannedBytes)...)
 	}
 	for _, m := range f.Mounts {
 		if m.Data == Unknown {
 			out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": m.Key}})
 		}
 	}
-	if _, ok := rootOf(f.Mounts, root); !ok && !f.NoRoot {
-		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": root}})
+	if _, ok := rootOf(f.Mounts, f.RootKey); !ok && !f.NoRoot {
+		out = append(out, Blocker{Code: MountUnclassifiable, Params: map[string]string{"key": f.RootKey}})
 	}
 	if f.ReinstallInProgress {
 		out = append(out, Blocker{Code: ReinstallInProgress})

@@ -13,10 +13,18 @@ import (
 
 const gib = pveconf.GiB
 
+// rootfs is a container's root filesystem as its kind labels it, size= read as Proxmox writes it.
+func rootfs(size string) []Mount {
+	m := Mount{Key: "rootfs", Volume: "local-lvm:vm-5001-disk-0", Data: Erased, MountAfter: Recreated}
+	if b, known, err := pveconf.ParseConfigSize(size); err == nil && known {
+		m.SizeBytes = &b
+	}
+	return []Mount{m}
+}
+
 // clean is a container nothing blocks: 8 GiB rootfs, plan 8 GiB.
 func clean() Facts {
-	return Facts{Exists: true, PlannedBytes: 8 * gib,
-		Mounts: Classified(5001, []Entry{{Key: "rootfs", Value: "local-lvm:vm-5001-disk-0,size=8G"}})}
+	return Facts{Exists: true, PlannedBytes: 8 * gib, RootKey: "rootfs", Mounts: rootfs("8G")}
 }
 
 // setters make exactly one blocker fire on clean facts.
@@ -27,13 +35,13 @@ var setters = map[BlockerCode]func(*Facts){
 	BackupOrRestoreRunning: func(f *Facts) { f.OwnBackupOrRestore = true },
 	ProtectedBackupExists:  func(f *Facts) { f.ProtectedBackup = true },
 	RootfsWouldShrink: func(f *Facts) {
-		f.Mounts = Classified(5001, []Entry{{Key: "rootfs", Value: "local-lvm:vm-5001-disk-0,size=8704M"}})
+		f.Mounts = rootfs("8704M")
 	},
 	RootfsSizeUnknown: func(f *Facts) {
-		f.Mounts = Classified(5001, []Entry{{Key: "rootfs", Value: "local-lvm:vm-5001-disk-0,size=8388608"}})
+		f.Mounts = rootfs("8388608")
 	},
 	MountUnclassifiable: func(f *Facts) {
-		f.Mounts = append(f.Mounts, Classify(5001, Entry{Key: "mp0", Value: "local-lvm:garbage,mp=/x"}))
+		f.Mounts = append(f.Mounts, Mount{Key: "mp0", Volume: "local-lvm:garbage", Data: Unknown, MountAfter: Removed})
 	},
 	ReinstallInProgress: func(f *Facts) { f.ReinstallInProgress = true },
 }
@@ -134,7 +142,7 @@ func TestGrowOnly(t *testing.T) {
 	for _, c := range cases {
 		f := clean()
 		f.PlannedBytes = c.planGiB * gib
-		f.Mounts = Classified(5001, []Entry{{Key: "rootfs", Value: "local-lvm:vm-5001-disk-0,size=" + c.size}})
+		f.Mounts = rootfs(c.size)
 		got := Check(f)
 		if c.blocked == "" {
 			if len(got) != 0 {
@@ -197,10 +205,7 @@ func TestBlockerPhrases(t *testing.T) {
 
 // R22: confirmations are {key, volume} only, compared as a multiset.
 func TestConfirmations(t *testing.T) {
-	ms := Classified(5001, []Entry{
-		{Key: "rootfs", Value: "local-lvm:vm-5001-disk-0,size=8G"},
-		{Key: "mp0", Value: "/srv/shared,mp=/mnt/shared"},
-	})
+	ms := append(rootfs("8G"), Mount{Key: "mp0", Volume: "/srv/shared", Path: "/mnt/shared", Data: Untouched, MountAfter: Removed})
 	cs := Confirmations(ms)
 	raw, _ := json.Marshal(cs)
 	if string(raw) != `[{"key":"rootfs","volume":"local-lvm:vm-5001-disk-0"},{"key":"mp0","volume":"/srv/shared"}]` {
@@ -225,9 +230,8 @@ func TestConfirmations(t *testing.T) {
 // disk labelled unknown; a container without its rootfs, which NoRoot never describes, still
 // raises both.
 func TestNoRootRelaxesOnlyTheMissingRoot(t *testing.T) {
-	efi := Entry{Key: "efidisk0", Value: "local-lvm:vm-5001-disk-1,size=4M"}
-	vm := Facts{Exists: true, PlannedBytes: 8 * gib, RootKey: "", NoRoot: true,
-		Mounts: ClassifiedDisks(5001, []Entry{efi}, nil)}
+	efi := Mount{Key: "efidisk0", Volume: "local-lvm:vm-5001-disk-1", Data: Erased, MountAfter: Removed}
+	vm := Facts{Exists: true, PlannedBytes: 8 * gib, RootKey: "", NoRoot: true, Mounts: []Mount{efi}}
 	if got := codes(Check(vm)); len(got) != 0 {
 		t.Errorf("VM without a boot disk blocked: %v", got)
 	}
@@ -236,7 +240,7 @@ func TestNoRootRelaxesOnlyTheMissingRoot(t *testing.T) {
 	if len(got) != 1 || got[0].Code != MountUnclassifiable || got[0].Params["key"] != "tpmstate0" {
 		t.Errorf("VM with an unknown disk: %v", got)
 	}
-	ct := Facts{Exists: true, PlannedBytes: 8 * gib}
+	ct := Facts{Exists: true, PlannedBytes: 8 * gib, RootKey: "rootfs"}
 	if got := strings.Join(codes(Check(ct)), " "); got != "rootfs_size_unknown mount_unclassifiable" {
 		t.Errorf("container without rootfs: %q", got)
 	}

@@ -43,7 +43,7 @@ type Read struct {
 	Lock      string
 	// Mounts are the labelled mounts or disks, active and pending.
 	Mounts []Mount
-	// RootKey names the mount whose size may only grow ("" for a container's rootfs).
+	// RootKey names the mount whose size may only grow (the kind's name for it).
 	RootKey string
 	// NoRoot is set when the guest has no mount whose size may only grow (a VM without a
 	// boot disk: the re-clone brings one, and there is none to shrink).

@@ -1,8 +1,6 @@
 package reinstall
 
 import (
-	"sort"
-	"strconv"
 	"strings"
 
 	"pvebill/modules/pve/pveconf"
@@ -39,14 +37,6 @@ const (
 	Removed MountFate = "removed"
 )
 
-// FateOf returns the fate of a mount key: recreated for rootfs, removed for everything else.
-func FateOf(key string) MountFate {
-	if key == "rootfs" {
-		return Recreated
-	}
-	return Removed
-}
-
 // Mount is one mount of the config with its labels, as the preview shows it (docs/api.md Reinstall).
 type Mount struct {
 	Key        string    `json:"key"`
@@ -70,34 +60,10 @@ type Entry struct {
 	Pending bool
 }
 
-// Classify labels one rootfs, mpN or unusedN value of container vmid. Ownership is read from the
-// volume id the way the storage plugins parse it (R21, pveconf.ParseVolume); destroy checks the
-// name only, so a volume named for vmid is erased even if another guest has it attached, and one
-// named for another guest is excluded even if only this guest used it. A value that cannot be
-// parsed is Unknown. Classify never returns Preserved.
-func Classify(vmid int, e Entry) Mount {
-	m := Mount{Key: e.Key, MountAfter: FateOf(e.Key), Pending: e.Pending, Data: Unknown, Volume: volumePart(e.Value)}
-	mp, err := pveconf.ParseMountPoint(e.Key, e.Value)
-	if err != nil {
-		return m
-	}
-	m.Volume, m.Path = mp.Volume, mp.Path
-	if mp.SizeKnown {
-		b := mp.SizeBytes
-		m.SizeBytes = &b
-	}
-	vol, err := mp.ParseVolume()
-	if err != nil {
-		return m
-	}
-	labelVolume(&m, vol, vmid)
-	return m
-}
-
-// labelVolume sets what happens to a parsed volume's data when guest vmid is destroyed: a bind
+// LabelVolume sets what happens to a parsed volume's data when guest vmid is destroyed: a bind
 // mount or device is untouched, a storage volume named for vmid is erased, any other one (another
 // guest's, or nobody's) is excluded; its owner is recorded when the name carries one.
-func labelVolume(m *Mount, vol pveconf.Volume, vmid int) {
+func LabelVolume(m *Mount, vol pveconf.Volume, vmid int) {
 	switch vol.Kind {
 	case pveconf.VolumeBind, pveconf.VolumeDevice:
 		m.Data = Untouched
@@ -114,53 +80,11 @@ func labelVolume(m *Mount, vol pveconf.Volume, vmid int) {
 	}
 }
 
-// volumePart is the first comma-separated part of a value (what a confirmation names for a
+// VolumePart is the first comma-separated part of a value (what a confirmation names for a
 // value that does not parse).
-func volumePart(v string) string {
+func VolumePart(v string) string {
 	first, _, _ := strings.Cut(v, ",")
 	return strings.TrimPrefix(first, "volume=")
-}
-
-// Classified labels every mount entry of a config (rootfs, mpN, unusedN; active and pending).
-// Other keys are ignored. An entry whose pending value equals an active one of the same key is
-// listed once. The result is sorted by key (rootfs first, then mpN, then unusedN, numerically),
-// active before pending.
-func Classified(vmid int, entries []Entry) []Mount {
-	var out []Mount
-	seen := map[[2]string]bool{}
-	for _, e := range entries {
-		if !pveconf.IsMountKey(e.Key) || e.Value == "" {
-			continue
-		}
-		k := [2]string{e.Key, e.Value}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, Classify(vmid, e))
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := keyOrder(out[i].Key), keyOrder(out[j].Key)
-		if a != b {
-			return a < b
-		}
-		return !out[i].Pending && out[j].Pending
-	})
-	return out
-}
-
-// keyOrder sorts rootfs, mp0..mp255, unused0..unused255.
-func keyOrder(key string) int {
-	if key == "rootfs" {
-		return 0
-	}
-	if n, ok := strings.CutPrefix(key, "mp"); ok {
-		i, _ := strconv.Atoi(n)
-		return 1 + i
-	}
-	n, _ := strings.CutPrefix(key, "unused")
-	i, _ := strconv.Atoi(n)
-	return 1 + pveconf.MaxMountPoints + i
 }
 
 // rootOf returns the active mount named key.

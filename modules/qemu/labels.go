@@ -1,4 +1,4 @@
-package reinstall
+package qemu
 
 import (
 	"sort"
@@ -7,12 +7,12 @@ import (
 
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pveconf"
+	"pvebill/modules/reinstall"
 )
 
-// A VM reinstall is a re-clone (R30): stop, destroy, clone the template onto the same vmid,
-// cloud-init and the plan, start — with the same two phases, blockers and reconciliation. Its
-// vocabulary is the VM's own (R12): disks (scsiN, virtioN, sataN, ideN, efidisk0, tpmstate0,
-// unusedN) and the boot disk, never a container's rootfs or mount points.
+// A VM's disks as a reinstall labels them (R30): the VM's own vocabulary (R12) — disks (scsiN,
+// virtioN, sataN, ideN, efidisk0, tpmstate0, unusedN) and the boot disk — lives here; the
+// reinstall package knows only labelled mounts.
 
 // vmDiskBuses orders a VM's disk keys for display.
 var vmDiskBuses = []string{"scsi", "virtio", "sata", "ide", "efidisk", "tpmstate", "unused"}
@@ -35,13 +35,13 @@ func isVMDiskKey(key string) bool {
 	return b < len(vmDiskBuses)
 }
 
-// ClassifyDisk labels one drive of VM vmid. Empty and physical CD drives (none, cdrom) hold no
+// classifyDisk labels one drive of VM vmid. Empty and physical CD drives (none, cdrom) hold no
 // data and are skipped (ok false). recreated names the drive keys the template has: the clone
 // brings those back (new, from the template); every other drive is removed.
-func ClassifyDisk(vmid int, e Entry, recreated map[string]bool) (m Mount, ok bool) {
-	m = Mount{Key: e.Key, Pending: e.Pending, Data: Unknown, MountAfter: Removed}
+func classifyDisk(vmid int, e reinstall.Entry, recreated map[string]bool) (m reinstall.Mount, ok bool) {
+	m = reinstall.Mount{Key: e.Key, Pending: e.Pending, Data: reinstall.Unknown, MountAfter: reinstall.Removed}
 	if recreated[e.Key] {
-		m.MountAfter = Recreated
+		m.MountAfter = reinstall.Recreated
 	}
 	vol := ""
 	for i, part := range strings.Split(e.Value, ",") {
@@ -62,21 +62,21 @@ func ClassifyDisk(vmid int, e Entry, recreated map[string]bool) (m Mount, ok boo
 		return m, false
 	}
 	if vol == "" {
-		m.Volume = volumePart(e.Value)
+		m.Volume = reinstall.VolumePart(e.Value)
 		return m, true
 	}
 	pv, err := pveconf.ParseVolume(vol)
 	if err != nil {
 		return m, true
 	}
-	labelVolume(&m, pv, vmid)
+	reinstall.LabelVolume(&m, pv, vmid)
 	return m, true
 }
 
-// ClassifiedDisks labels every drive of a VM's config entries (active and pending), sorted by
+// classifiedDisks labels every drive of a VM's config entries (active and pending), sorted by
 // bus and number, active before pending.
-func ClassifiedDisks(vmid int, entries []Entry, recreated map[string]bool) []Mount {
-	var out []Mount
+func classifiedDisks(vmid int, entries []reinstall.Entry, recreated map[string]bool) []reinstall.Mount {
+	var out []reinstall.Mount
 	seen := map[[2]string]bool{}
 	for _, e := range entries {
 		if !isVMDiskKey(e.Key) || e.Value == "" {
@@ -87,7 +87,7 @@ func ClassifiedDisks(vmid int, entries []Entry, recreated map[string]bool) []Mou
 			continue
 		}
 		seen[k] = true
-		if m, ok := ClassifyDisk(vmid, e, recreated); ok {
+		if m, ok := classifyDisk(vmid, e, recreated); ok {
 			out = append(out, m)
 		}
 	}
@@ -105,20 +105,20 @@ func ClassifiedDisks(vmid int, entries []Entry, recreated map[string]bool) []Mou
 	return out
 }
 
-// DiskEntries are the drives of a VM's active config and, where the merged (pending) config
+// diskEntries are the drives of a VM's active config and, where the merged (pending) config
 // differs, the pending values.
-func DiskEntries(cur, merged pve.QEMUConfig) []Entry {
-	var out []Entry
+func diskEntries(cur, merged pve.QEMUConfig) []reinstall.Entry {
+	var out []reinstall.Entry
 	add := func(cfg pve.QEMUConfig, pending bool) {
 		for k, v := range cfg.Disks {
 			if !pending || cur.Disks[k] != v {
-				out = append(out, Entry{Key: k, Value: v, Pending: pending})
+				out = append(out, reinstall.Entry{Key: k, Value: v, Pending: pending})
 			}
 		}
 		for i, v := range cfg.Unused {
 			k := "unused" + strconv.Itoa(i)
 			if !pending || cur.Unused[i] != v {
-				out = append(out, Entry{Key: k, Value: v, Pending: pending})
+				out = append(out, reinstall.Entry{Key: k, Value: v, Pending: pending})
 			}
 		}
 	}
