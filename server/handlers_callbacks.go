@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -72,12 +71,10 @@ func (s *Server) listCallbacks(c *gin.Context) {
 			Param: models.CallbackPending + ", " + models.CallbackDelivered + ", " + models.CallbackExpired}))
 		return
 	}
-	if raw, ok := c.GetQuery("limit"); ok {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > 500 {
-			writeProblem(c, i18n.Validation(i18n.FieldError{Field: "limit", Code: i18n.FieldTooLarge, Param: "500"}))
-			return
-		}
+	if n, fe, ok := pageLimit(c, 500); len(fe) > 0 {
+		writeProblem(c, i18n.Validation(fe...))
+		return
+	} else if ok {
 		f.Limit = n
 	}
 	list, err := s.db.ListCallbackDeliveries(c.Request.Context(), f)

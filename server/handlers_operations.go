@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,15 +138,14 @@ func parseWait(c *gin.Context) (time.Duration, *i18n.Problem) {
 	if c.Request.URL.RawQuery == "" {
 		return 0, nil // no query to parse
 	}
-	raw, ok := c.GetQuery("wait")
-	if !ok {
+	var q waitQuery
+	if fe := bindQuery(c, &q); len(fe) > 0 {
+		return 0, i18n.Validation(fe...)
+	}
+	if q.Wait == nil {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > 60 {
-		return 0, i18n.Validation(i18n.FieldError{Field: "wait", Code: i18n.FieldTooLarge, Param: "60"})
-	}
-	return time.Duration(n) * time.Second, nil
+	return time.Duration(*q.Wait) * time.Second, nil
 }
 
 // opIDOK is a cheap shape check so that junk ids are a 404 without a query.

@@ -76,18 +76,12 @@ func listQuery(c *gin.Context) (after string, limit int, err error) {
 // pageLimit reads ?limit= of a paged list: 1 to most. ok is false when the query has none; fe
 // holds the refusal of a value that is not a whole number or out of range.
 func pageLimit(c *gin.Context, most int) (n int, fe []i18n.FieldError, ok bool) {
-	raw, ok := c.GetQuery("limit")
-	if !ok {
-		return 0, nil, false
+	var q limitQuery
+	if fe = bindQuery(c, &q); len(fe) > 0 || q.Limit == nil {
+		return 0, fe, len(fe) > 0
 	}
-	n, err := strconv.Atoi(raw)
-	switch {
-	case err != nil:
-		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldType, Param: "int"}}
-	case n < 1:
-		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldTooSmall, Param: "1"}}
-	case n > most:
-		fe = []i18n.FieldError{{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(most)}}
+	if *q.Limit > most {
+		return *q.Limit, []i18n.FieldError{{Field: "limit", Code: i18n.FieldTooLarge, Param: strconv.Itoa(most)}}, true
 	}
-	return n, fe, true
+	return *q.Limit, nil, true
 }

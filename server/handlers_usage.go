@@ -165,6 +165,12 @@ func (s *Server) getUsageSeries(c *gin.Context) {
 	writeJSON(c, http.StatusOK, gin.H{"series": series})
 }
 
+// pointsQuery is ?points=N of a usage series: 1 to usage.MaxSeriesPoints (a test holds the two
+// equal).
+type pointsQuery struct {
+	Points *int `json:"points" validate:"omitnil,min=1,max=1000"`
+}
+
 func seriesQuery(c *gin.Context) (usage.SeriesQuery, error) {
 	q := usage.SeriesQuery{ServiceID: c.Param("service_id"), Metric: c.Query("metric")}
 	var fields []i18n.FieldError
@@ -187,12 +193,10 @@ func seriesQuery(c *gin.Context) (usage.SeriesQuery, error) {
 		}
 		*dst = t
 	}
-	if raw, ok := c.GetQuery("points"); ok {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > usage.MaxSeriesPoints {
-			fields = append(fields, i18n.FieldError{Field: "points", Code: i18n.FieldTooLarge, Param: strconv.Itoa(usage.MaxSeriesPoints)})
-		}
-		q.Points = n
+	var pq pointsQuery
+	fields = append(fields, bindQuery(c, &pq)...)
+	if pq.Points != nil {
+		q.Points = *pq.Points
 	}
 	if len(fields) == 0 {
 		switch err := q.Check(); {
