@@ -18,7 +18,8 @@ test('reinstall: an intent awaiting_password asks for the password and sends the
     $fake->answer(200, ['intent' => $intent]);
     $page = module()->clientReinstall($p, []);
     $v = $page['vars'];
-    eq(['awaiting_password', Lang::named('english')->t('reinstall_awaiting_password')], [$v['intent']['state'], $v['message']], 'the page asks');
+    $asks = Lang::named('english')->t('reinstall_awaiting_password');
+    eq(['awaiting_password', $asks], [$v['intent']['state'], $v['message']], 'the page asks');
     $html = render($page['templatefile'], $v + ['token' => 't', 'serviceid' => 91]);
     contains($html, 'name="root_password"');
     contains($html, Lang::named('english')->t('send_password'));
@@ -34,5 +35,9 @@ test('reinstall: an intent awaiting_password asks for the password and sends the
     eq(['GET', 'POST'], array_column($sent, 'method'), 'the intent read, then the apply');
     contains($sent[1]['uri'], '/v1/services/whmcs-91/reinstall');
     $body = json_decode($sent[1]['body'], true);
-    eq(['in-91', 'Fresh-root-pass-9', $intent['confirmations']], [$body['intent_id'], $body['root_password'], $body['confirmations']], 'the same apply with the password');
+    eq(
+        ['in-91', 'Fresh-root-pass-9', $intent['confirmations']],
+        [$body['intent_id'], $body['root_password'], $body['confirmations']],
+        'the same apply with the password'
+    );
 });
