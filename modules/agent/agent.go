@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -54,7 +55,15 @@ type Agent struct {
 
 	mu      sync.Mutex
 	connect time.Time // when the current tunnel came up; zero when none
+	// served and refused count the calls forwarded to Proxmox and the calls refused.
+	served, refused atomic.Int64
 }
+
+// Served is the number of calls the agent forwarded to Proxmox; Refused of calls it refused.
+func (a *Agent) Served() int64 { return a.served.Load() }
+
+// Refused is the number of calls the agent refused.
+func (a *Agent) Refused() int64 { return a.refused.Load() }
 
 // New builds an agent from a validated config; it loads the private key.
 func New(cfg Config, o Options) (*Agent, error) {

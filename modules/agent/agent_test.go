@@ -47,7 +47,7 @@ func newStand(t *testing.T, o agent.HubOptions) *stand {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { hub.Shutdown(context.Background()) })
-	client, err := pve.New(pve.Config{Cluster: "c1", Tunnel: hub.Transport("c1"), MaxRetries: -1}, nil)
+	client, err := pve.New(pve.Config{Cluster: "c1", Tunnel: hub.Transport("c1")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

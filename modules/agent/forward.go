@@ -53,6 +53,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fr.Body = body
+	a.served.Add(1)
 	resp, err := a.pve.Forward(r.Context(), fr)
 	if err != nil {
 		a.unreachable(w, r, err)
@@ -103,6 +104,7 @@ func (a *Agent) unreachable(w http.ResponseWriter, r *http.Request, err error) {
 // refuse answers 403 with a problem body and logs the reason. The query is left out of the log:
 // it may carry a console ticket.
 func (a *Agent) refuse(w http.ResponseWriter, r *http.Request, reason, detail string) {
+	a.refused.Add(1)
 	a.log.Warn("agent refused a call", "method", r.Method, "path", r.URL.EscapedPath(), "reason", reason,
 		"detail", detail, "upgrade", r.Header.Get(HeaderUpgrade) != "")
 	w.Header().Set("Content-Type", "application/problem+json")
@@ -114,6 +116,7 @@ func (a *Agent) refuse(w http.ResponseWriter, r *http.Request, reason, detail st
 
 // forwardUpgrade opens Proxmox's WebSocket and pipes it both ways through the stream.
 func (a *Agent) forwardUpgrade(w http.ResponseWriter, r *http.Request, fr pve.ForwardRequest) {
+	a.served.Add(1)
 	resp, err := a.pve.Forward(r.Context(), fr)
 	if err != nil {
 		a.unreachable(w, r, err)
