@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +36,8 @@ type agentStand struct {
 	agentLg *syncBuf
 	agentCf agent.Config
 	agent   *agenttest.Running
+	// dial, when set, is how the agent reaches pvebill (a fault proxy).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func newAgentStand(t *testing.T) *agentStand {
@@ -81,7 +85,7 @@ func newAgentStand(t *testing.T) *agentStand {
 func (s *agentStand) startAgent(t *testing.T) {
 	t.Helper()
 	s.agent = agenttest.Start(t, s.agentCf, agent.Options{Log: slog.New(slog.NewJSONHandler(s.agentLg, nil)),
-		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, DialContext: s.dial})
 	deadline := time.Now().Add(10 * time.Second)
 	for len(s.agents(t)) == 0 {
 		if time.Now().After(deadline) {
@@ -354,4 +358,137 @@ func TestAgentAwayCreateWaits(t *testing.T) {
 	if n := simCalls(s.sim.Sim, "POST", isCreate); n != 1 {
 		t.Fatalf("%d creates sent, want 1", n)
 	}
+}
+
+// R57 under chaos: services are created and terminated by concurrent billing clients while the
+// agent is killed and its tunnel cut without a FIN (a proxy that stops forwarding), again and
+// again. A client whose operation failed temporarily asks again, as a billing system does.
+// Invariants: every operation ends; Proxmox sees at most one create per service (a create whose
+// stream broke is adopted by its stamp, R39) and at most one destroy per vmid; at the end every
+// service is terminated and no guest is left.
+func TestAgentChaosKillsAndCuts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a minute of chaos")
+	}
+	s := newAgentStand(t)
+	s.agent.Kill()
+	proxy := agenttest.StartProxy(t, strings.TrimPrefix(s.base, "http://"), 0)
+	s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, proxy.Addr())
+	}
+	s.startAgent(t)
+	s.sim.SetTaskDuration("vzcreate", 800*time.Millisecond)
+	s.sim.SetTaskDuration("vzdestroy", 500*time.Millisecond)
+	const services, workers = 60, 6
+	stop := make(chan struct{})
+	faults := make(chan string, 100)
+	go func() {
+		for i := 0; i < 10; i++ { // 5 kills and 5 cuts, one every 1.5 s
+			select {
+			case <-stop:
+				return
+			case <-time.After(1500 * time.Millisecond):
+			}
+			if i%2 == 0 {
+				s.agent.Kill()
+				time.Sleep(300 * time.Millisecond)
+				faults <- "kill"
+			} else {
+				proxy.Stall()
+				faults <- "cut"
+			}
+			s.startAgentQuiet(t)
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < services; i += workers {
+				id := "chaos-" + itoaTest(i)
+				s.untilDone(t, "POST", "/v1/services",
+					`{"service_id":"`+id+`","plan":"ct-2g","hostname":"`+id+`.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
+				s.untilDone(t, "POST", "/v1/services/"+id+"/terminate", `{}`)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	kills, cuts := 0, 0
+	for len(faults) > 0 {
+		if <-faults == "kill" {
+			kills++
+		} else {
+			cuts++
+		}
+	}
+	creates, destroys := map[string]int{}, map[string]int{}
+	for _, r := range s.sim.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/lxc") {
+			creates[r.Form.Get("hostname")]++
+		}
+		if r.Method == "DELETE" && strings.Contains(r.Path, "/lxc/") {
+			destroys[r.Path]++
+		}
+	}
+	for h, n := range creates {
+		if n > 1 {
+			t.Errorf("R57: %d creates of %s reached Proxmox", n, h)
+		}
+	}
+	for p, n := range destroys {
+		if n > 1 {
+			t.Errorf("R57: %d destroys of %s reached Proxmox", n, p)
+		}
+	}
+	for i := range services {
+		_, m := s.call(t, "GET", "/v1/services/chaos-"+itoaTest(i), "")
+		if svc, _ := m["service"].(map[string]any); svc["state"] != "terminated" {
+			t.Errorf("chaos-%d: %v", i, svc["state"])
+		}
+	}
+	for _, r := range s.sim.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/lxc") {
+			vmid := 0
+			_, _ = fmt.Sscan(r.Form.Get("vmid"), &vmid)
+			if _, ok := s.sim.Guest(vmid); ok {
+				t.Errorf("guest %d of %s is left at Proxmox", vmid, r.Form.Get("hostname"))
+			}
+		}
+	}
+	t.Logf("chaos: %d services created and terminated through %d agent kills and %d tunnel cuts", services, kills, cuts)
+	if kills < 5 || cuts < 5 {
+		t.Fatalf("only %d kills and %d cuts", kills, cuts)
+	}
+}
+
+// startAgentQuiet starts the agent again if it is not running, without waiting for it.
+func (s *agentStand) startAgentQuiet(t *testing.T) {
+	if s.agent.Running() {
+		return
+	}
+	s.agent = agenttest.Start(t, s.agentCf, agent.Options{Log: slog.New(slog.NewJSONHandler(s.agentLg, nil)),
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, DialContext: s.dial})
+}
+
+// untilDone sends a mutation as a billing system does: again (with the same body) while its
+// operation fails temporarily, until it succeeds.
+func (s *agentStand) untilDone(t *testing.T, method, path, body string) {
+	t.Helper()
+	for attempt := 0; attempt < 20; attempt++ {
+		status, m := s.call(t, method, path+"?wait=30", body)
+		if status == http.StatusOK && opState(m) == "succeeded" {
+			return
+		}
+		if status == http.StatusAccepted || status == http.StatusOK {
+			op, _ := m["operation"].(map[string]any)
+			id, _ := op["id"].(string)
+			if id != "" {
+				if final := s.waitOperation(t, id, 180*time.Second); final["state"] == "succeeded" {
+					return
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("%s %s never succeeded", method, path)
 }

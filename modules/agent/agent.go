@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"crypto/ed25519"
+	crand "crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,6 +59,8 @@ type Agent struct {
 	connect time.Time // when the current tunnel came up; zero when none
 	// served and refused count the calls forwarded to Proxmox and the calls refused.
 	served, refused atomic.Int64
+	// instance names this process in the handshake.
+	instance string
 }
 
 // Served is the number of calls the agent forwarded to Proxmox; Refused of calls it refused.
@@ -93,7 +97,8 @@ func New(cfg Config, o Options) (*Agent, error) {
 		o.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 15 * time.Second}).DialContext
 	}
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: cfg.serverTLS(), DialContext: o.DialContext}
-	return &Agent{cfg: cfg, key: key, pve: client, log: o.Log, server: u, dialer: &http.Client{Transport: tr}, o: o}, nil
+	return &Agent{cfg: cfg, key: key, pve: client, log: o.Log, server: u, dialer: &http.Client{Transport: tr}, o: o,
+		instance: newInstance()}, nil
 }
 
 // PublicKey is the agent's public key as pvebill's config names it.
@@ -130,6 +135,13 @@ func errText(err error) string {
 		return "closed"
 	}
 	return err.Error()
+}
+
+// newInstance is a random name for this agent process.
+func newInstance() string {
+	b := make([]byte, 8)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // fullJitter is a random wait in [0, min(max, base·2^attempt)).
@@ -185,7 +197,9 @@ func (a *Agent) dial(ctx context.Context) (*websocket.Conn, error) {
 		_ = ws.CloseNow()
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
-	if err := writeJSON(dctx, ws, Sign(a.key, ch, a.cfg.Cluster, a.server.Host)); err != nil {
+	hello := Sign(a.key, ch, a.cfg.Cluster, a.server.Host)
+	hello.Instance = a.instance
+	if err := writeJSON(dctx, ws, hello); err != nil {
 		_ = ws.CloseNow()
 		return nil, fmt.Errorf("handshake: %w", err)
 	}

@@ -40,10 +40,12 @@ type Challenge struct {
 	Nonce    []byte `json:"nonce"`
 }
 
-// Hello is the agent's answer.
+// Hello is the agent's answer. Instance names the agent process (random at its start): a new
+// tunnel of the same instance replaces its older one, which is dead or dying.
 type Hello struct {
 	Protocol  int    `json:"protocol"`
 	Cluster   string `json:"cluster"`
+	Instance  string `json:"instance,omitempty"`
 	Signature []byte `json:"signature"`
 }
 

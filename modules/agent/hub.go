@@ -76,10 +76,31 @@ type Hub struct {
 // tunnel is one connected agent.
 type tunnel struct {
 	cluster     string
+	instance    string
 	remote      string
 	connectedAt time.Time
 	cc          *http.ClientConn
 	done        chan struct{}
+	// superseded: a newer tunnel of the same agent came; no new call goes here.
+	superseded atomic.Bool
+}
+
+// closeWhenIdle closes a superseded tunnel once it carries no call (its liveness check closes
+// it sooner if it is dead).
+func (h *Hub) closeWhenIdle(t *tunnel) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-tick.C:
+			if t.cc.InFlight() == 0 {
+				_ = t.cc.Close()
+				return
+			}
+		}
+	}
 }
 
 // Info is one connected agent as /readyz shows it.
@@ -126,7 +147,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refused(r, &HandshakeError{Reason: FailProtocol, Detail: err.Error()})
 		return
 	}
-	cluster, herr := h.handshake(r.Context(), ws, r)
+	hello, herr := h.handshake(r.Context(), ws, r)
 	if herr != nil {
 		code := handshakeRefusal
 		if herr.Reason == FailShuttingDown {
@@ -135,7 +156,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Close(code, herr.Reason)
 		return
 	}
-	h.serveTunnel(r.Context(), ws, cluster, r.RemoteAddr)
+	h.serveTunnel(r.Context(), ws, hello, r.RemoteAddr)
 }
 
 func (h *Hub) refused(r *http.Request, e *HandshakeError) {
@@ -143,51 +164,51 @@ func (h *Hub) refused(r *http.Request, e *HandshakeError) {
 	h.o.Log.Warn("agent handshake refused", "reason", e.Reason, "detail", e.Detail, "remote", r.RemoteAddr)
 }
 
-// handshake runs the challenge and returns the verified cluster; a refusal is counted and
+// handshake runs the challenge and returns the verified hello; a refusal is counted and
 // logged before the agent is told.
-func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, r *http.Request) (string, *HandshakeError) {
+func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, r *http.Request) (Hello, *HandshakeError) {
 	ctx, cancel := context.WithTimeout(ctx, h.o.HandshakeTimeout)
 	defer cancel()
-	cluster, herr := h.challenge(ctx, ws, r.Host)
+	hello, herr := h.challenge(ctx, ws, r.Host)
 	if herr != nil {
 		h.refused(r, herr)
 		_ = writeJSON(ctx, ws, Welcome{Error: herr.Reason})
-		return "", herr
+		return Hello{}, herr
 	}
 	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica}); err != nil {
 		herr = timeoutOr(ctx, err)
 		h.refused(r, herr)
-		return "", herr
+		return Hello{}, herr
 	}
-	return cluster, nil
+	return hello, nil
 }
 
 // challenge sends the nonce and verifies the answer.
-func (h *Hub) challenge(ctx context.Context, ws *websocket.Conn, host string) (string, *HandshakeError) {
+func (h *Hub) challenge(ctx context.Context, ws *websocket.Conn, host string) (Hello, *HandshakeError) {
 	if ws.Subprotocol() != Subprotocol {
-		return "", &HandshakeError{Reason: FailProtocol, Detail: "subprotocol " + Subprotocol + " not negotiated"}
+		return Hello{}, &HandshakeError{Reason: FailProtocol, Detail: "subprotocol " + Subprotocol + " not negotiated"}
 	}
 	nonce, err := newNonce()
 	if err != nil {
-		return "", &HandshakeError{Reason: FailProtocol, Detail: err.Error()}
+		return Hello{}, &HandshakeError{Reason: FailProtocol, Detail: err.Error()}
 	}
 	if err := writeJSON(ctx, ws, Challenge{Protocol: ProtocolVersion, Nonce: nonce}); err != nil {
-		return "", timeoutOr(ctx, err)
+		return Hello{}, timeoutOr(ctx, err)
 	}
 	var hello Hello
 	if err := readJSON(ctx, ws, &hello); err != nil {
-		return "", timeoutOr(ctx, err)
+		return Hello{}, timeoutOr(ctx, err)
 	}
 	if herr := verify(h.o.Keys, nonce, hello, host); herr != nil {
-		return "", herr
+		return Hello{}, herr
 	}
 	h.mu.Lock()
 	closing := h.closing
 	h.mu.Unlock()
 	if closing {
-		return "", &HandshakeError{Reason: FailShuttingDown, Detail: "this replica is shutting down"}
+		return Hello{}, &HandshakeError{Reason: FailShuttingDown, Detail: "this replica is shutting down"}
 	}
-	return hello.Cluster, nil
+	return hello, nil
 }
 
 func timeoutOr(ctx context.Context, err error) *HandshakeError {
@@ -199,7 +220,8 @@ func timeoutOr(ctx context.Context, err error) *HandshakeError {
 
 // serveTunnel runs an HTTP/2 client connection over the WebSocket and keeps it registered
 // until it ends: the agent closed it, a ping went unanswered, or the hub closed it.
-func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, cluster, remote string) {
+func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, hello Hello, remote string) {
+	cluster := hello.Cluster
 	nc := &notifyConn{Conn: websocket.NetConn(ctx, ws, websocket.MessageBinary), done: make(chan struct{})}
 	tr := &http.Transport{Protocols: h2cOnly(), HTTP2: h.o.Liveness.http2Config(0),
 		DialContext: func(context.Context, string, string) (net.Conn, error) { return nc, nil }}
@@ -209,7 +231,8 @@ func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, cluster, remo
 		h.o.Log.Warn("agent tunnel failed to start", "cluster", cluster, "err", err)
 		return
 	}
-	t := &tunnel{cluster: cluster, remote: remote, connectedAt: time.Now().UTC(), cc: cc, done: nc.done}
+	t := &tunnel{cluster: cluster, instance: hello.Instance, remote: remote, connectedAt: time.Now().UTC(), cc: cc,
+		done: nc.done}
 	h.add(t)
 	h.o.Log.Info("agent connected", "cluster", cluster, "remote", remote)
 	select {
@@ -228,8 +251,16 @@ func h2cOnly() *http.Protocols {
 	return p
 }
 
+// add registers a tunnel. An older tunnel of the same agent process is dead or dying (the
+// agent keeps one at a time): it takes no new call and is closed once its calls are done.
 func (h *Hub) add(t *tunnel) {
 	h.mu.Lock()
+	for _, old := range h.tunnels[t.cluster] {
+		if t.instance != "" && old.instance == t.instance {
+			old.superseded.Store(true)
+			go h.closeWhenIdle(old)
+		}
+	}
 	h.tunnels[t.cluster] = append(h.tunnels[t.cluster], t)
 	close(h.changed)
 	h.changed = make(chan struct{})
@@ -258,6 +289,9 @@ func (h *Hub) Agents(cluster string) []Info {
 	defer h.mu.Unlock()
 	out := []Info{}
 	for _, t := range h.tunnels[cluster] {
+		if t.superseded.Load() {
+			continue
+		}
 		out = append(out, Info{ConnectedAt: t.connectedAt, Remote: t.remote})
 	}
 	return out
@@ -277,7 +311,7 @@ func (h *Hub) pick(cluster string) *tunnel {
 	var busy *tunnel
 	for i := range n {
 		t := ts[(start+i)%n]
-		if t.cc.Err() != nil {
+		if t.cc.Err() != nil || t.superseded.Load() {
 			continue
 		}
 		if t.cc.Available() > 0 {

@@ -88,6 +88,16 @@ func (r *Running) Kill() {
 	<-r.done
 }
 
+// Running reports whether the agent still runs (not killed).
+func (r *Running) Running() bool {
+	select {
+	case <-r.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // WaitConnected waits until the agent has a tunnel up.
 func (r *Running) WaitConnected(t testing.TB, within time.Duration) {
 	t.Helper()
