@@ -208,7 +208,7 @@ func (s *agentStand) console(t *testing.T, id string) {
 // noSecrets checks pvebill's config, database files and log for the agent's Proxmox secrets.
 func (s *agentStand) noSecrets(t *testing.T) {
 	t.Helper()
-	texts := map[string]string{"config": s.cfg.String(), "log": s.log.String()}
+	texts := map[string]string{"config": s.cfg.String(), "log": s.log.String(), "the agent's log": s.agentLg.String()}
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		raw, err := os.ReadFile(s.dbPath + suffix)
 		if err == nil {

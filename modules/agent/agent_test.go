@@ -147,3 +147,28 @@ func TestNoAgentIsTemporary(t *testing.T) {
 		t.Fatalf("%d requests reached the simulator", n)
 	}
 }
+
+// R57: an operation's call waits for the agent, but not forever: after MaxWait it fails as a
+// temporary failure with nothing sent, so a cluster whose agent stays away holds no worker.
+func TestWaitForAgentIsBounded(t *testing.T) {
+	s := newStand(t, agent.HubOptions{MaxWait: 300 * time.Millisecond})
+	start := time.Now()
+	_, err := s.client.Nodes(pve.WaitForTunnel(ctx(t)))
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+	if n := len(s.sim.Requests()); n != 0 {
+		t.Fatalf("%d calls reached the simulator", n)
+	}
+	done := make(chan error, 1)
+	s2 := newStand(t, agent.HubOptions{})
+	go func() {
+		_, err := s2.client.Nodes(pve.WaitForTunnel(ctx(t)))
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	s2.startAgent(t, agent.Options{})
+	if err := <-done; err != nil {
+		t.Fatalf("a call waiting for the agent: %v", err)
+	}
+}

@@ -56,7 +56,14 @@ type HubOptions struct {
 	HandshakeTimeout time.Duration
 	// Replica names this replica in the welcome.
 	Replica string
+	// MaxWait bounds how long an operation's call waits for an agent (default DefaultMaxWait):
+	// then the operation fails proxmox_unavailable (temporary, nothing sent), so a cluster
+	// whose agent stays away does not hold the workers other clusters need.
+	MaxWait time.Duration
 }
+
+// DefaultMaxWait is how long an operation's call waits for a cluster's agent.
+const DefaultMaxWait = 2 * time.Minute
 
 // Hub is pvebill's end of the agents' tunnels: it serves ConnectPath, verifies each agent and
 // keeps its tunnel as an HTTP/2 client connection whose server is the agent (the roles
@@ -114,6 +121,9 @@ func NewHub(o HubOptions) *Hub {
 	o.Liveness = o.Liveness.orDefault()
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -322,8 +332,10 @@ func (h *Hub) pick(cluster string) *tunnel {
 	return busy
 }
 
-// waitReady waits until the cluster has a live tunnel or ctx ends.
+// waitReady waits until the cluster has a live tunnel, ctx ends or MaxWait passes.
 func (h *Hub) waitReady(ctx context.Context, cluster string) error {
+	ctx, cancel := context.WithTimeout(ctx, h.o.MaxWait)
+	defer cancel()
 	for {
 		h.mu.Lock()
 		ch := h.changed
