@@ -17,6 +17,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/plans"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -94,7 +95,7 @@ func wireApp(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Lo
 	for name, detail := range st.Provisioner.Readiness(ctx) {
 		log.Info("cluster", readinessAttrs(name, detail)...)
 	}
-	so := st.ServerOptions(cfg)
+	so := serve.Options(st, cfg)
 	so.OpenAPI = openAPISpec
 	cbs := callbacks.New(callbacks.Options{DB: db, Targets: callbackTargets(cfg), Log: log.With("component", "callbacks"),
 		Metrics: callbacks.NewMetrics(st.Metrics), Owner: st.Exec.Owner()})

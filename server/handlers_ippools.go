@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/modules/ippool"
-	"pvebill/server/config"
 )
 
 // IPPoolView is the API shape of an IP pool (docs/api.md IP pool) with its usage: size is the
@@ -51,16 +50,6 @@ func ipPoolView(u ippool.Usage) IPPoolView {
 		v.First, v.Last = &first, &last
 	}
 	return v
-}
-
-// IPPoolClusters are the cluster names a pool may name: the configured clusters, or any name
-// when none is configured.
-func IPPoolClusters(cfg config.Config) []string {
-	out := make([]string, 0, len(cfg.Clusters))
-	for _, c := range cfg.Clusters {
-		out = append(out, c.Name)
-	}
-	return out
 }
 
 func (s *Server) listIPPools(c *gin.Context) {

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/modules/plans"
-	"pvebill/server/config"
 )
 
 // PlanView is the API shape of a plan (docs/api.md Plan): the plan and, for each guest type it
@@ -34,19 +33,6 @@ func (s *Server) planView(p plans.Plan, lang string) PlanView {
 		v.Capabilities[t] = m
 	}
 	return v
-}
-
-// PlanClusters turns the configured clusters into what plan validation checks a plan's cluster
-// and nodes against; with no cluster configured, any names are accepted.
-func PlanClusters(cfg config.Config) plans.Clusters {
-	if len(cfg.Clusters) == 0 {
-		return nil
-	}
-	out := make(plans.Clusters, len(cfg.Clusters))
-	for _, c := range cfg.Clusters {
-		out[c.Name] = append([]string(nil), c.Nodes...)
-	}
-	return out
 }
 
 func (s *Server) listPlans(c *gin.Context) {

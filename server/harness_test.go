@@ -24,6 +24,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -154,7 +155,7 @@ func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	so := st.ServerOptions(cfg)
+	so := serve.Options(st, cfg)
 	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 200*time.Millisecond
 	h.srv = server.New(so)
 	registerTestRoutes(h)

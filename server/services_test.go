@@ -31,6 +31,7 @@ import (
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -132,7 +133,7 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 	if err != nil {
 		t.Fatal(err)
 	}
-	so := st.ServerOptions(cfg)
+	so := serve.Options(st, cfg)
 	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 50*time.Millisecond
 	h.srv = server.New(so)
 	h.exec.Start(ctx)

@@ -22,6 +22,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -48,7 +49,7 @@ func webhookServer(b *testing.B) *server.Server {
 	}
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: billingSecret, Scopes: []string{"billing"}}}
-	srv := server.New(st.ServerOptions(cfg))
+	srv := server.New(serve.Options(st, cfg))
 	srv.V1("billing").POST("/_bench/validate", func(c *gin.Context) {
 		var req provision.CreateRequest
 		if err := server.BindJSON(c, &req); err != nil {
@@ -66,7 +67,7 @@ func benchSigned(method, path string, body []byte) *http.Request {
 	return req
 }
 
-func serve(b *testing.B, srv *server.Server, req *http.Request, want int) {
+func serveOnce(b *testing.B, srv *server.Server, req *http.Request, want int) {
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, req)
 	if w.Code != want {
@@ -87,7 +88,7 @@ func BenchmarkWebhook(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for _, req := range reqs {
-			serve(b, srv, req, want)
+			serveOnce(b, srv, req, want)
 		}
 	}
 	b.Run("validate", func(b *testing.B) {

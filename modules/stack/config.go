@@ -12,10 +12,10 @@ import (
 	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
+	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/rdns"
-	"pvebill/server"
 	"pvebill/server/config"
 )
 
@@ -40,7 +40,7 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 		return nil, err
 	}
 	st := New(Options{DB: db, Log: log, Metrics: reg, Kinds: Kinds(), Clusters: clusters, Actions: extra,
-		PlanClusters: server.PlanClusters(cfg), PoolClusters: server.IPPoolClusters(cfg), Agents: hub,
+		PlanClusters: planClusters(cfg), PoolClusters: poolClusters(cfg), Agents: hub,
 		Executor: executor.Config{Owner: owner, RunContext: pve.WaitForTunnel,
 			Workers: cfg.Executor.Workers, Lease: cfg.Executor.Lease, PollInterval: cfg.Executor.PollInterval,
 			LongWorkers: cfg.Executor.BackupWorkers},
@@ -83,4 +83,25 @@ func powerDNS(c config.PowerDNS) *rdns.PowerDNS {
 		id = config.DefaultPowerDNSServerID
 	}
 	return &rdns.PowerDNS{URL: c.URL, APIKey: c.APIKey, ServerID: id}
+}
+
+// planClusters tells the plans which clusters and nodes a plan may name: the configured ones.
+func planClusters(cfg config.Config) plans.Clusters {
+	if len(cfg.Clusters) == 0 {
+		return nil
+	}
+	out := make(plans.Clusters, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		out[c.Name] = append([]string(nil), c.Nodes...)
+	}
+	return out
+}
+
+// poolClusters are the clusters an address pool may name: the configured ones.
+func poolClusters(cfg config.Config) []string {
+	out := make([]string, 0, len(cfg.Clusters))
+	for _, c := range cfg.Clusters {
+		out = append(out, c.Name)
+	}
+	return out
 }

@@ -24,7 +24,6 @@ import (
 	"pvebill/modules/qemu"
 	"pvebill/modules/rdns"
 	"pvebill/modules/reinstall"
-	"pvebill/server"
 	"pvebill/server/config"
 )
 
@@ -167,14 +166,6 @@ func (st *Stack) Actions() []executor.Action {
 	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
 	actions = append(actions, st.Moves.Actions()...)
 	return append(actions, st.Password.Actions()...)
-}
-
-// ServerOptions are the server's options over the stack; the caller adds what only it knows
-// (the OpenAPI document, a test clock) before server.New.
-func (st *Stack) ServerOptions(cfg config.Config) server.Options {
-	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
-		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
-		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents, Moves: st.Moves}
 }
 
 // Schema says what Open does with a schema that is behind.

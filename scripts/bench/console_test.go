@@ -31,6 +31,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	wiring "pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -84,7 +85,7 @@ func newConsoleEnv(t *testing.T, sessions int) *consoleEnv {
 	}
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: billingID, Secret: billingSecret, Scopes: []string{"billing"}}}
-	srv := server.New(w.ServerOptions(cfg))
+	srv := server.New(serve.Options(w, cfg))
 	w.Exec.Start(context.Background())
 	e.api = httptest.NewServer(srv)
 	t.Cleanup(func() {

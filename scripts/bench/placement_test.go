@@ -23,6 +23,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	wiring "pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -241,7 +242,7 @@ func fillStack(t *testing.T, sim *pvesim.Sim) (*wiring.Stack, *httptest.Server) 
 	})
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: billingID, Secret: billingSecret, Scopes: []string{"billing"}}}
-	api := httptest.NewServer(server.New(st.ServerOptions(cfg)))
+	api := httptest.NewServer(server.New(serve.Options(st, cfg)))
 	t.Cleanup(api.Close)
 	return st, api
 }

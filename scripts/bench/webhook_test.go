@@ -38,6 +38,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	wiring "pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -79,7 +80,7 @@ func newStack(t *testing.T, db *models.DB, client *pve.Client, workers int, log 
 	st.exec, st.prov = w.Exec, w.Provisioner
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: billingID, Secret: billingSecret, Scopes: []string{"billing"}}}
-	st.srv = server.New(w.ServerOptions(cfg))
+	st.srv = server.New(serve.Options(w, cfg))
 	return st
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"pvebill/modules/executor"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/serve"
 	"pvebill/server"
 )
 
@@ -20,7 +21,7 @@ import (
 func WithServices(o server.Options) server.Options {
 	st := stack.New(stack.Options{DB: o.DB, Log: o.Logger, Metrics: prometheus.NewRegistry(),
 		Executor: executor.Config{Owner: "stacktest", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
-	full := st.ServerOptions(o.Config)
+	full := serve.Options(st, o.Config)
 	if o.Executor == nil {
 		o.Executor = full.Executor
 	}
