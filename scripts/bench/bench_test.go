@@ -167,6 +167,7 @@ func TestBench(t *testing.T) {
 		{9, "backups", scheduledBackups},
 		{10, "ipv6", ipv6Pools},
 		{12, "placement", placementFill},
+		{13, "agent", agentTunnel},
 	}
 	for _, sc := range scenarios {
 		if !want(sc.n) {
