@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,37 +115,28 @@ func consoleRate(t *testing.T, c *pve.Client) float64 {
 	if err := ws.Write(ctx, websocket.MessageBinary, []byte(p.User+":"+p.Ticket+"\n")); err != nil {
 		t.Fatal(err)
 	}
-	readFor(t, ctx, ws, "OK")
+	readFor(ctx, t, ws, "OK")
 	const rounds = 300
 	start := time.Now()
 	for range rounds {
 		if err := ws.Write(ctx, websocket.MessageBinary, []byte("0:7:echo x\n")); err != nil {
 			t.Fatal(err)
 		}
-		readFor(t, ctx, ws, "x\r\n")
+		readFor(ctx, t, ws, "x\r\n")
 	}
 	return rounds / time.Since(start).Seconds()
 }
 
-func readFor(t *testing.T, ctx context.Context, ws *websocket.Conn, want string) {
+func readFor(ctx context.Context, t *testing.T, ws *websocket.Conn, want string) {
 	t.Helper()
 	var got []byte
-	for !contains(string(got), want) {
+	for !strings.Contains(string(got), want) {
 		_, b, err := ws.Read(ctx)
 		if err != nil {
 			t.Fatalf("console after %q: %v", got, err)
 		}
 		got = append(got, b...)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // streamHeap holds 200 streams open (answers not yet read) and returns the heap each costs.
