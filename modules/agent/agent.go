@@ -113,9 +113,7 @@ func (a *Agent) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		if up >= backoffResetAfter {
-			attempt = 0
-		}
+		attempt = afterTunnel(attempt, up)
 		wait := fullJitter(a.o.BackoffBase, a.o.BackoffMax, attempt)
 		attempt++
 		a.log.Warn("agent tunnel down; reconnecting", "err", errText(err), "up_for", up.Round(time.Millisecond).String(),
@@ -135,6 +133,15 @@ func errText(err error) string {
 		return "closed"
 	}
 	return err.Error()
+}
+
+// afterTunnel is the backoff attempt after a tunnel that was up for up: a tunnel healthy for a
+// minute starts the backoff again from its base.
+func afterTunnel(attempt int, up time.Duration) int {
+	if up >= backoffResetAfter {
+		return 0
+	}
+	return attempt
 }
 
 // newInstance is a random name for this agent process.
