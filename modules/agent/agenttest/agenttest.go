@@ -97,15 +97,3 @@ func (r *Running) Running() bool {
 		return true
 	}
 }
-
-// WaitConnected waits until the agent has a tunnel up.
-func (r *Running) WaitConnected(t testing.TB, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for r.Agent.Connected().IsZero() {
-		if time.Now().After(deadline) {
-			t.Fatalf("agent not connected within %s", within)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
