@@ -29,13 +29,15 @@ func backupPlan() plans.Spec {
 	return p
 }
 
-// backupReplica is one pvebill replica of the backup scenario: its stack with workers started.
-func backupReplica(t *testing.T, db *models.DB, pc *pve.Client, owner string, workers int) *wiring.Stack {
+// replica is one pvebill replica over db and pc with specs imported, its executor (owner,
+// workers, claim poll) started until the test ends.
+func replica(t *testing.T, db *models.DB, pc *pve.Client, owner string, workers int, poll time.Duration,
+	specs []plans.Spec) *wiring.Stack {
 	t.Helper()
 	st := wiring.New(wiring.Options{DB: db, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: prometheus.NewRegistry(),
 		Kinds: wiring.Kinds(), Clusters: []kinds.Cluster{{Name: "default", Client: pc}},
-		Executor: executor.Config{Owner: owner, Workers: workers, Lease: 30 * time.Second, PollInterval: 200 * time.Millisecond}})
-	if _, err := st.Plans.Import(context.Background(), []plans.Spec{benchPlans()[0], backupPlan()}, plans.SourceFile); err != nil {
+		Executor: executor.Config{Owner: owner, Workers: workers, Lease: 30 * time.Second, PollInterval: poll}})
+	if _, err := st.Plans.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
 	st.Exec.Start(context.Background())
@@ -45,6 +47,12 @@ func backupReplica(t *testing.T, db *models.DB, pc *pve.Client, owner string, wo
 		st.Exec.Stop(ctx)
 	})
 	return st
+}
+
+// backupReplica is one pvebill replica of the backup scenario: its stack with workers started.
+func backupReplica(t *testing.T, db *models.DB, pc *pve.Client, owner string, workers int) *wiring.Stack {
+	t.Helper()
+	return replica(t, db, pc, owner, workers, 200*time.Millisecond, []plans.Spec{benchPlans()[0], backupPlan()})
 }
 
 // seedBackupGuests puts n stamped running containers on the nodes in turn, each with two older

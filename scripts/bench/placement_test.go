@@ -5,18 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"pvebill/models"
-	"pvebill/modules/executor"
-	"pvebill/modules/kinds"
 	"pvebill/modules/migrate"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
@@ -228,18 +222,7 @@ func fillStack(t *testing.T, sim *pvesim.Sim) (*wiring.Stack, *httptest.Server) 
 		t.Fatal(err)
 	}
 	t.Cleanup(pc.Close)
-	st := wiring.New(wiring.Options{DB: openDB(t, dialect(t)), Log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Metrics: prometheus.NewRegistry(), Kinds: wiring.Kinds(), Clusters: []kinds.Cluster{{Name: "default", Client: pc}},
-		Executor: executor.Config{Owner: "bench", Workers: 64, Lease: 30 * time.Second, PollInterval: time.Second}})
-	if _, err := st.Plans.Import(context.Background(), fillPlans(), plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	st.Exec.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		st.Exec.Stop(ctx)
-	})
+	st := replica(t, openDB(t, dialect(t)), pc, "bench", 64, time.Second, fillPlans())
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{{ID: billingID, Secret: billingSecret, Scopes: []string{"billing"}}}
 	api := httptest.NewServer(server.New(serve.Options(st, cfg)))
