@@ -130,7 +130,10 @@ type chaos struct {
 
 	kills, restarts, faults, requests, duplicates, retries, refusals atomic.Int64
 	// passwordsResent counts the applies sent again for an intent awaiting_password (R58).
-	passwordsResent                                atomic.Int64
+	passwordsResent atomic.Int64
+	// aimedKills counts the kills aimed at a replica running an operation past its
+	// destructive point (R58).
+	aimedKills                                     atomic.Int64
 	waitTimeouts, waitNanos, sendNanos, inProgress atomic.Int64
 	dbKills, dbRetries, dbGiveUps                  atomic.Int64
 	done                                           atomic.Bool
@@ -361,6 +364,9 @@ clusters:
     url: %q
     token_id: %q
     token_secret: %q
+    # The long run's 1,100 services commit far more memory than the simulator's nodes have:
+    # the run is about kills and faults, not placement (R52), so memory is overcommitted.
+    memory_overcommit: 64
 plans_file: plans.yaml
 ip_pools:
   - name: chaos
@@ -484,6 +490,14 @@ func (c *chaos) killer(stop chan struct{}) {
 			time.Sleep(time.Second)
 		}
 		r := c.replicas[c.intn(len(c.replicas))]
+		if c.intn(2) == 0 {
+			// Every other kill aims at a replica running a terminate, reinstall or restore past
+			// its destructive point, when one is (R58: the takeover reads the facts).
+			if t := c.pastDestruction(); t != nil {
+				r = t
+				c.aimedKills.Add(1)
+			}
+		}
 		if !r.running() {
 			continue
 		}
@@ -1159,8 +1173,8 @@ func (c *chaos) checkReconciliations(ops []models.Operation, fail func(string, .
 	for _, v := range reasons {
 		n += v
 	}
-	c.t.Logf("needs_reconciliation: %.1f per 1,000 operations (%d of %d; reasons %v); %d runs resumed from the facts, %d applies sent again with the password",
-		1000*float64(n)/float64(max(len(ops), 1)), n, len(ops), reasons, resumed, c.passwordsResent.Load())
+	c.t.Logf("needs_reconciliation: %.1f per 1,000 operations (%d of %d; reasons %v); %d runs resumed from the facts, %d applies sent again with the password, %d kills aimed past a destructive point",
+		1000*float64(n)/float64(max(len(ops), 1)), n, len(ops), reasons, resumed, c.passwordsResent.Load(), c.aimedKills.Load())
 }
 
 // checkRestores is the invariant of restore operations (R28, R43): one ends succeeded, or
@@ -1462,6 +1476,32 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 }
 
 // sawCreateTask reports whether the simulator has been asked to create a container.
+// pastDestruction is the replica running an operation past its destructive point (a
+// terminate's destroy and after, a reinstall's destroy and after, a restore's restore and
+// after), or nil. The lease owner names the replica's process id (modules/stack/config.go).
+func (c *chaos) pastDestruction() *replica {
+	var owners []string
+	err := c.db.Gorm.Raw("SELECT lease_owner FROM operations WHERE state = ? AND lease_owner IS NOT NULL AND "+
+		"((action IN ('terminate', 'reinstall') AND stage_index >= 1 AND stage <> 'stop') OR (action = 'restore' AND stage_index >= 2))",
+		models.OpRunning).Scan(&owners).Error
+	if err != nil || len(owners) == 0 {
+		return nil
+	}
+	owner := owners[c.intn(len(owners))]
+	for _, r := range c.replicas {
+		r.mu.Lock()
+		pid := 0
+		if r.up && r.cmd != nil && r.cmd.Process != nil {
+			pid = r.cmd.Process.Pid
+		}
+		r.mu.Unlock()
+		if pid != 0 && strings.Contains(owner, fmt.Sprintf("-%d-", pid)) {
+			return r
+		}
+	}
+	return nil
+}
+
 func (c *chaos) sawCreateTask() bool {
 	var log []struct {
 		Method string `json:"method"`

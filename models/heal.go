@@ -46,6 +46,15 @@ func (db *DB) MarkResumed(ctx context.Context, id, owner string, ev *AuditEvent)
 	})
 }
 
+// CountFailedResumes counts the runs of an operation resumed after a failure (R58), from the
+// audit entries that say so: the bound on resumes that keep failing holds across takeovers.
+func (db *DB) CountFailedResumes(ctx context.Context, id string) (int, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&AuditEvent{}).
+		Where("operation_id = ? AND event = ? AND detail LIKE ?", id, "operation_resumed", `%"cause":"failed"%`).Count(&n).Error
+	return int(n), err
+}
+
 // Park puts a running operation back in the queue waiting for what (AwaitingPassword): its
 // stage and its service lock stay, no worker claims it until Wake.
 func (db *DB) Park(ctx context.Context, id, owner, what string) error {

@@ -119,11 +119,16 @@ type healEnd struct {
 }
 
 // heal resumes an operation past its destructive point from the facts its action's resolver
-// establishes (R58): at most Config.HealAttempts resumed runs within Config.HealWindow, with
+// establishes (R58): at most Config.HealAttempts runs resumed after a failure (counted across
+// takeovers, from the audit log), within Config.HealWindow of this replica's first, with
 // backoff between them; needs_reconciliation only for a fact that cannot be established or a
 // resume that keeps failing.
 func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause string, err error) healEnd {
 	began := time.Now()
+	failed, cerr := e.db.CountFailedResumes(ctx, run.Op.ID)
+	if cerr != nil {
+		return healEnd{err: cerr}
+	}
 	for attempt := 1; ; attempt++ {
 		dec, ferr := e.establish(ctx, run)
 		switch {
@@ -136,8 +141,8 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 			return healEnd{err: err, await: dec.Await}
 		case dec.Done:
 			return healEnd{}
-		case attempt > e.cfg.HealAttempts || time.Since(began) > e.cfg.HealWindow:
-			log.Warn("resume keeps failing; needs reconciliation", "stage", run.Op.Stage, "attempts", attempt-1)
+		case cause == CauseFailed && (failed >= e.cfg.HealAttempts || time.Since(began) > e.cfg.HealWindow):
+			log.Warn("resume keeps failing; needs reconciliation", "stage", run.Op.Stage, "failed_resumes", failed)
 			return healEnd{err: err, rec: &Reconciliation{Facts: dec.Facts, Reason: ReasonResumeFailed}}
 		}
 		if attempt > 1 && !sleepCtx(ctx, e.cfg.HealBackoff<<(attempt-2)) {
@@ -145,6 +150,9 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 		}
 		if merr := e.markResumed(ctx, run, dec, cause, err); merr != nil {
 			return healEnd{err: merr}
+		}
+		if cause == CauseFailed {
+			failed++
 		}
 		log.Info("operation resumed from the facts", "cause", cause, "from", dec.Resume, "after_stage", run.Op.Stage)
 		run.from, run.cause, run.result, run.Resumed = run.Action.StageIndex(dec.Resume), cause, nil, true
