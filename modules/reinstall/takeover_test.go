@@ -269,3 +269,60 @@ func TestRestoreTakeoverAtEveryStage(t *testing.T) {
 		})
 	}
 }
+
+// R58, R30: a VM reinstall (a re-clone) taken over while its destroy or its clone runs, or
+// between the clone and the configuration that completes it, ends succeeded with one destroy
+// and one clone: a clone that ran is completed by the kind's Configure, never cloned again.
+func TestVMTakeoverAtEveryStage(t *testing.T) {
+	cases := []struct {
+		name, stage, task string
+		fault             pvesim.Fault
+	}{
+		{"destroy task running", "destroy", "qmdestroy", pvesim.Fault{Method: "GET", PathPattern: `.*:qmdestroy:.*/status`, Hang: true}},
+		{"clone task running", "create", "qmclone", pvesim.Fault{Method: "GET", PathPattern: `.*:qmclone:.*/status`, Hang: true}},
+		{"clone made, not configured", "create", "qmclone", pvesim.Fault{Method: "PUT", PathPattern: "/nodes/{node}/qemu/{vmid}/config", Hang: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			e.seedVM("svc-vmk", 301, true, nil)
+			in := e.preview("svc-vmk")
+			e.resetLog()
+			e.sim.InjectFault(c.fault)
+			op, _, err := e.svc.Apply(context.Background(), client, "svc-vmk", reinstall.ApplyRequest{IntentID: in.ID,
+				Confirmations: e.view(in).Confirmations, RootPassword: testPassword,
+				SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a ops@example"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.killAt(op, c.stage, c.task)
+			r := e.replica("second")
+			r.exec.Kick()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done.State != models.OpSucceeded || done.Resumed != 1 {
+				t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
+			}
+			g, ok := e.sim.Guest(301)
+			if s := e.service("svc-vmk"); s.State != models.ServiceActive || !ok || g.Status != "running" {
+				t.Fatalf("service %s; guest %v %+v", s.State, ok, g)
+			}
+			destroys, clones := 0, 0
+			for _, q := range e.sim.Requests() {
+				switch {
+				case q.Status == 200 && q.Method == "DELETE" && strings.HasSuffix(q.Path, "/qemu/301"):
+					destroys++
+				case q.Status == 200 && q.Method == "POST" && strings.HasSuffix(q.Path, "/clone"):
+					clones++
+				}
+			}
+			if destroys != 1 || clones != 1 {
+				t.Fatalf("%d destroys and %d clones reached Proxmox, want one each", destroys, clones)
+			}
+		})
+	}
+}
