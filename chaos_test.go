@@ -198,6 +198,12 @@ func (c *chaos) setUp() string {
 	// kept, so that every backup after a service's first rotates one out.
 	plans = bytes.ReplaceAll(plans, []byte(`backup_schedule: "0 3 * * *"`), []byte(`backup_schedule: "* * * * *"`))
 	plans = bytes.ReplaceAll(plans, []byte(`backups_max: 3`), []byte(`backups_max: 1`))
+	// The long run's 1,100 services would fill the simulator's storage many times over and end
+	// as no_capacity (R52): the run is about kills and faults, not placement, so disks are small
+	// (a VM's stays the template's 8 GiB) and local-lvm is re-added with its 1 TiB default below.
+	plans = bytes.ReplaceAll(plans, []byte(`disk_gib: 20`), []byte(`disk_gib: 2`))
+	plans = bytes.ReplaceAll(plans, []byte(`disk_gib: 40`), []byte(`disk_gib: 8`))
+	c.simCtl("POST", "/_sim/storages", map[string]any{"id": "local-lvm", "type": "lvmthin", "content": []string{"rootdir", "images"}})
 	if err := os.WriteFile(filepath.Join(c.dir, "plans.yaml"), plans, 0o600); err != nil {
 		t.Fatal(err)
 	}
