@@ -989,7 +989,7 @@ func (c *chaos) check(settled bool) int {
 	for key, n := range snaps {
 		svc, method, _ := strings.Cut(key, " ")
 		action := map[string]string{"POST": "snapshot_create", "DELETE": "snapshot_delete"}[method]
-		if n > perService[svc][action]+perService[svc]["snapshot_rollback"] {
+		if n > perService[svc][action]+perService[svc]["snapshot_rollback"]+perService[svc]["resumed"] {
 			fail("service %s: %d snapshot %s calls by %d %s operations", svc, n, method, perService[svc][action], action)
 		}
 	}

@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
+	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -66,5 +69,73 @@ func TestAdminReconciliationsOverHTTP(t *testing.T) {
 				t.Fatalf("after reconcile %s", r.Body)
 			}
 		})
+	}
+}
+
+// R58, R44: a replica dies while the rollback task it started runs; the replica that takes the
+// operation over reads the recorded task, sees it ended OK, and finishes the operation without
+// a second rollback; the operation says it resumed and the audit log that the facts showed the
+// work done.
+func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
+	fast := func(o *stack.Options) { o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond }
+	db, sim := dbtest.Open(t, "sqlite"), simtest.Start(t, nil)
+	h := newServicesReplica(t, db, sim, nil, "one", true, fast)
+	if r := h.signed("PUT", "/v1/admin/plans/snap-ct", "ops", adminSecret, snapPlan("container", "local-lvm")); r.Status != 201 {
+		t.Fatalf("put plan: %d %s", r.Status, r.Body)
+	}
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("whmcs-rb", "snap-ct")))
+	base := "/v1/services/whmcs-rb/snapshots"
+	succeeded(t, h.billing("POST", base+"?wait=20", []byte(`{"name":"alpha"}`)))
+	sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: `.*:vzrollback:.*/status`, Hang: true})
+	r := h.billing("POST", base+"/alpha/rollback", []byte(`{"confirm":"alpha"}`))
+	id, _ := r.json(t)["operation"].(map[string]any)["id"].(string)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		op, err := models.GetOperation(context.Background(), db.Gorm, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.TaskUPID != nil && strings.Contains(*op.TaskUPID, ":vzrollback:") {
+			break
+		}
+		if models.IsTerminal(op.State) || time.Now().After(deadline) {
+			t.Fatalf("rollback %s at %s, never held in its task", op.State, op.Stage)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	h.exec.Stop(ctx) // what a SIGKILL leaves: the operation running under a lease that will expire
+	cancel()
+	sim.ClearFaults()
+	if err := db.Gorm.Exec("UPDATE operations SET lease_until = ? WHERE id = ?", time.Now().Add(-time.Second), id).Error; err != nil {
+		t.Fatal(err)
+	}
+	h2 := newServicesReplica(t, db, sim, nil, "two", false, fast)
+	op := finished(t, h2, h2.billing("GET", "/v1/operations/"+id+"?wait=20", nil))
+	if op["state"] != "succeeded" || op["resumed"] != float64(1) {
+		t.Fatalf("rollback taken over: %v", op)
+	}
+	rollbacks := 0
+	for _, q := range sim.Requests() {
+		if q.Method == "POST" && q.Status == 200 && strings.HasSuffix(q.Path, "/snapshot/alpha/rollback") {
+			rollbacks++
+		}
+	}
+	if rollbacks != 1 {
+		t.Fatalf("%d rollbacks reached Proxmox, want 1", rollbacks)
+	}
+	evs, err := models.ListAudit(context.Background(), db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "whmcs-rb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	for _, ev := range evs {
+		if ev.Event == "operation_resumed" && ev.OperationID == id && ev.Detail != nil && strings.Contains(*ev.Detail, `"done":true`) {
+			done = true
+		}
+	}
+	if !done {
+		t.Fatal("no operation_resumed audit entry saying the facts showed the rollback done")
 	}
 }

@@ -140,6 +140,11 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 		case dec.Await != "":
 			return healEnd{err: err, await: dec.Await}
 		case dec.Done:
+			// The facts show the work done (a task that ended OK): recorded as a resume that
+			// had nothing left to run.
+			if merr := e.markResumed(ctx, run, dec, cause, err); merr != nil {
+				return healEnd{err: merr}
+			}
 			return healEnd{}
 		case cause == CauseFailed && (failed >= e.cfg.HealAttempts || time.Since(began) > e.cfg.HealWindow):
 			log.Warn("resume keeps failing; needs reconciliation", "stage", run.Op.Stage, "failed_resumes", failed)
@@ -198,6 +203,9 @@ func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
 // markResumed counts the resume on the row, writes the audit entry saying why, and the metric.
 func (e *Executor) markResumed(ctx context.Context, run *Run, dec Decision, cause string, err error) error {
 	detail := map[string]any{"cause": cause, "stage": run.Op.Stage, "resume_from": dec.Resume, "facts": dec.Facts}
+	if dec.Done {
+		detail["done"] = true
+	}
 	if err != nil {
 		detail["error_code"] = string(problemOf(err).Code)
 	}
@@ -209,7 +217,11 @@ func (e *Executor) markResumed(ctx context.Context, run *Run, dec Decision, caus
 		return err
 	}
 	run.Op.Resumed++
-	e.metrics.resumed.WithLabelValues(run.Action.Name, string(dec.Resume)).Inc()
+	stage := string(dec.Resume)
+	if dec.Done {
+		stage = "done"
+	}
+	e.metrics.resumed.WithLabelValues(run.Action.Name, stage).Inc()
 	return nil
 }
 

@@ -49,6 +49,38 @@ func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (ex
 	return dec, nil
 }
 
+// resolveRollback establishes the facts of a snapshot rollback past its start (R58): a rollback
+// task the operation recorded that ended OK means it is done; our guest with no rollback running
+// is rolled back (again: the same snapshot gives the same state); a guest locked by a task
+// nobody recorded, or not ours, is for an operator.
+func (s *Provisioner) resolveRollback(ctx context.Context, r *executor.Run) (executor.Decision, error) {
+	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.Key())
+	if err != nil || svc.VMID == nil {
+		return executor.Decision{Reason: executor.ReasonNotOurs}, err
+	}
+	cl, err := s.clusters.Get(svc.Cluster)
+	if err != nil {
+		return executor.Decision{}, err
+	}
+	g := kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID, ClientID: svc.ClientID,
+		ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
+	f, _, err := operation.ReadFacts(ctx, s.mods, cl, g, r.Op)
+	dec := executor.Decision{Facts: f}
+	switch {
+	case err != nil:
+		return dec, err
+	case *f.GuestPresent && !*f.Stamped:
+		dec.Reason = executor.ReasonNotOurs
+	case recordedIn(f, StageSnapshot) && f.LastTask.OK():
+		dec.Done = true
+	case f.Lock != "" && !recordedIn(f, StageSnapshot):
+		return dec, executor.ErrUnsettled
+	default:
+		dec.Resume = StageSnapshot
+	}
+	return dec, nil
+}
+
 // recordedIn reports whether the last task the operation recorded was started by stage.
 func recordedIn(f executor.Facts, stage executor.Stage) bool {
 	return f.LastTask != nil && f.LastTask.Stage == string(stage)

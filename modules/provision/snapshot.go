@@ -70,7 +70,9 @@ func (s *Provisioner) snapshotActions() []executor.Action {
 	return []executor.Action{
 		{Name: ActionSnapshotCreate, Stages: executor.StagesOf(snapshotCreateSteps), Run: s.runSnapshot(snapshotCreateSteps)},
 		{Name: ActionSnapshotDelete, Stages: executor.StagesOf(snapshotDeleteSteps), Run: s.runSnapshot(snapshotDeleteSteps)},
-		{Name: ActionSnapshotRollback, Stages: executor.StagesOf(snapshotRollbackSteps), Run: s.runSnapshot(snapshotRollbackSteps)},
+		// A rollback erases the guest's current state: past its start the facts decide (R58).
+		{Name: ActionSnapshotRollback, Stages: executor.StagesOf(snapshotRollbackSteps), Irreversible: StageSnapshot,
+			Run: s.runSnapshot(snapshotRollbackSteps), Resolver: executor.ResolverFunc(s.resolveRollback)},
 	}
 }
 
@@ -291,6 +293,17 @@ func deleteSnapshot(ctx context.Context, l *lifecycle) error {
 }
 
 func rollbackSnapshot(ctx context.Context, l *lifecycle) error {
-	sn, _ := l.t.mod.(kinds.Snapshotter)
+	if l.t == nil {
+		// Resumed from the facts (R58): the precheck did not run in this run.
+		t, err := l.s.target(ctx, l.svc)
+		if err != nil {
+			return err
+		}
+		l.t = t
+	}
+	sn, ok := l.t.mod.(kinds.Snapshotter)
+	if !ok {
+		return operation.NotAvailable()
+	}
 	return sn.RollbackSnapshot(ctx, l.t.g, l.snap.Name, l.rep)
 }
