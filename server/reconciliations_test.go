@@ -77,7 +77,9 @@ func TestAdminReconciliationsOverHTTP(t *testing.T) {
 // a second rollback; the operation says it resumed and the audit log that the facts showed the
 // work done.
 func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
-	fast := func(o *stack.Options) { o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond }
+	fast := func(o *stack.Options) {
+		o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond
+	}
 	db, sim := dbtest.Open(t, "sqlite"), simtest.Start(t, nil)
 	h := newServicesReplica(t, db, sim, nil, "one", true, fast)
 	if r := h.signed("PUT", "/v1/admin/plans/snap-ct", "ops", adminSecret, snapPlan("container", "local-lvm")); r.Status != 201 {
