@@ -292,3 +292,48 @@ func TestDrainMixedNode(t *testing.T) {
 		}
 	}
 }
+
+// R53, R11: a migration whose answer is lost after Proxmox started it (a proxy's 596) is not
+// sent again: the run finds the guest gone from its source and records where it is; a migration
+// whose task fails for another cause fails the operation (temporary) and leaves the guest where
+// it was, running.
+func TestMigrateAnswerLostOrTaskFailed(t *testing.T) {
+	h := threeNodes(t, "sqlite")
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("lost-1", "ct-1g")))
+	svc := h.service("lost-1")
+	vmid, from := int(svc["vmid"].(float64)), svc["node"].(string)
+	to := otherNode(from)
+
+	h.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/migrate", Nth: 1, Status: 596,
+		Message: "Connection timed out", After: true})
+	h.sim.ResetLog()
+	op := succeeded(t, h.adminBody("POST", "/v1/admin/services/lost-1/migrate?wait=30", `{"target_node":"`+to+`"}`))
+	if res := op["result"].(map[string]any); res["node"] != to || res["power"] != "running" {
+		t.Fatalf("result %v", res)
+	}
+	sent := 0
+	for _, q := range h.sim.Requests() {
+		if q.Method == "POST" && strings.HasSuffix(q.Path, "/migrate") {
+			sent++
+		}
+	}
+	if sent != 1 {
+		t.Errorf("%d migrations sent after a lost answer, want 1", sent)
+	}
+	if g, _ := h.sim.Guest(vmid); g.Node != to || g.Status != "running" {
+		t.Fatalf("guest %s %s", g.Node, g.Status)
+	}
+
+	h.sim.ClearFaults()
+	h.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/migrate", Nth: 1,
+		TaskFail: "migration aborted: ssh connection to target failed"})
+	r := h.adminBody("POST", "/v1/admin/services/lost-1/migrate?wait=30", `{"target_node":"`+from+`"}`)
+	op = operationOf(t, r, 200)
+	errv, _ := op["error"].(map[string]any)
+	if op["state"] != "failed" || errv["code"] != "proxmox_task_failed" {
+		t.Fatalf("failed migration: %s", r.Body)
+	}
+	if g, _ := h.sim.Guest(vmid); g.Node != to || g.Status != "running" || g.Lock != "" {
+		t.Fatalf("guest after the failed migration: %s %s lock %q", g.Node, g.Status, g.Lock)
+	}
+}

@@ -76,13 +76,17 @@ func (m *migration) startTask() string {
 	t := s.newTask(c, c.node, typ, strconv.Itoa(g.vmid))
 	g.conf["lock"] = "migrate"
 	source := c.node
-	t.finish = func(t *task) error {
-		err := m.run(t, source)
+	unlock := func() {
 		if g.conf["lock"] == "migrate" {
 			delete(g.conf, "lock")
 		}
-		return err
 	}
+	t.finish = func(t *task) error {
+		defer unlock()
+		return m.run(t, source)
+	}
+	// An aborted migration (an injected task failure included) removes its lock on the source.
+	t.rollback = func(*task) { unlock() }
 	return t.upid
 }
 
