@@ -337,3 +337,30 @@ func TestMigrateAnswerLostOrTaskFailed(t *testing.T) {
 		t.Fatalf("guest after the failed migration: %s %s lock %q", g.Node, g.Status, g.Lock)
 	}
 }
+
+// R53: an admin migration of a guest moved by hand (its recorded node stale) is judged where the
+// guest is: asked back to the recorded node, it is moved there, from where it really is.
+func TestMigrateAGuestMovedByHand(t *testing.T) {
+	h := threeNodes(t, "sqlite")
+	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("hand-1", "ct-1g")))
+	svc := h.service("hand-1")
+	vmid, recorded := int(svc["vmid"].(float64)), svc["node"].(string)
+	actual := migrateOutside(t, h, "container", recorded, vmid)
+	h.sim.ResetLog()
+	op := succeeded(t, h.adminBody("POST", "/v1/admin/services/hand-1/migrate?wait=30", `{"target_node":"`+recorded+`"}`))
+	if res := op["result"].(map[string]any); res["node"] != recorded {
+		t.Fatalf("result %v", res)
+	}
+	var sent []string
+	for _, q := range h.sim.Requests() {
+		if q.Method == "POST" && strings.HasSuffix(q.Path, "/migrate") {
+			sent = append(sent, q.Path+" target="+q.Form.Get("target"))
+		}
+	}
+	if want := "/nodes/" + actual + "/lxc/" + itoa(vmid) + "/migrate target=" + recorded; len(sent) != 1 || sent[0] != want {
+		t.Fatalf("migrations sent %v, want [%s]", sent, want)
+	}
+	if g, _ := h.sim.Guest(vmid); g.Node != recorded {
+		t.Fatalf("guest on %s", g.Node)
+	}
+}

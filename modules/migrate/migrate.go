@@ -75,9 +75,9 @@ func (s *Service) Actions() []executor.Action {
 	return []executor.Action{{Name: ActionMigrate, Stages: executor.StagesOf(steps), Run: s.run, Long: true}}
 }
 
-// Migrate queues the move of a service's guest. The service must hold a guest; a target node
-// must be another node of the cluster and a candidate for the service's plan, checked now from
-// the shared figures (one read) and again when the operation runs.
+// Migrate queues the move of a service's guest. The service must hold a guest, found where it
+// is and checked to be its own; a target node must be another node of the cluster and a
+// candidate for the service's plan, checked now and again when the operation runs.
 func (s *Service) Migrate(ctx context.Context, k models.ServiceKey, req Request) (*models.Operation, error) {
 	svc, err := models.GetService(ctx, s.o.DB.Gorm, k)
 	if errors.Is(err, models.ErrNotFound) {
@@ -89,6 +89,13 @@ func (s *Service) Migrate(ctx context.Context, k models.ServiceKey, req Request)
 	if err := stateRefusal(svc); err != nil {
 		return nil, err
 	}
+	// The guest is found where it is (R53) and checked to be the service's (R39) before a target
+	// is judged against its node.
+	_, g, err := s.o.Placement.CheckedGuest(ctx, svc)
+	if err != nil {
+		return nil, operation.ProblemOf(err)
+	}
+	svc.Node = g.Node
 	if req.TargetNode != "" {
 		if err := s.checkTarget(ctx, svc, req.TargetNode); err != nil {
 			return nil, err

@@ -93,9 +93,15 @@ func (m *move) find(ctx context.Context) error {
 	return nil
 }
 
-// moved reports whether the guest is no longer on the node the migration was to move it from:
-// an earlier run of this operation moved it, or someone else did.
-func (m *move) moved() bool { return m.g.Node != m.p.Source }
+// moved reports whether the guest is where the migration was to take it: on the node asked
+// for, or, when placement chooses, no longer on the node it was to leave (an earlier run of this
+// operation moved it, or someone else did).
+func (m *move) moved() bool {
+	if m.p.TargetNode != "" {
+		return m.g.Node == m.p.TargetNode
+	}
+	return m.g.Node != m.p.Source
+}
 
 // migrateGuest chooses the target and moves the guest there, unless it has left its source
 // already. A failure whose outcome Proxmox did not tell (a lost answer, a task that could not be
