@@ -249,13 +249,18 @@ func (m *Metrics) noCapacity(cluster string) {
 	}
 }
 
-// observeNodes sets the fill and headroom gauges of the nodes judged; a node with no figures
-// has none. The node labels come from Proxmox's list of the configured cluster's nodes.
+// observeNodes sets the maintenance, fill and headroom gauges of the nodes judged; a node with
+// no figures has no fill or headroom. The node labels come from Proxmox's list of the configured cluster's nodes.
 func (m *Metrics) observeNodes(cluster string, nodes []nodeCapacity) {
 	if m == nil {
 		return
 	}
 	for _, n := range nodes {
+		maint := 0.0
+		if n.Maintenance {
+			maint = 1
+		}
+		m.nodeMaintenance.WithLabelValues(cluster, n.Name).Set(maint)
 		if n.Memory <= 0 {
 			m.nodeFill.DeleteLabelValues(cluster, n.Name)
 			m.nodeHeadroom.DeleteLabelValues(cluster, n.Name)

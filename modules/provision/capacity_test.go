@@ -176,3 +176,27 @@ func TestPlacementBurstSharesOneRead(t *testing.T) {
 		}
 	}
 }
+
+// R52: the node view and its gauge say which node an operator put into maintenance, and why it
+// is no candidate.
+func TestMaintenanceGauge(t *testing.T) {
+	e := newEnv(t, "sqlite", capacitySim(t), nil)
+	ctx := context.Background()
+	if err := models.SetNodeMaintenance(ctx, e.db.Gorm, models.NodeMaintenance{Cluster: "default", Node: "pve2"}); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := e.svc.Nodes(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		g, ok := gauge(t, e, "pvebill_node_maintenance", map[string]string{"cluster": "default", "node": n.Node})
+		want := 0.0
+		if n.Node == "pve2" {
+			want = 1
+		}
+		if !ok || g != want || n.Maintenance != (want == 1) || (want == 1 && n.Skipped != provision.SkipMaintenance) {
+			t.Errorf("%s: gauge %v %v, view %+v", n.Node, g, ok, n)
+		}
+	}
+}

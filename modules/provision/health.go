@@ -21,6 +21,7 @@ type Metrics struct {
 	noCapacityTotal *prometheus.CounterVec
 	nodeFill        *prometheus.GaugeVec
 	nodeHeadroom    *prometheus.GaugeVec
+	nodeMaintenance *prometheus.GaugeVec
 }
 
 // NewMetrics registers the provisioning metrics on reg.
@@ -44,11 +45,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		nodeHeadroom: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_memory_headroom_bytes",
 			Help: "A node's memory × memory_overcommit less the memory of its guests and creates in flight (R52)."},
 			[]string{"cluster", "node"}),
+		nodeMaintenance: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_maintenance",
+			Help: "1 while an operator has the node in maintenance (placement sends it no new guest), 0 when not (R52)."},
+			[]string{"cluster", "node"}),
 	}
 	for _, r := range scheduledResults {
 		m.scheduled.WithLabelValues(r)
 	}
-	reg.MustRegister(m.firewall, m.enforcements, m.scheduled, m.noCapacityTotal, m.nodeFill, m.nodeHeadroom)
+	reg.MustRegister(m.firewall, m.enforcements, m.scheduled, m.noCapacityTotal, m.nodeFill, m.nodeHeadroom, m.nodeMaintenance)
 	return m
 }
 
