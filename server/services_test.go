@@ -113,7 +113,7 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 	}
 	sto := stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
-		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond}}
+		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond, HealBackoff: 50 * time.Millisecond}}
 	for _, tw := range tweaks {
 		tw(&sto)
 	}

@@ -80,7 +80,9 @@ type Config struct {
 	RunContext func(context.Context) context.Context
 }
 
-// healDefaults: three resumes within 60 s (R58), 2 s backoff, 30 s for the facts.
+// healDefaults: three resumes within 60 s (R58), 5 s backoff doubling (resumes at about 0, 5
+// and 15 s after the failures, so that a passing Proxmox trouble has passed), 30 s for the
+// facts.
 func (cfg *Config) healDefaults() {
 	if cfg.HealAttempts < 1 {
 		cfg.HealAttempts = 3
@@ -89,7 +91,7 @@ func (cfg *Config) healDefaults() {
 		cfg.HealWindow = time.Minute
 	}
 	if cfg.HealBackoff <= 0 {
-		cfg.HealBackoff = 2 * time.Second
+		cfg.HealBackoff = 5 * time.Second
 	}
 	if cfg.FactsBudget <= 0 {
 		cfg.FactsBudget = 30 * time.Second
