@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +21,6 @@ import (
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/stack"
 	"pvebill/server/config"
 )
 
@@ -54,30 +54,10 @@ func newAgentStand(t *testing.T) *agentStand {
 	cfg.Jobs.ReadinessInterval = 200 * time.Millisecond
 	cfg.Console = config.Console{Secret: "agent-console-secret-0123456789abcdef"}
 	s.cfg = cfg
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := buildApp(ctx, cfg, slog.New(slog.NewJSONHandler(s.log, nil)), stack.MigrateSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.loadExamplePlans(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.serve(ctx, ln) }()
-	s.base = "http://" + ln.Addr().String()
+	_, s.base = serveApp(t, cfg, slog.New(slog.NewJSONHandler(s.log, nil)), withExamplePlans)
 	s.agentCf = agenttest.Config(s.base, "default", keyFile, sim.URL)
 	s.startAgent(t)
-	t.Cleanup(func() {
-		s.agent.Kill()
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(func() { s.agent.Kill() }) // before the app stops (cleanups run last first)
 	return s
 }
 
@@ -296,7 +276,7 @@ func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
 	_, m := s.call(t, "GET", "/v1/services/ag-kill", "")
 	svc, _ := m["service"].(map[string]any)
 	vmid, _ := svc["vmid"].(float64)
-	isDestroy := func(p string) bool { return strings.HasSuffix(p, "/lxc/"+itoaTest(int(vmid))) }
+	isDestroy := func(p string) bool { return strings.HasSuffix(p, "/lxc/"+strconv.Itoa(int(vmid))) }
 	id = s.accepted(t, "POST", "/v1/services/ag-kill/terminate", `{}`)
 	s.killDuring(t, polling("vzdestroy"), 2*time.Second)
 	if op := s.waitOperation(t, id, 90*time.Second); op["state"] != "succeeded" {
@@ -307,17 +287,6 @@ func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
 	}
 	if _, ok := s.sim.Guest(int(vmid)); ok {
 		t.Fatal("the guest is still there")
-	}
-}
-
-func itoaTest(n int) string {
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-		if n == 0 {
-			return string(b)
-		}
 	}
 }
 
@@ -404,7 +373,7 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < services; i += workers {
-				id := "chaos-" + itoaTest(i)
+				id := "chaos-" + strconv.Itoa(i)
 				s.untilDone(t, "POST", "/v1/services",
 					`{"service_id":"`+id+`","plan":"ct-2g","hostname":"`+id+`.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
 				s.untilDone(t, "POST", "/v1/services/"+id+"/terminate", `{}`)
@@ -441,7 +410,7 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 		}
 	}
 	for i := range services {
-		_, m := s.call(t, "GET", "/v1/services/chaos-"+itoaTest(i), "")
+		_, m := s.call(t, "GET", "/v1/services/chaos-"+strconv.Itoa(i), "")
 		if svc, _ := m["service"].(map[string]any); svc["state"] != "terminated" {
 			t.Errorf("chaos-%d: %v", i, svc["state"])
 		}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/stack"
 	"pvebill/server/config"
 )
 
@@ -35,25 +32,8 @@ func TestAppWiresReverseDNS(t *testing.T) {
 			cfg.Clusters = []config.Cluster{{Name: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
 			cfg.Executor.PollInterval = 20 * time.Millisecond
 			cfg.DNS.PowerDNS = c.dns
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), stack.MigrateSchema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- a.serve(ctx, ln) }()
-			defer func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Error(err)
-				}
-			}()
-			status, m := signedCall(t, "http://"+ln.Addr().String(), "PUT", "/v1/services/none-1/rdns",
+			_, base := serveApp(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), withoutPlans)
+			status, m := signedCall(t, base, "PUT", "/v1/services/none-1/rdns",
 				[]byte(`{"address":"203.0.113.10","hostname":"mail.example.com"}`))
 			if status != c.status || m["code"] != c.code {
 				t.Fatalf("PUT: %d %v, want %d %s", status, m, c.status, c.code)

@@ -28,28 +28,7 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 	cfg.Clients = []config.Client{{ID: "whmcs", Secret: replicaSecret, Scopes: []string{"billing", "admin"}}}
 	cfg.Clusters = []config.Cluster{{Name: "default", URL: sim.URL, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret}}
 	cfg.Executor.PollInterval = 20 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), stack.MigrateSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.loadExamplePlans(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.serve(ctx, ln) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	base := "http://" + ln.Addr().String()
+	_, base := serveApp(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), withExamplePlans)
 	call := func(method, path string, body []byte) (int, map[string]any) {
 		t.Helper()
 		return signedCall(t, base, method, path, body)
@@ -92,4 +71,41 @@ func TestAppWiresTheLifecycle(t *testing.T) {
 			t.Errorf("metrics lack %s", name)
 		}
 	}
+}
+
+// appPlans says whether serveApp loads the example plans.
+type appPlans bool
+
+const (
+	withExamplePlans appPlans = true
+	withoutPlans     appPlans = false
+)
+
+// serveApp builds the app from cfg, loads the example plans when asked, and serves it on a
+// loopback port until the test ends (a serve error fails the test). It returns the app and the
+// base URL.
+func serveApp(t *testing.T, cfg config.Config, log *slog.Logger, plans appPlans) (*app, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := buildApp(ctx, cfg, log, stack.MigrateSchema)
+	if err == nil && plans {
+		err = a.loadExamplePlans(ctx)
+	}
+	var ln net.Listener
+	if err == nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return a, "http://" + ln.Addr().String()
 }

@@ -46,7 +46,7 @@ func scrapeApp(t *testing.T) []byte {
 	for i, node := range []string{"pve1", "pve2"} {
 		id := 5001 + i
 		if err := sim.SeedGuest(pvesim.Guest{VMID: id, Type: "lxc", Node: node, Running: true, Config: map[string]string{
-			"hostname": "ct", "memory": "1024", "swap": "512", "cores": "1", "rootfs": "local-lvm:vm-" + itoa(id) + "-disk-0,size=8G",
+			"hostname": "ct", "memory": "1024", "swap": "512", "cores": "1", "rootfs": "local-lvm:vm-" + strconv.Itoa(id) + "-disk-0,size=8G",
 		}}); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func scrapeApp(t *testing.T) []byte {
 	t.Cleanup(func() { a.db.Close() })
 	for i := range 2 {
 		id := 5001 + i
-		svc := &models.Service{ServiceID: "svc-" + itoa(id), ClientID: "whmcs", Plan: "p", GuestType: "container",
+		svc := &models.Service{ServiceID: "svc-" + strconv.Itoa(id), ClientID: "whmcs", Plan: "p", GuestType: "container",
 			Cluster: "default", VMID: &id, State: models.ServiceActive}
 		if err := models.InsertService(ctx, a.db.Gorm, svc); err != nil {
 			t.Fatal(err)
@@ -118,11 +118,6 @@ func scrapeApp(t *testing.T) []byte {
 		t.Fatalf("a scrape of /metrics made %d Proxmox calls", after-before)
 	}
 	return body
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 // exportedNames parses an exposition and returns its metric family names.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,18 +103,7 @@ func readUntil(t *testing.T, c *websocket.Conn, want string) string {
 	return all.String()
 }
 
-func termInput(s string) []byte { return []byte("0:" + itoa(len(s)) + ":" + s) }
-
-func itoa(n int) string {
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-		if n == 0 {
-			return string(b)
-		}
-	}
-}
+func termInput(s string) []byte { return []byte("0:" + strconv.Itoa(len(s)) + ":" + s) }
 
 // checkOneStatusRead fails unless opening a console's WebSocket read the guest's status once:
 // the guest is located, then the kind checks its stamp and that it runs in one read.

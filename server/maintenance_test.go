@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,7 +186,7 @@ func TestAdminMigrateVM(t *testing.T) {
 			sent = append(sent, q)
 		}
 	}
-	if len(sent) != 1 || sent[0].Path != "/nodes/"+from+"/qemu/"+itoa(vmid)+"/migrate" ||
+	if len(sent) != 1 || sent[0].Path != "/nodes/"+from+"/qemu/"+strconv.Itoa(vmid)+"/migrate" ||
 		sent[0].Form.Get("online") != "1" || sent[0].Form.Get("with-local-disks") != "1" || sent[0].Form.Get("target") != "pve3" {
 		t.Fatalf("migration requests %+v", sent)
 	}
@@ -357,7 +358,7 @@ func TestMigrateAGuestMovedByHand(t *testing.T) {
 			sent = append(sent, q.Path+" target="+q.Form.Get("target"))
 		}
 	}
-	if want := "/nodes/" + actual + "/lxc/" + itoa(vmid) + "/migrate target=" + recorded; len(sent) != 1 || sent[0] != want {
+	if want := "/nodes/" + actual + "/lxc/" + strconv.Itoa(vmid) + "/migrate target=" + recorded; len(sent) != 1 || sent[0] != want {
 		t.Fatalf("migrations sent %v, want [%s]", sent, want)
 	}
 	if g, _ := h.sim.Guest(vmid); g.Node != recorded {

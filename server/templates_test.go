@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func (h *svcHarness) createVMs(t *testing.T, prefix, plan string, n int) (map[st
 	h.sim.ResetLog()
 	nodes := map[string]string{}
 	for i := 0; i < n; i++ {
-		id := prefix + "-" + itoa(i)
+		id := prefix + "-" + strconv.Itoa(i)
 		succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody(id, plan)))
 		svc := h.service(id)
 		g, _ := h.sim.Guest(int(svc["vmid"].(float64)))
@@ -95,8 +96,8 @@ func TestSharedTemplateServesEveryNode(t *testing.T) {
 	h.sim.SetNodeOptions("pve1", pvesim.NodeOptions{MemoryBytes: 64 << 30})
 	seed := func(vmid int, ide2 string) {
 		if err := h.sim.SeedGuest(pvesim.Guest{VMID: vmid, Type: "qemu", Node: "pve1", Template: true, Config: map[string]string{
-			"name": "shared-" + itoa(vmid), "memory": "2048", "scsi0": "ceph:base-" + itoa(vmid) + "-disk-0,size=8G", "ide2": ide2,
-			"ide0": "ceph:vm-" + itoa(vmid) + "-cloudinit,media=cdrom", "net0": "virtio=BC:24:11:00:91:00,bridge=vmbr0,firewall=1"}}); err != nil {
+			"name": "shared-" + strconv.Itoa(vmid), "memory": "2048", "scsi0": "ceph:base-" + strconv.Itoa(vmid) + "-disk-0,size=8G", "ide2": ide2,
+			"ide0": "ceph:vm-" + strconv.Itoa(vmid) + "-cloudinit,media=cdrom", "net0": "virtio=BC:24:11:00:91:00,bridge=vmbr0,firewall=1"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestConsoleThroughTunnel(t *testing.T) {
 	}
 	out := readUntil(t, ws, "OK")
 	cmd := "echo through-the-tunnel\n"
-	if err := ws.Write(c, websocket.MessageBinary, []byte("0:"+itoa(len(cmd))+":"+cmd)); err != nil {
+	if err := ws.Write(c, websocket.MessageBinary, []byte("0:"+strconv.Itoa(len(cmd))+":"+cmd)); err != nil {
 		t.Fatal(err)
 	}
 	out += readUntil(t, ws, "through-the-tunnel\r\n")
@@ -52,17 +53,6 @@ func TestConsoleThroughTunnel(t *testing.T) {
 		t.Fatalf("%d console logins at Proxmox, want 1 (by the agent)", logins)
 	}
 	_ = out
-}
-
-func itoa(n int) string {
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-		if n == 0 {
-			return string(b)
-		}
-	}
 }
 
 // readUntil reads the console until its output holds want.

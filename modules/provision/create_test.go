@@ -51,7 +51,7 @@ func TestContainerCreateBody(t *testing.T) {
 			if svc.State != models.ServiceActive || svc.VMID == nil || svc.Node == "" {
 				t.Fatalf("service %+v", svc)
 			}
-			if f.Get("vmid") != itoa(*svc.VMID) {
+			if f.Get("vmid") != strconv.Itoa(*svc.VMID) {
 				t.Errorf("vmid %s, service has %d", f.Get("vmid"), *svc.VMID)
 			}
 			g, ok := e.sim.Guest(*svc.VMID)
@@ -73,8 +73,6 @@ func TestContainerCreateBody(t *testing.T) {
 		})
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // assertNoSecret checks that the root password is in no table row and no log line.
 func assertNoSecret(t *testing.T, e *env) {

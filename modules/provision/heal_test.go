@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 			}
 			destroys := 0
 			for _, q := range e.sim.Requests() {
-				if q.Method == "DELETE" && q.Status == 200 && strings.HasSuffix(q.Path, "/lxc/"+itoa(vmid)) {
+				if q.Method == "DELETE" && q.Status == 200 && strings.HasSuffix(q.Path, "/lxc/"+strconv.Itoa(vmid)) {
 					destroys++
 				}
 			}

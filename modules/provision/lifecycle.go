@@ -182,9 +182,7 @@ func (s *Provisioner) locate(ctx context.Context, svc *models.Service) (*target,
 	if at.Kind != plans.GuestType(svc.GuestType) {
 		return nil, operation.NotOurs(*svc.VMID)
 	}
-	t := &target{svc: svc, cl: cl, mod: mod,
-		g: kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: at.Node, VMID: *svc.VMID,
-			ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}}
+	t := &target{svc: svc, cl: cl, mod: mod, g: serviceGuest(cl, svc, at.Node)}
 	return t, nil
 }
 
@@ -487,4 +485,10 @@ func applyPlan(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"plan": l.plan.Code})
+}
+
+// serviceGuest is the service's guest (its vmid and stamp) on node of cluster cl.
+func serviceGuest(cl kinds.Cluster, svc *models.Service, node string) kinds.Guest {
+	return kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: node, VMID: *svc.VMID, ClientID: svc.ClientID,
+		ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
 }

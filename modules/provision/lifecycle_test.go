@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,7 +113,7 @@ func TestConcurrentDistinctCreates(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					op, _, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-d"+itoa(i)))
+					op, _, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-d"+strconv.Itoa(i)))
 					if err != nil {
 						t.Error(err)
 						return
@@ -124,7 +125,7 @@ func TestConcurrentDistinctCreates(t *testing.T) {
 			seen := map[int]string{}
 			for i, op := range ops {
 				e.mustSucceed(op, nil)
-				s := e.service("svc-d" + itoa(i))
+				s := e.service("svc-d" + strconv.Itoa(i))
 				if other, dup := seen[*s.VMID]; dup {
 					t.Fatalf("%s and %s share vmid %d", other, s.ServiceID, *s.VMID)
 				}
@@ -283,7 +284,7 @@ func TestTerminate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "svc-term"))
-	dels := e.requests("DELETE", "/lxc/"+itoa(vmid))
+	dels := e.requests("DELETE", "/lxc/"+strconv.Itoa(vmid))
 	if len(dels) != 1 || dels[0].Form.Get("purge") != "1" || dels[0].Form.Get("destroy-unreferenced-disks") != "1" {
 		t.Fatalf("destroy %+v", dels)
 	}
@@ -328,7 +329,7 @@ func TestContainerSuspendChangePlan(t *testing.T) {
 	}
 	// A guest that does not shut down in time is stopped.
 	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/shutdown", Nth: 1,
-		TaskFail: "command 'lxc-stop -n " + itoa(vmid) + " --nokill --timeout 1' failed: exit code 1"})
+		TaskFail: "command 'lxc-stop -n " + strconv.Itoa(vmid) + " --nokill --timeout 1' failed: exit code 1"})
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-sus", provision.SuspendRequest{}))
 	if g, _ = e.sim.Guest(vmid); g.Status != "stopped" || len(e.requests("POST", "/status/stop")) != 1 {
 		t.Fatalf("after a failed shutdown: %s, %d stops", g.Status, len(e.requests("POST", "/status/stop")))
@@ -375,7 +376,7 @@ func TestSuspendHAManaged(t *testing.T) {
 	if g, _ := e.sim.Guest(vmid); g.Status != "running" || g.HAState != "started" {
 		t.Fatalf("unsuspended: %s, HA %q", g.Status, g.HAState)
 	}
-	puts := e.requests("PUT", "/cluster/ha/resources/ct:"+itoa(vmid))
+	puts := e.requests("PUT", "/cluster/ha/resources/ct:"+strconv.Itoa(vmid))
 	if len(puts) != 2 || puts[0].Form.Get("state") != "stopped" || puts[1].Form.Get("state") != "started" {
 		t.Fatalf("HA updates %+v", puts)
 	}

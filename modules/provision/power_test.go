@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 	status := func() string { g, _ := e.sim.Guest(vmid); return g.Status }
 	one := func(action string, posts []pvesim.Request, suffix string) {
 		t.Helper()
-		if len(posts) != 1 || !strings.HasSuffix(posts[0].Path, path+itoa(vmid)+suffix) {
+		if len(posts) != 1 || !strings.HasSuffix(posts[0].Path, path+strconv.Itoa(vmid)+suffix) {
 			t.Fatalf("%s sent %+v, want one POST …%s", action, posts, suffix)
 		}
 	}

@@ -75,8 +75,7 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		s.log.Warn("service of an unknown guest type: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
-	g := kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: svc.Node, VMID: *svc.VMID,
-		ClientID: svc.ClientID, ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
+	g := serviceGuest(cl, svc, svc.Node)
 	st, err := mod.Status(ctx, g)
 	if errors.Is(err, pve.ErrNotFound) {
 		st, err = s.followMoved(ctx, cl, mod, svc, g, &v)

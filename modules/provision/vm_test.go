@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +57,7 @@ func TestVMCreate(t *testing.T) {
 	e := newEnvWithPlanPool(t, addrs)
 	e.create(vmReq("svc-vm", "vm-pool"))
 	svc := e.service("svc-vm")
-	vmid := itoa(*svc.VMID)
+	vmid := strconv.Itoa(*svc.VMID)
 	clones := e.requests("POST", "/qemu/9000/clone")
 	if len(clones) != 1 {
 		t.Fatalf("%d clones", len(clones))
@@ -132,7 +133,7 @@ func TestVMPauseSuspend(t *testing.T) {
 		t.Fatalf("not resumed: %+v", g)
 	}
 	e.mustSucceed(e.svc.Terminate(ctx, "whmcs", "svc-vmp"))
-	dels := e.requests("DELETE", "/qemu/"+itoa(vmid))
+	dels := e.requests("DELETE", "/qemu/"+strconv.Itoa(vmid))
 	if len(dels) != 1 || dels[0].Form.Get("purge") != "1" || dels[0].Form.Get("destroy-unreferenced-disks") != "1" {
 		t.Fatalf("destroy %+v", dels)
 	}

@@ -3,6 +3,7 @@ package reinstall_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -70,7 +71,7 @@ func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 						report("returned an older row than one already returned")
 					}
 					if stateOf[got.Generation] != got.State {
-						report("generation " + itoa(int(got.Generation)) + " in state " + got.State)
+						report("generation " + strconv.Itoa(int(got.Generation)) + " in state " + got.State)
 					}
 					for {
 						cur := maxSeen.Load()

@@ -2,9 +2,9 @@ package reinstall_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +113,7 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 	e.t.Helper()
 	cfg := map[string]string{
 		"arch": "amd64", "hostname": "web1.example.com", "memory": "512", "swap": "512", "cores": "1",
-		"ostype": "debian", "rootfs": "local-lvm:vm-" + itoa(vmid) + "-disk-0,size=8G", "unprivileged": "1",
+		"ostype": "debian", "rootfs": "local-lvm:vm-" + strconv.Itoa(vmid) + "-disk-0,size=8G", "unprivileged": "1",
 		"net0":        "name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:00:50:01,ip=dhcp,type=veth",
 		"description": kinds.StampDescription(kinds.Guest{ClientID: client, ServiceID: id}), "tags": kinds.StampTag, "onboot": "1",
 	}
@@ -144,8 +144,6 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 	}
 }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
 // seedVM puts the template 9000 and a stamped VM of service id at vmid into the simulator and
 // the service row into the database. extra overrides or adds config keys.
 func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string) {
@@ -160,7 +158,7 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 			e.t.Fatal(err)
 		}
 	}
-	v := itoa(vmid)
+	v := strconv.Itoa(vmid)
 	cfg := map[string]string{
 		"name": "web1", "memory": "2048", "cores": "2", "ostype": "l26", "scsihw": "virtio-scsi-single",
 		"scsi0": "local-lvm:vm-" + v + "-disk-0,size=10G", "ide2": "local-lvm:vm-" + v + "-cloudinit,media=cdrom",

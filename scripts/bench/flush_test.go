@@ -9,14 +9,12 @@ import (
 	"pvebill/models"
 )
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // buckets builds n buckets of distinct services in one 5-minute bucket.
 func buckets(n int, start int64, gen int64) []models.UsageBucket {
 	out := make([]models.UsageBucket, n)
 	for i := range out {
 		swap, lim := int64(i)*1024+gen, int64(512<<20)
-		out[i] = models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-" + itoa(100000+i), BucketStart: start, Cluster: "c1", Node: "node01",
+		out[i] = models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-" + strconv.Itoa(100000+i), BucketStart: start, Cluster: "c1", Node: "node01",
 			VMID: 100000 + i, GuestType: "container", UsageFigures: models.UsageFigures{Samples: 5, SwapSamples: 5,
 				SwapSum: swap * 5, SwapMax: &swap, SwapLimit: &lim, MemSum: 5 << 30, MemMax: &lim, CPUSum: 0.5, DiskMax: &lim},
 			LastSample: start + 240}
@@ -32,7 +30,7 @@ func seedBucketServices(t *testing.T, db *models.DB, n int) {
 	svcs := make([]models.Service, n)
 	for i := range svcs {
 		vmid := 100000 + i
-		svcs[i] = models.Service{ServiceID: "svc-" + itoa(vmid), ClientID: "whmcs", Plan: "p", GuestType: "container",
+		svcs[i] = models.Service{ServiceID: "svc-" + strconv.Itoa(vmid), ClientID: "whmcs", Plan: "p", GuestType: "container",
 			Cluster: "c1", Node: "node01", VMID: &vmid, State: models.ServiceActive, CreatedAt: created, UpdatedAt: created}
 	}
 	if err := db.Gorm.CreateInBatches(svcs, 500).Error; err != nil {
@@ -73,7 +71,7 @@ func bucketFlush(t *testing.T, rep *Report) {
 			t.Fatal(err)
 		}
 		rep.target(sc, "buckets written, "+d, float64(count), "", "==", float64(2*n), true, "")
-		rep.info(sc, "batched upsert, "+d, batched.Seconds()*1000, "ms", itoa(n)+" buckets, "+itoa(models.UsageUpsertBatch)+" a statement")
+		rep.info(sc, "batched upsert, "+d, batched.Seconds()*1000, "ms", strconv.Itoa(n)+" buckets, "+strconv.Itoa(models.UsageUpsertBatch)+" a statement")
 		rep.info(sc, "row by row, "+d, single.Seconds()*1000, "ms", "")
 		rep.target(sc, "row-by-row time / batched time, "+d, single.Seconds()/batched.Seconds(), "x", ">=", 10, false, "")
 	}

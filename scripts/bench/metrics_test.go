@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,9 +93,9 @@ func metricsExposition(t *testing.T, rep *Report) {
 	calls := len(small.e.sim.Requests()) + len(big.e.sim.Requests()) - before
 	n1, n2 := small.e.guests, big.e.guests
 	r1, r2 := median(small.times), median(big.times)
-	rep.info(sc, "render time, "+itoa(n1)+" guests", r1*1000, "ms", "median of "+itoa(scrapes)+" scrapes, gzip")
-	rep.info(sc, "render time, "+itoa(n2)+" guests", r2*1000, "ms", fmt.Sprintf("%d KiB of text", len(big.body)/1024))
+	rep.info(sc, "render time, "+strconv.Itoa(n1)+" guests", r1*1000, "ms", "median of "+strconv.Itoa(scrapes)+" scrapes, gzip")
+	rep.info(sc, "render time, "+strconv.Itoa(n2)+" guests", r2*1000, "ms", fmt.Sprintf("%d KiB of text", len(big.body)/1024))
 	rep.target(sc, "series per guest", max(small.perGuest(), big.perGuest()), "", "<=", 5, true, "")
-	rep.target(sc, "render time ratio "+itoa(n2)+"/"+itoa(n1), r2/r1, "x", "<=", 12, false, "guests x"+itoa(n2/n1))
+	rep.target(sc, "render time ratio "+strconv.Itoa(n2)+"/"+strconv.Itoa(n1), r2/r1, "x", "<=", 12, false, "guests x"+strconv.Itoa(n2/n1))
 	rep.target(sc, "Proxmox calls per scrape", float64(calls)/float64(2*(scrapes+1)), "", "==", 0, true, "")
 }

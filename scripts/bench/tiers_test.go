@@ -92,7 +92,7 @@ func usageTiers(t *testing.T, rep *Report) {
 		}
 	}
 	rep.info(sc, "simulated years: 5-minute buckets synthesised", float64(synthRows), "",
-		itoa(guests)+" guests, "+itoa(days)+" days, in "+secs(synth))
+		strconv.Itoa(guests)+" guests, "+strconv.Itoa(days)+" days, in "+secs(synth))
 	rep.info(sc, "simulated years: roll-up job, all runs", roll.Seconds(), "s", "")
 	rep.info(sc, "simulated years: retention job, all runs", purge.Seconds(), "s", "")
 	tierStorage(t, rep, sc, db, guests)
@@ -108,7 +108,7 @@ func seedTierServices(t *testing.T, db *models.DB, first, n int, client string) 
 	svcs := make([]models.Service, n)
 	for i := range svcs {
 		vmid := 100000 + first + i
-		svcs[i] = models.Service{ServiceID: "svc-" + itoa(vmid), ClientID: client, Plan: "p", GuestType: "container",
+		svcs[i] = models.Service{ServiceID: "svc-" + strconv.Itoa(vmid), ClientID: client, Plan: "p", GuestType: "container",
 			Cluster: "c1", Node: "node01", VMID: &vmid, State: models.ServiceActive, CreatedAt: created, UpdatedAt: created}
 	}
 	if err := db.Gorm.CreateInBatches(svcs, 500).Error; err != nil {
@@ -121,7 +121,7 @@ func serviceKeys(t *testing.T, db *models.DB, first, n int) []int64 {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = "svc-" + itoa(100000+first+i)
+		ids[i] = "svc-" + strconv.Itoa(100000+first+i)
 	}
 	// The bench's service ids are distinct across its clients, so the id alone finds the row.
 	var rows []models.Service
@@ -232,11 +232,11 @@ func rollupDay(t *testing.T, rep *Report, sc string, db *models.DB, services int
 		t.Fatal(err)
 	}
 	took := time.Since(t0)
-	rep.info(sc, "one day's 5-minute buckets, batched insert", insert.Seconds(), "s", itoa(rows)+" buckets, "+itoa(services)+" services")
+	rep.info(sc, "one day's 5-minute buckets, batched insert", insert.Seconds(), "s", strconv.Itoa(rows)+" buckets, "+strconv.Itoa(services)+" services")
 	rep.target(sc, "one day's roll-up: rows written", float64(res.Rows), "", "==", float64(services*25), true, "24 hours and 1 day a service")
-	rep.info(sc, "one day's roll-up", took.Seconds(), "s", itoa(services)+" services")
+	rep.info(sc, "one day's roll-up", took.Seconds(), "s", strconv.Itoa(services)+" services")
 	rep.target(sc, "one day's roll-up for 10,000 guests, share of the day", took.Seconds()*10000/float64(services)/86400*100, "%",
-		"<=", 1, false, "measured for "+itoa(services)+" services")
+		"<=", 1, false, "measured for "+strconv.Itoa(services)+" services")
 	rep.info(sc, "one day's roll-up / batched insert of the day's 5-minute buckets", took.Seconds()/insert.Seconds(), "x", "")
 }
 
@@ -305,7 +305,7 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 	if _, err := r.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rep.info(sc, "the month rolled up again for every service", time.Since(t0).Seconds(), "s", itoa(services)+" services")
+	rep.info(sc, "the month rolled up again for every service", time.Since(t0).Seconds(), "s", strconv.Itoa(services)+" services")
 	marks, err := db.UsageRollupMarks(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 		}
 		read += n
 	}
-	rep.target(sc, "month's report: rows read per service", float64(read)/float64(services), "", "<=", 62, true, itoa(services)+" services")
+	rep.target(sc, "month's report: rows read per service", float64(read)/float64(services), "", "<=", 62, true, strconv.Itoa(services)+" services")
 	reporter := usage.NewReporter(db, nil, func() time.Time { return end })
 	page := func(client string) ([]usage.ServiceUsage, time.Duration) {
 		var all []usage.ServiceUsage
@@ -338,7 +338,7 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 	}
 	everyone, tEveryone := page("")
 	rep.target(sc, "month's report from the tiers: services", float64(len(everyone)), "", "==", float64(services), true, "")
-	rep.info(sc, "month's report, paged, from the tiers", tEveryone.Seconds()*1000, "ms", itoa(services)+" services")
+	rep.info(sc, "month's report, paged, from the tiers", tEveryone.Seconds()*1000, "ms", strconv.Itoa(services)+" services")
 	tiers, tTiers := page("whmcs")
 	if err := db.Gorm.Exec("DELETE FROM usage_rollups").Error; err != nil {
 		t.Fatal(err)
@@ -355,10 +355,10 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 		same = a.Samples == b.Samples && *a.NetInBytes == *b.NetInBytes && *a.SwapMaxBytes == *b.SwapMaxBytes &&
 			*a.MemoryAvgBytes == *b.MemoryAvgBytes && math.Abs(*a.CPUAvg-*b.CPUAvg) < 1e-9
 	}
-	rep.target(sc, "month's report from the tiers equals the 5-minute one", b2f(same), "", "==", 1, true, itoa(guests)+" fully sampled services")
-	rep.info(sc, "month's report, paged, from the tiers", tTiers.Seconds()*1000, "ms", itoa(guests)+" fully sampled services")
-	rep.info(sc, "month's report, paged, from 5-minute buckets alone", tFine.Seconds()*1000, "ms", itoa(guests)+" fully sampled services")
-	rep.target(sc, "5-minute time / tiers time", tFine.Seconds()/tTiers.Seconds(), "x", ">=", 20, false, itoa(guests)+" fully sampled services")
+	rep.target(sc, "month's report from the tiers equals the 5-minute one", b2f(same), "", "==", 1, true, strconv.Itoa(guests)+" fully sampled services")
+	rep.info(sc, "month's report, paged, from the tiers", tTiers.Seconds()*1000, "ms", strconv.Itoa(guests)+" fully sampled services")
+	rep.info(sc, "month's report, paged, from 5-minute buckets alone", tFine.Seconds()*1000, "ms", strconv.Itoa(guests)+" fully sampled services")
+	rep.target(sc, "5-minute time / tiers time", tFine.Seconds()/tTiers.Seconds(), "x", ">=", 20, false, strconv.Itoa(guests)+" fully sampled services")
 }
 
 func b2f(b bool) float64 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -172,7 +173,7 @@ func TestDeterministicStats(t *testing.T) {
 		s := Demo(Options{Now: clk.Now, Seed: seed})
 		for i := 0; i < 30; i++ {
 			if err := s.SeedGuest(Guest{VMID: 1000 + i, Type: "lxc", Node: "pve2", Running: true, Config: map[string]string{
-				"memory": "1024", "swap": "512", "rootfs": "local-lvm:vm-" + itoa(1000+i) + "-disk-0,size=8G"}}); err != nil {
+				"memory": "1024", "swap": "512", "rootfs": "local-lvm:vm-" + strconv.Itoa(1000+i) + "-disk-0,size=8G"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -183,7 +184,7 @@ func TestDeterministicStats(t *testing.T) {
 		out := map[string]any{}
 		swapping := 0
 		for _, e := range idx {
-			id := itoa(int(e["vmid"].(float64)))
+			id := strconv.Itoa(int(e["vmid"].(float64)))
 			out[id+"/swap"] = e["swap"]
 			out[id+"/mem"] = e["mem"]
 			out[id+"/netin"] = e["netin"]
@@ -229,11 +230,6 @@ func TestDeterministicStats(t *testing.T) {
 	if st["swap"] != float64(0) || st["mem"] != float64(0) || st["maxswap"] != float64(512*mib) {
 		t.Errorf("stopped: %v", st)
 	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 func TestControlAPI(t *testing.T) {
