@@ -49,6 +49,23 @@ func (e *env) replica(owner string) *replica {
 // the task's UPID of kind is recorded), then stops that executor there the way a SIGKILL would
 // leave it for the database: running, its lease to expire, nothing written after. The lease is
 // then made to expire.
+// takenOverAndResumed lets a second replica take op over and requires it to end succeeded,
+// resumed once from the facts (R58).
+func (e *env) takenOverAndResumed(op *models.Operation) {
+	e.t.Helper()
+	r := e.replica("second")
+	r.exec.Kick()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if done.State != models.OpSucceeded || done.Resumed != 1 {
+		e.t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
+	}
+}
+
 func (e *env) killAt(op *models.Operation, stage, kind string) {
 	e.t.Helper()
 	e.start()
@@ -240,17 +257,7 @@ func TestRestoreTakeoverAtEveryStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.killAt(op, c.stage, c.task)
-			r := e.replica("second")
-			r.exec.Kick()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if done.State != models.OpSucceeded || done.Resumed != 1 {
-				t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
-			}
+			e.takenOverAndResumed(op)
 			g, ok := e.sim.Guest(5001)
 			if s := e.service("svc-rk"); s.State != models.ServiceActive || s.LockOperationID != nil || !ok || g.Status != "running" ||
 				g.Config["cores"] != "2" {
@@ -296,17 +303,7 @@ func TestVMTakeoverAtEveryStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.killAt(op, c.stage, c.task)
-			r := e.replica("second")
-			r.exec.Kick()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if done.State != models.OpSucceeded || done.Resumed != 1 {
-				t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
-			}
+			e.takenOverAndResumed(op)
 			g, ok := e.sim.Guest(301)
 			if s := e.service("svc-vmk"); s.State != models.ServiceActive || !ok || g.Status != "running" {
 				t.Fatalf("service %s; guest %v %+v", s.State, ok, g)
