@@ -2,10 +2,12 @@ package provision
 
 import (
 	"context"
+	"net/http"
 	"fmt"
 	"slices"
 	"sort"
 
+	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
@@ -47,11 +49,7 @@ type storageRoom struct {
 // node, guest and storage, shared between the creates of a few seconds (sharedRead).
 func (s *Provisioner) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
 	return s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
-		rows, err := cl.Client.Cluster().Resources(ctx, "")
-		if err != nil {
-			return nil, fmt.Errorf("list resources of %s: %w", cl.Name, err)
-		}
-		return figuresOf(rows), nil
+		return s.freshFigures(ctx, cl)
 	})
 }
 
@@ -206,6 +204,18 @@ func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
 		return SkipMemoryFull
 	}
 	return skipNoneCandidate
+}
+
+// choose is the best candidate's name, or no_capacity (counted) naming why each node was
+// skipped; what says what was to be placed, for the log.
+func (s *Provisioner) choose(cl kinds.Cluster, nodes []nodeCapacity, what string) (string, error) {
+	chosen, ok := best(nodes)
+	if !ok {
+		s.metrics.noCapacity(cl.Name)
+		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
+			Wrap(fmt.Errorf("no node of cluster %s can take %s: %s", cl.Name, what, skipped(nodes)))
+	}
+	return chosen.Name, nil
 }
 
 // best is the least full candidate: the lowest share of its placeable memory (memory ×

@@ -43,16 +43,14 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 	if serves != nil {
 		nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return !serves[n.Name] })
 	}
-	chosen, ok := best(nodes)
-	if !ok {
-		s.metrics.noCapacity(cl.Name)
-		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
-			Wrap(fmt.Errorf("no node of cluster %s is a candidate for plan %s: %s", cl.Name, p.Code, skipped(nodes)))
-	}
-	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": chosen.Name}); err != nil {
+	chosen, err := s.choose(cl, nodes, "plan "+p.Code)
+	if err != nil {
 		return "", err
 	}
-	return chosen.Name, nil
+	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": chosen}); err != nil {
+		return "", err
+	}
+	return chosen, nil
 }
 
 // skipped lists why each node was passed over, for the log.
@@ -225,13 +223,7 @@ func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, 
 		return "", err
 	}
 	nodes = slices.DeleteFunc(nodes, func(n nodeCapacity) bool { return n.Name == from || (want != "" && n.Name != want) })
-	chosen, ok := best(nodes)
-	if !ok {
-		s.metrics.noCapacity(cl.Name)
-		return "", i18n.NewProblem(http.StatusServiceUnavailable, i18n.CodeNoCapacity).Perm(i18n.Temporary).
-			Wrap(fmt.Errorf("no node of cluster %s can take service %s from %s: %s", cl.Name, svc.ServiceID, from, skipped(nodes)))
-	}
-	return chosen.Name, nil
+	return s.choose(cl, nodes, fmt.Sprintf("service %s from %s", svc.ServiceID, from))
 }
 
 // HasNode reports whether the cluster's figures list node (an unknown cluster is not_found).
