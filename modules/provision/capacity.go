@@ -2,8 +2,8 @@ package provision
 
 import (
 	"context"
-	"net/http"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 
