@@ -72,7 +72,15 @@ func TestIdleTunnelBehindProxyStaysUp(t *testing.T) {
 	s := newStand(t, agent.HubOptions{})
 	p := agenttest.StartProxy(t, strings.TrimPrefix(s.srv.URL, "http://"), 30*time.Second)
 	r := s.startAgent(t, agent.Options{DialContext: throughProxy(p)})
+	// The hub lists the agent as soon as the handshake is verified; the agent records its own
+	// connection time a moment later.
 	up := r.Agent.Connected()
+	for wait := time.Now().Add(5 * time.Second); up.IsZero() && time.Now().Before(wait); up = r.Agent.Connected() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if up.IsZero() {
+		t.Fatal("the agent never recorded its connection")
+	}
 	time.Sleep(45 * time.Second)
 	if p.IdleClosed() != 0 || !r.Agent.Connected().Equal(up) || !containsSince(s.hub.Agents("c1"), up) {
 		t.Fatalf("idle tunnel dropped: proxy closed %d, agent up since %v (was %v)", p.IdleClosed(), r.Agent.Connected(), up)
