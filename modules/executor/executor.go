@@ -436,6 +436,12 @@ func (e *Executor) conclude(op *models.Operation, act Action, run *Run, end heal
 		}
 	case e.runCtx.Err() != nil:
 		log.Warn("shutdown after the irreversible stage began; the lease will expire", "stage", run.Op.Stage)
+	case act.Resolver != nil && act.Destructive(run.Op.StageIndex):
+		// The database failed while the facts were being recorded (a replica's database node
+		// lost): nothing says the facts cannot be established, so the run is left to its lease,
+		// and the worker that takes it over reads them again (R58).
+		log.Warn("the database failed while resuming from the facts; the lease will expire and the facts be read again",
+			"stage", run.Op.Stage, "err", err)
 	case act.Destructive(run.Op.StageIndex):
 		e.finish(op, models.OpNeedsReconciliation, run.result, problemOf(err))
 	default:

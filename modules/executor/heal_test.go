@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"gorm.io/gorm"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -177,4 +179,48 @@ func TestHealFromTheFacts(t *testing.T) {
 			})
 		})
 	}
+}
+
+// R58: the database failing while a resume is being recorded (a database node lost) is no
+// reason for needs_reconciliation: the run is left to its lease, and the worker that takes it
+// over reads the facts again and finishes it.
+func TestHealOutlivesADatabaseFailure(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *models.DB) {
+		var injected atomic.Int32
+		err := db.Gorm.Callback().Create().Before("gorm:create").Register("test:lose-resume", func(tx *gorm.DB) {
+			ev, ok := tx.Statement.Dest.(*models.AuditEvent)
+			if ok && ev.Event == "operation_resumed" && injected.Add(1) == 1 {
+				_ = tx.AddError(errors.New("injected: the database node went away"))
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &healer{failAt: map[executor.Stage]int{"create": 1},
+			resolve: func(*executor.Run) (executor.Decision, error) {
+				return executor.Decision{Resume: "create", Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil
+			}}
+		e := executor.New(db, executor.Config{Owner: "w", Workers: 1, Lease: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond,
+			HealBackoff: 10 * time.Millisecond, FactsBudget: 200 * time.Millisecond}, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
+		e.Start(context.Background())
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			e.Stop(ctx)
+		})
+		op := enqueue(t, db, "svc")
+		e.Kick()
+		got := waitState(t, db, e, op.ID)
+		if got.State != models.OpSucceeded || got.Reconciliation != nil {
+			t.Fatalf("operation %s (reconciliation %v), want succeeded after the takeover", got.State, got.Reconciliation)
+		}
+		if n := injected.Load(); n < 2 {
+			t.Fatalf("%d resumes recorded, want the failed one and the takeover's", n)
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.calls < 2 {
+			t.Fatalf("the facts were read %d times, want again after the takeover", h.calls)
+		}
+	})
 }
