@@ -133,6 +133,11 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.sched.Start()
 	a.cbs.Start(ctx)
 	stopReadiness := a.readiness(ctx, a.cfg.Jobs.ReadinessInterval)
+	peering := make(chan struct{})
+	go func() {
+		defer close(peering)
+		a.agents.RunPeering(ctx) // withdraws this replica's routes when ctx ends
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- a.srv.Serve(ln) }()
 	a.log.Info("pvebill listening", "addr", ln.Addr().String())
@@ -153,6 +158,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.exec.Stop(sctx)
 	a.cbs.Stop(sctx)
 	a.agents.Shutdown(sctx)
+	<-peering
 	// Last, so the other replicas take this one's nodes and job ticks at once.
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	a.shards.Stop(rctx)

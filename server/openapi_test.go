@@ -49,7 +49,7 @@ func allowTestAction(doc *openapi3.T) *openapi3.T {
 var ginParam = regexp.MustCompile(`[:*]([A-Za-z_]+)`)
 
 // upgradeRoutes are the WebSocket routes: a HEAD cannot upgrade, and must not use the token.
-var upgradeRoutes = []string{"/console/{token}/ws", "/agent/v1/connect"}
+var upgradeRoutes = []string{"/console/{token}/ws", "/agent/v1/connect", "/agent/v1/forward/{path}"}
 
 // Every route in the gin table is in openapi.yaml with the same method, and vice versa.
 func TestRouteTableMatchesOpenAPI(t *testing.T) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/gin-gonic/gin"
+	"net/http"
 
 	"pvebill/modules/agent"
 	"pvebill/server/config"
@@ -23,6 +24,9 @@ func (s *Server) routes() {
 	get(e, consoleAssetsPrefix+"/*file", consoleAssets)
 	// The agents' WebSocket (R57): authenticated by the handshake inside it, not by a signature.
 	e.GET(agent.ConnectPath, gin.WrapH(s.agents))
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		e.Handle(m, agent.ForwardPath+"/*path", gin.WrapF(s.agents.ServeForward))
+	}
 
 	billing := s.V1(config.ScopeBilling, config.ScopeAdmin)
 	get(billing, "/operations/:id", s.getOperation)

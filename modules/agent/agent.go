@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,12 @@ type Agent struct {
 	o      Options
 
 	mu      sync.Mutex
-	connect time.Time // when the current tunnel came up; zero when none
+	connect time.Time // when the first tunnel came up; zero when none
+	// held is the replica each tunnel (by slot) landed on; replicas the live replicas the last
+	// welcome counted; more is closed (and replaced) when replicas changes.
+	held     map[int]string
+	replicas int
+	more     chan struct{}
 	// served and refused count the calls forwarded to Proxmox and the calls refused.
 	served, refused atomic.Int64
 	// instance names this process in the handshake.
@@ -98,18 +104,45 @@ func New(cfg Config, o Options) (*Agent, error) {
 	}
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: cfg.serverTLS(), DialContext: o.DialContext}
 	return &Agent{cfg: cfg, key: key, pve: client, log: o.Log, server: u, dialer: &http.Client{Transport: tr}, o: o,
-		instance: newInstance()}, nil
+		instance: newInstance(), held: map[int]string{}, replicas: 1, more: make(chan struct{})}, nil
 }
 
 // PublicKey is the agent's public key as pvebill's config names it.
 func (a *Agent) PublicKey() string { return FormatPublicKey(a.key.Public().(ed25519.PublicKey)) }
 
-// Run keeps a tunnel to pvebill until ctx ends, reconnecting with backoff forever. At the end
-// the calls in flight are given drainTimeout to finish.
+// Run keeps its tunnels to pvebill until ctx ends, reconnecting with backoff forever: the first
+// always, each further one once the welcome counts enough live replicas (Config.Tunnels), each
+// to a replica no earlier tunnel holds. At the end the calls in flight are given drainTimeout to
+// finish.
 func (a *Agent) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for slot := range a.cfg.tunnels() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.runSlot(ctx, slot)
+		}()
+	}
+	wg.Wait()
+	a.log.Info("agent stopped")
+}
+
+// runSlot keeps the slot's tunnel. A slot beyond the first waits until the live replicas
+// outnumber it; one that lands on a replica an earlier slot holds lets go and dials again after
+// a short random wait (the load balancer picks the replica).
+func (a *Agent) runSlot(ctx context.Context, slot int) {
 	attempt := 0
 	for ctx.Err() == nil {
-		up, err := a.connectOnce(ctx)
+		if !a.waitSlot(ctx, slot) {
+			return
+		}
+		up, err := a.connectOnce(ctx, slot)
+		if errors.Is(err, errSameReplica) {
+			if !sleepCtx(ctx, a.o.BackoffBase+rand.N(4*a.o.BackoffBase)) {
+				return
+			}
+			continue
+		}
 		if ctx.Err() != nil {
 			break
 		}
@@ -118,14 +151,70 @@ func (a *Agent) Run(ctx context.Context) {
 		attempt++
 		a.log.Warn("agent tunnel down; reconnecting", "err", errText(err), "up_for", up.Round(time.Millisecond).String(),
 			"retry_in", wait.Round(time.Millisecond).String())
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-		case <-t.C:
+		if !sleepCtx(ctx, wait) {
+			return
 		}
 	}
-	a.log.Info("agent stopped")
+}
+
+// errSameReplica: the tunnel landed on a replica an earlier slot holds.
+var errSameReplica = errors.New("agent: landed on a replica another tunnel holds")
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// waitSlot waits until slot has a replica to go to (the live replicas outnumber it).
+func (a *Agent) waitSlot(ctx context.Context, slot int) bool {
+	for {
+		a.mu.Lock()
+		enough, more := a.replicas > slot, a.more
+		a.mu.Unlock()
+		if enough {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-more:
+		}
+	}
+}
+
+// landed records the welcome of slot's tunnel; false when an earlier slot holds that replica.
+func (a *Agent) landed(slot int, w Welcome) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if w.Replicas > 0 && w.Replicas != a.replicas {
+		a.replicas = w.Replicas
+		close(a.more)
+		a.more = make(chan struct{})
+	}
+	for other, replica := range a.held {
+		if other < slot && replica == w.Replica && w.Replica != "" {
+			return false
+		}
+	}
+	a.held[slot] = w.Replica
+	return true
+}
+
+// Tunnels lists the replicas the agent's tunnels are up to, by slot.
+func (a *Agent) Tunnels() map[int]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[int]string, len(a.held))
+	for k, v := range a.held {
+		out[k] = v
+	}
+	return out
 }
 
 func errText(err error) string {
@@ -170,25 +259,43 @@ func (a *Agent) Connected() time.Time {
 
 // connectOnce dials pvebill, runs the handshake and serves the tunnel until it ends; it returns
 // how long the tunnel was up.
-func (a *Agent) connectOnce(ctx context.Context) (time.Duration, error) {
-	ws, err := a.dial(ctx)
+func (a *Agent) connectOnce(ctx context.Context, slot int) (time.Duration, error) {
+	ws, w, err := a.dial(ctx, a.slotInstance(slot))
 	if err != nil {
 		return 0, err
 	}
+	if !a.landed(slot, w) {
+		_ = ws.Close(websocket.StatusNormalClosure, "another tunnel holds this replica")
+		return 0, errSameReplica
+	}
 	start := time.Now()
-	a.mu.Lock()
-	a.connect = start
-	a.mu.Unlock()
-	a.log.Info("agent connected", "server", a.server.Host, "cluster", a.cfg.Cluster)
+	if slot == 0 {
+		a.mu.Lock()
+		a.connect = start
+		a.mu.Unlock()
+	}
+	a.log.Info("agent connected", "server", a.server.Host, "cluster", a.cfg.Cluster, "replica", w.Replica, "tunnel", slot)
 	err = a.serve(ctx, ws)
 	a.mu.Lock()
-	a.connect = time.Time{}
+	delete(a.held, slot)
+	if slot == 0 {
+		a.connect = time.Time{}
+	}
 	a.mu.Unlock()
 	return time.Since(start), err
 }
 
+// slotInstance names a slot's tunnel in the handshake: a new tunnel of the same slot replaces
+// its older one on the replica.
+func (a *Agent) slotInstance(slot int) string {
+	if slot == 0 {
+		return a.instance
+	}
+	return a.instance + "-" + strconv.Itoa(slot)
+}
+
 // dial opens the WebSocket and runs the agent's half of the handshake.
-func (a *Agent) dial(ctx context.Context) (*websocket.Conn, error) {
+func (a *Agent) dial(ctx context.Context, instance string) (*websocket.Conn, Welcome, error) {
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	u := *a.server
@@ -197,29 +304,29 @@ func (a *Agent) dial(ctx context.Context) (*websocket.Conn, error) {
 	ws, _, err := websocket.Dial(dctx, u.String(), &websocket.DialOptions{HTTPClient: a.dialer,
 		Subprotocols: []string{Subprotocol}, CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", a.server.Host, err)
+		return nil, Welcome{}, fmt.Errorf("dial %s: %w", a.server.Host, err)
 	}
 	var ch Challenge
 	if err := readJSON(dctx, ws, &ch); err != nil {
 		_ = ws.CloseNow()
-		return nil, fmt.Errorf("handshake: %w", err)
+		return nil, Welcome{}, fmt.Errorf("handshake: %w", err)
 	}
 	hello := Sign(a.key, ch, a.cfg.Cluster, a.server.Host)
-	hello.Instance = a.instance
+	hello.Instance = instance
 	if err := writeJSON(dctx, ws, hello); err != nil {
 		_ = ws.CloseNow()
-		return nil, fmt.Errorf("handshake: %w", err)
+		return nil, Welcome{}, fmt.Errorf("handshake: %w", err)
 	}
 	var w Welcome
 	if err := readJSON(dctx, ws, &w); err != nil {
 		_ = ws.CloseNow()
-		return nil, fmt.Errorf("handshake: %w", err)
+		return nil, Welcome{}, fmt.Errorf("handshake: %w", err)
 	}
 	if !w.OK {
 		_ = ws.CloseNow()
-		return nil, &HandshakeError{Reason: w.Error, Detail: "pvebill refused this agent"}
+		return nil, Welcome{}, &HandshakeError{Reason: w.Error, Detail: "pvebill refused this agent"}
 	}
-	return ws, nil
+	return ws, w, nil
 }
 
 // serve runs the HTTP/2 server side of the tunnel until the connection ends or ctx ends; then
@@ -281,7 +388,7 @@ func (a *Agent) Check(ctx context.Context) error {
 	if _, err := a.pve.Nodes(ctx); err != nil {
 		return fmt.Errorf("proxmox: %w", err)
 	}
-	ws, err := a.dial(ctx)
+	ws, _, err := a.dial(ctx, a.instance+"-check")
 	if err != nil {
 		return fmt.Errorf("pvebill: %w", err)
 	}

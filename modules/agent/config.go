@@ -32,6 +32,9 @@ type Config struct {
 	// PrivateKeyFile is the key `pvebill agent keygen` wrote (relative to the config file).
 	PrivateKeyFile string  `yaml:"private_key_file"`
 	Proxmox        Proxmox `yaml:"proxmox"`
+	// Tunnels is how many tunnels the agent keeps, each to a different pvebill replica, as many
+	// as there are live replicas (default DefaultTunnels, at most MaxTunnels).
+	Tunnels int `yaml:"tunnels,omitempty"`
 	// LogFormat (json, text) and LogLevel, as pvebill's own.
 	LogFormat string `yaml:"log_format,omitempty"`
 	LogLevel  string `yaml:"log_level,omitempty"`
@@ -87,6 +90,9 @@ func (c Config) Validate() error {
 	if c.PrivateKeyFile == "" {
 		return errors.New("agent config: private_key_file: required (pvebill agent keygen --out FILE)")
 	}
+	if c.Tunnels < 0 || c.Tunnels > MaxTunnels {
+		return fmt.Errorf("agent config: tunnels: must be 1 to %d (0: %d)", MaxTunnels, DefaultTunnels)
+	}
 	if c.ServerFingerprint != "" {
 		if _, err := parsePin(c.ServerFingerprint); err != nil {
 			return err
@@ -96,6 +102,20 @@ func (c Config) Validate() error {
 		return fmt.Errorf("agent config: proxmox: %w", err)
 	}
 	return nil
+}
+
+// DefaultTunnels and MaxTunnels bound Config.Tunnels.
+const (
+	DefaultTunnels = 2
+	MaxTunnels     = 8
+)
+
+// tunnels is the configured count, or the default.
+func (c Config) tunnels() int {
+	if c.Tunnels == 0 {
+		return DefaultTunnels
+	}
+	return c.Tunnels
 }
 
 // serverURL checks server: https, or http to a loopback host (tests, a local proxy).

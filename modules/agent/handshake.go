@@ -53,7 +53,10 @@ type Hello struct {
 type Welcome struct {
 	OK      bool   `json:"ok"`
 	Replica string `json:"replica,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// Replicas is the number of live replicas: the agent keeps tunnels to that many distinct
+	// ones, up to its configured count.
+	Replicas int    `json:"replicas,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // signedBytes is what the agent signs.

@@ -60,6 +60,12 @@ type HubOptions struct {
 	// then the operation fails proxmox_unavailable (temporary, nothing sent), so a cluster
 	// whose agent stays away does not hold the workers other clusters need.
 	MaxWait time.Duration
+	// Peering forwards the calls of a cluster whose agent holds no tunnel here to a replica that
+	// has one; nil: no forwarding (one replica).
+	Peering *Peering
+	// LiveReplicas counts the live replicas, told to each agent in the welcome so that it keeps
+	// a tunnel to as many of them as it is configured to (nil: one).
+	LiveReplicas func(ctx context.Context) (int, error)
 }
 
 // DefaultMaxWait is how long an operation's call waits for a cluster's agent.
@@ -78,6 +84,8 @@ type Hub struct {
 	next    atomic.Uint64
 	// changed is closed (and replaced) when a tunnel is added: waiters look again.
 	changed chan struct{}
+	// peers forwards calls between replicas; nil without peering.
+	peers *peers
 }
 
 // tunnel is one connected agent.
@@ -135,7 +143,11 @@ func NewHub(o HubOptions) *Hub {
 	for c := range o.Keys {
 		m.init(c)
 	}
-	return &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}, changed: make(chan struct{})}
+	h := &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}, changed: make(chan struct{})}
+	if o.Peering != nil {
+		h.peers = newPeers(*o.Peering)
+	}
+	return h
 }
 
 // Clusters lists the agent clusters, sorted.
@@ -185,7 +197,7 @@ func (h *Hub) handshake(ctx context.Context, ws *websocket.Conn, r *http.Request
 		_ = writeJSON(ctx, ws, Welcome{Error: herr.Reason})
 		return Hello{}, herr
 	}
-	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica}); err != nil {
+	if err := writeJSON(ctx, ws, Welcome{OK: true, Replica: h.o.Replica, Replicas: h.liveReplicas(ctx)}); err != nil {
 		herr = timeoutOr(ctx, err)
 		h.refused(r, herr)
 		return Hello{}, herr
@@ -219,6 +231,18 @@ func (h *Hub) challenge(ctx context.Context, ws *websocket.Conn, host string) (H
 		return Hello{}, &HandshakeError{Reason: FailShuttingDown, Detail: "this replica is shutting down"}
 	}
 	return hello, nil
+}
+
+// liveReplicas is the number of live replicas the welcome tells (at least 1).
+func (h *Hub) liveReplicas(ctx context.Context) int {
+	if h.o.LiveReplicas == nil {
+		return 1
+	}
+	n, err := h.o.LiveReplicas(ctx)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 func timeoutOr(ctx context.Context, err error) *HandshakeError {
@@ -277,6 +301,9 @@ func (h *Hub) add(t *tunnel) {
 	h.mu.Unlock()
 	h.m.tunnels.WithLabelValues(t.cluster).Inc()
 	h.m.connects.WithLabelValues(t.cluster).Inc()
+	if h.peers != nil {
+		h.peers.changed()
+	}
 }
 
 func (h *Hub) remove(t *tunnel) {
@@ -291,6 +318,9 @@ func (h *Hub) remove(t *tunnel) {
 	h.mu.Unlock()
 	h.m.tunnels.WithLabelValues(t.cluster).Dec()
 	h.m.disconnects.WithLabelValues(t.cluster).Inc()
+	if h.peers != nil {
+		h.peers.changed()
+	}
 }
 
 // Agents lists a cluster's connected agents, oldest first.
@@ -340,7 +370,7 @@ func (h *Hub) waitReady(ctx context.Context, cluster string) error {
 		h.mu.Lock()
 		ch := h.changed
 		h.mu.Unlock()
-		if h.pick(cluster) != nil {
+		if h.pick(cluster) != nil || (h.peers != nil && len(h.peers.routes(ctx, h, cluster)) > 0) {
 			return nil
 		}
 		select {

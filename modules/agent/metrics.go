@@ -13,6 +13,8 @@ type Metrics struct {
 	calls       *prometheus.CounterVec
 	bytes       *prometheus.CounterVec
 	refused     *prometheus.CounterVec
+	forwarded   *prometheus.CounterVec
+	peerRefused *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics on reg (nil: not registered, still counted).
@@ -37,9 +39,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"cluster", "direction"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_agent_refused_total",
 			Help: "Calls an agent refused (not on its allow-list), per cluster."}, []string{"cluster"}),
+		forwarded: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_agent_forwarded_total",
+			Help: "Calls forwarded one hop between replicas for an agent cluster, per cluster and direction (sent: to a " +
+				"replica holding a tunnel; served: from a replica without one)."}, []string{"cluster", "direction"}),
+		peerRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_agent_forward_refusals_total",
+			Help: "Forwarded calls refused by this replica, by reason (unauthenticated, stale, replayed, unknown_cluster)."},
+			[]string{"reason"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.tunnels, m.connects, m.disconnects, m.handshake, m.streams, m.calls, m.bytes, m.refused)
+		reg.MustRegister(m.tunnels, m.connects, m.disconnects, m.handshake, m.streams, m.calls, m.bytes, m.refused,
+			m.forwarded, m.peerRefused)
 	}
 	return m
 }
@@ -58,4 +67,6 @@ func (m *Metrics) init(cluster string) {
 	m.connects.WithLabelValues(cluster)
 	m.streams.WithLabelValues(cluster)
 	m.refused.WithLabelValues(cluster)
+	m.forwarded.WithLabelValues(cluster, "sent")
+	m.forwarded.WithLabelValues(cluster, "served")
 }

@@ -30,6 +30,8 @@ func (h *Hub) Transport(cluster string) http.RoundTripper {
 type clusterTransport struct {
 	h       *Hub
 	cluster string
+	// local: only this replica's own tunnels (a call forwarded here is never forwarded again).
+	local bool
 }
 
 // WaitReady waits until an agent of the cluster is connected (pve.TunnelWaiter): an
@@ -38,6 +40,9 @@ func (t *clusterTransport) WaitReady(ctx context.Context) error { return t.h.wai
 
 func (t *clusterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tun := t.h.pick(t.cluster)
+	if tun == nil && !t.local && t.h.peers != nil {
+		return t.forward(req)
+	}
 	if tun == nil {
 		if req.Body != nil {
 			_ = req.Body.Close()

@@ -31,7 +31,7 @@ func FromConfig(ctx context.Context, cfg config.Config, db *models.DB, log *slog
 		host = "pvebill"
 	}
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), models.NewID()[:8])
-	hub, err := AgentHub(cfg, reg, log, owner)
+	hub, err := AgentHub(cfg, db, reg, log, owner)
 	if err != nil {
 		return nil, err
 	}

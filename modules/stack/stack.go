@@ -206,8 +206,9 @@ func closing(db *models.DB, err error) error {
 }
 
 // AgentHub is the hub of the clusters configured with an agent (R57), its metrics on reg; the
-// replica names itself with owner in the handshake.
-func AgentHub(cfg config.Config, reg prometheus.Registerer, log *slog.Logger, owner string) (*agent.Hub, error) {
+// replica names itself with owner in the handshake. With peering configured, the replicas share
+// their tunnels through db's route table.
+func AgentHub(cfg config.Config, db *models.DB, reg prometheus.Registerer, log *slog.Logger, owner string) (*agent.Hub, error) {
 	keys := map[string]ed25519.PublicKey{}
 	for _, c := range cfg.Clusters {
 		if c.Agent == nil {
@@ -219,9 +220,18 @@ func AgentHub(cfg config.Config, reg prometheus.Registerer, log *slog.Logger, ow
 		}
 		keys[c.Name] = k
 	}
-	return agent.NewHub(agent.HubOptions{Keys: keys, Log: log.With("component", "agent"), Metrics: agent.NewMetrics(reg),
-		Replica: owner}), nil
+	o := agent.HubOptions{Keys: keys, Log: log.With("component", "agent"), Metrics: agent.NewMetrics(reg), Replica: owner}
+	if db != nil {
+		o.LiveReplicas = db.LiveReplicas
+	}
+	if cfg.Peering.Enabled() && db != nil {
+		o.Peering = &agent.Peering{URL: cfg.Peering.URL, Secret: []byte(cfg.Peering.Secret), Routes: models.AgentRouteTable{DB: db, Fresh: agentRouteFresh}}
+	}
+	return agent.NewHub(o), nil
 }
+
+// agentRouteFresh is how long a replica's record of its tunnels counts: three of its refreshes.
+const agentRouteFresh = 15 * time.Second
 
 // Clusters builds one Proxmox client per configured cluster, their metrics on reg; an agent
 // cluster's client sends its calls through hub.

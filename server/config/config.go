@@ -38,7 +38,26 @@ type Config struct {
 	TLS       TLS        `yaml:"tls"`
 	Console   Console    `yaml:"console"`
 	DNS       DNS        `yaml:"dns"`
+	Peering   Peering    `yaml:"peering"`
 }
+
+// Peering lets replicas reach the agent clusters whose agent is connected to another replica
+// (R57): a replica without a tunnel forwards a call one hop to a replica that has one. Off while
+// url is empty (one replica, or every agent holding a tunnel to every replica).
+type Peering struct {
+	// URL is where the other replicas reach this one (scheme, host, port; no path): each replica
+	// has its own, on its own listener.
+	URL string `yaml:"url"`
+	// Secret authenticates the calls one replica forwards to another (an HMAC key of at least
+	// MinPeeringSecret characters, the same on every replica). Never logged or stored.
+	Secret string `yaml:"secret"`
+}
+
+// MinPeeringSecret is the shortest peering.secret accepted: 32 characters.
+const MinPeeringSecret = 32
+
+// Enabled reports whether this replica forwards to and accepts from its peers.
+func (p Peering) Enabled() bool { return p.URL != "" }
 
 // DNS configures reverse DNS (R55): PTR records are written through PowerDNS's HTTP API. Off
 // while dns.powerdns.url is empty: PUT /v1/services/{id}/rdns then answers capability_refused.
@@ -474,7 +493,7 @@ func setScalar(v reflect.Value, value string) error {
 
 // Validate checks the configuration and names the first bad key.
 func (c *Config) Validate() error {
-	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS, c.validateConsole, c.validateDNS} {
+	for _, check := range []func() error{c.validateBasics, c.validateClients, c.validateClusters, c.validateLimits, c.validateTLS, c.validateConsole, c.validateDNS, c.validatePeering} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -710,6 +729,30 @@ func (c *Config) validateConsole() error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.HasSuffix(cc.PublicURL, "/") ||
 		u.RawQuery != "" || u.Fragment != "" {
 		return &Error{Key: "console.public_url", Reason: "must be an absolute http(s) URL without a trailing slash, query or fragment"}
+	}
+	return nil
+}
+
+// validatePeering checks peering: an absolute http(s) URL without path, query or fragment, and
+// a secret long enough and no placeholder; or nothing at all.
+func (c *Config) validatePeering() error {
+	p := c.Peering
+	if p.URL == "" {
+		if p.Secret != "" {
+			return &Error{Key: "peering.url", Reason: "is required beside peering.secret"}
+		}
+		return nil
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return &Error{Key: "peering.url", Reason: "must be an absolute http(s) URL without a path, query or fragment"}
+	}
+	if isPlaceholder(p.Secret) {
+		return &Error{Key: "peering.secret", Reason: "is a placeholder (contains CHANGE-ME): set a long random secret"}
+	}
+	if len(p.Secret) < MinPeeringSecret {
+		return &Error{Key: "peering.secret", Reason: fmt.Sprintf("must be at least %d characters", MinPeeringSecret)}
 	}
 	return nil
 }
