@@ -136,7 +136,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	peering := make(chan struct{})
 	go func() {
 		defer close(peering)
-		a.agents.RunPeering(ctx) // withdraws this replica's routes when ctx ends
+		a.agents.Run(ctx) // withdraws this replica's routes when ctx ends
 	}()
 	errc := make(chan error, 1)
 	go func() { errc <- a.srv.Serve(ln) }()

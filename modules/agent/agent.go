@@ -190,13 +190,9 @@ func (a *Agent) waitSlot(ctx context.Context, slot int) bool {
 
 // landed records the welcome of slot's tunnel; false when an earlier slot holds that replica.
 func (a *Agent) landed(slot int, w Welcome) bool {
+	a.setReplicas(w.Replicas)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if w.Replicas > 0 && w.Replicas != a.replicas {
-		a.replicas = w.Replicas
-		close(a.more)
-		a.more = make(chan struct{})
-	}
 	for other, replica := range a.held {
 		if other < slot && replica == w.Replica && w.Replica != "" {
 			return false
@@ -204,6 +200,33 @@ func (a *Agent) landed(slot int, w Welcome) bool {
 	}
 	a.held[slot] = w.Replica
 	return true
+}
+
+// setReplicas records how many replicas live (from a welcome, or told over a tunnel): the
+// slots that now have one to go to start.
+func (a *Agent) setReplicas(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n > 0 && n != a.replicas {
+		a.replicas = n
+		close(a.more)
+		a.more = make(chan struct{})
+	}
+}
+
+// ReplicasPath is the one call pvebill makes to the agent itself, over a tunnel: PUT with
+// ?n=<live replicas>, so that the agent opens (or stops wanting) its further tunnels without
+// waiting for a reconnect.
+const ReplicasPath = "/_pvebill/replicas"
+
+func (a *Agent) replicasTold(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.Atoi(r.URL.Query().Get("n"))
+	if err != nil || n < 1 {
+		http.Error(w, "n must be a positive number", http.StatusBadRequest)
+		return
+	}
+	a.setReplicas(n)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // Tunnels lists the replicas the agent's tunnels are up to, by slot.

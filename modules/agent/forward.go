@@ -18,6 +18,10 @@ const maxRequestBody = 1 << 20
 // the route table on its path decoded segment by segment (WebSocket upgrades included), its
 // credentials stripped (only the agent's own are added), and sent to Proxmox.
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == ReplicasPath && r.Method == http.MethodPut {
+		a.replicasTold(w, r)
+		return
+	}
 	path, ok := strings.CutPrefix(r.URL.EscapedPath(), pve.APIBasePath)
 	upgrade := r.Header.Get(HeaderUpgrade) == "websocket"
 	if !ok {

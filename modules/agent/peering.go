@@ -113,33 +113,82 @@ func (p *peers) changed() {
 	}
 }
 
-// RunPeering records this replica's tunnels in the route table until ctx ends (at once when a
-// tunnel comes or goes, and every Refresh), then removes them. Without peering it returns.
-func (h *Hub) RunPeering(ctx context.Context) {
-	if h == nil || h.peers == nil {
+// Run keeps this replica's record until ctx ends: every Refresh (and at once when a tunnel
+// comes or goes) it records its tunnels in the route table (with peering) and tells each
+// connected agent how many replicas live; at the end it removes its routes. Without peering
+// and without LiveReplicas it returns at once.
+func (h *Hub) Run(ctx context.Context) {
+	if h == nil || (h.peers == nil && h.o.LiveReplicas == nil) {
 		return
 	}
-	p := h.peers
-	tick := time.NewTicker(p.p.Refresh)
+	refresh, kick := 5*time.Second, make(chan struct{})
+	if h.peers != nil {
+		refresh, kick = h.peers.p.Refresh, h.peers.kick
+	}
+	tick := time.NewTicker(refresh)
 	defer tick.Stop()
 	for {
-		actx, cancel := context.WithTimeout(ctx, p.p.Refresh)
-		if err := p.p.Routes.Advertise(actx, h.o.Replica, p.p.URL, h.tunnelCounts()); err != nil && ctx.Err() == nil {
-			h.o.Log.Warn("agent routes not recorded", "err", err)
-		}
-		cancel()
+		h.refresh(ctx, refresh)
 		select {
 		case <-ctx.Done():
-			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			if err := p.p.Routes.Advertise(wctx, h.o.Replica, p.p.URL, nil); err != nil {
-				h.o.Log.Warn("agent routes not withdrawn", "err", err)
-			}
-			cancel()
+			h.withdraw(ctx)
 			return
 		case <-tick.C:
-		case <-p.kick:
+		case <-kick:
 		}
 	}
+}
+
+// refresh records the routes and tells the agents the live replicas, within d.
+func (h *Hub) refresh(ctx context.Context, d time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if h.peers != nil {
+		p := h.peers
+		if err := p.p.Routes.Advertise(ctx, h.o.Replica, p.p.URL, h.tunnelCounts()); err != nil && ctx.Err() == nil {
+			h.o.Log.Warn("agent routes not recorded", "err", err)
+		}
+	}
+	if h.o.LiveReplicas == nil {
+		return
+	}
+	n := strconv.Itoa(h.liveReplicas(ctx))
+	for _, t := range h.all() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://agent.invalid"+ReplicasPath+"?n="+n, http.NoBody)
+		if err != nil {
+			return
+		}
+		if resp, err := t.cc.RoundTrip(req); err == nil {
+			_ = resp.Body.Close()
+		}
+	}
+}
+
+// withdraw removes this replica's routes (its tunnels close next).
+func (h *Hub) withdraw(ctx context.Context) {
+	if h.peers == nil {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := h.peers.p.Routes.Advertise(wctx, h.o.Replica, h.peers.p.URL, nil); err != nil {
+		h.o.Log.Warn("agent routes not withdrawn", "err", err)
+	}
+}
+
+// all lists the live tunnels of every cluster.
+func (h *Hub) all() []*tunnel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*tunnel
+	for _, ts := range h.tunnels {
+		for _, t := range ts {
+			if !t.superseded.Load() && t.cc.Err() == nil {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // tunnelCounts counts the live tunnels by cluster.

@@ -58,7 +58,7 @@ func startReplica(t *testing.T, db *models.DB, name string, pub ed25519.PublicKe
 	}
 	go func() {
 		defer close(r.done)
-		r.hub.RunPeering(ctx)
+		r.hub.Run(ctx)
 	}()
 	t.Cleanup(func() {
 		select {

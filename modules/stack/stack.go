@@ -221,10 +221,16 @@ func AgentHub(cfg config.Config, db *models.DB, reg prometheus.Registerer, log *
 		keys[c.Name] = k
 	}
 	o := agent.HubOptions{Keys: keys, Log: log.With("component", "agent"), Metrics: agent.NewMetrics(reg), Replica: owner}
-	if db != nil {
-		o.LiveReplicas = db.LiveReplicas
+	if db != nil && len(keys) > 0 {
+		// Counting the live replicas for the agents also keeps this one counted among them.
+		o.LiveReplicas = func(ctx context.Context) (int, error) {
+			if err := db.Heartbeat(ctx, owner, agentRouteFresh); err != nil {
+				return 0, err
+			}
+			return db.LiveReplicas(ctx)
+		}
 	}
-	if cfg.Peering.Enabled() && db != nil {
+	if cfg.Peering.Enabled() && db != nil && len(keys) > 0 {
 		o.Peering = &agent.Peering{URL: cfg.Peering.URL, Secret: []byte(cfg.Peering.Secret), Routes: models.AgentRouteTable{DB: db, Fresh: agentRouteFresh}}
 	}
 	return agent.NewHub(o), nil

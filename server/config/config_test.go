@@ -125,6 +125,13 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"console max session", good, []string{"PVEBILL_CONSOLE_MAX_SESSION=30s"}, "console.max_session"},
 		{"console sessions per service", good, []string{"PVEBILL_CONSOLE_MAX_SESSIONS_PER_SERVICE=-1"}, "console.max_sessions_per_service"},
 		{"console sessions per client", good + "\nconsole:\n  max_sessions_per_client: -3\n", nil, "console.max_sessions_per_client"},
+		// R57: peering needs the replica's own URL and a long shared secret.
+		{"peering secret without url", good, []string{"PVEBILL_PEERING_SECRET=" + strings.Repeat("p", 32)}, "peering.url"},
+		{"peering url with a path", good, []string{"PVEBILL_PEERING_URL=http://10.0.0.5:8080/pvebill",
+			"PVEBILL_PEERING_SECRET=" + strings.Repeat("p", 32)}, "peering.url"},
+		{"peering secret short", good, []string{"PVEBILL_PEERING_URL=http://10.0.0.5:8080", "PVEBILL_PEERING_SECRET=short"}, "peering.secret"},
+		{"peering secret placeholder", good, []string{"PVEBILL_PEERING_URL=http://10.0.0.5:8080",
+			"PVEBILL_PEERING_SECRET=CHANGE-ME-peering-secret-of-forty-characters"}, "peering.secret"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -351,5 +358,17 @@ func TestPowerDNSConfig(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Key != key || strings.Contains(err.Error(), "secret-key-0123") {
 			t.Errorf("%s: %v, want %s", env, err, key)
 		}
+	}
+}
+
+// R57: peering set from the environment loads as given.
+func TestPeeringLoads(t *testing.T) {
+	secret := strings.Repeat("p", 32)
+	cfg, err := Load(write(t, good), []string{"PVEBILL_PEERING_URL=http://10.0.0.5:8080", "PVEBILL_PEERING_SECRET=" + secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Peering.Enabled() || cfg.Peering.URL != "http://10.0.0.5:8080" || cfg.Peering.Secret != secret {
+		t.Fatalf("peering %+v", cfg.Peering.URL)
 	}
 }
