@@ -6,7 +6,7 @@ BENCHCOUNT ?= 1
 
 .PHONY: run build test test-php test-short lint lint-install deadcode check bench bench-smoke bench-micro fuzz tidy-check promtool
 .PHONY: generate openapi-lint openapi-clients grafana-lint php-lint
-.PHONY: chaos chaos-galera chaos-galera-short bench-galera
+.PHONY: chaos chaos-galera chaos-galera-short chaos-agent bench-galera
 
 # Pinned analysis tools. golangci-lint is built from the Go module proxy with this toolchain (so
 # never with one older than go.mod's) into bin/tools; deadcode runs through go run.
@@ -55,6 +55,11 @@ chaos-galera:
 
 chaos-galera-short:
 	PVEBILL_TEST_GALERA=short PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 20m -run '^TestChaosGalera$$' -v .
+
+# The agent's long chaos run (agent_flows_test.go): 3,000 operations through a real agent that is
+# killed and whose tunnel is cut without a FIN, in turn every 1.5 s, at least 30 of each.
+chaos-agent:
+	PVEBILL_TEST_CHAOS_AGENT=long $(GO) test -count=1 -timeout 60m -run '^TestAgentChaosKillsAndCuts$$' -v .
 
 lint: lint-install
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

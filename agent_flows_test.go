@@ -346,13 +346,20 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 		return (&net.Dialer{}).DialContext(ctx, network, proxy.Addr())
 	}
 	s.startAgent(t)
+	began := time.Now()
 	s.sim.SetTaskDuration("vzcreate", 800*time.Millisecond)
 	s.sim.SetTaskDuration("vzdestroy", 500*time.Millisecond)
-	const services, workers = 60, 6
+	// The short form: 60 services (120 operations), 5 kills and 5 cuts. The long form (make
+	// chaos-agent): 1,500 services (3,000 operations) and a fault every 1.5 s until the work is
+	// done, at least 30 of each.
+	services, workers, minFaults, faultCap := 60, 6, 5, 10
+	if os.Getenv("PVEBILL_TEST_CHAOS_AGENT") == "long" {
+		services, workers, minFaults, faultCap = 1500, 16, 30, 1<<30
+	}
 	stop := make(chan struct{})
-	faults := make(chan string, 100)
+	faults := make(chan string, 4096)
 	go func() {
-		for i := 0; i < 10; i++ { // 5 kills and 5 cuts, one every 1.5 s
+		for i := 0; i < faultCap; i++ { // kills and cuts in turn, one every 1.5 s
 			select {
 			case <-stop:
 				return
@@ -424,8 +431,9 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("chaos: %d services created and terminated through %d agent kills and %d tunnel cuts", services, kills, cuts)
-	if kills < 5 || cuts < 5 {
+	t.Logf("chaos: %d services created and terminated (%d operations) through %d agent kills and %d tunnel cuts in %s",
+		services, 2*services, kills, cuts, time.Since(began).Round(time.Second))
+	if kills < minFaults || cuts < minFaults {
 		t.Fatalf("only %d kills and %d cuts", kills, cuts)
 	}
 }
