@@ -28,6 +28,11 @@ func ProblemOf(err error) error {
 	case errors.Is(err, pve.ErrLocked):
 		lock := ProxmoxLock.Blocker(map[string]string{"lock": lockName(err)})
 		return Blocked(lock).Perm(i18n.Temporary).Wrap(err)
+	case errors.Is(err, pve.ErrNotAllowed):
+		// The cluster's agent (or the client itself) refused a call outside the route table
+		// (R57): asking again cannot help until the agent is updated; the agent logs the call.
+		return i18n.NewProblem(http.StatusBadGateway, i18n.CodeProxmoxTaskFailed).Perm(i18n.Permanent).
+			With(i18n.ParamReason, "the cluster's agent refused a call pvebill makes: update the agent").Wrap(err)
 	case errors.Is(err, pve.ErrTransient), errors.Is(err, pve.ErrAuth), errors.Is(err, pve.ErrTLS),
 		errors.Is(err, context.DeadlineExceeded):
 		return Unavailable(err)

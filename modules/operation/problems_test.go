@@ -50,6 +50,15 @@ func TestProblemOf(t *testing.T) {
 			t.Errorf("%v: permanence %q", c.err, p.Permanence)
 		}
 	}
+	// R57: a call the agent refuses is a Proxmox-side failure with a stable code, permanent until
+	// the agent is updated, never proxmox_unavailable (which would be asked again in vain).
+	refused := &pve.APIError{Method: "POST", Path: "/nodes/pve1/lxc", Status: 403, Kind: pve.ErrNotAllowed,
+		Message: "the agent refused the call (route_not_allowed)"}
+	var rp *i18n.Problem
+	if !errors.As(operation.ProblemOf(refused), &rp) || rp.Code != i18n.CodeProxmoxTaskFailed || rp.Status != 502 ||
+		rp.Permanence != i18n.Permanent || rp.Params[i18n.ParamReason] == "" {
+		t.Fatalf("a refused call: %+v", rp)
+	}
 	if err := errors.New("plain"); operation.ProblemOf(err) != err { //nolint:errorlint // the very same error comes back, unwrapped
 		t.Error("an error that is not Proxmox's is changed")
 	}

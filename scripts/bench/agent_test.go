@@ -102,6 +102,7 @@ func agentTunnel(t *testing.T, rep *Report) {
 	rep.target("13 agent", "console stream through the agent / direct", through/direct, "x", ">=", 0.9, false, "")
 	rep.info("13 agent", "heap per open stream", streamHeap(t, e), "bytes", "both ends in one process")
 	agentCreates(t, rep)
+	agentSampling(t, rep)
 }
 
 // consoleRate opens a container's terminal and counts echo round trips per second.
@@ -263,27 +264,60 @@ func agentCreates(t *testing.T, rep *Report) {
 		sim := roomySim(t, task)
 		hs := httptest.NewServer(sim.Busy(pvesim.ServiceModel{Workers: 3, Seed: 2}))
 		t.Cleanup(hs.Close)
-		keyFile, _, pub := agenttest.Key(t)
-		hub := agent.NewHub(agent.HubOptions{Keys: map[string]ed25519.PublicKey{"default": pub}})
-		mux := http.NewServeMux()
-		mux.Handle("GET "+agent.ConnectPath, hub)
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		cfg := agenttest.Config(srv.URL, "default", keyFile, hs.URL)
-		cfg.Proxmox.TokenID, cfg.Proxmox.TokenSecret = tokenID, tokenSecret
-		cfg.Proxmox.ConsoleUser, cfg.Proxmox.ConsolePassword = "", ""
-		agenttest.Start(t, cfg, agent.Options{})
-		deadline := time.Now().Add(5 * time.Second)
-		for len(hub.Agents("default")) == 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		c, err := pve.New(pve.Config{Cluster: "default", Tunnel: hub.Transport("default")}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return createsTime(t, c, n)
+		return createsTime(t, agentClient(t, "default", hs.URL), n)
 	}()
 	rep.info("13 agent", fmt.Sprintf("%d concurrent creates, direct", n), direct.Seconds(), "s", "")
 	rep.info("13 agent", fmt.Sprintf("%d concurrent creates, through the agent", n), through.Seconds(), "s", "")
 	rep.target("13 agent", "creates through the agent / direct", through.Seconds()/direct.Seconds(), "x", "<=", 1.1, false, "")
+}
+
+// agentClient starts pvebill's end of a tunnel and a real agent in front of the Proxmox API at
+// url (the bench's token, no console user), and returns cluster's client through it.
+func agentClient(t *testing.T, cluster, url string) *pve.Client {
+	t.Helper()
+	keyFile, _, pub := agenttest.Key(t)
+	hub := agent.NewHub(agent.HubOptions{Keys: map[string]ed25519.PublicKey{cluster: pub}})
+	mux := http.NewServeMux()
+	mux.Handle("GET "+agent.ConnectPath, hub)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { hub.Shutdown(context.Background()) })
+	cfg := agenttest.Config(srv.URL, cluster, keyFile, url)
+	cfg.Proxmox.TokenID, cfg.Proxmox.TokenSecret = tokenID, tokenSecret
+	cfg.Proxmox.ConsoleUser, cfg.Proxmox.ConsolePassword = "", ""
+	agenttest.Start(t, cfg, agent.Options{})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(hub.Agents(cluster)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c, err := pve.New(pve.Config{Cluster: cluster, Tunnel: hub.Transport(cluster)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// agentSampling: a swap-sampling round of the sampler's cluster (10,000 containers on 20 nodes
+// at full scale, Proxmox's service times) through the agent against the same round sent
+// directly, each on its own simulator and database in the same run (≤ 1.1×).
+func agentSampling(t *testing.T, rep *Report) {
+	nodes, perNode, rounds := scale(20, 3), scale(500, 20), scale(5, 2)
+	model := pvesim.ServiceModel{Workers: 3, Seed: 1}
+	if !*full {
+		model.Median = func(m, p string, n int) time.Duration { return pvesim.DefaultMedian(m, p, n) / 20 }
+	}
+	medianRound := func(via route) time.Duration {
+		e := newSamplerEnv(t, openDB(t, dialect(t)), nodes, perNode, model, via)
+		e.round(t) // warm
+		var ds []float64
+		for range rounds {
+			d, _ := e.round(t)
+			ds = append(ds, d.Seconds())
+		}
+		return time.Duration(median(ds) * float64(time.Second))
+	}
+	d, a := medianRound(direct), medianRound(throughAgent)
+	rep.info("13 agent", fmt.Sprintf("sampling round of %d containers on %d nodes, direct", nodes*perNode, nodes), d.Seconds(), "s", "median")
+	rep.info("13 agent", "sampling round through the agent", a.Seconds(), "s", "median")
+	rep.target("13 agent", "sampling round through the agent / direct", a.Seconds()/d.Seconds(), "x", "<=", 1.1, false, "")
 }

@@ -33,7 +33,7 @@ type scrapeTarget struct {
 func newScrapeTarget(t *testing.T, nodes, perNode int) *scrapeTarget {
 	t.Helper()
 	instant := pvesim.ServiceModel{Workers: 3, Median: func(string, string, int) time.Duration { return 0 }}
-	e := newSamplerEnv(t, openDB(t, dialect(t)), nodes, perNode, instant)
+	e := newSamplerEnv(t, openDB(t, dialect(t)), nodes, perNode, instant, direct)
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := e.sampler.Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -49,7 +49,17 @@ type samplerEnv struct {
 	guests  int
 	conc    int
 	clock   *clock
+	// viaAgent: the client reaches the simulator through a real agent (R57).
+	viaAgent bool
 }
+
+// route is how a bench's client reaches Proxmox.
+type route int
+
+const (
+	direct route = iota
+	throughAgent
+)
 
 // clock is the sampler's and the simulator's time: it stands still and moves a sampling
 // interval per round, so that the folder's buckets and five-minute windows fill as they do in
@@ -71,9 +81,9 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newSamplerEnv(t *testing.T, db *models.DB, nodes, perNode int, model pvesim.ServiceModel) *samplerEnv {
+func newSamplerEnv(t *testing.T, db *models.DB, nodes, perNode int, model pvesim.ServiceModel, via route) *samplerEnv {
 	t.Helper()
-	e := &samplerEnv{db: db, reg: prometheus.NewRegistry(), guests: nodes * perNode,
+	e := &samplerEnv{db: db, reg: prometheus.NewRegistry(), guests: nodes * perNode, viaAgent: via == throughAgent,
 		clock: &clock{t: time.Now().UTC().Truncate(5 * time.Minute).Add(10 * time.Second)}}
 	for i := range nodes {
 		e.nodes = append(e.nodes, fmt.Sprintf("node%02d", i+1))
@@ -83,9 +93,13 @@ func newSamplerEnv(t *testing.T, db *models.DB, nodes, perNode int, model pvesim
 	srv := httptest.NewServer(e.busy)
 	t.Cleanup(srv.Close)
 	var err error
-	e.client, err = pve.New(pve.Config{Cluster: "c1", URL: srv.URL, TokenID: tokenID, TokenSecret: tokenSecret}, pve.NewMetrics(e.reg))
-	if err != nil {
-		t.Fatal(err)
+	if e.viaAgent {
+		e.client = agentClient(t, "c1", srv.URL)
+	} else {
+		e.client, err = pve.New(pve.Config{Cluster: "c1", URL: srv.URL, TokenID: tokenID, TokenSecret: tokenSecret}, pve.NewMetrics(e.reg))
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(e.client.Close)
 	created := e.clock.Now().Add(-24 * time.Hour)
@@ -185,7 +199,7 @@ func sampler(t *testing.T, rep *Report) {
 	if !*full {
 		model.Median = func(m, p string, n int) time.Duration { return pvesim.DefaultMedian(m, p, n) / 20 }
 	}
-	e := newSamplerEnv(t, openDB(t, dialect(t)), nodes, perNode, model)
+	e := newSamplerEnv(t, openDB(t, dialect(t)), nodes, perNode, model, direct)
 	slots := min(e.conc, model.Workers)
 	rep.info(sc, "cluster", float64(e.guests), "running containers", fmt.Sprintf("%d nodes", nodes))
 
