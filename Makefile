@@ -57,7 +57,7 @@ chaos-galera-short:
 	PVEBILL_TEST_GALERA=short PVEBILL_TEST_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -count=1 -timeout 20m -run '^TestChaosGalera$$' -v .
 
 # The agent's long chaos run (agent_flows_test.go): 3,000 operations through a real agent that is
-# killed and whose tunnel is cut without a FIN, in turn every 1.5 s, at least 30 of each.
+# killed and whose tunnel is cut without a FIN, in turn every 6 s, at least 30 of each.
 chaos-agent:
 	PVEBILL_TEST_CHAOS_AGENT=long $(GO) test -count=1 -timeout 60m -run '^TestAgentChaosKillsAndCuts$$' -v .
 

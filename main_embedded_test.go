@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack/stacktest"
 )
 
 var callRE = regexp.MustCompile(`go run \. (call --config (\S+) GET (\S+))`)
@@ -57,7 +59,7 @@ func TestEmbeddedDefaultStartsWithoutWarning(t *testing.T) {
 
 // servedOnce sends one request through the running server and waits for its log line, so that
 // the server has been serving (as seen through the log buffer) before the test stops it.
-func servedOnce(t *testing.T, out, errb *syncBuf) {
+func servedOnce(t *testing.T, out, errb *stacktest.LogBuffer) {
 	t.Helper()
 	addr := waitFor(t, out, regexp.MustCompile(`API +http://(\S+)`), 15*time.Second)[1]
 	// An unsigned call: its access line is at info (the probes' are at debug).

@@ -10,21 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack/stacktest"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // waitFor polls buf until re matches (or fails the test after d).
-func waitFor(t *testing.T, buf *syncBuf, re *regexp.Regexp, d time.Duration) []string {
+func waitFor(t *testing.T, buf *stacktest.LogBuffer, re *regexp.Regexp, d time.Duration) []string {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
@@ -39,10 +32,10 @@ func waitFor(t *testing.T, buf *syncBuf, re *regexp.Regexp, d time.Duration) []s
 
 // startCmd runs a long-lived command until the test ends; it returns its output buffers and a
 // channel with the exit code.
-func startCmd(t *testing.T, args ...string) (*syncBuf, *syncBuf, chan int, context.CancelFunc) {
+func startCmd(t *testing.T, args ...string) (*stacktest.LogBuffer, *stacktest.LogBuffer, chan int, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := &syncBuf{}, &syncBuf{}
+	out, errb := &stacktest.LogBuffer{}, &stacktest.LogBuffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, args, out, errb) }()
 	t.Cleanup(func() {

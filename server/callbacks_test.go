@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"pvebill/modules/stack/stacktest"
+
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
@@ -179,7 +181,7 @@ func TestCallbackURLCredentialsAreRedacted(t *testing.T) {
 		defer rcv.Close()
 		u, _ := url.Parse(rcv.URL)
 		full := "http://hook:" + password + "@" + u.Host + "/cb?token=" + token + "&site=eu"
-		var logs syncBuffer
+		var logs stacktest.LogBuffer
 		d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1,
 			Log:     slog.New(slog.NewTextHandler(&logs, nil)),
 			Targets: []callbacks.Target{{ClientID: "whmcs", URL: full, Secret: "callback-secret-0123456789"}}})

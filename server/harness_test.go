@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"pvebill/modules/stack/stacktest"
+
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -37,30 +39,13 @@ const (
 	adminSecret   = "admin-secret-0123456789"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type harness struct {
 	t    *testing.T
 	db   *models.DB
 	srv  *server.Server
 	exec *executor.Executor
 	http *httptest.Server
-	logs *syncBuffer
+	logs *stacktest.LogBuffer
 	now  time.Time
 	mu   sync.Mutex
 	// release lets a test hold test-action runs until it says so.
@@ -134,7 +119,7 @@ func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harne
 	if mod != nil {
 		mod(&ho)
 	}
-	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
+	h := &harness{t: t, now: time.Now(), logs: &stacktest.LogBuffer{}, gate: make(chan struct{})}
 	h.db = dbtest.Open(t, dialect)
 	cfg := config.Defaults()
 	cfg.Clients = []config.Client{

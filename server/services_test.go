@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"pvebill/modules/stack/stacktest"
+
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/prometheus/client_golang/prometheus"
@@ -92,7 +94,7 @@ func newServicesHarnessWith(t *testing.T, dialect string, cc *config.Console) *s
 func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *config.Console, owner string, first bool,
 	tweaks ...func(*stack.Options)) *svcHarness {
 	t.Helper()
-	h := &harness{t: t, now: time.Now(), logs: &syncBuffer{}, gate: make(chan struct{})}
+	h := &harness{t: t, now: time.Now(), logs: &stacktest.LogBuffer{}, gate: make(chan struct{})}
 	close(h.gate)
 	h.db = db
 	cfg := config.Defaults()

@@ -10,13 +10,11 @@ import (
 	"pvebill/modules/plans"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // containerSpec is a valid container-only plan; tests change one thing at a time.
 func containerSpec() plans.Spec {
 	return plans.Spec{
 		Code: "ct-test", Name: "Container test", GuestTypes: []plans.GuestType{plans.Container},
-		Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(20),
+		Cluster: "default", Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(20),
 		Storage: "local-lvm", Bridge: "vmbr0",
 		OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}},
 	}
@@ -135,17 +133,17 @@ func TestSwapAbsentIsZero(t *testing.T) {
 		t.Fatalf("swap %d, json %s", p.SwapMiB, raw)
 	}
 	s := containerSpec()
-	s.SwapMiB = ptr(512)
+	s.SwapMiB = new(512)
 	if p, _ = plans.Validate(s, nil); p.SwapMiB != 512 {
 		t.Fatalf("swap 512 became %d", p.SwapMiB)
 	}
-	s.SwapMiB = ptr(0)
+	s.SwapMiB = new(0)
 	if p, _ = plans.Validate(s, nil); p.SwapMiB != 0 {
 		t.Fatalf("swap 0 became %d", p.SwapMiB)
 	}
 	// A VM-only plan may say swap 0 (or nothing), never a swap it cannot give.
 	v := vmSpec()
-	v.SwapMiB = ptr(0)
+	v.SwapMiB = new(0)
 	if _, err := plans.Validate(v, nil); err != nil {
 		t.Fatalf("vm plan with swap 0: %v", err)
 	}
@@ -214,22 +212,22 @@ func TestValidationFailures(t *testing.T) {
 			s.GuestTypes = append(s.GuestTypes, plans.VM)
 			s.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 99}}
 		}, "os.vm[debian-12]", i18n.FieldTooSmall},
-		{"negative cores", func(s *plans.Spec) { s.Cores = ptr(-1) }, "cores", i18n.FieldTooSmall},
-		{"too many cores", func(s *plans.Spec) { s.Cores = ptr(8193) }, "cores", i18n.FieldTooLarge},
-		{"cores above 512", func(s *plans.Spec) { s.Cores = ptr(513) }, "cores", i18n.FieldTooLarge},
-		{"memory above 4 TiB", func(s *plans.Spec) { s.MemoryMiB = ptr(4<<20 + 1) }, "memory_mib", i18n.FieldTooLarge},
-		{"swap above 4 TiB", func(s *plans.Spec) { s.SwapMiB = ptr(4<<20 + 1) }, "swap_mib", i18n.FieldTooLarge},
-		{"disk above 64 TiB", func(s *plans.Spec) { s.DiskGiB = ptr(64<<10 + 1) }, "disk_gib", i18n.FieldTooLarge},
+		{"negative cores", func(s *plans.Spec) { s.Cores = new(-1) }, "cores", i18n.FieldTooSmall},
+		{"too many cores", func(s *plans.Spec) { s.Cores = new(8193) }, "cores", i18n.FieldTooLarge},
+		{"cores above 512", func(s *plans.Spec) { s.Cores = new(513) }, "cores", i18n.FieldTooLarge},
+		{"memory above 4 TiB", func(s *plans.Spec) { s.MemoryMiB = new(4<<20 + 1) }, "memory_mib", i18n.FieldTooLarge},
+		{"swap above 4 TiB", func(s *plans.Spec) { s.SwapMiB = new(4<<20 + 1) }, "swap_mib", i18n.FieldTooLarge},
+		{"disk above 64 TiB", func(s *plans.Spec) { s.DiskGiB = new(64<<10 + 1) }, "disk_gib", i18n.FieldTooLarge},
 		// 2^33 GiB is 2^63 bytes: disk_gib × GiB would overflow int64.
-		{"disk whose bytes overflow int64", func(s *plans.Spec) { s.DiskGiB = ptr(1 << 33) }, "disk_gib", i18n.FieldTooLarge},
-		{"bandwidth whose bytes overflow int64", func(s *plans.Spec) { s.BandwidthGiB = ptr(int64(1) << 33) }, "bandwidth_gib", i18n.FieldTooLarge},
+		{"disk whose bytes overflow int64", func(s *plans.Spec) { s.DiskGiB = new(1 << 33) }, "disk_gib", i18n.FieldTooLarge},
+		{"bandwidth whose bytes overflow int64", func(s *plans.Spec) { s.BandwidthGiB = new(int64(1) << 33) }, "bandwidth_gib", i18n.FieldTooLarge},
 		{"no cores", func(s *plans.Spec) { s.Cores = nil }, "cores", i18n.FieldRequired},
-		{"memory below Proxmox minimum", func(s *plans.Spec) { s.MemoryMiB = ptr(8) }, "memory_mib", i18n.FieldTooSmall},
-		{"negative swap", func(s *plans.Spec) { s.SwapMiB = ptr(-512) }, "swap_mib", i18n.FieldTooSmall},
-		{"zero disk", func(s *plans.Spec) { s.DiskGiB = ptr(0) }, "disk_gib", i18n.FieldTooSmall},
-		{"negative disk", func(s *plans.Spec) { s.DiskGiB = ptr(-20) }, "disk_gib", i18n.FieldTooSmall},
-		{"negative bandwidth", func(s *plans.Spec) { s.BandwidthGiB = ptr(int64(-1)) }, "bandwidth_gib", i18n.FieldTooSmall},
-		{"zero rate", func(s *plans.Spec) { s.RateMbps = ptr(0.0) }, "rate_mbps", i18n.FieldTooSmall},
+		{"memory below Proxmox minimum", func(s *plans.Spec) { s.MemoryMiB = new(8) }, "memory_mib", i18n.FieldTooSmall},
+		{"negative swap", func(s *plans.Spec) { s.SwapMiB = new(-512) }, "swap_mib", i18n.FieldTooSmall},
+		{"zero disk", func(s *plans.Spec) { s.DiskGiB = new(0) }, "disk_gib", i18n.FieldTooSmall},
+		{"negative disk", func(s *plans.Spec) { s.DiskGiB = new(-20) }, "disk_gib", i18n.FieldTooSmall},
+		{"negative bandwidth", func(s *plans.Spec) { s.BandwidthGiB = new(int64(-1)) }, "bandwidth_gib", i18n.FieldTooSmall},
+		{"zero rate", func(s *plans.Spec) { s.RateMbps = new(0.0) }, "rate_mbps", i18n.FieldTooSmall},
 		{"bad storage id", func(s *plans.Spec) { s.Storage = "1local" }, "storage", i18n.FieldPattern},
 		{"bad bridge", func(s *plans.Spec) { s.Bridge = "vmbr 0" }, "bridge", i18n.FieldPattern},
 		{"long bridge", func(s *plans.Spec) { s.Bridge = "vmbr0123456789ab" }, "bridge", i18n.FieldTooLong},
@@ -237,14 +235,14 @@ func TestValidationFailures(t *testing.T) {
 		{"node outside the cluster's", func(s *plans.Spec) { s.Nodes = []string{"pve1", "pve9"} }, "nodes[1]", i18n.FieldOneOf},
 		{"bad node name", func(s *plans.Spec) { s.Nodes = []string{"-pve1"} }, "nodes[0]", i18n.FieldPattern},
 		{"duplicate node", func(s *plans.Spec) { s.Nodes = []string{"pve1", "pve1"} }, "nodes", i18n.FieldDuplicate},
-		{"bad ip pool", func(s *plans.Spec) { s.IPPool = ptr("pool a") }, "ip_pool", i18n.FieldPattern},
+		{"bad ip pool", func(s *plans.Spec) { s.IPPool = new("pool a") }, "ip_pool", i18n.FieldPattern},
 		{"bad suspend mode", func(s *plans.Spec) { s.VMSuspendMode = "hibernate" }, "vm_suspend_mode", i18n.FieldOneOf},
 		{"bad clone mode", func(s *plans.Spec) { s.VMClone = "copy" }, "vm_clone", i18n.FieldOneOf},
 		{"vm catalog on a container plan", func(s *plans.Spec) { s.OS.VM = map[string]plans.VMTemplate{"debian-12": {VMID: 9000}} }, "os.vm", i18n.FieldNotApplicable},
 		{"linked clone on a container plan", func(s *plans.Spec) { s.VMClone = plans.CloneLinked }, "vm_clone", i18n.FieldNotApplicable},
 		{"swap on a vm plan", func(s *plans.Spec) {
 			*s = vmSpec()
-			s.SwapMiB = ptr(512)
+			s.SwapMiB = new(512)
 		}, "swap_mib", i18n.FieldNotApplicable},
 		{"container catalog on a vm plan", func(s *plans.Spec) {
 			*s = vmSpec()
@@ -280,7 +278,7 @@ func TestValidationFailures(t *testing.T) {
 // Every failure of a spec is reported at once, one entry per field, in a stable order.
 func TestValidationListsEveryField(t *testing.T) {
 	s := containerSpec()
-	s.Cores, s.DiskGiB, s.Storage = ptr(0), ptr(-1), ""
+	s.Cores, s.DiskGiB, s.Storage = new(0), new(-1), ""
 	s.OS.Container = map[string]string{"a": "x", "b": "y", "c": "z"}
 	var first string
 	for i := 0; i < 20; i++ {

@@ -36,8 +36,8 @@ func TestServiceRoundTrip(t *testing.T) {
 
 		s := containerSpec()
 		s.Code = "" // the path's code is taken
-		s.Cores = ptr(4)
-		s.SwapMiB = ptr(0)
+		s.Cores = new(4)
+		s.SwapMiB = new(0)
 		p, created, err = svc.Put(ctx, "ct-test", s)
 		if err != nil || created || p.Cores != 4 {
 			t.Fatalf("second put: %+v %v %v", p, created, err)

@@ -26,8 +26,8 @@ func (e *env) backupPlans() {
 	ctx := context.Background()
 	specs := testPlans()
 	ct, vm := specs[0], specs[2]
-	ct.BackupStorage, ct.BackupsMax, ct.BackupSchedule = "local", ptr(2), "0 3 * * *"
-	vm.BackupStorage, vm.BackupsMax, vm.BackupMode, vm.BackupsOnTerminate = "local", ptr(2), plans.BackupStop, plans.BackupsKeep
+	ct.BackupStorage, ct.BackupsMax, ct.BackupSchedule = "local", new(2), "0 3 * * *"
+	vm.BackupStorage, vm.BackupsMax, vm.BackupMode, vm.BackupsOnTerminate = "local", new(2), plans.BackupStop, plans.BackupsKeep
 	for code, spec := range map[string]plans.Spec{"ct-bk": ct, "vm-bk": vm} {
 		spec.Code = code
 		if _, _, err := e.plans.Put(ctx, code, spec); err != nil {

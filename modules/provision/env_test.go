@@ -6,9 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack/stacktest"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,54 +29,35 @@ import (
 
 const testPassword = "Sup3r-Secret-Root-pw"
 
-type logBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type env struct {
 	t      *testing.T
 	db     *models.DB
 	sim    *simtest.Server
 	svc    *provision.Provisioner
 	exec   *executor.Executor
-	logs   *logBuf
+	logs   *stacktest.LogBuffer
 	reg    *prometheus.Registry
 	plans  *plans.Service
 	client *pve.Client
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // testPlans are the plans every test environment holds.
 func testPlans() []plans.Spec {
 	return []plans.Spec{
 		{Code: "ct-small", Name: "Container small", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(1), MemoryMiB: new(512), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
 		{Code: "ct-big", Name: "Container big", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(2), MemoryMiB: new(2048), SwapMiB: new(256), DiskGiB: new(12), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
 		{Code: "vm-small", Name: "VM small", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 		{Code: "vm-pause", Name: "VM pause", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: ptr(4), MemoryMiB: ptr(4096), DiskGiB: ptr(20), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(4), MemoryMiB: new(4096), DiskGiB: new(20), Storage: "local-lvm", Bridge: "vmbr0",
 			VMSuspendMode: plans.SuspendPause, OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 		{Code: "flex", Name: "Flex", GuestTypes: []plans.GuestType{plans.Container, plans.VM}, Cluster: "default",
-			Cores: ptr(1), MemoryMiB: ptr(1024), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(1), MemoryMiB: new(1024), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"},
 				VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 	}
@@ -110,7 +92,7 @@ func newEnvOvercommit(t *testing.T, sim *pvesim.Sim, oc float64) *env {
 
 func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses, pool bool) *env {
 	t.Helper()
-	e := &env{t: t, logs: &logBuf{}, reg: prometheus.NewRegistry()}
+	e := &env{t: t, logs: &stacktest.LogBuffer{}, reg: prometheus.NewRegistry()}
 	e.db = dbtest.Open(t, dialect)
 	e.sim = simtest.Start(t, sim)
 	client := e.sim.Client(t, nil)
@@ -125,9 +107,9 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	specs := testPlans()
 	if pool {
 		vp := specs[2]
-		vp.Code, vp.IPPool = "vm-pool", ptr("pool-a")
+		vp.Code, vp.IPPool = "vm-pool", new("pool-a")
 		specs = append(specs, vp)
-		specs[3].IPPool = ptr("pool-a")
+		specs[3].IPPool = new("pool-a")
 	}
 	if _, err := ps.Import(context.Background(), specs, plans.SourceFile); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func TestVMIDCollisions(t *testing.T) {
 	// 100: leftover volume named for it.
 	e.sim.AddVolume("local-lvm", "vm-100-disk-0", 1<<30, "images")
 	// 101: held by another service in our database.
-	other := &models.Service{ServiceID: "held", ClientID: "whmcs", Cluster: "default", VMID: ptr(101), State: models.ServiceActive}
+	other := &models.Service{ServiceID: "held", ClientID: "whmcs", Cluster: "default", VMID: new(101), State: models.ServiceActive}
 	if err := models.InsertService(ctx, e.db.Gorm, other); err != nil {
 		t.Fatal(err)
 	}

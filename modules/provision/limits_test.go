@@ -33,7 +33,7 @@ func TestBandwidthLimit(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
 	ctx := context.Background()
 	spec := testPlans()[0]
-	spec.Code, spec.BandwidthGiB = "ct-bw", ptr(int64(1))
+	spec.Code, spec.BandwidthGiB = "ct-bw", new(int64(1))
 	if _, _, err := e.plans.Put(ctx, spec.Code, spec); err != nil {
 		t.Fatal(err)
 	}

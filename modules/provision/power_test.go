@@ -88,7 +88,7 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 		t.Fatalf("reboot: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}
 	one("reboot", posts, "/status/reboot")
-	op, posts = e.power(provision.ActionShutdown, "svc-pw", ptr(30))
+	op, posts = e.power(provision.ActionShutdown, "svc-pw", new(30))
 	if op.State != models.OpSucceeded || status() != "stopped" {
 		t.Fatalf("shutdown: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}

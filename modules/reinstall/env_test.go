@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"pvebill/modules/stack/stacktest"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/i18n"
@@ -35,23 +37,6 @@ const (
 	ubuntuTmpl   = "local:vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst"
 )
 
-type logBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type env struct {
 	t       *testing.T
 	db      *models.DB
@@ -61,15 +46,13 @@ type env struct {
 	plans   *plans.Service
 	exec    *executor.Executor
 	prov    *provision.Provisioner
-	logs    *logBuf
+	logs    *stacktest.LogBuffer
 	started sync.Once
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func newEnv(t *testing.T, dialect string) *env {
 	t.Helper()
-	e := &env{t: t, logs: &logBuf{}}
+	e := &env{t: t, logs: &stacktest.LogBuffer{}}
 	e.db = dbtest.Open(t, dialect)
 	sim := pvesim.New(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	sim.AddStorage("local-zfs", "zfspool", []string{"images", "rootdir"}, false)
@@ -89,11 +72,11 @@ func newEnv(t *testing.T, dialect string) *env {
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
 	if _, err := ps.Import(context.Background(), []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
+			Cores: new(1), MemoryMiB: new(512), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "ct-12", Name: "Container 12", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: ptr(2), MemoryMiB: ptr(2048), SwapMiB: ptr(256), DiskGiB: ptr(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
+			Cores: new(2), MemoryMiB: new(2048), SwapMiB: new(256), DiskGiB: new(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "vm-10", Name: "VM 10", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10), Storage: "local-lvm", Bridge: "vmbr0",
+			Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10), Storage: "local-lvm", Bridge: "vmbr0",
 			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
 	}, plans.SourceFile); err != nil {
 		t.Fatal(err)
@@ -192,8 +175,8 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 func (e *env) addPlan(code string, gib int) {
 	e.t.Helper()
 	if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: code, Name: code,
-		GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: ptr(1), MemoryMiB: ptr(512),
-		DiskGiB: ptr(gib), Storage: "local-lvm", Bridge: "vmbr0",
+		GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: new(1), MemoryMiB: new(512),
+		DiskGiB: new(gib), Storage: "local-lvm", Bridge: "vmbr0",
 		OS: plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}}}, plans.SourceFile); err != nil {
 		e.t.Fatal(err)
 	}

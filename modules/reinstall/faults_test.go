@@ -19,7 +19,7 @@ import (
 // passes (verify's one read) ends succeeded, one that stays needs reconciliation (resume_failed),
 // keeps the lock, and says whether the guest existed.
 func TestFaultAtEveryStage(t *testing.T) {
-	yes, no := ptr(true), ptr(false)
+	yes, no := new(true), new(false)
 	cases := []struct {
 		stage   string
 		faults  []pvesim.Fault

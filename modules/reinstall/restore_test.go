@@ -23,8 +23,8 @@ import (
 func (e *env) addBackupPlan() {
 	e.t.Helper()
 	if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "ct-b", Name: "ct-b",
-		GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(1024),
-		SwapMiB: ptr(256), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
+		GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default", Cores: new(2), MemoryMiB: new(1024),
+		SwapMiB: new(256), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: new(3),
 		OS: plans.OSCatalog{Container: map[string]string{"debian-12": tmpl}}}}, plans.SourceFile); err != nil {
 		e.t.Fatal(err)
 	}
@@ -397,8 +397,8 @@ func TestVMRestore(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect)
 			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
-				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
-				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
+				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10),
+				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: new(3),
 				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
 				t.Fatal(err)
 			}
@@ -493,8 +493,8 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect)
 			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
-				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: ptr(2), MemoryMiB: ptr(2048), DiskGiB: ptr(10),
-				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: ptr(3),
+				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10),
+				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: new(3),
 				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ import (
 // backupPlan is a container plan whose services keep two backups on local, backed up daily.
 func backupPlan() plans.Spec {
 	p := benchPlans()[0]
-	p.Code, p.BackupStorage, p.BackupsMax, p.BackupSchedule = "ct-bk", "local", ptr(2), "0 3 * * *"
+	p.Code, p.BackupStorage, p.BackupsMax, p.BackupSchedule = "ct-bk", "local", new(2), "0 3 * * *"
 	return p
 }
 

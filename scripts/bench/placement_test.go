@@ -33,10 +33,10 @@ var fillNodes = []struct {
 func fillPlans() []plans.Spec {
 	return []plans.Spec{
 		{Code: "ct-fill", Name: "CT fill", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: ptr(1), MemoryMiB: ptr(256), DiskGiB: ptr(1), Storage: "big", Bridge: "vmbr0",
+			Cores: new(1), MemoryMiB: new(256), DiskGiB: new(1), Storage: "big", Bridge: "vmbr0",
 			OS: plans.OSCatalog{Container: map[string]string{"debian-12": debianTmpl}}},
 		{Code: "vm-fill", Name: "VM fill", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(1), Storage: "big", Bridge: "vmbr0",
+			Cores: new(1), MemoryMiB: new(512), DiskGiB: new(1), Storage: "big", Bridge: "vmbr0",
 			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {Name: "debian-12-cloud"}}}},
 	}
 }

@@ -49,12 +49,10 @@ const (
 	debianTmpl    = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // benchPlans is the catalog the provisioning scenarios use.
 func benchPlans() []plans.Spec {
 	return []plans.Spec{{Code: "ct-small", Name: "Container small", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-		Cores: ptr(1), MemoryMiB: ptr(512), DiskGiB: ptr(8), Storage: "local-lvm", Bridge: "vmbr0",
+		Cores: new(1), MemoryMiB: new(512), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0",
 		OS: plans.OSCatalog{Container: map[string]string{"debian-12": debianTmpl}}}}
 }
 
