@@ -25,5 +25,9 @@ func ClientID(c *gin.Context) string {
 // WriteError maps any error to problem+json.
 func (s *Server) WriteError(c *gin.Context, err error) { writeError(c, s.log, err) }
 
-// AcceptOperation answers a mutation with its operation.
-func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) { s.acceptOperation(c, op) }
+// AcceptOperation answers a mutation with its operation (or its error).
+func (s *Server) AcceptOperation(c *gin.Context, op *models.Operation) {
+	if err := s.acceptOperation(c, op); err != nil {
+		writeError(c, s.log, err)
+	}
+}

@@ -13,9 +13,9 @@ import (
 // action; the list answers at once. A backup id is looked up in the service's own list,
 // never sent to Proxmox as given.
 
-func (s *Server) createBackup(c *gin.Context) {
+func (s *Server) createBackup(c *gin.Context) error {
 	var req provision.BackupRequest
-	s.mutate(c, &req, func() (*models.Operation, error) {
+	return s.mutate(c, &req, func() (*models.Operation, error) {
 		return s.prov.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
@@ -25,17 +25,17 @@ type backupsBody struct {
 	Backups []provision.Backup `json:"backups"`
 }
 
-func (s *Server) listBackups(c *gin.Context) {
+func (s *Server) listBackups(c *gin.Context) error {
 	list, err := s.prov.Backups(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, backupsBody{list})
+	return nil
 }
 
-func (s *Server) deleteBackup(c *gin.Context) {
-	s.mutate(c, nil, func() (*models.Operation, error) {
+func (s *Server) deleteBackup(c *gin.Context) error {
+	return s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id"))
 	})
 }

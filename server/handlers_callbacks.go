@@ -61,30 +61,28 @@ func callbackView(d models.CallbackDelivery) CallbackView {
 
 // listCallbacks is GET /v1/admin/callbacks: completion callback deliveries, newest first, with
 // their attempts; filters client_id, state, service_id, operation_id and limit (1–500).
-func (s *Server) listCallbacks(c *gin.Context) {
+func (s *Server) listCallbacks(c *gin.Context) error {
 	f := models.CallbackFilter{ClientID: c.Query("client_id"), State: c.Query("state"),
 		ServiceID: c.Query("service_id"), OperationID: c.Query("operation_id")}
 	switch f.State {
 	case "", models.CallbackPending, models.CallbackDelivered, models.CallbackExpired:
 	default:
-		writeProblem(c, i18n.Validation(i18n.FieldError{Field: "state", Code: i18n.FieldOneOf,
-			Param: models.CallbackPending + ", " + models.CallbackDelivered + ", " + models.CallbackExpired}))
-		return
+		return i18n.Validation(i18n.FieldError{Field: "state", Code: i18n.FieldOneOf,
+			Param: models.CallbackPending + ", " + models.CallbackDelivered + ", " + models.CallbackExpired})
 	}
 	if n, fe, ok := pageLimit(c, 500); len(fe) > 0 {
-		writeProblem(c, i18n.Validation(fe...))
-		return
+		return i18n.Validation(fe...)
 	} else if ok {
 		f.Limit = n
 	}
 	list, err := s.db.ListCallbackDeliveries(c.Request.Context(), f)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	out := make([]CallbackView, 0, len(list))
 	for _, d := range list {
 		out = append(out, callbackView(d))
 	}
 	writeJSON(c, http.StatusOK, gin.H{"callbacks": out})
+	return nil
 }

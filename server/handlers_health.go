@@ -19,8 +19,9 @@ func methodNotAllowed() *i18n.Problem {
 	return i18n.NewProblem(http.StatusMethodNotAllowed, i18n.CodeMethodNotAllowed)
 }
 
-func (s *Server) healthz(c *gin.Context) {
+func (s *Server) healthz(c *gin.Context) error {
 	writeJSON(c, http.StatusOK, gin.H{"status": "ok"})
+	return nil
 }
 
 // readyDBTimeout bounds /readyz's own database ping and schema check: a healthy pool answers
@@ -32,7 +33,7 @@ const readyDBTimeout = 500 * time.Millisecond
 // database pvebill can do nothing, so that is checked live) and answers 503 while draining. The
 // clusters are reported as the background check last found them, with its age: /readyz never
 // calls Proxmox (R50).
-func (s *Server) readyz(c *gin.Context) {
+func (s *Server) readyz(c *gin.Context) error {
 	checks := gin.H{}
 	ready := true
 	select {
@@ -73,6 +74,7 @@ func (s *Server) readyz(c *gin.Context) {
 		status, word = http.StatusServiceUnavailable, "not_ready"
 	}
 	writeJSON(c, status, gin.H{"status": word, "checks": checks})
+	return nil
 }
 
 // listAgents adds each agent cluster's connected agents to its entry (R57): an empty list says
@@ -104,22 +106,23 @@ func (s *Server) checkSchema(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) metricsHandler() gin.HandlerFunc {
+func (s *Server) metricsHandler() handlerFunc {
 	h := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
 	token := s.cfg.Metrics.BearerToken
-	return func(c *gin.Context) {
+	return func(c *gin.Context) error {
 		if token != "" {
 			got := c.GetHeader("Authorization")
 			if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+token)) != 1 {
 				c.Header("WWW-Authenticate", `Bearer realm="pvebill-metrics"`)
-				writeProblem(c, i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid))
-				return
+				return i18n.NewProblem(http.StatusUnauthorized, i18n.CodeSignatureInvalid)
 			}
 		}
 		h.ServeHTTP(c.Writer, c.Request)
+		return nil
 	}
 }
 
-func (s *Server) openAPI(c *gin.Context) {
+func (s *Server) openAPI(c *gin.Context) error {
 	c.Data(http.StatusOK, "application/yaml", s.openapi)
+	return nil
 }

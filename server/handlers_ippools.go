@@ -52,44 +52,43 @@ func ipPoolView(u ippool.Usage) IPPoolView {
 	return v
 }
 
-func (s *Server) listIPPools(c *gin.Context) {
+func (s *Server) listIPPools(c *gin.Context) error {
 	list, err := s.ipPools.List(c.Request.Context())
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	views := make([]IPPoolView, 0, len(list))
 	for _, u := range list {
 		views = append(views, ipPoolView(u))
 	}
 	writeJSON(c, http.StatusOK, gin.H{"ip_pools": views})
+	return nil
 }
 
 // putIPPool creates (201) or replaces (200) a pool; the name in the path wins. A change that
 // would leave allocated addresses outside the range is 409 ip_pool_in_use.
-func (s *Server) putIPPool(c *gin.Context) {
+func (s *Server) putIPPool(c *gin.Context) error {
 	var spec ippool.Spec
 	if err := bindJSON(c, &spec); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	u, created, err := s.ipPools.Put(c.Request.Context(), c.Param("name"), spec)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
 	writeJSON(c, status, gin.H{"ip_pool": ipPoolView(u)})
+	return nil
 }
 
 // deleteIPPool removes a pool (204); 409 ip_pool_in_use while addresses are allocated.
-func (s *Server) deleteIPPool(c *gin.Context) {
+func (s *Server) deleteIPPool(c *gin.Context) error {
 	if err := s.ipPools.Delete(c.Request.Context(), c.Param("name")); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -167,27 +167,25 @@ func opIDOK(id string) bool {
 	return true
 }
 
-func (s *Server) getOperation(c *gin.Context) {
+func (s *Server) getOperation(c *gin.Context) error {
 	wait := waitOf(c)
 	id := c.Param("id")
 	if !opIDOK(id) {
-		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
-		return
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
 	op, err := s.loadOperation(c, id)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	if wait > 0 && !models.IsTerminal(op.State) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), wait)
 		defer cancel()
 		if op, err = executor.WaitTerminal(ctx, s.db, s.exec.Broker(), id, s.recheck); err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 	}
 	writeJSON(c, http.StatusOK, operationBody{operationView(op, lang(c))})
+	return nil
 }
 
 // loadOperation reads an operation the client may see: a billing client only its own.
@@ -208,7 +206,7 @@ func (s *Server) loadOperation(c *gin.Context, id string) (*models.Operation, er
 
 // acceptOperation answers a mutation: 202 with the operation and its Location, or — with
 // ?wait=N — 200 once it finished within N seconds.
-func (s *Server) acceptOperation(c *gin.Context, op *models.Operation) {
+func (s *Server) acceptOperation(c *gin.Context, op *models.Operation) error {
 	wait := waitOf(c)
 	s.exec.Kick()
 	status := http.StatusAccepted
@@ -217,8 +215,7 @@ func (s *Server) acceptOperation(c *gin.Context, op *models.Operation) {
 		defer cancel()
 		latest, err := executor.WaitTerminal(ctx, s.db, s.exec.Broker(), op.ID, s.recheck)
 		if err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 		op = latest
 		if models.IsTerminal(op.State) {
@@ -227,6 +224,7 @@ func (s *Server) acceptOperation(c *gin.Context, op *models.Operation) {
 	}
 	c.Header("Location", "/v1/operations/"+op.ID)
 	writeJSON(c, status, operationBody{operationView(op, lang(c))})
+	return nil
 }
 
 // BindJSON strictly decodes and validates a request body, for routes added with V1 outside the

@@ -35,11 +35,10 @@ func (s *Server) planView(p plans.Plan, lang string) PlanView {
 	return v
 }
 
-func (s *Server) listPlans(c *gin.Context) {
+func (s *Server) listPlans(c *gin.Context) error {
 	list, err := s.plans.List(c.Request.Context())
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	l := lang(c)
 	views := make([]PlanView, 0, len(list))
@@ -47,28 +46,27 @@ func (s *Server) listPlans(c *gin.Context) {
 		views = append(views, s.planView(p, l))
 	}
 	writeJSON(c, http.StatusOK, gin.H{"plans": views})
+	return nil
 }
 
-func (s *Server) getPlan(c *gin.Context) {
+func (s *Server) getPlan(c *gin.Context) error {
 	p, err := s.plans.Get(c.Request.Context(), c.Param("code"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, gin.H{"plan": s.planView(p, lang(c))})
+	return nil
 }
 
 // putPlan creates (201) or replaces (200) a plan; the code in the path wins.
-func (s *Server) putPlan(c *gin.Context) {
+func (s *Server) putPlan(c *gin.Context) error {
 	var spec plans.Spec
 	if err := bindJSON(c, &spec); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	p, created, err := s.plans.Put(c.Request.Context(), c.Param("code"), spec)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	status := http.StatusOK
 	if created {
@@ -76,12 +74,13 @@ func (s *Server) putPlan(c *gin.Context) {
 		c.Header("Location", "/v1/plans/"+p.Code)
 	}
 	writeJSON(c, status, gin.H{"plan": s.planView(p, lang(c))})
+	return nil
 }
 
-func (s *Server) deletePlan(c *gin.Context) {
+func (s *Server) deletePlan(c *gin.Context) error {
 	if err := s.plans.Delete(c.Request.Context(), c.Param("code")); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

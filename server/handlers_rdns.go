@@ -18,33 +18,31 @@ type rdnsBody struct {
 
 // putRDNS is PUT /v1/services/{service_id}/rdns: 200 with the service's records once the new
 // one is recorded; its status says whether PowerDNS has it yet.
-func (s *Server) putRDNS(c *gin.Context) {
+func (s *Server) putRDNS(c *gin.Context) error {
 	var req rdns.SetRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	k := models.ServiceKey{ClientID: client(c).ID, ServiceID: c.Param("service_id")}
 	list, err := s.rdns.Set(c.Request.Context(), k, req)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, rdnsBody{list})
+	return nil
 }
 
 // listRDNS is GET /v1/services/{service_id}/rdns: a billing client's own service, or any
 // client's for an admin (serviceClient).
-func (s *Server) listRDNS(c *gin.Context) {
+func (s *Server) listRDNS(c *gin.Context) error {
 	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	list, err := s.rdns.List(c.Request.Context(), models.ServiceKey{ClientID: owner, ServiceID: c.Param("service_id")})
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, rdnsBody{list})
+	return nil
 }

@@ -18,25 +18,23 @@ const defaultPreviewWait = 5 * time.Second
 // previewReinstall is POST /v1/services/{id}/reinstall/preview (phase 1, R18): it queues the
 // read-only preview and waits for it (?wait=N, default 5 s): 200 with the ready intent, or 202
 // with the intent still preview_pending.
-func (s *Server) previewReinstall(c *gin.Context) {
+func (s *Server) previewReinstall(c *gin.Context) error {
 	var req reinstall.PreviewRequest
 	if err := bindOptional(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	ctx := c.Request.Context()
 	in, op, err := s.reinst.Preview(ctx, client(c).ID, c.Param("service_id"), req)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.answerPreview(c, in, op, "reinstall", s.reinst.Get)
+	return s.answerPreview(c, in, op, "reinstall", s.reinst.Get)
 }
 
 // answerPreview waits for a preview's operation (?wait=N, default 5 s) and answers the intent,
 // read again through get: 200 when it is ready, 202 while it is preview_pending.
 func (s *Server) answerPreview(c *gin.Context, in *models.Intent, op *models.Operation, route string,
-	get func(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error)) {
+	get func(ctx context.Context, clientID, serviceID, intentID string) (*models.Intent, error)) error {
 	ctx := c.Request.Context()
 	s.exec.Kick()
 	wait := waitOf(c)
@@ -48,14 +46,12 @@ func (s *Server) answerPreview(c *gin.Context, in *models.Intent, op *models.Ope
 		_, err := executor.WaitTerminal(wctx, s.db, s.exec.Broker(), op.ID, s.recheck)
 		cancel()
 		if err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 	}
 	in, err := get(ctx, client(c).ID, in.ServiceID, in.ID)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	status := http.StatusOK
 	if in.State == models.IntentPreviewPending {
@@ -63,60 +59,56 @@ func (s *Server) answerPreview(c *gin.Context, in *models.Intent, op *models.Ope
 	}
 	c.Header("Location", "/v1/services/"+in.ServiceID+"/"+route+"/"+in.ID)
 	writeJSON(c, status, gin.H{"intent": reinstall.ViewOf(in, lang(c))})
+	return nil
 }
 
 // getReinstall is GET /v1/services/{id}/reinstall[/{intent_id}]: the intent, advanced on read
 // (R29).
-func (s *Server) getReinstall(c *gin.Context) {
+func (s *Server) getReinstall(c *gin.Context) error {
 	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	in, err := s.reinst.Get(c.Request.Context(), owner, c.Param("service_id"), c.Param("intent_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, gin.H{"intent": reinstall.ViewOf(in, lang(c))})
+	return nil
 }
 
 // applyReinstall is POST /v1/services/{id}/reinstall (phase 2, R22): confirmations {key,
 // volume}; the root password is handed to the run in memory only (R26). It answers the
 // operation.
-func (s *Server) applyReinstall(c *gin.Context) {
+func (s *Server) applyReinstall(c *gin.Context) error {
 	var req reinstall.ApplyRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	op, _, err := s.reinst.Apply(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.acceptOperation(c, op)
+	return s.acceptOperation(c, op)
 }
 
 // reconcileService is POST /v1/admin/services/{id}/reconcile (R28): an operator closes
 // needs_reconciliation and releases the service lock; recorded in the audit log.
-func (s *Server) reconcileService(c *gin.Context) {
+func (s *Server) reconcileService(c *gin.Context) error {
 	var req reinstall.ReconcileRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	key := models.ServiceKey{ClientID: owner, ServiceID: c.Param("service_id")}
 	svc, err := s.reinst.Reconcile(c.Request.Context(), client(c).ID, key, req)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, gin.H{"reconciliation": gin.H{"service_id": svc.ServiceID, "client_id": svc.ClientID,
 		"state": svc.State, "resolution": req.Resolution}})
+	return nil
 }

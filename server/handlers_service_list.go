@@ -22,26 +22,24 @@ var listParams = map[string]bool{"cursor": true, "limit": true, clientParam: tru
 // listServices is GET /v1/services: a page of the calling client's own services (R46), from the
 // database alone (docs/api.md). An admin lists the services of the client ?client= names, else
 // its own.
-func (s *Server) listServices(c *gin.Context) {
+func (s *Server) listServices(c *gin.Context) error {
 	after, limit, err := listQuery(c)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	owner := client(c).ID
 	if named, ok := c.GetQuery(clientParam); ok {
 		if !client(c).HasScope(config.ScopeAdmin) && named != owner {
-			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
-			return
+			return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 		}
 		owner = named
 	}
 	page, err := s.prov.List(c.Request.Context(), owner, after, limit)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, page)
+	return nil
 }
 
 // listQuery reads ?cursor= (the previous page's next_cursor: a service id) and ?limit=

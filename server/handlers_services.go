@@ -12,39 +12,36 @@ import (
 
 // createService is POST /v1/services. A repeat of an existing create answers its operation:
 // 200 when it has finished, else 202 (R36).
-func (s *Server) createService(c *gin.Context) {
+func (s *Server) createService(c *gin.Context) error {
 	var req provision.CreateRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	op, created, err := s.prov.Create(c.Request.Context(), client(c).ID, req)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	if !created && models.IsTerminal(op.State) {
 		c.Header("Location", "/v1/operations/"+op.ID)
 		writeJSON(c, http.StatusOK, operationBody{operationView(op, lang(c))})
-		return
+		return nil
 	}
-	s.acceptOperation(c, op)
+	return s.acceptOperation(c, op)
 }
 
 // getService is GET /v1/services/{id}: a billing client's own service, or any client's for an
 // admin (serviceClient).
-func (s *Server) getService(c *gin.Context) {
+func (s *Server) getService(c *gin.Context) error {
 	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	v, err := s.prov.Get(c.Request.Context(), owner, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, serviceBody{v})
+	return nil
 }
 
 // serviceBody is the {"service": …} answer.
@@ -60,50 +57,47 @@ func bindOptional(c *gin.Context, v any) error {
 	return bindJSON(c, v)
 }
 
-func (s *Server) suspendService(c *gin.Context) {
+func (s *Server) suspendService(c *gin.Context) error {
 	var req provision.SuspendRequest
-	s.mutate(c, &req, func() (*models.Operation, error) {
+	return s.mutate(c, &req, func() (*models.Operation, error) {
 		return s.prov.Suspend(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
-func (s *Server) unsuspendService(c *gin.Context) {
+func (s *Server) unsuspendService(c *gin.Context) error {
 	var req struct{}
-	s.mutate(c, &req, func() (*models.Operation, error) {
+	return s.mutate(c, &req, func() (*models.Operation, error) {
 		return s.prov.Unsuspend(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
-func (s *Server) terminateService(c *gin.Context) {
+func (s *Server) terminateService(c *gin.Context) error {
 	var req struct{}
-	s.mutate(c, &req, func() (*models.Operation, error) {
+	return s.mutate(c, &req, func() (*models.Operation, error) {
 		return s.prov.Terminate(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
-func (s *Server) changePlan(c *gin.Context) {
+func (s *Server) changePlan(c *gin.Context) error {
 	var req provision.ChangePlanRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.mutate(c, nil, func() (*models.Operation, error) {
+	return s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.ChangePlan(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 // mutate binds body (when not nil), calls the provisioning layer and answers the operation.
-func (s *Server) mutate(c *gin.Context, body any, call func() (*models.Operation, error)) {
+func (s *Server) mutate(c *gin.Context, body any, call func() (*models.Operation, error)) error {
 	if body != nil {
 		if err := bindOptional(c, body); err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 	}
 	op, err := call()
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.acceptOperation(c, op)
+	return s.acceptOperation(c, op)
 }

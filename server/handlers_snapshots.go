@@ -14,44 +14,41 @@ import (
 
 // listSnapshots is GET /v1/services/{id}/snapshots: a billing client's own service, or any
 // client's for an admin (serviceClient, R46).
-func (s *Server) listSnapshots(c *gin.Context) {
+func (s *Server) listSnapshots(c *gin.Context) error {
 	owner, err := s.serviceClient(c, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	list, err := s.prov.Snapshots(c.Request.Context(), owner, c.Param("service_id"))
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, list)
+	return nil
 }
 
-func (s *Server) createSnapshot(c *gin.Context) {
+func (s *Server) createSnapshot(c *gin.Context) error {
 	var req provision.SnapshotRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.mutate(c, nil, func() (*models.Operation, error) {
+	return s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.CreateSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
-func (s *Server) deleteSnapshot(c *gin.Context) {
-	s.mutate(c, nil, func() (*models.Operation, error) {
+func (s *Server) deleteSnapshot(c *gin.Context) error {
+	return s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.DeleteSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"))
 	})
 }
 
-func (s *Server) rollbackSnapshot(c *gin.Context) {
+func (s *Server) rollbackSnapshot(c *gin.Context) error {
 	var req provision.RollbackRequest
 	if err := bindJSON(c, &req); err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
-	s.mutate(c, nil, func() (*models.Operation, error) {
+	return s.mutate(c, nil, func() (*models.Operation, error) {
 		return s.prov.RollbackSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"), req)
 	})
 }

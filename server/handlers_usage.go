@@ -25,11 +25,10 @@ var usageParams = map[string]bool{"from": true, "to": true, "service_id": true, 
 // getUsage answers GET /v1/usage (R34, R45, docs/api.md Usage): per service and period, from
 // the coarsest usage tiers covering it, null where a value is not known. A billing client sees its own services,
 // an admin every service.
-func (s *Server) getUsage(c *gin.Context) {
+func (s *Server) getUsage(c *gin.Context) error {
 	q, err := usageQuery(c)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	if q.ServiceID == "" && client(c).HasScope(config.ScopeAdmin) {
 		// An admin's report of every client's services, or of the one ?client= names.
@@ -39,28 +38,25 @@ func (s *Server) getUsage(c *gin.Context) {
 		// service routes, so a shared id needs ?client= (R46).
 		q.ClientID, err = s.serviceClient(c, q.ServiceID)
 		if err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 	}
 	ctx := c.Request.Context()
 	if q.ServiceID != "" {
 		_, err := models.GetClientService(ctx, s.db.Gorm, q.ClientID, q.ServiceID)
 		if errors.Is(err, models.ErrNotFound) {
-			writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
-			return
+			return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 		}
 		if err != nil {
-			writeError(c, s.log, err)
-			return
+			return err
 		}
 	}
 	rep, err := usage.NewReporter(s.db, s.plans, s.now).Report(ctx, q)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, rep)
+	return nil
 }
 
 // unknownUsageParams lists the query parameters GET /v1/usage does not take.
@@ -136,33 +132,29 @@ var seriesParams = map[string]bool{"metric": true, "from": true, "to": true, "po
 // getUsageSeries answers GET /v1/services/{service_id}/usage/series (R45, docs/api.md Usage): one
 // metric of one service over a period for a graph, at most `points` points from the coarsest
 // usage tier that still gives that many, null where a value is not known.
-func (s *Server) getUsageSeries(c *gin.Context) {
+func (s *Server) getUsageSeries(c *gin.Context) error {
 	q, err := seriesQuery(c)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	owner, err := s.serviceClient(c, q.ServiceID)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	svc, err := models.GetClientService(c.Request.Context(), s.db.Gorm, owner, q.ServiceID)
 	if errors.Is(err, models.ErrNotFound) {
-		writeProblem(c, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound))
-		return
+		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	q.Svc = svc.ID
 	series, err := usage.NewReporter(s.db, s.plans, s.now).Series(c.Request.Context(), q)
 	if err != nil {
-		writeError(c, s.log, err)
-		return
+		return err
 	}
 	writeJSON(c, http.StatusOK, gin.H{"series": series})
+	return nil
 }
 
 // pointsQuery is ?points=N of a usage series: 1 to usage.MaxSeriesPoints (a test holds the two

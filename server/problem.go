@@ -89,3 +89,16 @@ func writeJSON(c *gin.Context, status int, v any) {
 	c.Header("Content-Language", lang(c))
 	c.JSON(status, v)
 }
+
+// handlerFunc is a route's handler in the shape the whole table shares: it writes its answer,
+// or returns the error that h turns into problem+json (and nothing else writes an error).
+type handlerFunc func(c *gin.Context) error
+
+// h adapts a handlerFunc to gin: the one place a route's error becomes an answer.
+func (s *Server) h(f handlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := f(c); err != nil {
+			writeError(c, s.log, err)
+		}
+	}
+}
