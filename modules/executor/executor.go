@@ -78,6 +78,10 @@ type Config struct {
 	// call of an operation waits for a cluster's agent to be connected (R57), where an API read
 	// fails at once.
 	RunContext func(context.Context) context.Context
+	// TaskObserver, when set, derives a run's context under which every Proxmox task the run
+	// starts is handed to the function given (its UPID) before anything waits on it, so that
+	// the task is recorded on the row (R58). The wiring sets the Proxmox client's.
+	TaskObserver func(ctx context.Context, f func(upid string)) context.Context
 }
 
 // healDefaults: three resumes within 60 s (R58), 5 s backoff doubling (resumes at about 0, 5

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"pvebill/models"
-	"pvebill/modules/pve"
 )
 
 // Why a run past its destructive point could not be resumed (R58): the reason of a
@@ -228,7 +227,10 @@ func (e *Executor) markResumed(ctx context.Context, run *Run, dec Decision, caus
 // observeTasks is the run's context under which every Proxmox task it starts is recorded on
 // the row, with the stage that started it, before anything waits on it (R58).
 func (e *Executor) observeTasks(ctx context.Context, run *Run, log *slog.Logger) context.Context {
-	return pve.WithTaskObserver(ctx, func(upid string) {
+	if e.cfg.TaskObserver == nil {
+		return ctx
+	}
+	return e.cfg.TaskObserver(ctx, func(upid string) {
 		if err := e.db.RecordTask(context.WithoutCancel(ctx), run.Op.ID, e.cfg.Owner, run.Op.Stage, upid); err != nil {
 			log.Warn("record task", "upid", upid, "err", err)
 			return

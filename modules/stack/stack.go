@@ -86,7 +86,11 @@ type Stack struct {
 // declare, address pools, the provisioner and the replacer, their actions registered.
 func New(o Options) *Stack {
 	st := &Stack{DB: o.DB, Log: o.Log, Metrics: o.Metrics, Clusters: o.Clusters, Agents: o.Agents}
-	st.Exec = executor.New(o.DB, o.Executor, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
+	ec := o.Executor
+	if ec.TaskObserver == nil {
+		ec.TaskObserver = pve.WithTaskObserver
+	}
+	st.Exec = executor.New(o.DB, ec, o.Log, executor.NewMetrics(o.Metrics), o.Actions...)
 	st.Kinds = kinds.NewRegistry(o.Kinds...)
 	st.Plans = plans.NewService(o.DB, plans.Options{Clusters: o.PlanClusters, Built: st.Kinds.Built(),
 		Storages: storages(o.Clusters), ConsoleUsers: consoleUsers(o.Clusters), NoConsoleSecret: !o.Console.Enabled()})
