@@ -34,7 +34,7 @@ func (m *Module) ReadForReinstall(ctx context.Context, g kinds.Guest, _ plans.Pl
 	if err != nil {
 		return rd, fmt.Errorf("read container %d pending config: %w", g.VMID, err)
 	}
-	rd.Mounts, rd.RootKey = classified(g.VMID, reinstall.EntriesOf(pending)), rootKey
+	rd.Mounts, rd.RootKey = classified(g.VMID, entriesOf(pending)), rootKey
 	return rd, nil
 }
 
@@ -98,4 +98,20 @@ func (c ctPower) DestroyKeepingOtherDisks(ctx context.Context, purge bool) (pve.
 func (c ctPower) ConfigExists(ctx context.Context) (bool, error) {
 	_, err := c.ConfigCurrent(ctx)
 	return kinds.Found(err)
+}
+
+// entriesOf turns the rows of GET .../pending into config entries: each key's active value,
+// and its pending value when that differs.
+func entriesOf(items []pve.PendingItem) []reinstall.Entry {
+	var out []reinstall.Entry
+	for _, it := range items {
+		v, p := string(it.Value), string(it.Pending)
+		if v != "" {
+			out = append(out, reinstall.Entry{Key: it.Key, Value: v})
+		}
+		if p != "" && p != v {
+			out = append(out, reinstall.Entry{Key: it.Key, Value: p, Pending: true})
+		}
+	}
+	return out
 }

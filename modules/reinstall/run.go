@@ -3,8 +3,6 @@ package reinstall
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"pvebill/i18n"
@@ -13,7 +11,6 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // observation is what one read of the guest found.
@@ -78,7 +75,7 @@ func (s *Replacer) observe(ctx context.Context, t target) (observation, error) {
 	obs.facts.Exists, obs.facts.Protected, obs.facts.Lock = true, rd.Protected, rd.Lock
 	obs.facts.Mounts, obs.facts.RootKey, obs.facts.NoRoot = rd.Mounts, rd.RootKey, rd.NoRoot
 	if t.backupID == "" {
-		if obs.facts.ProtectedBackup, err = s.protectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
+		if obs.facts.ProtectedBackup, err = operation.ProtectedBackup(ctx, t.cl, obs.node, t.vmid); err != nil {
 			return obs, err
 		}
 	}
@@ -123,47 +120,6 @@ func snapshotsOf(ctx context.Context, mod kinds.Module, g kinds.Guest) ([]Snapsh
 		out = append(out, Snapshot{Name: s.Name, CreatedAt: s.Time})
 	}
 	return out, nil
-}
-
-// EntriesOf turns the rows of GET .../pending into config entries: each key's active value,
-// and its pending value when that differs.
-func EntriesOf(items []pve.PendingItem) []Entry {
-	var out []Entry
-	for _, it := range items {
-		v, p := string(it.Value), string(it.Pending)
-		if v != "" {
-			out = append(out, Entry{Key: it.Key, Value: v})
-		}
-		if p != "" && p != v {
-			out = append(out, Entry{Key: it.Key, Value: p, Pending: true})
-		}
-	}
-	return out
-}
-
-// protectedBackup reports whether a storage of the node holding backups has a protected backup
-// of vmid.
-func (s *Replacer) protectedBackup(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
-	n := cl.Client.Node(node)
-	stores, err := n.Storages(ctx, "backup")
-	if err != nil {
-		return false, fmt.Errorf("list backup storages of %s: %w", node, err)
-	}
-	for _, st := range stores {
-		if !strings.Contains(st.Content, "backup") {
-			continue
-		}
-		items, err := n.Storage(st.Storage).Content(ctx, pve.ContentFilter{Content: "backup", VMID: vmid})
-		if err != nil {
-			return false, fmt.Errorf("list backups on %s: %w", st.Storage, err)
-		}
-		for _, it := range items {
-			if bool(it.Protected) && it.VMID.Int() == vmid {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
 }
 
 // targetOf is the target of an intent's guest; except names the run reading it ("" for none).
