@@ -133,7 +133,7 @@ func newHarnessWith(t *testing.T, dialect string, mod func(*harnessOpts)) *harne
 	log := slog.New(slog.NewJSONHandler(io.MultiWriter(h.logs, testWriter()), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// The bare harness wires no guest kind: every capability of its plans reads as not built.
 	st := stack.New(stack.Options{DB: h.db, Log: log, Metrics: prometheus.NewRegistry(),
-		Executor: executor.Config{Owner: "test-" + dialect, Workers: 4, Lease: 5 * time.Second, PollInterval: 50 * time.Millisecond, HealBackoff: 50 * time.Millisecond},
+		Executor: stacktest.Executor("test-" + dialect),
 		Actions:  []executor.Action{testAction(h)}})
 	h.exec = st.Exec
 	spec, err := os.ReadFile("../openapi.yaml")

@@ -23,7 +23,6 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
@@ -115,7 +114,7 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 	}
 	sto := stack.Options{DB: h.db, Log: log, Metrics: reg, Kinds: testKinds(), Console: console,
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
-		Executor: executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond, HealBackoff: 50 * time.Millisecond}}
+		Executor: stacktest.Executor(owner)}
 	for _, tw := range tweaks {
 		tw(&sto)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"pvebill/modules/stack/stacktest"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/jobs"
@@ -28,7 +30,7 @@ import (
 // service, provisioner, executor (started) and metrics.
 func (e *env) replica(owner string) *stack.Stack {
 	e.t.Helper()
-	return e.replicaWith(executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond})
+	return e.replicaWith(stacktest.Executor(owner))
 }
 
 // replicaWith is replica with its executor configured by cfg.

@@ -100,7 +100,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: e.reg,
 		Kinds:     []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
-		Executor:  executor.Config{Owner: "test", Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond, HealBackoff: 50 * time.Millisecond},
+		Executor:  stacktest.Executor("test"),
 		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
 	ps := st.Plans
 	e.plans, e.client, e.exec, e.svc = ps, client, st.Exec, st.Provisioner

@@ -65,8 +65,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: prometheus.NewRegistry(),
 		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters: []kinds.Cluster{{Name: "default", Client: cl}},
-		Executor: executor.Config{Owner: "test", Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond,
-			HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond}})
+		Executor: fastHeal("test")})
 	ps := st.Plans
 	e.plans, e.exec, e.svc, e.prov = ps, st.Exec, st.Replacer, st.Provisioner
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
@@ -311,4 +310,11 @@ func blockerCodes(err error) []string {
 		}
 	}
 	return out
+}
+
+// fastHeal is the tests' executor with two workers that resume quickly and give facts 300 ms.
+func fastHeal(owner string) executor.Config {
+	c := stacktest.Executor(owner)
+	c.Workers, c.PollInterval, c.HealBackoff, c.FactsBudget = 2, 10*time.Millisecond, 20*time.Millisecond, 300*time.Millisecond
+	return c
 }

@@ -34,8 +34,7 @@ func (e *env) replica(owner string) *replica {
 	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Metrics: reg,
 		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
-		Executor: executor.Config{Owner: owner, Workers: 2, Lease: 5 * time.Second, PollInterval: 10 * time.Millisecond,
-			HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond}})
+		Executor: fastHeal(owner)})
 	st.Exec.Start(context.Background())
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

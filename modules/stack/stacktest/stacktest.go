@@ -51,3 +51,10 @@ func WithServices(o server.Options) server.Options {
 	}
 	return o
 }
+
+// Executor is the executor configuration the tests share: four workers, a 5 s lease, a claim
+// poll every 20 ms and 50 ms between resumes; a test changes what it is about.
+func Executor(owner string) executor.Config {
+	return executor.Config{Owner: owner, Workers: 4, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond,
+		HealBackoff: 50 * time.Millisecond}
+}
