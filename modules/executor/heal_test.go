@@ -55,10 +55,15 @@ func (h *healer) action() executor.Action {
 		})}
 }
 
-func startHealer(t *testing.T, db *models.DB, h *healer) *executor.Executor {
+// startHealer runs h's action on one worker with a 5 s lease (or lease, when given).
+func startHealer(t *testing.T, db *models.DB, h *healer, lease ...time.Duration) *executor.Executor {
 	t.Helper()
-	e := executor.New(db, executor.Config{Owner: "w", Workers: 1, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond,
-		HealBackoff: 10 * time.Millisecond, FactsBudget: 200 * time.Millisecond}, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
+	cfg := executor.Config{Owner: "w", Workers: 1, Lease: 5 * time.Second, PollInterval: 20 * time.Millisecond,
+		HealBackoff: 10 * time.Millisecond, FactsBudget: 200 * time.Millisecond}
+	if len(lease) > 0 {
+		cfg.Lease = lease[0]
+	}
+	e := executor.New(db, cfg, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
 	e.Start(context.Background())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -200,14 +205,7 @@ func TestHealOutlivesADatabaseFailure(t *testing.T) {
 			resolve: func(*executor.Run) (executor.Decision, error) {
 				return executor.Decision{Resume: "create", Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil
 			}}
-		e := executor.New(db, executor.Config{Owner: "w", Workers: 1, Lease: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-			HealBackoff: 10 * time.Millisecond, FactsBudget: 200 * time.Millisecond}, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
-		e.Start(context.Background())
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			e.Stop(ctx)
-		})
+		e := startHealer(t, db, h, 400*time.Millisecond)
 		op := enqueue(t, db, "svc")
 		e.Kick()
 		got := waitState(t, db, e, op.ID)
