@@ -1,6 +1,7 @@
 package kinds_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -176,20 +177,61 @@ var kindCallPackages = []string{"modules/lxc", "modules/qemu", "modules/kinds", 
 // through each kind's Reader, the flows reach guests through the modules.
 func TestNoKindCallsOutsideKinds(t *testing.T) {
 	scanProduction(t, kindCallPackages, func(fset *token.FileSet, f *ast.File) {
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch x := n.(type) {
-			case *ast.SelectorExpr:
-				if kindCalls[x.Sel.Name] {
-					t.Errorf("%s: calls %s outside the kinds (add an optional interface in modules/kinds)", fset.Position(x.Pos()), x.Sel.Name)
-				}
-			case *ast.BasicLit:
-				if s, err := strconv.Unquote(x.Value); x.Kind == token.STRING && err == nil && kindVocabulary[s] {
-					t.Errorf("%s: names %q outside the kinds (the kind that owns it says it)", fset.Position(x.Pos()), s)
-				}
-			}
-			return true
-		})
+		for _, at := range kindCallsIn(fset, f) {
+			t.Errorf("%s outside the kinds (add an optional interface in modules/kinds; the kind that owns a key says it)", at)
+		}
 	})
+}
+
+// kindCallsIn lists the places in one file that name a kind-named call of the client — as a
+// selector (c.LXC(...)), a method value (f := n.ListLXC) or a bare identifier (a dot import, a
+// field, a local of that name) — or a kind's own config key.
+func kindCallsIn(fset *token.FileSet, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			if kindCalls[x.Name] {
+				out = append(out, fmt.Sprintf("%s: names %s", fset.Position(x.Pos()), x.Name))
+			}
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(x.Value); x.Kind == token.STRING && err == nil && kindVocabulary[s] {
+				out = append(out, fmt.Sprintf("%s: names %q", fset.Position(x.Pos()), s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// The scan finds the kind-named calls however they are spelled, and the kind's config keys, and
+// nothing else.
+func TestKindCallsFound(t *testing.T) {
+	src := `package p
+
+import . "pvebill/modules/pve"
+
+func f(c *Client, n *Node) {
+	_ = c.Node("a").LXC(100)
+	list := n.ListLXC
+	_ = QEMU
+	var LXC int
+	_ = map[string]int{"rootfs": LXC}
+	_, _ = list, "rootfs0"
+	_ = c.Node("a").Qemu(1)
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := kindCallsIn(fset, f)
+	want := []string{`planted.go:6:18: names LXC`, `planted.go:7:12: names ListLXC`, `planted.go:8:6: names QEMU`,
+		`planted.go:9:6: names LXC`, `planted.go:10:21: names "rootfs"`, `planted.go:10:31: names LXC`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("found %q\nwant  %q", got, want)
+	}
 }
 
 func within(rel string, pkgs []string) bool {
