@@ -454,21 +454,28 @@ func (s *agentStand) startAgentQuiet(t *testing.T) {
 // operation fails temporarily, until it succeeds.
 func (s *agentStand) untilDone(t *testing.T, method, path, body string) {
 	t.Helper()
+	var last any
 	for attempt := 0; attempt < 20; attempt++ {
 		status, m := s.call(t, method, path+"?wait=30", body)
 		if status == http.StatusOK && opState(m) == "succeeded" {
 			return
 		}
+		last = m
 		if status == http.StatusAccepted || status == http.StatusOK {
 			op, _ := m["operation"].(map[string]any)
 			id, _ := op["id"].(string)
 			if id != "" {
-				if final := s.waitOperation(t, id, 180*time.Second); final["state"] == "succeeded" {
+				final := s.waitOperation(t, id, 180*time.Second)
+				if final["state"] == "succeeded" {
 					return
 				}
+				last = final
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		// The signature's time has a resolution of a second: the same request sent again within
+		// it is a replay (401 signature_replayed), as a billing system that retries at once finds.
+		time.Sleep(1100 * time.Millisecond)
 	}
-	t.Errorf("%s %s never succeeded", method, path)
+	_, recs := s.call(t, "GET", "/v1/admin/reconciliations", "")
+	t.Errorf("%s %s never succeeded; last answer %v; reconciliations %v", method, path, last, recs)
 }

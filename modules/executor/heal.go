@@ -111,6 +111,9 @@ func (r *Run) Cause() string { return r.cause }
 
 // healEnd is how healing an operation ended: the last run's error (nil: succeeded), or the
 // reconciliation an operator needs, or parked waiting for a secret.
+// minFactReads is how many times the facts are read before they are judged unknowable.
+const minFactReads = 3
+
 type healEnd struct {
 	err   error
 	rec   *Reconciliation
@@ -169,11 +172,13 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 }
 
 // establish asks the resolver, retrying a failed read with backoff within Config.FactsBudget;
-// past it the facts are unknowable (ReasonUnreachable).
+// past it the facts are unknowable (ReasonUnreachable). The budget never ends the reading
+// before minFactReads attempts: one read that hung on a connection lost (an agent's tunnel cut
+// without a FIN is noticed after 15 s) must not spend the whole budget alone.
 func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
 	deadline := time.Now().Add(e.cfg.FactsBudget)
 	wait := e.cfg.HealBackoff
-	for {
+	for reads := 1; ; reads++ {
 		dec, err := run.Action.Resolver.Resolve(ctx, run)
 		if err == nil {
 			if dec.Resume != "" && run.Action.StageIndex(dec.Resume) < 0 {
@@ -184,7 +189,7 @@ func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
 		if ctx.Err() != nil || errors.Is(err, models.ErrLeaseLost) {
 			return dec, err
 		}
-		if time.Now().Add(wait).After(deadline) {
+		if reads >= minFactReads && time.Now().Add(wait).After(deadline) {
 			if errors.Is(err, ErrUnsettled) {
 				dec.Reason = ReasonTaskNotRecorded
 				return dec, nil

@@ -116,6 +116,9 @@ func TestHealFromTheFacts(t *testing.T) {
 				return executor.Decision{}, errors.New("connection refused")
 			},
 			state: models.OpNeedsReconciliation, reason: executor.ReasonUnreachable, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
+		{name: "one read outlasting the budget", failAt: map[executor.Stage]int{"destroy": 1},
+			resolve: slowFirstRead(300*time.Millisecond, resumeAt("create")),
+			state:   models.OpSucceeded, resumed: 1, ran: []executor.Stage{"precheck", "destroy", "create", "start"}, minCalls: 2},
 		{name: "locked by a task nobody recorded", failAt: map[executor.Stage]int{"destroy": 1},
 			resolve: func(*executor.Run) (executor.Decision, error) {
 				return executor.Decision{Facts: executor.Facts{Lock: "destroyed"}}, executor.ErrUnsettled
@@ -221,4 +224,22 @@ func TestHealOutlivesADatabaseFailure(t *testing.T) {
 			t.Fatalf("the facts were read %d times, want again after the takeover", h.calls)
 		}
 	})
+}
+
+// slowFirstRead is a resolver whose first read of each operation fails after d (a call hung on
+// a lost connection), and which then answers as then does.
+func slowFirstRead(d time.Duration, then func(*executor.Run) (executor.Decision, error)) func(*executor.Run) (executor.Decision, error) {
+	var mu sync.Mutex
+	read := map[string]bool{}
+	return func(r *executor.Run) (executor.Decision, error) {
+		mu.Lock()
+		first := !read[r.Op.ID]
+		read[r.Op.ID] = true
+		mu.Unlock()
+		if first {
+			time.Sleep(d)
+			return executor.Decision{}, errors.New("http2: client connection lost")
+		}
+		return then(r)
+	}
 }
