@@ -234,9 +234,9 @@ func createsTime(t *testing.T, c *pve.Client, n int) time.Duration {
 }
 
 // roomySim is provSim with memory for every create (placement counts it, R52).
-func roomySim(t *testing.T, task time.Duration) *pvesim.Sim {
-	sim := provSim(t, 4, task)
-	for i := range 4 {
+func roomySim(t *testing.T, nodes int, task time.Duration) *pvesim.Sim {
+	sim := provSim(t, nodes, task)
+	for i := range nodes {
 		sim.SetNodeOptions(fmt.Sprintf("node%02d", i+1), pvesim.NodeOptions{MemoryBytes: 1 << 40})
 	}
 	return sim
@@ -246,12 +246,12 @@ func roomySim(t *testing.T, task time.Duration) *pvesim.Sim {
 // each on a fresh busy simulator (Proxmox's service times, 3 workers a node) and database in the
 // same run (≤ 1.1×).
 func agentCreates(t *testing.T, rep *Report) {
-	// 200 at once: more would meet placement's refusal for creates in flight on the simulated
-	// storage (R52), which is not what this compares.
-	n := scale(200, 40)
+	// 1,000 at once on 20 nodes with memory for all of them: on four nodes placement refused
+	// that many in flight (R52), which is not what this compares.
+	n, nodes := scale(1000, 40), scale(20, 4)
 	task := scale(500*time.Millisecond, 50*time.Millisecond)
 	direct := func() time.Duration {
-		sim := roomySim(t, task)
+		sim := roomySim(t, nodes, task)
 		hs := httptest.NewServer(sim.Busy(pvesim.ServiceModel{Workers: 3, Seed: 2}))
 		t.Cleanup(hs.Close)
 		c, err := pve.New(pve.Config{Cluster: "default", URL: hs.URL, TokenID: tokenID, TokenSecret: tokenSecret}, nil)
@@ -261,7 +261,7 @@ func agentCreates(t *testing.T, rep *Report) {
 		return createsTime(t, c, n)
 	}()
 	through := func() time.Duration {
-		sim := roomySim(t, task)
+		sim := roomySim(t, nodes, task)
 		hs := httptest.NewServer(sim.Busy(pvesim.ServiceModel{Workers: 3, Seed: 2}))
 		t.Cleanup(hs.Close)
 		return createsTime(t, agentClient(t, "default", hs.URL), n)
