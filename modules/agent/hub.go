@@ -38,6 +38,10 @@ func (l Liveness) orDefault() Liveness {
 	return l
 }
 
+// silentAfter is how long a tunnel may read nothing before new calls avoid it: the idle time
+// before a ping plus half of the ping's time-out.
+func (l Liveness) silentAfter() time.Duration { return l.SendPing + l.PingTimeout/2 }
+
 func (l Liveness) http2Config(maxStreams int) *http.HTTP2Config {
 	return &http.HTTP2Config{SendPingTimeout: l.SendPing, PingTimeout: l.PingTimeout, WriteByteTimeout: l.PingTimeout,
 		MaxConcurrentStreams: maxStreams}
@@ -96,6 +100,8 @@ type tunnel struct {
 	connectedAt time.Time
 	cc          *http.ClientConn
 	done        chan struct{}
+	// conn is the tunnel's connection: when it last read a frame.
+	conn *notifyConn
 	// superseded: a newer tunnel of the same agent came; no new call goes here.
 	superseded atomic.Bool
 }
@@ -257,6 +263,7 @@ func timeoutOr(ctx context.Context, err error) *HandshakeError {
 func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, hello Hello, remote string) {
 	cluster := hello.Cluster
 	nc := &notifyConn{Conn: websocket.NetConn(ctx, ws, websocket.MessageBinary), done: make(chan struct{})}
+	nc.lastRead.Store(time.Now().UnixNano())
 	tr := &http.Transport{Protocols: h2cOnly(), HTTP2: h.o.Liveness.http2Config(0),
 		DialContext: func(context.Context, string, string) (net.Conn, error) { return nc, nil }}
 	cc, err := tr.NewClientConn(ctx, "http", "agent.invalid:80")
@@ -266,7 +273,7 @@ func (h *Hub) serveTunnel(ctx context.Context, ws *websocket.Conn, hello Hello, 
 		return
 	}
 	t := &tunnel{cluster: cluster, instance: hello.Instance, remote: remote, connectedAt: time.Now().UTC(), cc: cc,
-		done: nc.done}
+		done: nc.done, conn: nc}
 	h.add(t)
 	h.o.Log.Info("agent connected", "cluster", cluster, "remote", remote)
 	select {
@@ -348,10 +355,16 @@ func (h *Hub) pick(cluster string) *tunnel {
 		return nil
 	}
 	start := h.next.Add(1)
-	var busy *tunnel
+	var busy, silent *tunnel
 	for i := range n {
 		t := ts[(start+i)%n]
 		if t.cc.Err() != nil || t.superseded.Load() {
+			continue
+		}
+		if t.silentFor() > h.o.Liveness.silentAfter() {
+			// Nothing read for longer than a ping's round: probably cut without a FIN. It
+			// takes a call only when no other tunnel will (its liveness check ends it soon).
+			silent = t
 			continue
 		}
 		if t.cc.Available() > 0 {
@@ -359,7 +372,19 @@ func (h *Hub) pick(cluster string) *tunnel {
 		}
 		busy = t
 	}
-	return busy
+	if busy != nil {
+		return busy
+	}
+	return silent
+}
+
+// silentFor is how long the tunnel has read nothing (a healthy one reads at least a ping's
+// answer every SendPing).
+func (t *tunnel) silentFor() time.Duration {
+	if t.conn == nil {
+		return 0
+	}
+	return time.Since(time.Unix(0, t.conn.lastRead.Load()))
 }
 
 // waitReady waits until the cluster has a live tunnel, ctx ends or MaxWait passes.
@@ -413,6 +438,16 @@ type notifyConn struct {
 	net.Conn
 	once sync.Once
 	done chan struct{}
+	// lastRead is when a read last returned bytes, in Unix nanoseconds.
+	lastRead atomic.Int64
+}
+
+func (c *notifyConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.lastRead.Store(time.Now().UnixNano())
+	}
+	return n, err
 }
 
 func (c *notifyConn) Close() error {

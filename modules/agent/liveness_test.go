@@ -100,3 +100,27 @@ func TestIdleTunnelBehindProxyStaysUp(t *testing.T) {
 		t.Fatal("the proxy's idle timer never fired: the harness proves nothing")
 	}
 }
+
+// R57: a tunnel that has read nothing for longer than a ping's round (cut without a FIN, not
+// yet declared dead) takes no new call while another tunnel of the cluster is healthy: calls
+// made in that window go to the live agent instead of waiting for the cut one to be noticed.
+func TestSilentTunnelAvoided(t *testing.T) {
+	t.Parallel()
+	live := agent.Liveness{SendPing: time.Second, PingTimeout: 6 * time.Second} // silent after 4 s, dead after 7 s
+	s := newStand(t, agent.HubOptions{Liveness: live})
+	p := agenttest.StartProxy(t, strings.TrimPrefix(s.srv.URL, "http://"), 0)
+	s.startAgent(t, agent.Options{DialContext: throughProxy(p), Liveness: live})
+	agenttest.Start(t, agenttest.Config(s.srv.URL, "c1", s.keyFile, s.sim.URL), agent.Options{Liveness: live})
+	s.waitAgents(t, 2, 5*time.Second)
+	p.Stall()
+	cut := time.Now()
+	time.Sleep(4500 * time.Millisecond)
+	for i := range 10 {
+		if _, err := s.client.Nodes(ctx(t)); err != nil {
+			t.Fatalf("call %d after the cut: %v", i, err)
+		}
+	}
+	if took := time.Since(cut); took > 6500*time.Millisecond {
+		t.Fatalf("10 calls made 4.5 s after the cut ended %s after it: some waited for the cut tunnel to be declared dead", took)
+	}
+}
