@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // DefaultSharedReadTTL is how long a cluster-wide read that only steers a create (the node list
@@ -18,24 +20,53 @@ const DefaultSharedReadTTL = 3 * time.Second
 // starting point of the vmid search (each candidate is reserved in the database and confirmed
 // with Proxmox). A burst of a thousand creates then costs the cluster's entry node a read a
 // second instead of a thousand.
+//
+// One read is in flight at a time (singleflight): the callers arriving meanwhile share its
+// answer, an error included, and each stops waiting when its own context ends. A read that
+// hangs (a cut agent tunnel is noticed after 15 s, a cluster without its agent waits for it)
+// therefore holds no caller beyond its own deadline, and a failed read is not repeated by each
+// waiter in turn.
 type sharedRead[T any] struct {
-	mu  sync.Mutex
-	at  time.Time
-	val T
+	mu    sync.Mutex
+	at    time.Time
+	val   T
+	group singleflight.Group
 }
+
+// sharedReadBound bounds the one read in flight, whichever caller started it.
+const sharedReadBound = 3 * time.Minute
 
 func (r *sharedRead[T]) get(ctx context.Context, now time.Time, ttl time.Duration, fetch func(context.Context) (T, error)) (T, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.at.IsZero() && now.Sub(r.at) < ttl && now.Sub(r.at) >= 0 {
-		return r.val, nil
+		v := r.val
+		r.mu.Unlock()
+		return v, nil
 	}
-	v, err := fetch(ctx)
-	if err != nil {
+	r.mu.Unlock()
+	ch := r.group.DoChan("", func() (any, error) {
+		// The read outlives the caller that started it (the others wait for it too), within
+		// sharedReadBound; it keeps the caller's values (the wait for an agent).
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedReadBound)
+		defer cancel()
+		v, err := fetch(fctx)
+		if err == nil {
+			r.mu.Lock()
+			r.val, r.at = v, now
+			r.mu.Unlock()
+		}
 		return v, err
+	})
+	var zero T
+	select {
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case res := <-ch:
+		if res.Err != nil {
+			return zero, res.Err
+		}
+		return res.Val.(T), nil
 	}
-	r.val, r.at = v, now
-	return v, nil
 }
 
 // readAt is when the value shared was read, less a second for clocks that differ between

@@ -1,0 +1,61 @@
+package provision
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// R52: the creates of a burst share one read in flight, its failure included, and a create
+// whose context ends stops waiting for a read that hangs (a cut agent tunnel), instead of
+// queueing behind it and reading again in turn.
+func TestSharedReadOneInFlight(t *testing.T) {
+	var r sharedRead[int]
+	var fetches atomic.Int32
+	release := make(chan struct{})
+	fail := errors.New("agent tunnel lost")
+	fetch := func(context.Context) (int, error) {
+		fetches.Add(1)
+		<-release
+		return 0, fail
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for range 5 {
+		wg.Go(func() {
+			_, err := r.get(t.Context(), time.Now(), time.Minute, fetch)
+			errs <- err
+		})
+	}
+	// A caller with a short deadline gives up while the read still hangs.
+	short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	if _, err := r.get(short, time.Now(), time.Minute, fetch); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a caller whose context ended: %v", err)
+	}
+	if waited := time.Since(began); waited > time.Second {
+		t.Fatalf("a caller whose context ended waited %s for the hanging read", waited)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, fail) {
+			t.Fatalf("a caller got %v, want the shared read's failure", err)
+		}
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Fatalf("%d reads for six callers at once, want 1", n)
+	}
+	v, err := r.get(t.Context(), time.Now(), time.Minute, func(context.Context) (int, error) { fetches.Add(1); return 7, nil })
+	if err != nil || v != 7 {
+		t.Fatalf("after the failure: %d, %v", v, err)
+	}
+	if v, _ := r.get(t.Context(), time.Now(), time.Minute, fetch); v != 7 || fetches.Load() != 2 {
+		t.Fatalf("within the ttl: %d after %d reads, want the shared 7 after 2", v, fetches.Load())
+	}
+}
