@@ -22,10 +22,12 @@ const DefaultSharedReadTTL = 3 * time.Second
 // second instead of a thousand.
 //
 // One read is in flight at a time (singleflight): the callers arriving meanwhile share its
-// answer, an error included, and each stops waiting when its own context ends. A read that
-// hangs (a cut agent tunnel is noticed after 15 s, a cluster without its agent waits for it)
-// therefore holds no caller beyond its own deadline, and a failed read is not repeated by each
-// waiter in turn.
+// answer, and each stops waiting when its own context ends. A read that hangs (a cut agent
+// tunnel is noticed after 15 s, a cluster without its agent waits for it) therefore holds no
+// caller beyond its own deadline. A caller that shared a read someone else started and that
+// failed reads once more itself (shared again with the others doing the same): the read it
+// shared may have been an API read that does not wait for the cluster's agent, while an
+// operation's read does.
 type sharedRead[T any] struct {
 	mu    sync.Mutex
 	at    time.Time
@@ -44,28 +46,34 @@ func (r *sharedRead[T]) get(ctx context.Context, now time.Time, ttl time.Duratio
 		return v, nil
 	}
 	r.mu.Unlock()
-	ch := r.group.DoChan("", func() (any, error) {
-		// The read outlives the caller that started it (the others wait for it too), within
-		// sharedReadBound; it keeps the caller's values (the wait for an agent).
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedReadBound)
-		defer cancel()
-		v, err := fetch(fctx)
-		if err == nil {
-			r.mu.Lock()
-			r.val, r.at = v, now
-			r.mu.Unlock()
-		}
-		return v, err
-	})
 	var zero T
-	select {
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	case res := <-ch:
-		if res.Err != nil {
-			return zero, res.Err
+	for round := 0; ; round++ {
+		led := false
+		ch := r.group.DoChan("", func() (any, error) {
+			led = true
+			// The read outlives the caller that started it (the others wait for it too), within
+			// sharedReadBound; it keeps that caller's values (whether it waits for an agent).
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedReadBound)
+			defer cancel()
+			v, err := fetch(fctx)
+			if err == nil {
+				r.mu.Lock()
+				r.val, r.at = v, now
+				r.mu.Unlock()
+			}
+			return v, err
+		})
+		select {
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		case res := <-ch:
+			if res.Err == nil {
+				return res.Val.(T), nil
+			}
+			if led || round > 0 {
+				return zero, res.Err
+			}
 		}
-		return res.Val.(T), nil
 	}
 }
 

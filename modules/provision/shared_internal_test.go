@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// R52: the creates of a burst share one read in flight, its failure included, and a create
-// whose context ends stops waiting for a read that hangs (a cut agent tunnel), instead of
-// queueing behind it and reading again in turn.
+// R52: the creates of a burst share one read in flight, and a create whose context ends stops
+// waiting for a read that hangs (a cut agent tunnel), instead of queueing behind it. When the
+// shared read fails, the callers that did not start it read once more, together.
 func TestSharedReadOneInFlight(t *testing.T) {
 	var r sharedRead[int]
 	var fetches atomic.Int32
-	release := make(chan struct{})
+	releases := []chan struct{}{make(chan struct{}), make(chan struct{})}
 	fail := errors.New("agent tunnel lost")
 	fetch := func(context.Context) (int, error) {
-		fetches.Add(1)
-		<-release
+		n := fetches.Add(1)
+		<-releases[min(int(n), 2)-1]
 		return 0, fail
 	}
 	var wg sync.WaitGroup
@@ -40,7 +40,9 @@ func TestSharedReadOneInFlight(t *testing.T) {
 	if waited := time.Since(began); waited > time.Second {
 		t.Fatalf("a caller whose context ended waited %s for the hanging read", waited)
 	}
-	close(release)
+	close(releases[0])
+	time.Sleep(100 * time.Millisecond) // the callers that did not lead join the second read
+	close(releases[1])
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -48,14 +50,14 @@ func TestSharedReadOneInFlight(t *testing.T) {
 			t.Fatalf("a caller got %v, want the shared read's failure", err)
 		}
 	}
-	if n := fetches.Load(); n != 1 {
-		t.Fatalf("%d reads for six callers at once, want 1", n)
+	if n := fetches.Load(); n != 2 {
+		t.Fatalf("%d reads for six callers at once, want 2 (the shared one, and once more for those that did not lead it)", n)
 	}
 	v, err := r.get(t.Context(), time.Now(), time.Minute, func(context.Context) (int, error) { fetches.Add(1); return 7, nil })
 	if err != nil || v != 7 {
 		t.Fatalf("after the failure: %d, %v", v, err)
 	}
-	if v, _ := r.get(t.Context(), time.Now(), time.Minute, fetch); v != 7 || fetches.Load() != 2 {
-		t.Fatalf("within the ttl: %d after %d reads, want the shared 7 after 2", v, fetches.Load())
+	if v, _ := r.get(t.Context(), time.Now(), time.Minute, fetch); v != 7 || fetches.Load() != 3 {
+		t.Fatalf("within the ttl: %d after %d reads, want the shared 7 after 3", v, fetches.Load())
 	}
 }
