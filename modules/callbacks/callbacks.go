@@ -249,7 +249,7 @@ func (d *Dispatcher) Sweep(ctx context.Context) (int, error) {
 func (d *Dispatcher) enqueue(ctx context.Context, op *models.Operation) (bool, error) {
 	id := models.NewID()
 	ev := Event{ID: id, Type: EventType, Operation: operationOf(op), Service: EventService{ServiceID: op.ServiceID}}
-	if svc, err := models.GetService(ctx, d.o.DB.Gorm, op.Key()); err == nil {
+	if svc, err := d.o.DB.GetService(ctx, op.Key()); err == nil {
 		ev.Service.State = svc.State
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return false, err

@@ -59,7 +59,7 @@ func WaitTerminal(ctx context.Context, db *models.DB, b *Broker, id string, rech
 	for {
 		// Subscribe before reading, so a finish between the read and the wait is not missed.
 		ch, cancel := b.Subscribe(id)
-		op, err := models.GetOperation(context.WithoutCancel(ctx), db.Gorm, id)
+		op, err := db.GetOperation(context.WithoutCancel(ctx), id)
 		if err != nil || models.IsTerminal(op.State) {
 			cancel()
 			return op, err

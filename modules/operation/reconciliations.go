@@ -37,7 +37,7 @@ const ReasonNotRecorded = "facts_not_recorded"
 
 // Reconciliations lists the open reconciliations, oldest first (at most limit).
 func Reconciliations(ctx context.Context, db *models.DB, limit int) ([]OpenReconciliation, error) {
-	ops, err := models.OpenReconciliations(ctx, db.Gorm, limit)
+	ops, err := db.OpenReconciliations(ctx, limit)
 	if err != nil {
 		return nil, err
 	}

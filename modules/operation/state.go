@@ -13,7 +13,7 @@ import (
 func SetState(db *models.DB, log *slog.Logger, k models.ServiceKey, state string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := models.UpdateService(ctx, db.Gorm, k, map[string]any{"state": state}); err != nil {
+	if err := db.UpdateService(ctx, k, map[string]any{"state": state}); err != nil {
 		log.Error("record service state", "client_id", k.ClientID, "service_id", k.ServiceID, "state", state, "err", err)
 	}
 }

@@ -205,7 +205,7 @@ func (r *Reporter) Report(ctx context.Context, q Query) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	backups, err := models.ServiceBackupBytes(ctx, r.db.Gorm, ids)
+	backups, err := r.db.ServiceBackupBytes(ctx, ids)
 	if err != nil {
 		return Report{}, err
 	}
