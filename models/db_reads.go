@@ -29,3 +29,23 @@ func (db *DB) OpenReconciliations(ctx context.Context, limit int) ([]Operation, 
 func (db *DB) ServiceBackupBytes(ctx context.Context, svcs []int64) (map[int64]int64, error) {
 	return ServiceBackupBytes(ctx, db.Gorm, svcs)
 }
+
+// GetClientService reads the service serviceID of clientID.
+func (db *DB) GetClientService(ctx context.Context, clientID, serviceID string) (*Service, error) {
+	return GetClientService(ctx, db.Gorm, clientID, serviceID)
+}
+
+// InsertOperation records op.
+func (db *DB) InsertOperation(ctx context.Context, op *Operation) error {
+	return InsertOperation(ctx, db.Gorm, op)
+}
+
+// GetServiceByRef reads the service whose row id is ref.
+func (db *DB) GetServiceByRef(ctx context.Context, ref int64) (*Service, error) {
+	return GetServiceByRef(ctx, db.Gorm, ref)
+}
+
+// WatchConsoleServices reads what a console watch needs of the services refs.
+func (db *DB) WatchConsoleServices(ctx context.Context, refs []int64) ([]ConsoleWatch, error) {
+	return WatchConsoleServices(ctx, db.Gorm, refs)
+}

@@ -137,7 +137,7 @@ var endingActions = []string{"suspend", "terminate", "reinstall", "restore"}
 // console.public_url, or without one with requestBase (the scheme and host the request came
 // to).
 func (s *Service) Issue(ctx context.Context, clientID, serviceID string, req Request, requestBase string) (*Issued, error) {
-	svc, err := models.GetClientService(ctx, s.o.DB.Gorm, clientID, serviceID)
+	svc, err := s.o.DB.GetClientService(ctx, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
@@ -245,7 +245,7 @@ func (s *Service) endingLock(ctx context.Context, svc *models.Service) (bool, er
 	if svc.LockOperationID == nil {
 		return false, nil
 	}
-	op, err := models.GetOperation(ctx, s.o.DB.Gorm, *svc.LockOperationID)
+	op, err := s.o.DB.GetOperation(ctx, *svc.LockOperationID)
 	if errors.Is(err, models.ErrNotFound) {
 		return false, nil
 	}

@@ -162,7 +162,7 @@ func (s *Service) claim(ctx context.Context, token string) (Grant, *models.Servi
 // claimed checks a claimed token's service: still the client's, still allowed a console, and
 // with room for one more open session, for the service and for the client.
 func (s *Service) claimed(ctx context.Context, g Grant) (*models.Service, string) {
-	svc, err := models.GetServiceByRef(ctx, s.o.DB.Gorm, g.ServiceRef)
+	svc, err := s.o.DB.GetServiceByRef(ctx, g.ServiceRef)
 	if err != nil || svc.ClientID != g.ClientID {
 		return nil, reasonForeign
 	}
@@ -342,7 +342,7 @@ func (s *Service) recheck() {
 	if err := s.o.DB.RenewConsoleSessions(ctx, nonces, s.o.Now().Add(s.lease)); err != nil {
 		s.o.Log.Warn("console: renew the open sessions", "sessions", len(nonces), "err", err)
 	}
-	rows, err := models.WatchConsoleServices(ctx, s.o.DB.Gorm, refs)
+	rows, err := s.o.DB.WatchConsoleServices(ctx, refs)
 	if err != nil {
 		s.o.Log.Warn("console: re-read the open sessions' services", "sessions", len(refs), "err", err)
 		return

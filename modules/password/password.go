@@ -64,7 +64,7 @@ func (s *Service) Actions() []executor.Action {
 // guest's stamp (R39) and its agent. The password goes into this replica's memory only, and the
 // operation is pinned to this replica (R26).
 func (s *Service) Change(ctx context.Context, clientID, serviceID string, req Request) (*models.Operation, error) {
-	svc, err := models.GetClientService(ctx, s.o.DB.Gorm, clientID, serviceID)
+	svc, err := s.o.DB.GetClientService(ctx, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
@@ -84,7 +84,7 @@ func (s *Service) Change(ctx context.Context, clientID, serviceID string, req Re
 	// The secret is in place before the row exists: a worker may claim it at once.
 	s.o.Secrets.Put(op.ID, map[string]string{secretPassword: req.RootPassword})
 	s.o.Secrets.Pin(op)
-	if err := models.InsertOperation(ctx, s.o.DB.Gorm, op); err != nil {
+	if err := s.o.DB.InsertOperation(ctx, op); err != nil {
 		s.o.Secrets.Drop(op.ID)
 		return nil, fmt.Errorf("write password operation: %w", err)
 	}

@@ -3,7 +3,6 @@ package password
 import (
 	"context"
 
-	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
@@ -39,7 +38,7 @@ func precheck(ctx context.Context, c *change) error {
 		return operation.Interrupted()
 	}
 	c.password = pw
-	svc, err := models.GetService(ctx, c.s.o.DB.Gorm, c.r.Op.Key())
+	svc, err := c.s.o.DB.GetService(ctx, c.r.Op.Key())
 	if err != nil {
 		return err
 	}
