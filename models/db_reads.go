@@ -49,3 +49,28 @@ func (db *DB) GetServiceByRef(ctx context.Context, ref int64) (*Service, error) 
 func (db *DB) WatchConsoleServices(ctx context.Context, refs []int64) ([]ConsoleWatch, error) {
 	return WatchConsoleServices(ctx, db.Gorm, refs)
 }
+
+// GetIPPool reads the pool name.
+func (db *DB) GetIPPool(ctx context.Context, name string) (*IPPool, error) {
+	return GetIPPool(ctx, db.Gorm, name)
+}
+
+// ListIPPools lists the pools.
+func (db *DB) ListIPPools(ctx context.Context) ([]IPPool, error) {
+	return ListIPPools(ctx, db.Gorm)
+}
+
+// CountIPAllocations counts the allocations of each pool.
+func (db *DB) CountIPAllocations(ctx context.Context) (map[string]int64, error) {
+	return CountIPAllocations(ctx, db.Gorm)
+}
+
+// ServiceIPAllocations reads the allocations of the service k and their pools.
+func (db *DB) ServiceIPAllocations(ctx context.Context, k ServiceKey) ([]IPAllocation, map[string]IPPool, error) {
+	return ServiceIPAllocations(ctx, db.Gorm, k)
+}
+
+// ReleaseIPs releases the addresses of the service k.
+func (db *DB) ReleaseIPs(ctx context.Context, k ServiceKey) (int64, error) {
+	return ReleaseIPs(ctx, db.Gorm, k)
+}

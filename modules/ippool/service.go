@@ -118,11 +118,11 @@ func inUseProblem(e *models.IPPoolInUseError) error {
 
 // List returns every pool with its usage, ordered by name.
 func (s *Service) List(ctx context.Context) ([]Usage, error) {
-	rows, err := models.ListIPPools(ctx, s.db.Gorm)
+	rows, err := s.db.ListIPPools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list ip pools: %w", err)
 	}
-	used, err := models.CountIPAllocations(ctx, s.db.Gorm)
+	used, err := s.db.CountIPAllocations(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count ip allocations: %w", err)
 	}
@@ -139,7 +139,7 @@ func (s *Service) List(ctx context.Context) ([]Usage, error) {
 
 // Get returns one pool with its usage; ErrNoSuchPool when there is none.
 func (s *Service) Get(ctx context.Context, name string) (Usage, error) {
-	row, err := models.GetIPPool(ctx, s.db.Gorm, name)
+	row, err := s.db.GetIPPool(ctx, name)
 	if errors.Is(err, models.ErrNotFound) {
 		return Usage{}, fmt.Errorf("get ip pool %s: %w", name, ErrNoSuchPool)
 	}
@@ -200,7 +200,7 @@ func (s *Service) Allocate(ctx context.Context, pool string, k models.ServiceKey
 // Lookup returns the addresses a service holds, one per pool, ordered by pool name (none:
 // an empty list).
 func (s *Service) Lookup(ctx context.Context, k models.ServiceKey) ([]Address, error) {
-	allocs, pools, err := models.ServiceIPAllocations(ctx, s.db.Gorm, k)
+	allocs, pools, err := s.db.ServiceIPAllocations(ctx, k)
 	if err != nil {
 		return nil, fmt.Errorf("look up addresses of %s: %w", k.ServiceID, err)
 	}
@@ -222,7 +222,7 @@ func (s *Service) Lookup(ctx context.Context, k models.ServiceKey) ([]Address, e
 // Release frees every address the service holds. Releasing a service that holds none is not
 // an error.
 func (s *Service) Release(ctx context.Context, k models.ServiceKey) error {
-	if _, err := models.ReleaseIPs(ctx, s.db.Gorm, k); err != nil {
+	if _, err := s.db.ReleaseIPs(ctx, k); err != nil {
 		return fmt.Errorf("release addresses of %s: %w", k.ServiceID, err)
 	}
 	return nil
