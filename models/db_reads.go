@@ -74,3 +74,18 @@ func (db *DB) ServiceIPAllocations(ctx context.Context, k ServiceKey) ([]IPAlloc
 func (db *DB) ReleaseIPs(ctx context.Context, k ServiceKey) (int64, error) {
 	return ReleaseIPs(ctx, db.Gorm, k)
 }
+
+// GetPlan reads the plan code.
+func (db *DB) GetPlan(ctx context.Context, code string) (*Plan, error) {
+	return GetPlan(ctx, db.Gorm, code)
+}
+
+// ListPlans lists the plans.
+func (db *DB) ListPlans(ctx context.Context) ([]Plan, error) {
+	return ListPlans(ctx, db.Gorm)
+}
+
+// DeletePlan deletes the plan code.
+func (db *DB) DeletePlan(ctx context.Context, code string) error {
+	return DeletePlan(ctx, db.Gorm, code)
+}

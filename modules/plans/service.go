@@ -56,7 +56,7 @@ func (s *Service) Capabilities(p Plan) map[GuestType]Set {
 
 // List returns every plan, ordered by code.
 func (s *Service) List(ctx context.Context) ([]Plan, error) {
-	rows, err := models.ListPlans(ctx, s.db.Gorm)
+	rows, err := s.db.ListPlans(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list plans: %w", err)
 	}
@@ -73,7 +73,7 @@ func (s *Service) List(ctx context.Context) ([]Plan, error) {
 
 // Get returns one plan, or a 404 not_found problem.
 func (s *Service) Get(ctx context.Context, code string) (Plan, error) {
-	row, err := models.GetPlan(ctx, s.db.Gorm, code)
+	row, err := s.db.GetPlan(ctx, code)
 	if errors.Is(err, models.ErrNotFound) {
 		return Plan{}, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
@@ -116,7 +116,7 @@ func (s *Service) readStorages(ctx context.Context, p *Plan) error {
 
 // Delete removes a plan, or answers a 404 not_found problem.
 func (s *Service) Delete(ctx context.Context, code string) error {
-	err := models.DeletePlan(ctx, s.db.Gorm, code)
+	err := s.db.DeletePlan(ctx, code)
 	if errors.Is(err, models.ErrNotFound) {
 		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
