@@ -48,13 +48,13 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.forwardUpgrade(w, r, fr)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-	if err != nil {
-		return // the stream broke; nothing was sent
-	}
-	if len(body) > maxRequestBody {
+	body, err := readAll(r.Body)
+	if errors.Is(err, errBodyTooLarge) {
 		a.refuse(w, r, "body_too_large", "request body over 1 MiB")
 		return
+	}
+	if err != nil {
+		return // the stream broke; nothing was sent
 	}
 	fr.Body = body
 	a.served.Add(1)

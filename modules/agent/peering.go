@@ -275,6 +275,10 @@ func (t *clusterTransport) forward(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// errBodyTooLarge is a call's body over maxRequestBody.
+var errBodyTooLarge = errors.New("agent: call body over 1 MiB")
+
+// readAll reads a call's body, at most maxRequestBody (errBodyTooLarge beyond).
 func readAll(b io.ReadCloser) ([]byte, error) {
 	if b == nil || b == http.NoBody {
 		return nil, nil
@@ -285,7 +289,7 @@ func readAll(b io.ReadCloser) ([]byte, error) {
 		return nil, err
 	}
 	if len(raw) > maxRequestBody {
-		return nil, errors.New("agent: call body over 1 MiB")
+		return nil, errBodyTooLarge
 	}
 	return raw, nil
 }
@@ -361,9 +365,12 @@ func (h *Hub) ServeForward(w http.ResponseWriter, r *http.Request) {
 	cluster, path, _ := strings.Cut(rest, "/")
 	path = "/" + path
 	body, err := readAll(r.Body)
-	if err != nil {
+	if errors.Is(err, errBodyTooLarge) {
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
+	}
+	if err != nil {
+		return // the sending replica's connection broke; nothing was sent
 	}
 	if reason := p.verifyPeer(r, body, time.Now()); reason != "" {
 		h.refusePeer(w, r, reason, http.StatusUnauthorized)
