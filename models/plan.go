@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -40,6 +41,22 @@ func SavePlan(ctx context.Context, tx *gorm.DB, code, source, body string) (crea
 		return false, err
 	}
 	return err == nil, err
+}
+
+// SavePlans saves every plan in one transaction (all or none), each as SavePlan does. Replicas
+// starting together import the same plans at once: MariaDB may pick one of their transactions as
+// a deadlock victim, which is retried.
+func (db *DB) SavePlans(ctx context.Context, plans []Plan) error {
+	return retryDeadlock(ctx, func() error {
+		return db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			for _, p := range plans {
+				if _, err := SavePlan(ctx, tx, p.Code, p.Source, p.Body); err != nil {
+					return fmt.Errorf("save plan %s: %w", p.Code, err)
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // GetPlan reads one plan; ErrNotFound when there is none.

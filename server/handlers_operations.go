@@ -190,7 +190,7 @@ func (s *Server) getOperation(c *gin.Context) error {
 
 // loadOperation reads an operation the client may see: a billing client only its own.
 func (s *Server) loadOperation(c *gin.Context, id string) (*models.Operation, error) {
-	op, err := models.GetOperation(c.Request.Context(), s.db.Gorm, id)
+	op, err := s.db.GetOperation(c.Request.Context(), id)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}

@@ -43,7 +43,7 @@ func (s *Server) getUsage(c *gin.Context) error {
 	}
 	ctx := c.Request.Context()
 	if q.ServiceID != "" {
-		_, err := models.GetClientService(ctx, s.db.Gorm, q.ClientID, q.ServiceID)
+		_, err := s.db.GetClientService(ctx, q.ClientID, q.ServiceID)
 		if errors.Is(err, models.ErrNotFound) {
 			return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 		}
@@ -141,7 +141,7 @@ func (s *Server) getUsageSeries(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	svc, err := models.GetClientService(c.Request.Context(), s.db.Gorm, owner, q.ServiceID)
+	svc, err := s.db.GetClientService(c.Request.Context(), owner, q.ServiceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/i18n"
-	"pvebill/models"
 	"pvebill/server/config"
 )
 
@@ -36,7 +35,7 @@ func (s *Server) serviceClient(c *gin.Context, serviceID string) (string, error)
 	if ok {
 		return named, nil
 	}
-	owners, err := models.ServiceOwners(c.Request.Context(), s.db.Gorm, serviceID)
+	owners, err := s.db.ServiceOwners(c.Request.Context(), serviceID)
 	switch {
 	case err != nil:
 		return "", err

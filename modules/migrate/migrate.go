@@ -79,7 +79,7 @@ func (s *Service) Actions() []executor.Action {
 // is and checked to be its own; a target node must be another node of the cluster and a
 // candidate for the service's plan, checked now and again when the operation runs.
 func (s *Service) Migrate(ctx context.Context, k models.ServiceKey, req Request) (*models.Operation, error) {
-	svc, err := models.GetService(ctx, s.o.DB.Gorm, k)
+	svc, err := s.o.DB.GetService(ctx, k)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
@@ -101,7 +101,7 @@ func (s *Service) Migrate(ctx context.Context, k models.ServiceKey, req Request)
 			return nil, err
 		}
 	}
-	if op, err := models.OpenOperationOf(ctx, s.o.DB.Gorm, k, ActionMigrate); err != nil || op != nil {
+	if op, err := s.o.DB.OpenOperationOf(ctx, k, ActionMigrate); err != nil || op != nil {
 		return op, err
 	}
 	return s.enqueue(ctx, svc, req.TargetNode)
@@ -133,7 +133,7 @@ func (s *Service) enqueue(ctx context.Context, svc *models.Service, target strin
 	gate := Gate(svc.Cluster, svc.Node)
 	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionMigrate,
 		Payload: string(raw), Gate: &gate}
-	if err := models.InsertOperation(ctx, s.o.DB.Gorm, op); err != nil {
+	if err := s.o.DB.InsertOperation(ctx, op); err != nil {
 		return nil, fmt.Errorf("write migrate operation: %w", err)
 	}
 	return op, nil
@@ -167,9 +167,9 @@ func (s *Service) SetMaintenance(ctx context.Context, cluster, node string, req 
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
 	if *req.Enabled {
-		err = models.SetNodeMaintenance(ctx, s.o.DB.Gorm, models.NodeMaintenance{Cluster: cluster, Node: node, Drain: req.Drain})
+		err = s.o.DB.SetNodeMaintenance(ctx, models.NodeMaintenance{Cluster: cluster, Node: node, Drain: req.Drain})
 	} else {
-		err = models.EndNodeMaintenance(ctx, s.o.DB.Gorm, cluster, node)
+		err = s.o.DB.EndNodeMaintenance(ctx, cluster, node)
 	}
 	if err != nil {
 		return nil, err
@@ -184,13 +184,13 @@ func (s *Service) SetMaintenance(ctx context.Context, cluster, node string, req 
 
 // drain queues a migrate operation for every service recorded on the node.
 func (s *Service) drain(ctx context.Context, cluster, node string, ops []*models.Operation) ([]*models.Operation, error) {
-	svcs, err := models.ServicesOnNode(ctx, s.o.DB.Gorm, cluster, node)
+	svcs, err := s.o.DB.ServicesOnNode(ctx, cluster, node)
 	if err != nil {
 		return nil, err
 	}
 	for i := range svcs {
 		svc := &svcs[i]
-		op, err := models.OpenOperationOf(ctx, s.o.DB.Gorm, svc.Key(), ActionMigrate)
+		op, err := s.o.DB.OpenOperationOf(ctx, svc.Key(), ActionMigrate)
 		if err == nil && op == nil {
 			op, err = s.enqueue(ctx, svc, "")
 		}

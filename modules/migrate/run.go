@@ -78,7 +78,7 @@ func precheck(ctx context.Context, m *move) error {
 
 // find reads the service and its guest, checked (R39).
 func (m *move) find(ctx context.Context) error {
-	svc, err := models.GetService(ctx, m.s.o.DB.Gorm, m.r.Op.Key())
+	svc, err := m.s.o.DB.GetService(ctx, m.r.Op.Key())
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"gorm.io/gorm"
-
 	"pvebill/i18n"
 	"pvebill/models"
 )
@@ -98,8 +96,15 @@ func (s *Service) Put(ctx context.Context, code string, spec Spec) (Plan, bool, 
 	if err := s.readStorages(ctx, &p); err != nil {
 		return Plan{}, false, err
 	}
-	created, err := save(ctx, s.db.Gorm, p, SourceAPI)
-	return p, created, err
+	row, err := encodeRow(p, SourceAPI)
+	if err != nil {
+		return Plan{}, false, err
+	}
+	created, err := s.db.SavePlan(ctx, row.Code, row.Source, row.Body)
+	if err != nil {
+		return Plan{}, false, fmt.Errorf("save plan %s: %w", p.Code, err)
+	}
+	return p, created, nil
 }
 
 // readStorages reads the plan's cluster's storages once for everything a save needs of them:
@@ -150,19 +155,15 @@ func (s *Service) Import(ctx context.Context, specs []Spec, src Source) ([]Plan,
 		}
 		plans = append(plans, p)
 	}
-	// Replicas starting together import the same plans_file at once: MariaDB may pick one
-	// of their transactions as a deadlock victim, which is retried.
-	err := models.RetryDeadlock(ctx, func() error {
-		return s.db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			for _, p := range plans {
-				if _, err := save(ctx, tx, p, src); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
+	rows := make([]models.Plan, 0, len(plans))
+	for _, p := range plans {
+		row, err := encodeRow(p, src)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	if err := s.db.SavePlans(ctx, rows); err != nil {
 		return nil, err
 	}
 	return plans, nil
@@ -181,16 +182,13 @@ func (s *Service) LoadFile(ctx context.Context, path string) ([]Plan, error) {
 	return out, nil
 }
 
-func save(ctx context.Context, tx *gorm.DB, p Plan, src Source) (bool, error) {
+// encodeRow is the row a plan is stored as: the validated plan as JSON, with its source.
+func encodeRow(p Plan, src Source) (models.Plan, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
-		return false, fmt.Errorf("encode plan %s: %w", p.Code, err)
+		return models.Plan{}, fmt.Errorf("encode plan %s: %w", p.Code, err)
 	}
-	created, err := models.SavePlan(ctx, tx, p.Code, string(src), string(body))
-	if err != nil {
-		return false, fmt.Errorf("save plan %s: %w", p.Code, err)
-	}
-	return created, nil
+	return models.Plan{Code: p.Code, Source: string(src), Body: string(body)}, nil
 }
 
 func decodeRow(r models.Plan) (Plan, error) {

@@ -239,7 +239,7 @@ func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) (
 // vmid and kind, on the plan's backup storage) and answers its volume id: the one way a restore
 // names an archive (R43). Anything else is 404 not_found, whatever is on the storage.
 func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, backupID string) (string, error) {
-	svc, err := models.GetService(ctx, s.db.Gorm, k)
+	svc, err := s.db.GetService(ctx, k)
 	if err != nil {
 		return "", err
 	}
@@ -443,7 +443,7 @@ func (s *Provisioner) recordBackups(ctx context.Context, svc *models.Service, li
 	for _, b := range list {
 		bytes += b.SizeBytes
 	}
-	if err := models.RecordServiceBackups(ctx, s.db.Gorm, svc.ID, len(list), bytes, at); err != nil {
+	if err := s.db.RecordServiceBackups(ctx, svc.ID, len(list), bytes, at); err != nil {
 		s.log.Warn("record backup bytes", "service_id", svc.ServiceID, "err", err)
 	}
 }

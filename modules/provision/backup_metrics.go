@@ -44,7 +44,7 @@ func (m *BackupMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.desc }
 func (m *BackupMetrics) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), backupScrapeTimeout)
 	defer cancel()
-	rows, err := models.BackupGauges(ctx, m.db.Gorm)
+	rows, err := m.db.BackupGauges(ctx)
 	if err != nil {
 		m.log.Warn("read backup bytes for metrics", "err", err)
 		return

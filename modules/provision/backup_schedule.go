@@ -61,7 +61,7 @@ func (s *Provisioner) enqueueBackup(ctx context.Context, svc *models.Service, p 
 	}
 	gate := BackupGate(svc.Cluster, svc.Node)
 	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionBackup, Payload: string(raw), Gate: &gate}
-	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+	if err := s.db.InsertOperation(ctx, op); err != nil {
 		return nil, fmt.Errorf("write backup operation: %w", err)
 	}
 	return op, nil
@@ -82,11 +82,11 @@ func (s *Provisioner) PlanBackups(ctx context.Context, p plans.Plan, at time.Tim
 	if !p.HasBackups() {
 		return Window{}, nil
 	}
-	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, p.Code)
+	svcs, err := s.db.BackupCandidates(ctx, p.Code)
 	if err != nil {
 		return Window{}, err
 	}
-	open, err := models.OpenActions(ctx, s.db.Gorm, ActionBackup)
+	open, err := s.db.OpenActions(ctx, ActionBackup)
 	if err != nil {
 		return Window{}, err
 	}
@@ -131,7 +131,7 @@ func (s *Provisioner) MissedBackups(ctx context.Context, plan string, windows []
 	if len(windows) == 0 {
 		return 0, nil
 	}
-	svcs, err := models.BackupCandidates(ctx, s.db.Gorm, plan)
+	svcs, err := s.db.BackupCandidates(ctx, plan)
 	if err != nil {
 		return 0, err
 	}
@@ -148,7 +148,7 @@ func (s *Provisioner) MissedBackups(ctx context.Context, plan string, windows []
 		d := string(raw)
 		evs[i] = models.AuditEvent{At: models.Now(), Actor: auditActorSchedule, Event: AuditBackupWindowMissed, Detail: &d}
 	}
-	if err := models.InsertAudits(ctx, s.db.Gorm, evs); err != nil {
+	if err := s.db.InsertAudits(ctx, evs); err != nil {
 		return n, fmt.Errorf("audit missed backup windows: %w", err)
 	}
 	return n, nil
@@ -198,7 +198,7 @@ func (m *BackupQueueMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.desc
 func (m *BackupQueueMetrics) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), backupScrapeTimeout)
 	defer cancel()
-	rows, err := models.GateQueues(ctx, m.db.Gorm)
+	rows, err := m.db.GateQueues(ctx)
 	if err != nil {
 		m.log.Warn("read backup queues for metrics", "err", err)
 		return

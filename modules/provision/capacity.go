@@ -106,7 +106,7 @@ type inFlight struct {
 
 // createsInFlight sums the creates in flight per node of the cluster, leaving out except.
 func (s *Provisioner) createsInFlight(ctx context.Context, cluster string, except models.ServiceKey, figs []nodeFigures) (map[string]inFlight, error) {
-	rows, err := models.CreatesInFlight(ctx, s.db.Gorm, cluster, except, s.reads(cluster).nodes.readAt())
+	rows, err := s.db.CreatesInFlight(ctx, cluster, except, s.reads(cluster).nodes.readAt())
 	if err != nil {
 		return nil, fmt.Errorf("creates in flight on %s: %w", cluster, err)
 	}
@@ -154,7 +154,7 @@ func (s *Provisioner) weigh(ctx context.Context, cl kinds.Cluster, p *plans.Plan
 	if err != nil {
 		return nil, err
 	}
-	maint, err := models.NodesInMaintenance(ctx, s.db.Gorm, cl.Name)
+	maint, err := s.db.NodesInMaintenance(ctx, cl.Name)
 	if err != nil {
 		return nil, err
 	}

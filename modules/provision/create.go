@@ -120,14 +120,14 @@ func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, has
 	secrets map[string]string) (*models.Operation, bool, error) {
 	// The key is the client's: another client's service of the same id is not a repeat (R46).
 	key := models.ServiceKey{ClientID: clientID, ServiceID: serviceID}
-	existing, err := models.GetService(ctx, s.db.Gorm, key)
+	existing, err := s.db.GetService(ctx, key)
 	if err != nil {
 		return nil, false, fmt.Errorf("read service %s: %w", serviceID, err)
 	}
 	if existing.ParamsHash != hash {
 		return nil, false, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceExists).Perm(i18n.Permanent)
 	}
-	last, err := models.LatestOperation(ctx, s.db.Gorm, key, ActionCreate)
+	last, err := s.db.LatestOperation(ctx, key, ActionCreate)
 	if err != nil {
 		return nil, false, err
 	}
@@ -135,13 +135,13 @@ func (s *Provisioner) repeatCreate(ctx context.Context, clientID, serviceID, has
 		return last, false, nil
 	}
 	// The previous create failed: a new one adopts what it left (R36, R39).
-	if err := models.UpdateService(ctx, s.db.Gorm, key, map[string]any{"state": models.ServiceProvisioning}); err != nil {
+	if err := s.db.UpdateService(ctx, key, map[string]any{"state": models.ServiceProvisioning}); err != nil {
 		return nil, false, err
 	}
 	op := &models.Operation{ID: models.NewID(), ServiceID: serviceID, ClientID: clientID, Action: ActionCreate, Payload: raw}
 	s.secrets.Put(op.ID, secrets)
 	s.secrets.Pin(op)
-	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+	if err := s.db.InsertOperation(ctx, op); err != nil {
 		s.secrets.Drop(op.ID)
 		return nil, false, fmt.Errorf("write create operation: %w", err)
 	}
@@ -208,7 +208,7 @@ func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error
 // the transient secrets.
 func (c *creation) prepare(ctx context.Context) error {
 	var err error
-	if c.svc, err = models.GetService(ctx, c.s.db.Gorm, c.r.Op.Key()); err != nil {
+	if c.svc, err = c.s.db.GetService(ctx, c.r.Op.Key()); err != nil {
 		return err
 	}
 	if c.plan, err = c.s.plans.Get(ctx, c.p.Plan); err != nil {
@@ -285,7 +285,7 @@ func allocate(ctx context.Context, c *creation) error {
 		if err := c.adopt(ctx, *c.svc.VMID); err != nil || c.adopted {
 			return err
 		}
-		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.Key()); err != nil {
+		if err := c.s.db.ReleaseVMID(ctx, c.svc.Key()); err != nil {
 			return err
 		}
 	}
@@ -322,7 +322,7 @@ func (c *creation) reserve(ctx context.Context) error {
 	if c.vmid, err = c.s.allocateVMID(ctx, c.cl, c.svc.Key(), c.node, c.skip); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.Key(), map[string]any{"node": c.node})
+	return c.s.db.UpdateService(ctx, c.svc.Key(), map[string]any{"node": c.node})
 }
 
 // createGuest makes the guest (configures an adopted one). A vmid taken between the check and
@@ -343,7 +343,7 @@ func createGuest(ctx context.Context, c *creation) error {
 		// Somebody took the id between the check and the create: pick another (R2).
 		c.s.log.Warn("vmid taken at create; trying another", "service_id", c.svc.ServiceID, "vmid", c.vmid)
 		c.skip[c.vmid] = true
-		if err := models.ReleaseVMID(ctx, c.s.db.Gorm, c.svc.Key()); err != nil {
+		if err := c.s.db.ReleaseVMID(ctx, c.svc.Key()); err != nil {
 			return err
 		}
 		if tries >= c.s.attempts {
@@ -372,7 +372,7 @@ func verifyCreated(ctx context.Context, c *creation) error {
 	if !in.Exists || !in.Stamped || !in.Running {
 		return fmt.Errorf("guest %d does not read back running with its stamp", c.vmid)
 	}
-	return models.UpdateService(ctx, c.s.db.Gorm, c.svc.Key(), map[string]any{"state": models.ServiceActive, "node": c.node})
+	return c.s.db.UpdateService(ctx, c.svc.Key(), map[string]any{"state": models.ServiceActive, "node": c.node})
 }
 
 // setState records a service state after an operation.

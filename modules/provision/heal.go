@@ -13,7 +13,7 @@ import (
 // guest still there is destroyed again; a guest without the service's stamp, or locked by a task
 // nobody recorded, is for an operator.
 func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (executor.Decision, error) {
-	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.Key())
+	svc, err := s.db.GetService(ctx, r.Op.Key())
 	if err != nil {
 		return executor.Decision{}, err
 	}
@@ -47,7 +47,7 @@ func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (ex
 // is rolled back (again: the same snapshot gives the same state); a guest locked by a task
 // nobody recorded, or not ours, is for an operator.
 func (s *Provisioner) resolveRollback(ctx context.Context, r *executor.Run) (executor.Decision, error) {
-	svc, err := models.GetService(ctx, s.db.Gorm, r.Op.Key())
+	svc, err := s.db.GetService(ctx, r.Op.Key())
 	if err != nil || svc.VMID == nil {
 		return executor.Decision{Reason: executor.ReasonNotOurs}, err
 	}

@@ -90,7 +90,7 @@ func shrinkBlocker(cur, planned int64) *i18n.Problem {
 
 // service reads a service the client may see (another client's is not found).
 func (s *Provisioner) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
-	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	svc, err := s.db.GetClientService(ctx, clientID, serviceID)
 	return svc, serviceNotFound(err)
 }
 
@@ -118,7 +118,7 @@ func (s *Provisioner) enqueue(ctx context.Context, clientID, serviceID, action s
 	}
 	raw, _ := json.Marshal(payload)
 	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
-	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+	if err := s.db.InsertOperation(ctx, op); err != nil {
 		return nil, fmt.Errorf("write %s operation: %w", action, err)
 	}
 	return op, nil
@@ -151,7 +151,7 @@ func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target,
 		return nil, operation.NotOurs(*svc.VMID)
 	}
 	if t.g.Node != svc.Node {
-		if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": t.g.Node}); err != nil {
+		if err := s.db.UpdateService(ctx, svc.Key(), map[string]any{"node": t.g.Node}); err != nil {
 			return nil, err
 		}
 	}
@@ -258,7 +258,7 @@ func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, steps [
 		}
 		r.SetResult(l.res)
 	}()
-	if l.svc, err = models.GetService(ctx, s.db.Gorm, r.Op.Key()); err != nil {
+	if l.svc, err = s.db.GetService(ctx, r.Op.Key()); err != nil {
 		return err
 	}
 	l.res.VMID, l.res.Node = l.svc.VMID, l.svc.Node
@@ -349,14 +349,14 @@ func suspendGuest(ctx context.Context, l *lifecycle) error {
 	if l.suspend.Enforce != "" {
 		l.s.metrics.enforcements.WithLabelValues(l.suspend.Enforce, l.svc.GuestType).Inc()
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": l.next})
+	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": l.next})
 }
 
 func unsuspendGuest(ctx context.Context, l *lifecycle) error {
 	if err := l.t.mod.Unsuspend(ctx, l.t.g, l.rep); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceActive})
+	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": models.ServiceActive})
 }
 
 // precheckTerminate reads the guest (a gone guest is no refusal) and refuses a protected or
@@ -409,7 +409,7 @@ func releaseService(ctx context.Context, l *lifecycle) error {
 			return fmt.Errorf("release addresses: %w", err)
 		}
 	}
-	if err := models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"state": models.ServiceTerminated}); err != nil {
+	if err := l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": models.ServiceTerminated}); err != nil {
 		return err
 	}
 	if l.s.rdns != nil {
@@ -474,7 +474,7 @@ func readdress(ctx context.Context, l *lifecycle) error {
 			keep = append(keep, *p)
 		}
 	}
-	if _, err := models.ReleaseIPsExcept(ctx, l.s.db.Gorm, l.svc.Key(), keep); err != nil {
+	if _, err := l.s.db.ReleaseIPsExcept(ctx, l.svc.Key(), keep); err != nil {
 		return err
 	}
 	return rd.Readdress(ctx, l.t.g, np, a)
@@ -484,7 +484,7 @@ func applyPlan(ctx context.Context, l *lifecycle) error {
 	if err := l.t.mod.ChangePlan(ctx, l.t.g, l.plan, l.rep); err != nil {
 		return err
 	}
-	return models.UpdateService(ctx, l.s.db.Gorm, l.svc.Key(), map[string]any{"plan": l.plan.Code})
+	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"plan": l.plan.Code})
 }
 
 // serviceGuest is the service's guest (its vmid and stamp) on node of cluster cl.

@@ -47,7 +47,7 @@ func (s *Provisioner) EnforceLimits(ctx context.Context) (LimitRound, error) {
 			errs = append(errs, err)
 			continue
 		}
-		svcs, err := models.EnforceableServices(ctx, s.db.Gorm, name)
+		svcs, err := s.db.EnforceableServices(ctx, name)
 		if err != nil {
 			return round, err
 		}
@@ -94,13 +94,13 @@ func (s *Provisioner) enforce(ctx context.Context, svc *models.Service, g seenGu
 	if err != nil || reason == "" {
 		return err
 	}
-	open, err := models.HasOpenOperation(ctx, s.db.Gorm, svc.Key())
+	open, err := s.db.HasOpenOperation(ctx, svc.Key())
 	if err != nil || open {
 		return err
 	}
 	raw, _ := json.Marshal(suspendPayload{Reason: reason, Enforce: reason})
 	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: ActionSuspend, Payload: string(raw)}
-	if err := models.InsertOperation(ctx, s.db.Gorm, op); err != nil {
+	if err := s.db.InsertOperation(ctx, op); err != nil {
 		return err
 	}
 	round.Enforced[reason]++
@@ -122,7 +122,7 @@ func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, sta
 	if err != nil {
 		return "", fmt.Errorf("plan of %s: %w", svc.ServiceID, err)
 	}
-	u, err := models.GetBandwidthUsage(ctx, s.db.Gorm, svc.Key())
+	u, err := s.db.GetBandwidthUsage(ctx, svc.Key())
 	if errors.Is(err, models.ErrNotFound) {
 		u, err = &models.BandwidthUsage{ClientID: svc.ClientID, ServiceID: svc.ServiceID, PeriodStart: PeriodStart(now)}, nil
 	}
@@ -142,7 +142,7 @@ func (s *Provisioner) checkService(ctx context.Context, svc *models.Service, sta
 		u.Bytes += counter // the counter was reset (a restart)
 	}
 	u.LastCounter = &counter
-	if err := models.SaveBandwidthUsage(ctx, s.db.Gorm, u); err != nil {
+	if err := s.db.SaveBandwidthUsage(ctx, u); err != nil {
 		return "", fmt.Errorf("save bandwidth of %s: %w", svc.ServiceID, err)
 	}
 	if plan.BandwidthGiB != nil && u.Bytes > *plan.BandwidthGiB*kinds.GiB {

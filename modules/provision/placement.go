@@ -47,7 +47,7 @@ func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.P
 	if err != nil {
 		return "", err
 	}
-	if err := models.UpdateService(ctx, s.db.Gorm, k, map[string]any{"node": chosen}); err != nil {
+	if err := s.db.UpdateService(ctx, k, map[string]any{"node": chosen}); err != nil {
 		return "", err
 	}
 	return chosen, nil
@@ -109,7 +109,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, k mode
 			return 0, err
 		}
 		skip[cand] = true
-		err = models.ReserveVMID(ctx, s.db.Gorm, k, cl.Name, cand)
+		err = s.db.ReserveVMID(ctx, k, cl.Name, cand)
 		if errors.Is(err, models.ErrDuplicate) {
 			races++
 			continue
@@ -121,7 +121,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, k mode
 		if err == nil && free {
 			return cand, nil
 		}
-		if rerr := models.ReleaseVMID(ctx, s.db.Gorm, k); rerr != nil {
+		if rerr := s.db.ReleaseVMID(ctx, k); rerr != nil {
 			return 0, fmt.Errorf("release vmid %d: %w", cand, rerr)
 		}
 		if err != nil {
@@ -158,7 +158,7 @@ func (s *Provisioner) firstUnreserved(ctx context.Context, cluster string, from 
 	const page = 256
 	cand := from
 	for {
-		ids, err := models.ReservedVMIDs(ctx, s.db.Gorm, cluster, cand, page)
+		ids, err := s.db.ReservedVMIDs(ctx, cluster, cand, page)
 		if err != nil {
 			return 0, fmt.Errorf("reserved vmids: %w", err)
 		}

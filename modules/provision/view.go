@@ -57,7 +57,7 @@ type MonitoringView struct {
 // Get returns a service the client may see, with live power and monitoring from one status
 // call. When Proxmox cannot be asked, power is "unknown" and every figure null.
 func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
-	svc, ips, err := models.GetClientServiceWithIPs(ctx, s.db.Gorm, clientID, serviceID)
+	svc, ips, err := s.db.GetClientServiceWithIPs(ctx, clientID, serviceID)
 	if err != nil {
 		return ServiceView{}, serviceNotFound(err)
 	}
@@ -103,7 +103,7 @@ func (s *Provisioner) followMoved(ctx context.Context, cl kinds.Cluster, mod kin
 	if !at.Found || at.Kind != mod.Kind() || at.Node == g.Node {
 		return kinds.Status{}, fmt.Errorf("guest %d not found on %s: %w", g.VMID, g.Node, pve.ErrNotFound)
 	}
-	if err := models.UpdateService(ctx, s.db.Gorm, svc.Key(), map[string]any{"node": at.Node}); err != nil {
+	if err := s.db.UpdateService(ctx, svc.Key(), map[string]any{"node": at.Node}); err != nil {
 		return kinds.Status{}, err
 	}
 	s.log.Info("guest found on another node; the service follows it", "service_id", svc.ServiceID,
@@ -150,7 +150,7 @@ type ServicePage struct {
 // live power or monitoring, so a billing system's sync of thousands of services sends nothing
 // to Proxmox. after is the previous page's next_cursor ("" for the first page).
 func (s *Provisioner) List(ctx context.Context, clientID, after string, limit int) (ServicePage, error) {
-	rows, err := models.ListClientServices(ctx, s.db.Gorm, clientID, after, limit)
+	rows, err := s.db.ListClientServices(ctx, clientID, after, limit)
 	if err != nil {
 		return ServicePage{}, err
 	}
@@ -188,7 +188,7 @@ func (s *Provisioner) Guests(ctx context.Context) ([]GuestView, error) {
 		if err != nil {
 			return nil, operation.ProblemOf(fmt.Errorf("list guests of %s: %w", name, err))
 		}
-		owners, err := models.ServiceVMIDs(ctx, s.db.Gorm, name)
+		owners, err := s.db.ServiceVMIDs(ctx, name)
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ func (c *recordsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.record
 func (c *recordsCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	counts, err := models.CountRDNS(ctx, c.db.Gorm)
+	counts, err := c.db.CountRDNS(ctx)
 	if err != nil {
 		return
 	}

@@ -162,7 +162,7 @@ func holder(addr netip.Addr) models.RDNSHolder {
 
 // exists refuses a service the client does not have (404 not_found).
 func (s *Service) exists(ctx context.Context, k models.ServiceKey) error {
-	_, err := models.GetService(ctx, s.db.Gorm, k)
+	_, err := s.db.GetService(ctx, k)
 	if errors.Is(err, models.ErrNotFound) {
 		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 	}
@@ -175,7 +175,7 @@ func (s *Service) List(ctx context.Context, k models.ServiceKey) ([]Record, erro
 	if err := s.exists(ctx, k); err != nil {
 		return nil, err
 	}
-	rows, err := models.ServiceRDNS(ctx, s.db.Gorm, k)
+	rows, err := s.db.ServiceRDNS(ctx, k)
 	if err != nil {
 		return nil, fmt.Errorf("list reverse dns of %s: %w", k.ServiceID, err)
 	}
@@ -198,7 +198,7 @@ func (s *Service) SyncDue(ctx context.Context) error {
 		return nil
 	}
 	for ctx.Err() == nil {
-		rows, err := models.DueRDNS(ctx, s.db.Gorm, s.now().UTC(), syncBatch)
+		rows, err := s.db.DueRDNS(ctx, s.now().UTC(), syncBatch)
 		if err != nil {
 			return fmt.Errorf("read due reverse dns records: %w", err)
 		}
@@ -225,7 +225,7 @@ func (s *Service) attempt(ctx context.Context, r models.RDNSRecord) bool {
 	// claim and the outcome are recorded even when ctx ends.
 	dbctx := context.WithoutCancel(ctx)
 	now := s.now().UTC()
-	ok, err := models.ClaimRDNS(dbctx, s.db.Gorm, r.Address, r.Generation, now, now.Add(claimTTL))
+	ok, err := s.db.ClaimRDNS(dbctx, r.Address, r.Generation, now, now.Add(claimTTL))
 	if err != nil || !ok {
 		if err != nil {
 			s.log.Warn("rdns: claim", "address", r.Address, "error", err)
@@ -244,7 +244,7 @@ func (s *Service) attempt(ctx context.Context, r models.RDNSRecord) bool {
 	if err != nil {
 		s.log.Warn("rdns: powerdns", "address", r.Address, "action", r.Action, "status", o.Status, "error", o.Error)
 	}
-	if ferr := models.FinishRDNS(dbctx, s.db.Gorm, r, o); ferr != nil {
+	if ferr := s.db.FinishRDNS(dbctx, r, o); ferr != nil {
 		s.log.Warn("rdns: record the outcome", "address", r.Address, "error", ferr)
 	}
 	return true
@@ -277,7 +277,7 @@ func (s *Service) SyncService(ctx context.Context, k models.ServiceKey) {
 	if s.pdns == nil {
 		return
 	}
-	rows, err := models.UnsyncedRDNS(ctx, s.db.Gorm, k)
+	rows, err := s.db.UnsyncedRDNS(ctx, k)
 	if err != nil {
 		s.log.Warn("rdns: read the service's records", "service_id", k.ServiceID, "error", err)
 		return

@@ -54,7 +54,7 @@ func (s *Replacer) runApply(ctx context.Context, r *executor.Run) (err error) {
 	if err := r.Payload(&a.p); err != nil {
 		return err
 	}
-	if a.in, err = models.GetIntent(ctx, s.db.Gorm, a.p.IntentID); err != nil {
+	if a.in, err = s.db.GetIntent(ctx, a.p.IntentID); err != nil {
 		return err
 	}
 	a.res = &runResult{VMID: a.in.VMID}
@@ -193,5 +193,5 @@ func verifyGuest(ctx context.Context, a *apply) error {
 		return fmt.Errorf("guest %d root disk reads back %d bytes, want %d", a.in.VMID, ins.DiskBytes, a.t.planned)
 	}
 	a.res.Node = a.g.Node
-	return models.UpdateService(ctx, a.s.db.Gorm, a.in.Key(), map[string]any{"state": models.ServiceActive, "node": a.g.Node})
+	return a.s.db.UpdateService(ctx, a.in.Key(), map[string]any{"state": models.ServiceActive, "node": a.g.Node})
 }

@@ -23,7 +23,7 @@ func (s *Replacer) resolveApply(ctx context.Context, r *executor.Run) (executor.
 	if err := r.Payload(&p); err != nil {
 		return executor.Decision{}, err
 	}
-	in, err := models.GetIntent(ctx, s.db.Gorm, p.IntentID)
+	in, err := s.db.GetIntent(ctx, p.IntentID)
 	if err != nil {
 		return executor.Decision{}, err
 	}
@@ -166,7 +166,7 @@ func (s *Replacer) sendPassword(ctx context.Context, in *models.Intent, x applyA
 	if pw == "" {
 		return nil, nil, i18n.Validation(i18n.FieldError{Field: "root_password", Code: i18n.FieldRequired})
 	}
-	op, err := models.GetOperation(ctx, s.db.Gorm, in.OperationID)
+	op, err := s.db.GetOperation(ctx, in.OperationID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,13 +186,13 @@ func (s *Replacer) sendPassword(ctx context.Context, in *models.Intent, x applyA
 	d := string(detail)
 	ev := &models.AuditEvent{Actor: x.clientID, ClientID: x.clientID, ServiceID: x.serviceID, OperationID: op.ID,
 		Event: "password_received", Detail: &d}
-	if err := models.InsertAudit(ctx, s.db.Gorm, ev); err != nil {
+	if err := s.db.InsertAudit(ctx, ev); err != nil {
 		s.log.Warn("audit password_received", "err", err)
 	}
 	if in, err = s.Advance(ctx, in.ID); err != nil {
 		return nil, nil, err
 	}
-	if op, err = models.GetOperation(ctx, s.db.Gorm, op.ID); err != nil {
+	if op, err = s.db.GetOperation(ctx, op.ID); err != nil {
 		return nil, nil, err
 	}
 	return op, in, nil

@@ -136,7 +136,7 @@ func (s *Replacer) targetOf(ctx context.Context, in *models.Intent, except strin
 	if err != nil {
 		return target{}, err
 	}
-	svc, err := models.GetService(ctx, s.db.Gorm, in.Key())
+	svc, err := s.db.GetService(ctx, in.Key())
 	if err != nil {
 		return target{}, err
 	}
@@ -172,7 +172,7 @@ func (s *Replacer) runPreview(ctx context.Context, r *executor.Run) error {
 }
 
 func readPreview(ctx context.Context, pr *preview) error {
-	in, err := models.GetIntent(ctx, pr.s.db.Gorm, pr.p.IntentID)
+	in, err := pr.s.db.GetIntent(ctx, pr.p.IntentID)
 	if err != nil {
 		return err
 	}

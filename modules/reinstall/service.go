@@ -148,7 +148,7 @@ func stale() *i18n.Problem {
 // service reads a service the client may see and refuses the states no reinstall may start in:
 // awaiting reconciliation (the lock stays closed, R28), or without a guest.
 func (s *Replacer) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
-	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	svc, err := s.db.GetClientService(ctx, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound()
 	}
@@ -159,7 +159,7 @@ func (s *Replacer) service(ctx context.Context, clientID, serviceID string) (*mo
 		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 	}
 	if svc.LockOperationID != nil {
-		op, err := models.GetOperation(ctx, s.db.Gorm, *svc.LockOperationID)
+		op, err := s.db.GetOperation(ctx, *svc.LockOperationID)
 		if err == nil && op.State == models.OpNeedsReconciliation {
 			return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 		}
@@ -216,19 +216,19 @@ func (s *Replacer) Preview(ctx context.Context, clientID, serviceID string, req 
 // service's create operation.
 func (s *Replacer) createdOS(ctx context.Context, k models.ServiceKey) (string, error) {
 	// Only the latest intent can still be moving: bring it up to date first.
-	if latest, err := models.LatestIntent(ctx, s.db.Gorm, k); err == nil {
+	if latest, err := s.db.LatestIntent(ctx, k); err == nil {
 		if _, err := s.Advance(ctx, latest.ID); err != nil {
 			return "", err
 		}
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return "", err
 	}
-	if in, err := models.LatestIntentIn(ctx, s.db.Gorm, k, models.IntentCompleted); err == nil && in.OS != "" {
+	if in, err := s.db.LatestIntentIn(ctx, k, models.IntentCompleted); err == nil && in.OS != "" {
 		return in.OS, nil
 	} else if err != nil && !errors.Is(err, models.ErrNotFound) {
 		return "", err
 	}
-	op, err := models.LatestOperation(ctx, s.db.Gorm, k, "create")
+	op, err := s.db.LatestOperation(ctx, k, "create")
 	if err != nil {
 		return "", i18n.Validation(i18n.FieldError{Field: "os", Code: i18n.FieldRequired})
 	}
@@ -251,7 +251,7 @@ func (s *Replacer) Get(ctx context.Context, clientID, serviceID, intentID string
 // and advances it (R29); an intent of another kind, or of another client's service of the same
 // id (R46), is not found.
 func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, intentID string) (*models.Intent, error) {
-	svc, err := models.GetClientService(ctx, s.db.Gorm, clientID, serviceID)
+	svc, err := s.db.GetClientService(ctx, clientID, serviceID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, notFound()
 	}
@@ -260,9 +260,9 @@ func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, int
 	}
 	var in *models.Intent
 	if intentID == "" {
-		in, err = models.LatestIntentOfKind(ctx, s.db.Gorm, svc.Key(), kind)
+		in, err = s.db.LatestIntentOfKind(ctx, svc.Key(), kind)
 	} else {
-		in, err = models.GetServiceIntent(ctx, s.db.Gorm, svc.Key(), intentID)
+		in, err = s.db.GetServiceIntent(ctx, svc.Key(), intentID)
 		if err == nil && in.Kind != kind {
 			err = models.ErrNotFound
 		}
@@ -283,11 +283,11 @@ func (s *Replacer) getOfKind(ctx context.Context, kind, clientID, serviceID, int
 // winner's row — never its own stale copy (R29).
 func (s *Replacer) Advance(ctx context.Context, id string) (*models.Intent, error) {
 	for {
-		in, err := models.GetIntent(ctx, s.db.Gorm, id)
+		in, err := s.db.GetIntent(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		op, err := models.GetOperation(ctx, s.db.Gorm, in.OperationID)
+		op, err := s.db.GetOperation(ctx, in.OperationID)
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
 			return nil, err
 		}
@@ -366,7 +366,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 	default:
 		return nil, nil, stale()
 	}
-	latest, err := models.LatestIntent(ctx, s.db.Gorm, svc.Key())
+	latest, err := s.db.LatestIntent(ctx, svc.Key())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -402,7 +402,7 @@ func (s *Replacer) applyIntent(ctx context.Context, x applyArgs) (*models.Operat
 		}
 		return nil, nil, fmt.Errorf("write %s operation: %w", x.action, err)
 	}
-	in, err = models.GetIntent(ctx, s.db.Gorm, in.ID)
+	in, err = s.db.GetIntent(ctx, in.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,12 +460,12 @@ func blockerParam(bs []Blocker, code BlockerCode, key string) string {
 // another reinstall applying (except the operation except).
 func (s *Replacer) ownFacts(ctx context.Context, k models.ServiceKey, except string) (Facts, error) {
 	var f Facts
-	n, err := models.CountActiveOperations(ctx, s.db.Gorm, k, except, ActionBackup, ActionRestore)
+	n, err := s.db.CountActiveOperations(ctx, k, except, ActionBackup, ActionRestore)
 	if err != nil {
 		return f, err
 	}
 	f.OwnBackupOrRestore = n > 0
-	if n, err = models.CountActiveOperations(ctx, s.db.Gorm, k, except, ActionApply); err != nil {
+	if n, err = s.db.CountActiveOperations(ctx, k, except, ActionApply); err != nil {
 		return f, err
 	}
 	f.ReinstallInProgress = n > 0
