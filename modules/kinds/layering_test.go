@@ -242,3 +242,49 @@ func within(rel string, pkgs []string) bool {
 	}
 	return false
 }
+
+// Outside models, no production code reaches the database's handle (models.DB's Gorm field): a
+// flow calls a method of models.DB, and a transaction lives in models. (depguard keeps gorm's
+// import out; this catches the field, which needs no import.)
+func TestDatabaseOnlyThroughModels(t *testing.T) {
+	scanProduction(t, []string{"models"}, func(fset *token.FileSet, f *ast.File) {
+		for _, at := range gormUses(fset, f) {
+			t.Errorf("%s: uses models.DB's Gorm field outside models (add a method on models.DB)", at)
+		}
+	})
+}
+
+// gormUses lists the places in one file that select a field or method named Gorm.
+func gormUses(fset *token.FileSet, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if x, ok := n.(*ast.SelectorExpr); ok && x.Sel.Name == "Gorm" {
+			out = append(out, fset.Position(x.Sel.Pos()).String())
+		}
+		return true
+	})
+	return out
+}
+
+// The scan finds the handle however it is reached.
+func TestGormUsesFound(t *testing.T) {
+	src := `package p
+
+func f(s *svc, db *models.DB) {
+	_ = s.db.Gorm.Where("x")
+	g := db.Gorm
+	_ = models.GetService(ctx, s.o.DB.Gorm, k)
+	_, _ = g, gorm
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gormUses(fset, f)
+	want := []string{"planted.go:4:11", "planted.go:5:10", "planted.go:6:36"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("found %v\nwant  %v", got, want)
+	}
+}
