@@ -12,11 +12,11 @@ import (
 	"testing"
 )
 
-// kindPackages may compare guest kinds: the kinds themselves, the plan model that names them,
-// and the Proxmox client, its config parsers and its simulator, which speak of /lxc and /qemu
-// paths. Everything else — provision, reinstall, executor, operation, server, jobs, usage,
-// models, main — dispatches on a kind only through the modules' interfaces.
-var kindPackages = []string{"modules/lxc", "modules/qemu", "modules/plans", "modules/pve"}
+// kindPackages may compare guest kinds: the kinds themselves and the Proxmox client, its config
+// parsers and its simulator, which speak of /lxc and /qemu paths. Everything else — plans,
+// provision, reinstall, executor, operation, server, jobs, usage, models, main — dispatches on a
+// kind only through the modules' interfaces (the plans through each kind's plans.KindRules).
+var kindPackages = []string{"modules/lxc", "modules/qemu", "modules/pve"}
 
 // kindWords are the string spellings of a kind: the API's guest types and Proxmox's.
 var kindWords = map[string]bool{"vm": true, "container": true, "lxc": true, "qemu": true}
@@ -229,6 +229,96 @@ func f(c *Client, n *Node) {
 	got := kindCallsIn(fset, f)
 	want := []string{`planted.go:6:18: names LXC`, `planted.go:7:12: names ListLXC`, `planted.go:8:6: names QEMU`,
 		`planted.go:9:6: names LXC`, `planted.go:10:21: names "rootfs"`, `planted.go:10:31: names LXC`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("found %q\nwant  %q", got, want)
+	}
+}
+
+// planModel is the one file of the plans that names the kinds: it declares the guest types and
+// the plan's fields (its OS catalog per kind).
+const planModel = "plan.go"
+
+// The plans hold no kind's rules: outside the plan model, no production file of modules/plans
+// names a kind (plans.Container, plans.VM or a kind's string). What a kind allows or refuses is
+// its plans.KindRules, in the kind's package.
+func TestPlansNameNoKind(t *testing.T) {
+	dir, err := filepath.Abs("../plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	scanned := 0
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") || filepath.Base(path) == planModel {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scanned++
+		for _, at := range kindNames(fset, f) {
+			t.Errorf("%s in the plans (a kind's rule belongs in its plans.KindRules)", at)
+		}
+	}
+	if scanned < 5 {
+		t.Fatalf("scanned only %d files of %s", scanned, dir)
+	}
+}
+
+// kindNames lists the places in one file of the plans package that name a kind: the bare kind
+// constants (a field of the same name, s.OS.Container, is the plan's data, not a kind) and a
+// kind's string.
+func kindNames(fset *token.FileSet, f *ast.File) []string {
+	sels := map[*ast.Ident]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if x, ok := n.(*ast.SelectorExpr); ok {
+			sels[x.Sel] = true
+		}
+		return true
+	})
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			if kindIdents[x.Name] && !sels[x] {
+				out = append(out, fmt.Sprintf("%s: names %s", fset.Position(x.Pos()), x.Name))
+			}
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(x.Value); x.Kind == token.STRING && err == nil && kindWords[s] {
+				out = append(out, fmt.Sprintf("%s: names %q", fset.Position(x.Pos()), s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// The scan of the plans finds a bare kind constant and a kind's string, not the catalog's
+// fields.
+func TestPlanKindNamesFound(t *testing.T) {
+	src := `package plans
+
+func f(p Plan, t GuestType) {
+	if t == Container { }
+	_ = p.OS.Container
+	_ = p.OS.VM
+	_ = []GuestType{VM}
+	_ = string(t) + "lxc"
+	_ = "vms"
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := kindNames(fset, f)
+	want := []string{`planted.go:4:10: names Container`, `planted.go:7:18: names VM`, `planted.go:8:18: names "lxc"`}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("found %q\nwant  %q", got, want)
 	}

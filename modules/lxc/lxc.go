@@ -37,7 +37,8 @@ const (
 )
 
 // capabilities is what this module implements. A container can never pause, hibernate, boot an
-// ISO or the network, or choose firmware (R10); plans.CapabilitiesOf refuses those permanently.
+// ISO or the network, or choose firmware (R10); its plan rules (planrules.go) refuse those
+// permanently.
 var capabilities = []plans.Capability{
 	plans.CapCreate, plans.CapSuspend, plans.CapUnsuspend, plans.CapTerminate, plans.CapChangePlan,
 	plans.CapUsage, plans.CapMonitoring,

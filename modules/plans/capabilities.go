@@ -42,7 +42,7 @@ const (
 )
 
 // CapPassword is the root password change after create (R56): offered by a kind that
-// implements it (a VM, through its guest agent); a container can never.
+// implements it (through its guest agent); a kind may refuse it for good (KindRules).
 const CapPassword Capability = "password"
 
 // CapRDNS is setting the reverse DNS name of an address (R55). It depends on the configuration
@@ -75,31 +75,22 @@ const (
 	ReasonNotYetAvailable    = "capability.not_yet_available"
 	ReasonPlanSuspendsByStop = "capability.plan_suspends_by_stop"
 	ReasonPlanHasNoBackups   = "capability.plan_has_no_backups"
-	// ReasonGuestAgentNotRunning refuses, temporarily, a password change of a VM whose guest
+	// ReasonGuestAgentNotRunning refuses, temporarily, a password change of a guest whose
 	// agent does not answer (R56).
 	ReasonGuestAgentNotRunning = "capability.guest_agent_not_running"
 )
 
-// containerNever is what a container can never do, whatever is built (R10, R15): refused
-// permanently, each with its own reason.
-var containerNever = map[Capability]string{
-	CapPause:             "capability.not_possible.pause",
-	CapHibernate:         "capability.not_possible.hibernate",
-	CapISOInstall:        "capability.not_possible.iso_install",
-	CapPXEBoot:           "capability.not_possible.pxe_boot",
-	CapFirmwareSelection: "capability.not_possible.firmware_selection",
-	CapPassword:          "capability.not_possible.password",
-}
-
-// ReasonKeys lists every catalog key a capability reason can use (the catalog test checks them
-// in all nine languages).
+// ReasonKeys lists every catalog key a capability reason can use, those of the registered kinds'
+// rules included (the catalog test checks them in all nine languages).
 func ReasonKeys() []string {
 	keys := []string{ReasonNotYetAvailable, ReasonPlanSuspendsByStop, ReasonSnapshotsOff, ReasonStorageCannotSnap,
 		ReasonStorageTypeNotKnown, ReasonPlanHasNoBackups, ReasonNoConsoleUser, ReasonGuestAgentNotRunning,
 		ReasonConsoleSecretNotSet, ReasonRDNSNotConfigured, ReasonRDNSNoReverseZone}
-	for _, c := range AllCapabilities {
-		if k, ok := containerNever[c]; ok {
-			keys = append(keys, k)
+	for _, r := range registeredRules() {
+		for _, k := range r.Reasons() {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	return keys
@@ -137,10 +128,9 @@ func (b Built) has(t GuestType, c Capability) bool {
 	return false
 }
 
-// CapabilitiesOf computes the capabilities of every guest type the plan offers. For a
-// container, pause, hibernate, ISO install, PXE boot and firmware selection are permanent
-// refusals even if a module claimed them. For a VM, pause follows the plan's vm_suspend_mode:
-// with stop it is refused permanently for this plan; with pause it is what suspend is.
+// CapabilitiesOf computes the capabilities of every guest type the plan offers. The kind's rules
+// speak first: what the kind can never do is refused permanently even if a module claimed it,
+// and a capability may follow the plan (a pause that is the plan's suspend, KindRules).
 func CapabilitiesOf(p Plan, built Built) map[GuestType]Set {
 	out := make(map[GuestType]Set, len(p.GuestTypes))
 	for _, t := range p.GuestTypes {
@@ -154,23 +144,17 @@ func CapabilitiesOf(p Plan, built Built) map[GuestType]Set {
 }
 
 func capability(p Plan, built Built, t GuestType, c Capability) State {
-	if t == Container {
-		if reason, never := containerNever[c]; never {
-			return State{Refusal: i18n.Permanent, Reason: reason}
-		}
-	}
-	if t == VM && c == CapPause {
-		if p.VMSuspendMode != SuspendPause {
-			return State{Refusal: i18n.Permanent, Reason: ReasonPlanSuspendsByStop}
-		}
-		c = CapSuspend // a pause-mode plan pauses exactly when it suspends
+	kind := rulesOf(t)
+	st, c, decided := kind.Capability(p, c)
+	if decided {
+		return st
 	}
 	if slices.Contains(BackupCapabilities, c) && !p.HasBackups() {
 		return State{Refusal: i18n.Permanent, Reason: ReasonPlanHasNoBackups}
 	}
 	if built.has(t, c) {
 		if c == CapSnapshot {
-			return snapshotCapability(p, t)
+			return snapshotCapability(p, kind)
 		}
 		return State{Available: true}
 	}

@@ -12,10 +12,12 @@
 //   - R4: a plan names the guest types it offers; with one type that is the type, with two a
 //     create must choose (Plan.ChooseGuestType).
 //   - R5: swap is explicit; a plan without swap means 0 MiB.
-//   - R10: capabilities are data, per offered guest type; what a container can never do is a
+//   - R10: capabilities are data, per offered guest type; what a kind can never do is a
 //     permanent refusal, what is not built yet a temporary one, each with a catalog reason.
-//   - R15: a container is suspended by stopping it; a plan that offers only containers and asks
-//     for a pause suspend mode is refused when it is saved (not_possible_for_container).
+//
+// What differs between the kinds is not kept here: each kind's package implements KindRules
+// (its plan fields and OS catalog, what it can never do, how its capabilities follow the plan,
+// the refusal of a plan that offers it alone, R15) and registers it when it is loaded.
 //
 // Plans are data: nothing here calls Proxmox or knows the HTTP layer (it only borrows pveconf's
 // storage and volume syntax to validate a plan).

@@ -1,44 +1,49 @@
 package plans
 
-import "pvebill/i18n"
+import (
+	"slices"
+
+	"pvebill/i18n"
+)
 
 // The reasons the snapshot capability is refused for a plan (R44).
 const (
-	ReasonSnapshotsOff         = "capability.snapshots_off"
-	ReasonStorageCannotSnap    = "capability.storage_cannot_snapshot"
-	ReasonStorageTypeNotKnown  = "capability.storage_type_unknown"
-	snapshotCapableForAllKinds = "all"
+	ReasonSnapshotsOff        = "capability.snapshots_off"
+	ReasonStorageCannotSnap   = "capability.storage_cannot_snapshot"
+	ReasonStorageTypeNotKnown = "capability.storage_type_unknown"
 )
 
-// snapshotStorages are the Proxmox storage types whose volumes can be snapshotted
-// (docs/proxmox.md §15: volume_has_feature 'snapshot' of each storage plugin), per guest type.
-// LVM-thin, ZFS (local or over iSCSI), Ceph RBD and btrfs snapshot every volume. A file storage
-// (dir, NFS, CIFS, GlusterFS) snapshots only qcow2 files: a container's volume there is raw or a
-// subvolume and never can, a VM's disk can when it is qcow2 (a full clone keeps its template's
-// format there). Thick LVM and iSCSI LUNs cannot at all.
-var snapshotStorages = map[string]string{
-	"lvmthin": snapshotCapableForAllKinds, "zfspool": snapshotCapableForAllKinds, "zfs": snapshotCapableForAllKinds,
-	"rbd": snapshotCapableForAllKinds, "btrfs": snapshotCapableForAllKinds,
-	"dir": string(VM), "nfs": string(VM), "cifs": string(VM), "glusterfs": string(VM),
+// everyVolumeSnapshots are the Proxmox storage types that snapshot every volume
+// (docs/proxmox.md §15: volume_has_feature 'snapshot' of each storage plugin): LVM-thin, ZFS
+// (local or over iSCSI), Ceph RBD and btrfs. Thick LVM and iSCSI LUNs cannot at all.
+var everyVolumeSnapshots = []string{"lvmthin", "zfspool", "zfs", "rbd", "btrfs"}
+
+// qcow2Snapshots are the file storages (dir, NFS, CIFS, GlusterFS), which snapshot only qcow2
+// files: a kind whose volumes there are qcow2 can be snapshotted on them (KindRules.Snapshots).
+var qcow2Snapshots = []string{"dir", "nfs", "cifs", "glusterfs"}
+
+// StorageSnapshotsEveryVolume reports whether a storage of this Proxmox type snapshots every
+// volume, whatever its format.
+func StorageSnapshotsEveryVolume(storageType string) bool {
+	return slices.Contains(everyVolumeSnapshots, storageType)
 }
 
-// StorageSnapshots reports whether a guest of type t on a storage of this Proxmox type can be
-// snapshotted.
-func StorageSnapshots(storageType string, t GuestType) bool {
-	k := snapshotStorages[storageType]
-	return k == snapshotCapableForAllKinds || k == string(t)
+// StorageSnapshotsQcow2 reports whether a storage of this Proxmox type snapshots qcow2 files
+// (and every volume of a storage that snapshots all).
+func StorageSnapshotsQcow2(storageType string) bool {
+	return StorageSnapshotsEveryVolume(storageType) || slices.Contains(qcow2Snapshots, storageType)
 }
 
 // snapshotCapability refines an available snapshot capability by the plan: off at
-// snapshots_max 0, refused permanently on a storage that cannot snapshot, and temporarily while
-// the storage's type is not known.
-func snapshotCapability(p Plan, t GuestType) State {
+// snapshots_max 0, refused permanently on a storage the kind cannot snapshot on, and
+// temporarily while the storage's type is not known.
+func snapshotCapability(p Plan, kind KindRules) State {
 	switch {
 	case p.SnapshotsMax <= 0:
 		return State{Refusal: i18n.Permanent, Reason: ReasonSnapshotsOff}
 	case p.StorageType == "":
 		return State{Refusal: i18n.Temporary, Reason: ReasonStorageTypeNotKnown}
-	case !StorageSnapshots(p.StorageType, t):
+	case !kind.Snapshots(p.StorageType):
 		return State{Refusal: i18n.Permanent, Reason: ReasonStorageCannotSnap}
 	}
 	return State{Available: true}

@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -31,9 +30,9 @@ func CodeOK(s string) bool { return codePattern.MatchString(s) }
 type Clusters map[string][]string
 
 // Validate checks a Spec and returns the Plan it describes, every value explicit. A failure is
-// an *i18n.Problem: 422 validation_failed listing every bad field, or — for a plan that offers
-// only containers and asks for a pause suspend mode — 422 not_possible_for_container, permanent
-// (R15).
+// an *i18n.Problem: 422 validation_failed listing every bad field, or the refusal the kind's
+// rules give a plan that offers that kind alone (KindRules.RefuseAlone: a container plan that
+// asks for a pause suspend mode is not_possible_for_container, R15).
 func Validate(spec Spec, clusters Clusters) (Plan, error) {
 	v := &fieldErrors{}
 	v.tags(spec)
@@ -41,10 +40,10 @@ func Validate(spec Spec, clusters Clusters) (Plan, error) {
 	if p := v.Problem(); p != nil {
 		return Plan{}, p
 	}
-	if len(spec.GuestTypes) == 1 && spec.GuestTypes[0] == Container && spec.VMSuspendMode != "" && spec.VMSuspendMode != SuspendStop {
-		p := i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeNotPossibleContainer).Perm(i18n.Permanent)
-		p.Fields = []i18n.FieldError{{Field: "vm_suspend_mode", Code: i18n.FieldOneOf, Param: string(SuspendStop)}}
-		return Plan{}, p
+	if len(spec.GuestTypes) == 1 {
+		if err := rulesOf(spec.GuestTypes[0]).RefuseAlone(spec); err != nil {
+			return Plan{}, err
+		}
 	}
 	return normalize(spec), nil
 }
@@ -185,75 +184,30 @@ func (v *fieldErrors) placement(s Spec, clusters Clusters) {
 	}
 }
 
-// byGuestType checks what depends on the offered guest types (offeredList names them): the OS
-// catalogs, swap and the clone mode.
+// byGuestType checks what depends on the offered guest types (offeredList names them): each
+// offered kind judges its own fields (its OS catalog), and a field that only kinds the plan
+// does not offer use is refused as not applicable (a swap the customer would see but never
+// get, R5).
 func (v *fieldErrors) byGuestType(s Spec, offeredList string) {
-	offers := func(t GuestType) bool { return slices.Contains(s.GuestTypes, t) }
-	// The OS catalog: required and well-formed for each offered type, absent for the others.
-	if offers(Container) {
-		v.containerCatalog(s.OS.Container)
-	} else if len(s.OS.Container) > 0 {
-		v.Add("os.container", i18n.FieldNotApplicable, offeredList)
-	}
-	if offers(VM) {
-		v.vmCatalog(s.OS.VM)
-	} else if len(s.OS.VM) > 0 {
-		v.Add("os.vm", i18n.FieldNotApplicable, offeredList)
-	}
-	// A VM has no swap setting: a swap the customer would see but never get is refused (R5).
-	if !offers(Container) && s.SwapMiB != nil && *s.SwapMiB != 0 && !v.Has("swap_mib") {
-		v.Add("swap_mib", i18n.FieldNotApplicable, offeredList)
-	}
-	// Containers are created from a template archive, never cloned.
-	if !offers(VM) && s.VMClone == CloneLinked {
-		v.Add("vm_clone", i18n.FieldNotApplicable, offeredList)
-	}
-}
-
-// containerCatalog checks the container OS catalog: not empty, each name well-formed and each
-// value a template volume.
-func (v *fieldErrors) containerCatalog(catalog map[string]string) {
-	if len(catalog) == 0 {
-		v.Add("os.container", i18n.FieldRequired, "")
-	}
-	for _, name := range sortedKeys(catalog) {
-		field := "os.container[" + name + "]"
-		if v.Has(field) {
-			continue
+	used := map[string]bool{}
+	for _, t := range s.GuestTypes {
+		kind := rulesOf(t)
+		kind.CheckSpec(s, &v.FieldErrors)
+		for _, f := range kind.SetFields(s) {
+			used[f] = true
 		}
-		if !osNamePattern.MatchString(name) || !isTemplateVolume(catalog[name]) {
-			v.Add(field, i18n.FieldPattern, "")
+	}
+	for _, kind := range registeredRules() {
+		for _, f := range kind.SetFields(s) {
+			if !used[f] {
+				v.Add(f, i18n.FieldNotApplicable, offeredList)
+			}
 		}
 	}
 }
 
-// vmCatalog checks the VM OS catalog: not empty, each name well-formed and each entry a
-// template vmid (100 to 999,999,999) or a VM name.
-func (v *fieldErrors) vmCatalog(catalog map[string]VMTemplate) {
-	if len(catalog) == 0 {
-		v.Add("os.vm", i18n.FieldRequired, "")
-	}
-	for _, name := range sortedKeys(catalog) {
-		field := "os.vm[" + name + "]"
-		t := catalog[name]
-		switch {
-		case v.Has(field):
-		case t.Name == "" && t.VMID < minVMID:
-			v.Add(field, i18n.FieldTooSmall, strconv.Itoa(minVMID))
-		case t.Name == "" && t.VMID > maxVMID:
-			v.Add(field, i18n.FieldTooLarge, strconv.Itoa(maxVMID))
-		case !osNamePattern.MatchString(name) || !t.valid():
-			v.Add(field, i18n.FieldPattern, "")
-		}
-	}
-}
-
-// isTemplateVolume reports whether s is a container template volume id, STORAGE:vztmpl/NAME,
-// as Proxmox's storage layer parses it (a filesystem path is root@pam only, so refused here).
-func isTemplateVolume(s string) bool {
-	vol, err := pveconf.ParseVolume(s)
-	return err == nil && vol.Kind == pveconf.VolumeStorage && vol.VType == pveconf.VTypeVZTmpl
-}
+// OSNameOK reports whether name has the shape of an OS name in a plan's catalog.
+func OSNameOK(name string) bool { return osNamePattern.MatchString(name) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -88,15 +88,15 @@ var vmNamePattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-
 
 // The range of Proxmox's vmids.
 const (
-	minVMID = 100
-	maxVMID = 999999999
+	MinVMID = 100
+	MaxVMID = 999999999
 )
 
-// valid reports whether the entry names a template Proxmox could hold: a vmid in Proxmox's
+// Valid reports whether the entry names a template Proxmox could hold: a vmid in Proxmox's
 // range, or a VM name of at most 128 characters.
-func (t VMTemplate) valid() bool {
+func (t VMTemplate) Valid() bool {
 	if t.Name != "" {
 		return len(t.Name) <= 128 && vmNamePattern.MatchString(t.Name)
 	}
-	return t.VMID >= minVMID && t.VMID <= maxVMID
+	return t.VMID >= MinVMID && t.VMID <= MaxVMID
 }
