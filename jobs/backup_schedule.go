@@ -90,7 +90,7 @@ func (b BackupSchedule) plan(ctx context.Context, p plans.Plan) error {
 		return err
 	}
 	if !seen {
-		_, _, err := b.DB.ClaimTick(ctx, markName(p.Code), b.Owner, now.Unix(), 0)
+		_, _, err := b.DB.ClaimTick(ctx, markName(p.Code), b.Owner, now.Unix(), models.Now(), 0)
 		return err
 	}
 	var due []time.Time
@@ -101,7 +101,7 @@ func (b BackupSchedule) plan(ctx context.Context, p plans.Plan) error {
 		return nil
 	}
 	latest := due[len(due)-1]
-	epoch, ok, err := b.DB.ClaimTick(ctx, markName(p.Code), b.Owner, latest.Unix(), time.Minute)
+	epoch, ok, err := b.DB.ClaimTick(ctx, markName(p.Code), b.Owner, latest.Unix(), models.Now(), time.Minute)
 	if err != nil || !ok {
 		return err // another replica planned this window
 	}

@@ -64,8 +64,9 @@ func (o TickLease) Run(ctx context.Context) error {
 	if o.Now != nil {
 		now = o.Now
 	}
-	tick := now().UnixNano() / int64(o.Every)
-	epoch, ok, err := o.DB.ClaimTick(ctx, o.Job.Name(), o.Owner, tick, o.Hold)
+	at := now()
+	tick := at.UnixNano() / int64(o.Every)
+	epoch, ok, err := o.DB.ClaimTick(ctx, o.Job.Name(), o.Owner, tick, at, o.Hold)
 	if err != nil {
 		return fmt.Errorf("claim tick of %s: %w", o.Job.Name(), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 type countJob struct {
@@ -137,13 +138,13 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			runs := &sync.Map{}
 			block := make(chan struct{})
 			slow := countJob{name: "drift", runs: runs, tick: func() int64 { return now.Load() / int64(every) }, block: block}
-			a := jobs.TickLease{Job: slow, DB: dbs[0], Owner: "a", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			a := jobs.TickLease{Job: slow, DB: dbs[0], Owner: "a", Every: every, Hold: 1500 * time.Millisecond, Now: clock}
 			fast := slow
 			fast.block = nil
-			b := jobs.TickLease{Job: fast, DB: dbs[1], Owner: "b", Every: every, Hold: 300 * time.Millisecond, Now: clock}
+			b := jobs.TickLease{Job: fast, DB: dbs[1], Owner: "b", Every: every, Hold: 1500 * time.Millisecond, Now: clock}
 			done := make(chan struct{})
 			go func() { defer close(done); _ = a.Run(context.Background()) }()
-			waitFor(t, func() bool { _, ok := runs.Load(now.Load() / int64(every)); return ok })
+			poll.Until(t, 5*time.Second, "replica a's run", func() bool { _, ok := runs.Load(now.Load() / int64(every)); return ok })
 			now.Add(int64(every))
 			if err := b.Run(context.Background()); err != nil {
 				t.Fatal(err)
@@ -151,8 +152,8 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			if _, ran := runs.Load(now.Load() / int64(every)); ran {
 				t.Fatal("replica b started a tick while replica a still ran the previous one")
 			}
-			// a's hold expires although it still runs (as if it had died): the job is free.
-			time.Sleep(350 * time.Millisecond)
+			// a's hold (one and a half ticks on the shared clock) expires although it still
+			// runs (as if it had died): the job is free.
 			now.Add(int64(every))
 			if err := b.Run(context.Background()); err != nil {
 				t.Fatal(err)
@@ -163,17 +164,6 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			close(block)
 			<-done
 		})
-	}
-}
-
-func waitFor(t *testing.T, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -268,25 +258,45 @@ func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
 			for _, i := range []int{0, 1} {
 				shards[i].Start(context.Background())
 			}
-			// Replica 2 dies right after its round: it neither renews nor releases.
+			// Replica 2 dies right after its round: it neither renews nor releases. Its leases
+			// (its nodes and its heartbeat) last one TTL from that round at most.
 			died := time.Now()
 			survivors := []int{0, 1}
-			// Counted in rounds (one per interval), not wall time: on a loaded machine a round
-			// takes longer, which only gives the dead replica's leases more time to expire.
-			var coveredAt time.Duration
-			coveredRound := -1
-			for r := 0; r < 3; r++ {
-				time.Sleep(interval)
-				if got = round(survivors); got != nil && len(got[0])+len(got[1]) == len(nodes) {
-					coveredAt, coveredRound = time.Since(died), r
-					break
+			var rows []models.Lease
+			if err := dbs[0].Gorm.Where("owner = ?", shards[2].Owner).Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 {
+				t.Fatal("the replica about to die holds no lease")
+			}
+			for _, r := range rows {
+				if r.LeaseUntil == nil || *r.LeaseUntil > died.Add(interval).UnixMicro() {
+					t.Fatalf("lease %s of the dead replica lasts past one TTL: until %v, died %v", r.Name, r.LeaseUntil, died.UnixMicro())
 				}
+			}
+			poll.Until(t, 10*interval, "the dead replica's leases to expire", func() bool {
+				held, err := dbs[0].LeaseHolders(context.Background(), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, owner := range held {
+					if owner == shards[2].Owner {
+						return false
+					}
+				}
+				return true
+			})
+			// The first round after the leases expired takes every node of the dead replica.
+			// A round that took longer than a lease (a loaded machine) is run again.
+			got = nil
+			for r := 0; r < 3 && got == nil; r++ {
+				got = round(survivors)
 			}
 			if got == nil {
 				t.Fatal("the takeover rounds took longer than a lease")
 			}
-			if coveredRound < 0 || coveredRound > 1 {
-				t.Fatalf("dead replica's nodes not all taken within two intervals (round %d, %v): %v", coveredRound, coveredAt, sizes(got, survivors))
+			if len(got[0])+len(got[1]) != len(nodes) {
+				t.Fatalf("dead replica's nodes not all taken by the first round after its leases expired: %v", sizes(got, survivors))
 			}
 			if s := sizes(got, survivors); fmt.Sprint(s) != "[10 10]" {
 				t.Fatalf("split after takeover = %v, want [10 10]", s)

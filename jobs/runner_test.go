@@ -11,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 type fnJob struct {
@@ -86,7 +88,9 @@ func TestScheduleAndStop(t *testing.T) {
 		t.Fatal("bad spec accepted")
 	}
 	s.Start()
-	time.Sleep(1300 * time.Millisecond)
+	poll.Until(t, 5*time.Second, "the first scheduled round", func() bool {
+		return testutil.ToFloat64(m.runs.WithLabelValues("tick", "ok")) >= 1
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	s.Stop(ctx)

@@ -19,6 +19,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/modules/usage"
 )
 
@@ -333,11 +334,11 @@ func TestSamplerDeadNodeAndBackoff(t *testing.T) {
 		t.Fatalf("pve3 attempts after each round = %v, want [2 2 3 3 3]", attempts)
 	}
 	// The simulator logs a hung request once the client has given up on it.
-	for i := 0; e.calls()["GET /nodes/pve3/lxc"] != 3; i++ {
-		if i == 100 {
-			t.Fatalf("pve3 index calls = %d, want 3", e.calls()["GET /nodes/pve3/lxc"])
-		}
-		time.Sleep(20 * time.Millisecond)
+	poll.Until(t, 2*time.Second, "the third pve3 index call in the simulator's log", func() bool {
+		return e.calls()["GET /nodes/pve3/lxc"] >= 3
+	})
+	if n := e.calls()["GET /nodes/pve3/lxc"]; n != 3 {
+		t.Fatalf("pve3 index calls = %d, want 3", n)
 	}
 	if f := e.counter("pvebill_swap_sampling_node_consecutive_failures", map[string]string{"node": "pve3"}); f != 3 {
 		t.Fatalf("consecutive failures = %v", f)

@@ -47,12 +47,14 @@ func (db *DB) ensureLeases(ctx context.Context, names []string) error {
 	return err
 }
 
-// ClaimTick claims tick of the named job for owner: it succeeds for exactly one caller per
-// tick across every replica, and only when no other replica still runs an earlier tick (its
-// lease, until hold, has not expired). It returns the lease's new epoch, or ok=false when the
-// tick was already claimed or the job still runs elsewhere.
-func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, hold time.Duration) (epoch int64, ok bool, err error) {
+// ClaimTick claims tick of the named job for owner at time now: it succeeds for exactly one
+// caller per tick across every replica, and only when no other replica still runs an earlier
+// tick (its lease, until hold, has not expired at now). It returns the lease's new epoch, or
+// ok=false when the tick was already claimed or the job still runs elsewhere. The caller gives
+// now so that a test can let a hold expire without waiting for it.
+func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, now time.Time, hold time.Duration) (epoch int64, ok bool, err error) {
 	name := LeaseJobPrefix + job
+	now = now.UTC().Truncate(time.Microsecond)
 	if err := db.ensureLeases(ctx, []string{name}); err != nil {
 		return 0, false, fmt.Errorf("lease row %s: %w", name, err)
 	}
@@ -61,7 +63,6 @@ func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, hold
 		if err := db.WithContext(ctx).Where("name = ?", name).Take(&l).Error; err != nil {
 			return 0, false, err
 		}
-		now := Now()
 		if l.LastTick >= tick {
 			return 0, false, nil
 		}
@@ -72,7 +73,7 @@ func (db *DB) ClaimTick(ctx context.Context, job, owner string, tick int64, hold
 		// lost at commit runs the update again and matches no row (R51).
 		n, err := retryRows(ctx, func() *gorm.DB {
 			return db.WithContext(ctx).Model(&Lease{}).Where("name = ? AND epoch = ? AND last_tick < ?", name, l.Epoch, tick).
-				Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": now.Add(hold).UnixMicro(), "last_tick": tick, "updated_at": now})
+				Updates(map[string]any{"owner": owner, "epoch": l.Epoch + 1, "lease_until": now.Add(hold).UnixMicro(), "last_tick": tick, "updated_at": Now()})
 		})
 		if err != nil {
 			return 0, false, err
