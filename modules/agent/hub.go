@@ -39,8 +39,13 @@ func (l Liveness) orDefault() Liveness {
 }
 
 // silentAfter is how long a tunnel may read nothing before new calls avoid it: the idle time
-// before a ping plus half of the ping's time-out.
-func (l Liveness) silentAfter() time.Duration { return l.SendPing + l.PingTimeout/2 }
+// before a ping plus a second for its answer (a tenth of the ping's time-out when that is
+// shorter). A healthy tunnel reads a ping's answer one round trip after SendPing of silence, so
+// one silent longer is most likely cut; until its ping times out it still takes calls when no
+// other tunnel will. (With half the ping's time-out, an agent killed behind a cut link left its
+// dead tunnel taking half of the calls for 10 s after the new one connected, each waiting up
+// to 15 s for the tunnel to be declared dead.)
+func (l Liveness) silentAfter() time.Duration { return l.SendPing + min(l.PingTimeout/10, time.Second) }
 
 func (l Liveness) http2Config(maxStreams int) *http.HTTP2Config {
 	return &http.HTTP2Config{SendPingTimeout: l.SendPing, PingTimeout: l.PingTimeout, WriteByteTimeout: l.PingTimeout,
