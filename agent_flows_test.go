@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,6 +221,7 @@ func (s *agentStand) waitOperation(t *testing.T, id string, within time.Duration
 			return op
 		}
 		if time.Now().After(deadline) {
+			s.dump(t, "operation "+id)
 			t.Fatalf("operation %s not done after %s: %d %v", id, within, status, m)
 		}
 	}
@@ -478,4 +480,27 @@ func (s *agentStand) untilDone(t *testing.T, method, path, body string) {
 	}
 	_, recs := s.call(t, "GET", "/v1/admin/reconciliations", "")
 	t.Errorf("%s %s never succeeded; last answer %v; reconciliations %v", method, path, last, recs)
+}
+
+var dumpOnce sync.Once
+
+// dumpGoroutines writes every goroutine's stack to the file PVEBILL_TEST_DUMP names (once per
+// test binary), so that a chaos run's stuck operation can be read after the fact.
+func (s *agentStand) dump(t *testing.T, why string) {
+	path := os.Getenv("PVEBILL_TEST_DUMP")
+	if path == "" {
+		return
+	}
+	dumpOnce.Do(func() {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Log(err)
+			return
+		}
+		defer f.Close()
+		fmt.Fprintf(f, "%s, %s\n", why, time.Now().Format(time.RFC3339))
+		_ = pprof.Lookup("goroutine").WriteTo(f, 2)
+		_ = os.WriteFile(path+".log", []byte(s.log.String()), 0o600)
+		_ = os.WriteFile(path+".agent.log", []byte(s.agentLg.String()), 0o600)
+	})
 }
