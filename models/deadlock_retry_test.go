@@ -2,11 +2,14 @@ package models_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R37 on MariaDB with several replicas: a single-statement service update that InnoDB picks as
@@ -36,8 +39,25 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- models.UpdateService(ctx, db.Gorm, svc.Key(), map[string]any{"plan": "p2"}) }()
-	// ...the update takes the index entry and waits for the row...
-	time.Sleep(300 * time.Millisecond)
+	// ...the update takes the index entry and waits for the row (InnoDB reports its wait for
+	// a lock on the primary key of this test's services table)...
+	var schema string
+	if err := db.Gorm.Raw("SELECT DATABASE()").Scan(&schema).Error; err != nil {
+		t.Fatal(err)
+	}
+	wait := fmt.Sprintf("index PRIMARY of table `%s`.`services`", schema)
+	poll.Until(t, 10*time.Second, "the update to wait for the row lock", func() bool {
+		var status struct{ Type, Name, Status string }
+		if err := db.Gorm.Raw("SHOW ENGINE INNODB STATUS").Scan(&status).Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(status.Status, "\n") {
+			if strings.Contains(line, wait) && strings.Contains(line, "waiting") {
+				return true
+			}
+		}
+		return false
+	})
 	// ...and the other transaction now wants the index entry: a deadlock, and the update,
 	// which changed nothing yet, is its victim.
 	var ids []int64

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R51: a replica given several database nodes uses the first one that answers and is ready; an
@@ -91,12 +93,5 @@ func TestFailoverLeavesANodeThatIsNotSynced(t *testing.T) {
 
 func waitNode(t *testing.T, db *models.DB, want int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if db.Nodes()[want].InUse {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("node %d not in use after 15 s: %+v", want, db.Nodes())
+	poll.Until(t, 15*time.Second, fmt.Sprintf("node %d in use", want), func() bool { return db.Nodes()[want].InUse })
 }

@@ -142,7 +142,19 @@ func TestConcurrentClaimsNeverShareAnOperation(t *testing.T) {
 						errs <- fmt.Errorf("service %s has two running operations", c.Op.ServiceID)
 					}
 					mu.Unlock()
-					time.Sleep(2 * time.Millisecond)
+					// While it holds the claim, the worker reads the service's running operations
+					// from the database: a round trip in which the others claim, and a second
+					// check of the same rule.
+					var running int64
+					if err := db.Gorm.WithContext(ctx).Model(&models.Operation{}).
+						Where("client_id = ? AND service_id = ? AND state = ?", c.Op.ClientID, c.Op.ServiceID, models.OpRunning).
+						Count(&running).Error; err != nil {
+						errs <- err
+						return
+					}
+					if running != 1 {
+						errs <- fmt.Errorf("service %s has %d running operations in the database", c.Op.ServiceID, running)
+					}
 					mu.Lock()
 					runningPerService[c.Op.ServiceID]--
 					mu.Unlock()
@@ -168,22 +180,29 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		ids := queue(t, db, "svc", 1)
-		// The lease is long enough for the second claim to come within it on a loaded machine
-		// under -race (50 ms was not); should that claim still come later, the lease has expired
-		// and the test cannot tell, so it skips.
-		const lease = 500 * time.Millisecond
-		begin := time.Now()
+		const lease = time.Minute
+		begin := models.Now()
 		c, err := db.ClaimNext(ctx, "dead-worker", lease)
 		if err != nil || c == nil || c.TakeOver {
 			t.Fatalf("first claim: %+v, %v", c, err)
 		}
 		if c2, _ := db.ClaimNext(ctx, "other", time.Minute); c2 != nil {
-			if time.Since(begin) < lease {
-				t.Fatalf("a live lease was taken: %+v", c2.Op)
-			}
-			t.Skipf("the second claim came after the %v lease had expired", lease)
+			t.Fatalf("a live lease was taken: %+v", c2.Op)
 		}
-		time.Sleep(time.Until(begin.Add(lease + 70*time.Millisecond)))
+		// The claim holds the operation for the lease it asked for, counted from the claim.
+		op, err := models.GetOperation(ctx, db.Gorm, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.LeaseUntil == nil || op.LeaseUntil.Before(begin.Add(lease)) || op.LeaseUntil.After(models.Now().Add(lease)) {
+			t.Fatalf("lease until %v, want the claim time plus %v (claimed after %v)", op.LeaseUntil, lease, begin)
+		}
+		// The worker dies and the lease runs out: its end is moved into the past rather than
+		// waited for.
+		if err := db.Gorm.WithContext(ctx).Model(&models.Operation{}).Where("id = ?", ids[0]).
+			Update("lease_until", models.Now().Add(-time.Second)).Error; err != nil {
+			t.Fatal(err)
+		}
 		c3, err := db.ClaimNext(ctx, "survivor", time.Minute)
 		if err != nil || c3 == nil {
 			t.Fatalf("takeover claim: %+v, %v", c3, err)

@@ -23,15 +23,19 @@ func TestReconciliationFailsWhatIsQueuedBehindIt(t *testing.T) {
 			}
 		}
 		ops := map[string]*models.Operation{}
-		for _, k := range []struct{ name, svc, action string }{
+		created := models.Now().Add(-time.Minute)
+		for i, k := range []struct{ name, svc, action string }{
 			{"running", "svc-a", "reinstall_apply"}, {"behind", "svc-a", "start"}, {"other", "svc-b", "start"},
 		} {
 			op := &models.Operation{ServiceID: k.svc, ClientID: "c", Action: k.action, Payload: "{}"}
 			if err := models.InsertOperation(ctx, g, op); err != nil {
 				t.Fatal(err)
 			}
+			// Claims take the oldest first: the order of creation is written, not waited for.
+			if err := g.Model(op).Update("created_at", created.Add(time.Duration(i)*time.Second)).Error; err != nil {
+				t.Fatal(err)
+			}
 			ops[k.name] = op
-			time.Sleep(2 * time.Millisecond) // claims take the oldest first
 		}
 		c, err := db.ClaimNext(ctx, "w", time.Minute)
 		if err != nil || c == nil || c.Op.ID != ops["running"].ID {

@@ -11,6 +11,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // The webhook path's statements are prepared once and reused, outside and inside
@@ -32,20 +33,13 @@ func TestStatementPool(t *testing.T) {
 			}
 		}
 		// Statements are prepared in the background after their first run.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			prepared, seen := models.PooledStatementsForTest(db)
-			if seen == 0 {
-				t.Fatal("no statement went through the pool")
-			}
-			if prepared == seen {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d statements prepared", prepared, seen)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if _, seen := models.PooledStatementsForTest(db); seen == 0 {
+			t.Fatal("no statement went through the pool")
 		}
+		poll.Until(t, 10*time.Second, "every pooled statement prepared", func() bool {
+			prepared, seen := models.PooledStatementsForTest(db)
+			return prepared == seen
+		})
 		if err := create("svc-1"); !errors.Is(err, models.ErrDuplicate) {
 			t.Fatalf("duplicate create in a pooled transaction: %v, want ErrDuplicate", err)
 		}
