@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,10 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 	poll.Until(t, 10*time.Second, "the update to wait for the row lock", func() bool {
 		var status struct{ Type, Name, Status string }
 		if err := db.Gorm.Raw("SHOW ENGINE INNODB STATUS").Scan(&status).Error; err != nil {
+			// InnoDB shows its lock waits only to a user with the PROCESS privilege.
+			if strings.Contains(err.Error(), "1227") && os.Getenv("PVEBILL_TEST_REQUIRE_MYSQL") != "1" {
+				t.Skipf("the test database user needs PROCESS to see InnoDB's lock waits: %v", err)
+			}
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(status.Status, "\n") {
