@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -354,17 +355,24 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 	s.sim.SetTaskDuration("vzcreate", 800*time.Millisecond)
 	s.sim.SetTaskDuration("vzdestroy", 500*time.Millisecond)
 	// The short form: 60 services (120 operations), a fault every 1.5 s, 5 kills and 5 cuts. The
-	// long form (make chaos-agent): 1,500 services (3,000 operations) and a fault every 6 s until
-	// the work is done, at least 30 of each. (A cut is noticed after up to 15 s: a cut every 3 s
-	// would keep the cluster away nearly all the time, which measures nothing but the outage.)
-	services, workers, minFaults, faultCap, every := 60, 6, 5, 10, 1500*time.Millisecond
+	// long form (make chaos-agent): at least 1,500 services (3,000 operations) and at least 30
+	// kills and 30 cuts, each fault once the cluster answered again after the last one and 3 s
+	// of work went by (a cut is noticed after up to 15 s: faults on a fixed clock would keep the
+	// cluster away most of the time, which measures nothing but the outage). Clients go on
+	// creating and terminating until both counts are reached.
+	services, workers, minFaults, faultCap, every, recovered := 60, 6, 5, 10, 1500*time.Millisecond, false
 	if os.Getenv("PVEBILL_TEST_CHAOS_AGENT") == "long" {
-		services, workers, minFaults, faultCap, every = 1500, 16, 30, 1<<30, 6*time.Second
+		services, workers, minFaults, faultCap, every, recovered = 1500, 16, 30, 1<<30, 3*time.Second, true
 	}
 	stop := make(chan struct{})
-	faults := make(chan string, 4096)
+	enough := make(chan struct{}) // closed when the fault loop reached its minimum
+	var enoughOnce sync.Once
+	var kills, cuts atomic.Int64
 	go func() {
 		for i := 0; i < faultCap; i++ { // kills and cuts in turn
+			if recovered && !s.answers(stop) {
+				return
+			}
 			select {
 			case <-stop:
 				return
@@ -373,19 +381,32 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 			if i%2 == 0 {
 				s.agent.Kill()
 				time.Sleep(300 * time.Millisecond)
-				faults <- "kill"
+				kills.Add(1)
 			} else {
 				proxy.Stall()
-				faults <- "cut"
+				cuts.Add(1)
 			}
 			s.startAgentQuiet(t)
+			if kills.Load() >= int64(minFaults) && cuts.Load() >= int64(minFaults) {
+				enoughOnce.Do(func() { close(enough) })
+			}
 		}
 	}()
+	var next atomic.Int64
+	var usedMu sync.Mutex
+	var used []string
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Go(func() {
-			for i := w; i < services; i += workers {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= services && closed(enough) {
+					return
+				}
 				id := "chaos-" + strconv.Itoa(i)
+				usedMu.Lock()
+				used = append(used, id)
+				usedMu.Unlock()
 				s.untilDone(t, "POST", "/v1/services",
 					`{"service_id":"`+id+`","plan":"ct-2g","hostname":"`+id+`.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
 				s.untilDone(t, "POST", "/v1/services/"+id+"/terminate", `{}`)
@@ -394,14 +415,6 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
-	kills, cuts := 0, 0
-	for len(faults) > 0 {
-		if <-faults == "kill" {
-			kills++
-		} else {
-			cuts++
-		}
-	}
 	creates, destroys := map[string]int{}, map[string]int{}
 	for _, r := range s.sim.Requests() {
 		if r.Method == "POST" && strings.HasSuffix(r.Path, "/lxc") {
@@ -421,10 +434,10 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 			t.Errorf("R57: %d destroys of %s reached Proxmox", n, p)
 		}
 	}
-	for i := range services {
-		_, m := s.call(t, "GET", "/v1/services/chaos-"+strconv.Itoa(i), "")
+	for _, id := range used {
+		_, m := s.call(t, "GET", "/v1/services/"+id, "")
 		if svc, _ := m["service"].(map[string]any); svc["state"] != "terminated" {
-			t.Errorf("chaos-%d: %v", i, svc["state"])
+			t.Errorf("%s: %v", id, svc["state"])
 		}
 	}
 	for _, r := range s.sim.Requests() {
@@ -437,9 +450,34 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 		}
 	}
 	t.Logf("chaos: %d services created and terminated (%d operations) through %d agent kills and %d tunnel cuts in %s",
-		services, 2*services, kills, cuts, time.Since(began).Round(time.Second))
-	if kills < minFaults || cuts < minFaults {
-		t.Fatalf("only %d kills and %d cuts", kills, cuts)
+		len(used), 2*len(used), kills.Load(), cuts.Load(), time.Since(began).Round(time.Second))
+	if kills.Load() < int64(minFaults) || cuts.Load() < int64(minFaults) {
+		t.Fatalf("only %d kills and %d cuts", kills.Load(), cuts.Load())
+	}
+}
+
+// closed reports whether ch is closed.
+func closed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// answers waits until a read that needs Proxmox succeeds through the cluster's agent (false
+// when stop closes first).
+func (s *agentStand) answers(stop chan struct{}) bool {
+	for {
+		if status, _ := signedCallErr(s.base, "GET", "/v1/admin/clusters/default/nodes"); status == http.StatusOK {
+			return true
+		}
+		select {
+		case <-stop:
+			return false
+		case <-time.After(1100 * time.Millisecond): // a second apart: the same signed request within one is a replay
+		}
 	}
 }
 

@@ -65,6 +65,21 @@ func inProcessReplicas(t *testing.T, sim *pvesim.Sim, n int, sampling string) []
 // signedCall sends one signed API request to base.
 func signedCall(t *testing.T, base, method, path string, body []byte) (int, map[string]any) {
 	t.Helper()
+	status, m, err := signedRequest(base, method, path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, m
+}
+
+// signedCallErr is signedCall for a goroutine that is not the test's: a transport error is a
+// status of 0.
+func signedCallErr(base, method, path string) (int, map[string]any) {
+	status, m, _ := signedRequest(base, method, path, nil)
+	return status, m
+}
+
+func signedRequest(base, method, path string, body []byte) (int, map[string]any, error) {
 	req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	req.Header.Set(server.HeaderKey, "whmcs")
@@ -75,12 +90,12 @@ func signedCall(t *testing.T, base, method, path string, body []byte) (int, map[
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	var m map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	return resp.StatusCode, m, nil
 }
 
 func opState(m map[string]any) string {
