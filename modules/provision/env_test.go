@@ -39,6 +39,7 @@ type env struct {
 	reg    *prometheus.Registry
 	plans  *plans.Service
 	client *pve.Client
+	kinds  *kinds.Registry
 }
 
 // testPlans are the plans every test environment holds.
@@ -103,7 +104,7 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 		Executor:  stacktest.Executor("test"),
 		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
 	ps := st.Plans
-	e.plans, e.client, e.exec, e.svc = ps, client, st.Exec, st.Provisioner
+	e.plans, e.client, e.exec, e.svc, e.kinds = ps, client, st.Exec, st.Provisioner, st.Kinds
 	specs := testPlans()
 	if pool {
 		vp := specs[2]

@@ -49,6 +49,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if sn != nil {
 		template = sn.template
 	}
+	entry.Template = template
 	f, hang := s.matchFault(method, rel, template)
 	if f != nil && s.faultBefore(w, r, f, hang, entry) {
 		return
@@ -59,11 +60,22 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entry.Status = status
+	entry.Task = startsTask(body)
 	s.record(entry)
 	if status == http.StatusUnauthorized && s.opts.AuthFailDelay > 0 {
 		wait(r, s.opts.AuthFailDelay)
 	}
 	writeJSON(w, status, body)
+}
+
+// startsTask reports whether an answer's data is a task's UPID.
+func startsTask(body any) bool {
+	m, ok := body.(map[string]any)
+	if !ok {
+		return false
+	}
+	upid, ok := m["data"].(string)
+	return ok && strings.HasPrefix(upid, "UPID:")
 }
 
 // knownMethod answers 501 for a method pve-http-server does not know (it knows only

@@ -25,6 +25,11 @@ type Request struct {
 	Status int        `json:"status"`
 	Time   time.Time  `json:"time"`
 	Node   string     `json:"node"`
+	// Template is the path in Proxmox's schema the request matched ("/nodes/{node}/lxc"),
+	// empty when none: a fault injected on it hits the same call again, whatever node or vmid.
+	Template string `json:"template,omitempty"`
+	// Task is set when the answer was a task's UPID.
+	Task bool `json:"task,omitempty"`
 }
 
 // Requests returns a copy of the request log.
