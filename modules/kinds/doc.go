@@ -23,7 +23,9 @@
 //     reinstall.Reader ...) in a file of its own in the kind's package; the capability list
 //     is computed from what the module implements (Capabilities), never written elsewhere;
 //  4. registered in the one table, stack.Kinds (modules/stack);
-//  5. the provisioning conformance tests (modules/provision) run against it on the simulator.
+//  5. two test plans that offer only the kind (modules/provision's testPlans): the
+//     conformance suite (TestKindConformance) then runs the whole lifecycle with it on the
+//     simulator, failing each write that lifecycle sends once, in a run of its own.
 //
 // Nothing outside the kinds' packages compares a guest kind (TestNoKindComparisonsOutsideKinds).
 package kinds
