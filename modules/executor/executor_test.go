@@ -17,6 +17,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/modules/executor"
 )
 
@@ -238,11 +239,22 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		e, _ := start(t, db, p, "w1", time.Second)
 		op := enqueue(t, db, "svc")
 		e.Kick()
-		time.Sleep(2500 * time.Millisecond)
-		// A second executor must not take it over while the first renews.
+		// The run outlives its first lease: the lease has been renewed past twice its length
+		// after the run started.
+		poll.Until(t, 10*time.Second, "the run to start", func() bool { return p.runs.Load() == 1 })
+		started := models.Now()
+		renewedPast := func(at time.Time) func() bool {
+			return func() bool {
+				got, err := models.GetOperation(context.Background(), db.Gorm, op.ID)
+				return err == nil && got.LeaseUntil != nil && got.LeaseUntil.After(at)
+			}
+		}
+		poll.Until(t, 10*time.Second, "the lease renewed twice over", renewedPast(started.Add(2*time.Second)))
+		// A second executor, claiming every 20 ms, must not take it over while the first renews
+		// it, for two more renewals.
 		p2 := &probe{}
 		start(t, db, p2, "w2", time.Second)
-		time.Sleep(1500 * time.Millisecond)
+		poll.Until(t, 10*time.Second, "two more renewals", renewedPast(models.Now().Add(time.Second+700*time.Millisecond)))
 		if p2.runs.Load() != 0 {
 			t.Fatal("a live operation was taken over")
 		}
@@ -258,14 +270,14 @@ func TestTakeoverResumesBeforeIrreversibleStage(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		op := enqueue(t, db, "svc")
-		c, err := db.ClaimNext(ctx, "crashed", 100*time.Millisecond)
+		c, err := db.ClaimNext(ctx, "crashed", time.Minute)
 		if err != nil || c == nil {
 			t.Fatal(c, err)
 		}
 		if err := db.SetStage(ctx, op.ID, "crashed", "stop", 1); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(150 * time.Millisecond)
+		leaseRunsOut(t, db, op.ID)
 		p := &probe{}
 		e, _ := start(t, db, p, "survivor", 5*time.Second)
 		got := waitState(t, db, e, op.ID)
@@ -280,13 +292,13 @@ func TestTakeoverAfterIrreversibleStageNeedsReconciliation(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		op := enqueue(t, db, "svc")
-		if c, err := db.ClaimNext(ctx, "crashed", 100*time.Millisecond); err != nil || c == nil {
+		if c, err := db.ClaimNext(ctx, "crashed", time.Minute); err != nil || c == nil {
 			t.Fatal(c, err)
 		}
 		if err := db.SetStage(ctx, op.ID, "crashed", "destroy", 2); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(150 * time.Millisecond)
+		leaseRunsOut(t, db, op.ID)
 		p := &probe{}
 		e, _ := start(t, db, p, "survivor", 5*time.Second)
 		got := waitState(t, db, e, op.ID)
@@ -414,5 +426,15 @@ func TestKickWakesOneWorkerAndClaimsChain(t *testing.T) {
 				t.Errorf("%d claim queries for 10 operations queued one at a time with 32 idle workers", got)
 			}
 		})
+	}
+}
+
+// leaseRunsOut ends a crashed worker's lease on the operation: its end is moved into the past
+// rather than waited for.
+func leaseRunsOut(t *testing.T, db *models.DB, id string) {
+	t.Helper()
+	if err := db.Gorm.Model(&models.Operation{}).Where("id = ?", id).
+		Update("lease_until", models.Now().Add(-time.Second)).Error; err != nil {
+		t.Fatal(err)
 	}
 }
