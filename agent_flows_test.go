@@ -392,7 +392,7 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 			}
 		}
 	}()
-	var next atomic.Int64
+	var next, finished atomic.Int64
 	var usedMu sync.Mutex
 	var used []string
 	var wg sync.WaitGroup
@@ -410,8 +410,22 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 				s.untilDone(t, "POST", "/v1/services",
 					`{"service_id":"`+id+`","plan":"ct-2g","hostname":"`+id+`.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
 				s.untilDone(t, "POST", "/v1/services/"+id+"/terminate", `{}`)
+				finished.Add(1)
 			}
 		})
+	}
+	if recovered { // the long form says how far it got, twice a minute
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(30 * time.Second):
+					t.Logf("%s: %d services done, %d kills, %d cuts", time.Since(began).Round(time.Second),
+						finished.Load(), kills.Load(), cuts.Load())
+				}
+			}
+		}()
 	}
 	wg.Wait()
 	close(stop)
