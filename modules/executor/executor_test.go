@@ -324,10 +324,7 @@ func TestStopReleasesRunBeforeIrreversibleStage(t *testing.T) {
 		e.Start(context.Background())
 		op := enqueue(t, db, "svc")
 		e.Kick()
-		deadline := time.Now().Add(5 * time.Second)
-		for p.runs.Load() == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll.Until(t, 5*time.Second, "the run to start", func() bool { return p.runs.Load() > 0 })
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		e.Stop(ctx)
@@ -399,10 +396,7 @@ func TestKickWakesOneWorkerAndClaimsChain(t *testing.T) {
 				ops = append(ops, enqueue(t, db, fmt.Sprintf("burst-%02d", i)))
 			}
 			e.Kick()
-			deadline := time.Now().Add(5 * time.Second)
-			for p.runs.Load() < 12 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			poll.Wait(5*time.Second, func() bool { return p.runs.Load() >= 12 })
 			if got := p.runs.Load(); got != 12 {
 				t.Fatalf("%d of 12 queued operations started after one Kick", got)
 			}
