@@ -59,7 +59,7 @@ chaos-galera-short:
 # The agent's long chaos run (agent_flows_test.go): 3,000 operations through a real agent that is
 # killed and whose tunnel is cut without a FIN, in turn every 6 s, at least 30 of each.
 chaos-agent:
-	PVEBILL_TEST_CHAOS_AGENT=long $(GO) test -count=1 -timeout 60m -run '^TestAgentChaosKillsAndCuts$$' -v .
+	PVEBILL_TEST_CHAOS_AGENT=long $(GO) test -count=1 -timeout 90m -run '^TestAgentChaosKillsAndCuts$$' -v .
 
 lint: lint-install
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
