@@ -17,8 +17,8 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/modules/executor"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

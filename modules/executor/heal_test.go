@@ -16,6 +16,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // healer is an action with an irreversible stage whose steps record what ran, fail where told,
@@ -142,20 +143,10 @@ func TestHealFromTheFacts(t *testing.T) {
 				op := enqueue(t, db, "svc")
 				e.Kick()
 				if c.parked {
-					deadline := time.Now().Add(5 * time.Second)
-					for {
+					poll.Until(t, 5*time.Second, "the operation to be parked", func() bool {
 						got, err := models.GetOperation(context.Background(), db.Gorm, op.ID)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if got.State == models.OpQueued && got.Awaiting != nil {
-							break
-						}
-						if time.Now().After(deadline) {
-							t.Fatalf("operation %s, never parked", got.State)
-						}
-						time.Sleep(10 * time.Millisecond)
-					}
+						return err == nil && got.State == models.OpQueued && got.Awaiting != nil
+					})
 					time.Sleep(100 * time.Millisecond) // a few claim rounds: nobody takes it
 					if got, _ := models.GetOperation(context.Background(), db.Gorm, op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
 						t.Fatalf("parked operation %s, lock %v", got.State, lockOf(t, db, "svc"))
