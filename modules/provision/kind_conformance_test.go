@@ -75,13 +75,7 @@ func conformanceCases(t *testing.T, e *env) []conformanceCase {
 	sort.Strings(kindsOf)
 	var out []conformanceCase
 	for _, k := range kindsOf {
-		var specs []plans.Spec
-		for _, s := range testPlans() {
-			if len(s.GuestTypes) == 1 && string(s.GuestTypes[0]) == k && s.IPPool == nil {
-				specs = append(specs, s)
-			}
-		}
-		if len(specs) < 2 {
+		if len(kindPlans(k)) < 2 {
 			t.Fatalf("the test fixtures need two plans that offer only %s", k)
 		}
 		out = append(out, conformanceCase{kind: k, plan: "conf-" + k + "-a", other: "conf-" + k + "-b"})
@@ -89,15 +83,21 @@ func conformanceCases(t *testing.T, e *env) []conformanceCase {
 	return out
 }
 
+// kindPlans are the fixture plans that offer only kind, without an address pool.
+func kindPlans(kind string) []plans.Spec {
+	var out []plans.Spec
+	for _, s := range testPlans() {
+		if len(s.GuestTypes) == 1 && string(s.GuestTypes[0]) == kind && s.IPPool == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // conformancePlans saves the case's two plans, with backups, in e.
 func conformancePlans(t *testing.T, e *env, c conformanceCase) {
 	t.Helper()
-	var specs []plans.Spec
-	for _, s := range testPlans() {
-		if len(s.GuestTypes) == 1 && string(s.GuestTypes[0]) == c.kind && s.IPPool == nil {
-			specs = append(specs, s)
-		}
-	}
+	specs := kindPlans(c.kind)
 	for i, code := range []string{c.plan, c.other} {
 		s := specs[i]
 		s.Code, s.BackupStorage, s.BackupsMax = code, "local", new(2)
