@@ -90,9 +90,9 @@ func wireApp(ctx context.Context, cfg config.Config, db *models.DB, log *slog.Lo
 	// (R9); neither stops the server. This first check is also what /readyz answers until the
 	// background check runs (R50).
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	st.Provisioner.CheckClusters(rctx)
+	st.Readiness.Check(rctx)
 	cancel()
-	for name, detail := range st.Provisioner.Readiness(ctx) {
+	for name, detail := range st.Readiness.Readiness(ctx) {
 		log.Info("cluster", readinessAttrs(name, detail)...)
 	}
 	so := serve.Options(st, cfg)

@@ -62,7 +62,7 @@ func (s *Server) readyz(c *gin.Context) error {
 	}
 	// Cluster reachability and the datacenter firewall are reported, never a reason to be
 	// unready (R9), from the last background check (R50).
-	clusters := s.prov.Readiness(ctx)
+	clusters := s.ready.Readiness(ctx)
 	s.listAgents(clusters)
 	checks["clusters"] = clusters
 	if len(s.transport) > 0 {

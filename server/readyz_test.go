@@ -35,7 +35,7 @@ func readyzCluster(t *testing.T, h *svcHarness) (response, map[string]any) {
 func TestReadyzNeverWaitsOnProxmox(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	h.sim.SetClusterFirewall(true)
-	h.st.Provisioner.CheckClusters(context.Background())
+	h.st.Readiness.Check(context.Background())
 	_, first := readyzCluster(t, h)
 	if first["proxmox"] != "ok" || first["datacenter_firewall"] != "enabled" || first["checked_at"] == nil {
 		t.Fatalf("first check %v", first)

@@ -44,8 +44,10 @@ type Options struct {
 	WaitRecheck time.Duration
 	// Plans serves the plan routes.
 	Plans *plans.Service
-	// Provision serves the service lifecycle routes, the guest list and the clusters' readiness.
+	// Provision serves the service lifecycle routes and the guest list.
 	Provision *provision.Provisioner
+	// Readiness answers /readyz's clusters from the last background check (R50).
+	Readiness Readiness
 	// Reinstall serves the reinstall routes and the admin reconcile route.
 	Reinstall *reinstall.Replacer
 	// IPPools serves the IP pool routes.
@@ -63,6 +65,11 @@ type Options struct {
 	Moves Moves
 }
 
+// Readiness is what /readyz needs of the clusters' background check (modules/readiness).
+type Readiness interface {
+	Readiness(ctx context.Context) map[string]any
+}
+
 // Moves is what the migration and maintenance routes need (modules/migrate).
 type Moves interface {
 	Migrate(ctx context.Context, k models.ServiceKey, req migrate.Request) (*models.Operation, error)
@@ -76,7 +83,7 @@ func (o Options) missing() []string {
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
 		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
-		"Moves": o.Moves == nil} {
+		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -110,6 +117,7 @@ type Server struct {
 	rdns     *rdns.Service
 	agents   *agent.Hub
 	moves    Moves
+	ready    Readiness
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
 	schemaOK atomic.Bool
@@ -137,7 +145,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -377,7 +377,7 @@ func TestAdminGuests(t *testing.T) {
 func TestReadyzDatacenterFirewall(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	h.sim.SetClusterFirewall(false)
-	h.st.Provisioner.CheckClusters(context.Background())
+	h.st.Readiness.Check(context.Background())
 	req, _ := http.NewRequest("GET", h.http.URL+"/readyz", nil)
 	r := h.do(req)
 	if r.Status != 200 {
@@ -393,7 +393,7 @@ func TestReadyzDatacenterFirewall(t *testing.T) {
 		t.Fatal("no log line")
 	}
 	h.sim.SetClusterFirewall(true)
-	h.st.Provisioner.CheckClusters(context.Background())
+	h.st.Readiness.Check(context.Background())
 	r = h.do(req)
 	if !strings.Contains(string(r.Body), `"datacenter_firewall":"enabled"`) {
 		t.Fatalf("readyz %s", r.Body)

@@ -98,10 +98,6 @@ type Provisioner struct {
 	metrics  *Metrics
 	attempts int
 	now      func() time.Time
-	fwMu     sync.Mutex
-	fwState  map[string]string
-	// health is what the last readiness check found per cluster (health.go), under fwMu.
-	health map[string]clusterHealth
 	// placeMu makes a placement's read of the creates in flight and its record one step.
 	placeMu sync.Mutex
 	readTTL time.Duration
@@ -119,7 +115,7 @@ func New(o Options) *Provisioner {
 	}
 	s := &Provisioner{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans,
 		mods: o.Modules, clusters: operation.NewClusters(o.Clusters), addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets,
-		log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now, fwState: map[string]string{}}
+		log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now}
 	s.names = s.clusters.Names()
 	return s
 }

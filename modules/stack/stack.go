@@ -23,6 +23,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
 	"pvebill/modules/rdns"
+	"pvebill/modules/readiness"
 	"pvebill/modules/reinstall"
 	"pvebill/server/config"
 )
@@ -80,6 +81,7 @@ type Stack struct {
 	RDNS        *rdns.Service
 	Agents      *agent.Hub
 	Moves       *migrate.Service
+	Readiness   *readiness.Checker
 }
 
 // New wires a stack: the executor, the kinds' registry, plans with the capabilities the kinds
@@ -111,6 +113,7 @@ func New(o Options) *Stack {
 		po.Now = time.Now
 	}
 	st.Provisioner = provision.New(po)
+	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
 	nodes := map[string][]string{}
 	for _, cl := range o.Clusters {

@@ -49,6 +49,9 @@ func WithServices(o server.Options) server.Options {
 	if o.Moves == nil {
 		o.Moves = full.Moves
 	}
+	if o.Readiness == nil {
+		o.Readiness = full.Readiness
+	}
 	return o
 }
 
