@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // stand is pvebill's agent endpoint on loopback TCP, the simulator, and a client of the cluster
@@ -63,13 +65,7 @@ func (s *stand) startAgent(t *testing.T, o agent.Options) *agenttest.Running {
 
 func (s *stand) waitAgents(t *testing.T, n int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for len(s.hub.Agents("c1")) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d agents connected after %s, want %d", len(s.hub.Agents("c1")), within, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, within, fmt.Sprintf("%d agents connected", n), func() bool { return len(s.hub.Agents("c1")) == n })
 }
 
 func ctx(t *testing.T) context.Context {

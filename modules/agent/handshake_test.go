@@ -17,6 +17,7 @@ import (
 
 	"pvebill/modules/agent"
 	"pvebill/modules/agent/agenttest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // dialRaw opens the agents' WebSocket as an agent would and returns the challenge.
@@ -122,10 +123,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	wrong := agenttest.Config(s.srv.URL, "c1", s.keyFile, s.sim.URL)
 	wrong.PrivateKeyFile, _, _ = agenttest.Key(t)
 	agenttest.Start(t, wrong, agent.Options{BackoffBase: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond})
-	deadline := time.Now().Add(5 * time.Second)
-	for failures(s, agent.FailBadSignature) < 4 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Wait(5*time.Second, func() bool { return failures(s, agent.FailBadSignature) >= 4 })
 	if failures(s, agent.FailBadSignature) < 4 || len(s.hub.Agents("c1")) != 0 {
 		t.Fatalf("wrong-key agent: failures %v, tunnels %d", failures(s, agent.FailBadSignature), len(s.hub.Agents("c1")))
 	}

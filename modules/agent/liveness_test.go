@@ -9,6 +9,7 @@ import (
 
 	"pvebill/modules/agent"
 	"pvebill/modules/agent/agenttest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // throughProxy dials the proxy instead of pvebill.
@@ -74,10 +75,8 @@ func TestIdleTunnelBehindProxyStaysUp(t *testing.T) {
 	r := s.startAgent(t, agent.Options{DialContext: throughProxy(p)})
 	// The hub lists the agent as soon as the handshake is verified; the agent records its own
 	// connection time a moment later.
+	poll.Wait(5*time.Second, func() bool { return !r.Agent.Connected().IsZero() })
 	up := r.Agent.Connected()
-	for wait := time.Now().Add(5 * time.Second); up.IsZero() && time.Now().Before(wait); up = r.Agent.Connected() {
-		time.Sleep(10 * time.Millisecond)
-	}
 	if up.IsZero() {
 		t.Fatal("the agent never recorded its connection")
 	}
@@ -92,10 +91,7 @@ func TestIdleTunnelBehindProxyStaysUp(t *testing.T) {
 	s2 := newStand(t, agent.HubOptions{})
 	p2 := agenttest.StartProxy(t, strings.TrimPrefix(s2.srv.URL, "http://"), 2*time.Second)
 	s2.startAgent(t, agent.Options{DialContext: throughProxy(p2), BackoffBase: time.Hour, BackoffMax: time.Hour})
-	deadline := time.Now().Add(10 * time.Second)
-	for p2.IdleClosed() == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Wait(10*time.Second, func() bool { return p2.IdleClosed() > 0 })
 	if p2.IdleClosed() == 0 {
 		t.Fatal("the proxy's idle timer never fired: the harness proves nothing")
 	}

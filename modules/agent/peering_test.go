@@ -19,6 +19,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 const peerSecret = "peering-test-secret-0123456789abcdef"
@@ -124,13 +125,7 @@ func shortCtx(t *testing.T, d time.Duration) context.Context {
 
 func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s", what, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, within, what, ok)
 }
 
 // R57: a replica without a tunnel reaches the cluster through the replica that has one, one
