@@ -14,6 +14,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack"
 	"pvebill/server/config"
 )
 
@@ -93,8 +94,12 @@ func TestConsoleSessionLimits(t *testing.T) {
 			dbA, dbB := replicaDatabases(t, d)
 			sim := simtest.Start(t, nil)
 			cc := &config.Console{Secret: consoleSecret, MaxSessionsPerService: 2, MaxSessionsPerClient: 3}
-			a := newServicesReplica(t, dbA, sim, cc, "replica-a", true)
-			b := newServicesReplica(t, dbB, sim, cc, "replica-b", false)
+			// The production lease (30 s), not the tests' 5 s: two replicas writing to one SQLite
+			// file under -race can hold a heartbeat past 5 s, and a create taken over by the
+			// replica without its password fails interrupted, which is not what this test is about.
+			lease := func(o *stack.Options) { o.Executor.Lease = config.Defaults().Executor.Lease }
+			a := newServicesReplica(t, dbA, sim, cc, "replica-a", true, lease)
+			b := newServicesReplica(t, dbB, sim, cc, "replica-b", false, lease)
 			b.advance(-30 * time.Second) // B signs apart from A: the same request is no replay (R47)
 			for _, id := range []string{"lim-1", "lim-2"} {
 				succeeded(t, a.billing("POST", "/v1/services?wait=20", createBody(id, "ct-1g")))
