@@ -41,8 +41,6 @@ type Checker struct {
 	firewall *prometheus.GaugeVec
 	mu       sync.Mutex
 	health   map[string]clusterHealth
-	// fwState is each cluster's last firewall state, to log a change once.
-	fwState map[string]string
 }
 
 // clusterHealth is what the last background check of a cluster found.
@@ -61,7 +59,7 @@ func New(o Options) *Checker {
 		o.Now = time.Now
 	}
 	c := &Checker{clusters: operation.NewClusters(o.Clusters), log: o.Log, now: o.Now,
-		health: map[string]clusterHealth{}, fwState: map[string]string{},
+		health: map[string]clusterHealth{},
 		firewall: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_datacenter_firewall_enabled",
 			Help: "1 when the cluster's datacenter firewall is enabled (guest anti-spoofing applies only then, R9), 0 when not."},
 			[]string{"cluster"})}
@@ -129,17 +127,16 @@ func (c *Checker) checkCluster(ctx context.Context, name string) clusterHealth {
 	return h
 }
 
-// store keeps a cluster's check result and logs a firewall that became disabled.
+// store keeps a cluster's check result and logs a firewall that became disabled (once per
+// change: the previous result says what it was).
 func (c *Checker) store(name string, h clusterHealth) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	prev := c.health[name]
 	c.health[name] = h
-	if prev := c.fwState[name]; prev != h.firewall {
-		c.fwState[name] = h.firewall
-		if h.firewall == "disabled" {
-			c.log.Warn("datacenter firewall is disabled: guest anti-spoofing (firewall=1, ipfilter) has no effect until it is enabled",
-				"cluster", name)
-		}
+	if h.firewall == "disabled" && prev.firewall != "disabled" {
+		c.log.Warn("datacenter firewall is disabled: guest anti-spoofing (firewall=1, ipfilter) has no effect until it is enabled",
+			"cluster", name)
 	}
 }
 
