@@ -17,12 +17,8 @@ import (
 	"pvebill/jobs"
 	"pvebill/models"
 	"pvebill/models/dbtest"
-	"pvebill/modules/executor"
-	"pvebill/modules/kinds"
-	"pvebill/modules/lxc"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
-	"pvebill/modules/qemu"
 	"pvebill/modules/stack"
 )
 
@@ -30,24 +26,7 @@ import (
 // service, provisioner, executor (started) and metrics.
 func (e *env) replica(owner string) *stack.Stack {
 	e.t.Helper()
-	return e.replicaWith(stacktest.Executor(owner))
-}
-
-// replicaWith is replica with its executor configured by cfg.
-func (e *env) replicaWith(cfg executor.Config) *stack.Stack {
-	e.t.Helper()
-	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
-		Metrics:  prometheus.NewRegistry(),
-		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
-		Executor: cfg})
-	st.Exec.Start(context.Background())
-	e.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		st.Exec.Stop(ctx)
-	})
-	return st
+	return e.Replica(stacktest.Executor(owner))
 }
 
 // scheduler is the backup schedule job of a provisioner, on a clock the test sets.

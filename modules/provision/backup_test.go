@@ -16,6 +16,7 @@ import (
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest"
 )
 
 // backupPlans adds ct-bk (a container plan keeping two backups on local, deleted on
@@ -24,7 +25,7 @@ import (
 func (e *env) backupPlans() {
 	e.t.Helper()
 	ctx := context.Background()
-	specs := testPlans()
+	specs := stacktest.Plans()
 	ct, vm := specs[0], specs[2]
 	ct.BackupStorage, ct.BackupsMax, ct.BackupSchedule = "local", new(2), "0 3 * * *"
 	vm.BackupStorage, vm.BackupsMax, vm.BackupMode, vm.BackupsOnTerminate = "local", new(2), plans.BackupStop, plans.BackupsKeep

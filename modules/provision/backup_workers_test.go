@@ -45,7 +45,7 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			e.exec.Stop(stopCtx)
 			cancel()
-			st := e.replicaWith(executor.Config{Owner: "capped", Workers: 2, LongWorkers: 1, Lease: 5 * time.Second,
+			st := e.Replica(executor.Config{Owner: "capped", Workers: 2, LongWorkers: 1, Lease: 5 * time.Second,
 				PollInterval: 20 * time.Millisecond})
 			e.sim.SetTaskDuration("vzdump", 1500*time.Millisecond)
 			for _, id := range order {

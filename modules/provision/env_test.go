@@ -3,33 +3,27 @@ package provision_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"strings"
 	"testing"
 	"time"
-
-	"pvebill/modules/stack/stacktest"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"pvebill/models"
-	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
-	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/qemu"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest"
 )
 
 const testPassword = "Sup3r-Secret-Root-pw"
 
 type env struct {
+	*stacktest.Env
 	t      *testing.T
 	db     *models.DB
 	sim    *simtest.Server
@@ -40,28 +34,6 @@ type env struct {
 	plans  *plans.Service
 	client *pve.Client
 	kinds  *kinds.Registry
-}
-
-// testPlans are the plans every test environment holds.
-func testPlans() []plans.Spec {
-	return []plans.Spec{
-		{Code: "ct-small", Name: "Container small", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: new(1), MemoryMiB: new(512), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
-		{Code: "ct-big", Name: "Container big", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
-			Cores: new(2), MemoryMiB: new(2048), SwapMiB: new(256), DiskGiB: new(12), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"}}},
-		{Code: "vm-small", Name: "VM small", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
-		{Code: "vm-pause", Name: "VM pause", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
-			Cores: new(4), MemoryMiB: new(4096), DiskGiB: new(20), Storage: "local-lvm", Bridge: "vmbr0",
-			VMSuspendMode: plans.SuspendPause, OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
-		{Code: "flex", Name: "Flex", GuestTypes: []plans.GuestType{plans.Container, plans.VM}, Cluster: "default",
-			Cores: new(1), MemoryMiB: new(1024), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{Container: map[string]string{"debian-12": "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"},
-				VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
-	}
 }
 
 // newEnvWithPlanPool is newEnv with addresses and the VM plan vm-pool that names an ip_pool;
@@ -93,65 +65,34 @@ func newEnvOvercommit(t *testing.T, sim *pvesim.Sim, oc float64) *env {
 
 func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.Addresses, pool bool) *env {
 	t.Helper()
-	e := &env{t: t, logs: &stacktest.LogBuffer{}, reg: prometheus.NewRegistry()}
-	e.db = dbtest.Open(t, dialect)
-	e.sim = simtest.Start(t, sim)
-	client := e.sim.Client(t, nil)
-	log := slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: e.reg,
-		Kinds:     []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
-		Executor:  stacktest.Executor("test"),
-		Provision: provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}})
-	ps := st.Plans
-	e.plans, e.client, e.exec, e.svc, e.kinds = ps, client, st.Exec, st.Provisioner, st.Kinds
-	specs := testPlans()
+	specs := stacktest.Plans()
 	if pool {
 		vp := specs[2]
 		vp.Code, vp.IPPool = "vm-pool", new("pool-a")
 		specs = append(specs, vp)
 		specs[3].IPPool = new("pool-a")
 	}
-	if _, err := ps.Import(context.Background(), specs, plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	// Saving the plans read their storages' types (R44): the tests count from here.
-	e.sim.ResetLog()
-	e.exec.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		e.exec.Stop(ctx)
-	})
+	oc := testOvercommit
+	se := stacktest.New(t, stacktest.Options{Dialect: dialect, Sim: sim, Plans: specs, Stack: func(o *stack.Options) {
+		o.Clusters[0].MemoryOvercommit = oc
+		o.Provision = provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}
+	}})
+	st := se.Stack
+	e := &env{Env: se, t: t, db: se.DB, sim: se.Sim, logs: se.Logs, reg: se.Metrics, client: se.Client,
+		plans: st.Plans, exec: st.Exec, svc: st.Provisioner, kinds: st.Kinds}
+	se.Start()
 	return e
 }
 
 // wait runs the executor until op ends and returns it.
 func (e *env) wait(op *models.Operation) *models.Operation {
 	e.t.Helper()
-	e.exec.Kick()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	got, err := executor.WaitTerminal(ctx, e.db, e.exec.Broker(), op.ID, 20*time.Millisecond)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if !models.IsTerminal(got.State) {
-		e.t.Fatalf("operation %s still %s", op.ID, got.State)
-	}
-	return got
+	return e.Wait(op)
 }
 
 func (e *env) mustSucceed(op *models.Operation, err error) *models.Operation {
 	e.t.Helper()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	got := e.wait(op)
-	if got.State != models.OpSucceeded {
-		e.t.Fatalf("%s ended %s: %v %v result %v", got.Action, got.State, deref(got.ErrorCode), deref(got.ErrorDetail), deref(got.Result))
-	}
-	return got
+	return e.MustSucceed(op, err)
 }
 
 func (e *env) create(req provision.CreateRequest) *models.Operation {
@@ -160,12 +101,7 @@ func (e *env) create(req provision.CreateRequest) *models.Operation {
 	return e.mustSucceed(op, err)
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+func deref(s *string) string { return stacktest.Deref(s) }
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
@@ -178,13 +114,7 @@ func (e *env) service(id string) *models.Service {
 
 // requests returns the simulator's requests matching method and a path suffix.
 func (e *env) requests(method, pathSuffix string) []pvesim.Request {
-	var out []pvesim.Request
-	for _, r := range e.sim.Requests() {
-		if r.Method == method && strings.HasSuffix(r.Path, pathSuffix) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return e.Requests(method, pathSuffix)
 }
 
 func resultOf(t *testing.T, op *models.Operation) map[string]any {

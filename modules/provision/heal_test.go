@@ -39,7 +39,7 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			killAt(t, e, op.ID, "destroy", c.task)
-			second := e.replicaWith(executor.Config{Owner: "second", Workers: 2, Lease: 5 * time.Second,
+			second := e.Replica(executor.Config{Owner: "second", Workers: 2, Lease: 5 * time.Second,
 				PollInterval: 10 * time.Millisecond, HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond})
 			second.Exec.Kick()
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

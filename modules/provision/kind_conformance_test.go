@@ -13,6 +13,7 @@ import (
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest"
 )
 
 // The conformance suite a guest kind inherits (R1, R11, R39): for every kind the stack
@@ -86,7 +87,7 @@ func conformanceCases(t *testing.T, e *env) []conformanceCase {
 // kindPlans are the fixture plans that offer only kind, without an address pool.
 func kindPlans(kind string) []plans.Spec {
 	var out []plans.Spec
-	for _, s := range testPlans() {
+	for _, s := range stacktest.Plans() {
 		if len(s.GuestTypes) == 1 && string(s.GuestTypes[0]) == kind && s.IPPool == nil {
 			out = append(out, s)
 		}

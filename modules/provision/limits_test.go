@@ -7,6 +7,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/provision"
+	"pvebill/modules/stack/stacktest"
 )
 
 func (e *env) enforce() provision.LimitRound {
@@ -32,7 +33,7 @@ func (e *env) waitLatest(serviceID, action string) *models.Operation {
 func TestBandwidthLimit(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
 	ctx := context.Background()
-	spec := testPlans()[0]
+	spec := stacktest.Plans()[0]
 	spec.Code, spec.BandwidthGiB = "ct-bw", new(int64(1))
 	if _, _, err := e.plans.Put(ctx, spec.Code, spec); err != nil {
 		t.Fatal(err)

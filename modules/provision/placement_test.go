@@ -13,6 +13,7 @@ import (
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest"
 )
 
 // Placement (R52) takes the allowed online node that is least full (its guests' memory, running
@@ -49,7 +50,7 @@ func TestPlacement(t *testing.T) {
 		t.Fatalf("placed on %s, the least full is %s", n, best)
 	}
 
-	spec := testPlans()[0]
+	spec := stacktest.Plans()[0]
 	spec.Code, spec.Nodes = "ct-pve3", []string{"pve3"}
 	if _, _, err := e.plans.Put(ctx, spec.Code, spec); err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func TestAgentRefusalFailsTheOperation(t *testing.T) {
 		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
 		Executor:  stacktest.Executor("test"),
 		Provision: provision.Options{SharedReadTTL: sharedReadTTL}})
-	if _, err := st.Plans.Import(context.Background(), testPlans(), plans.SourceFile); err != nil {
+	if _, err := st.Plans.Import(context.Background(), stacktest.Plans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
 	sim.ResetLog()

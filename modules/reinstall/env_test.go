@@ -3,31 +3,22 @@ package reinstall_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"pvebill/modules/stack/stacktest"
-
-	"github.com/prometheus/client_golang/prometheus"
-
 	"pvebill/i18n"
 	"pvebill/models"
-	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
-	"pvebill/modules/lxc"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
-	"pvebill/modules/qemu"
 	"pvebill/modules/reinstall"
-	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest"
 )
 
 const (
@@ -38,54 +29,38 @@ const (
 )
 
 type env struct {
-	t       *testing.T
-	db      *models.DB
-	sim     *simtest.Server
-	svc     *reinstall.Replacer
-	client  *pve.Client
-	plans   *plans.Service
-	exec    *executor.Executor
-	prov    *provision.Provisioner
-	logs    *stacktest.LogBuffer
-	started sync.Once
+	*stacktest.Env
+	t      *testing.T
+	db     *models.DB
+	sim    *simtest.Server
+	svc    *reinstall.Replacer
+	client *pve.Client
+	plans  *plans.Service
+	exec   *executor.Executor
+	prov   *provision.Provisioner
+	logs   *stacktest.LogBuffer
 }
 
 func newEnv(t *testing.T, dialect string) *env {
 	t.Helper()
-	e := &env{t: t, logs: &stacktest.LogBuffer{}}
-	e.db = dbtest.Open(t, dialect)
 	sim := pvesim.New(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	sim.AddStorage("local-zfs", "zfspool", []string{"images", "rootdir"}, false)
 	sim.AddVolume("local", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", 126<<20, "vztmpl")
 	sim.AddVolume("local", "vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst", 141<<20, "vztmpl")
-	e.sim = simtest.Start(t, sim)
-	cl := e.sim.Client(t, nil)
-	e.client = cl
-	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	st := stack.New(stack.Options{DB: e.db, Log: log, Metrics: prometheus.NewRegistry(),
-		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters: []kinds.Cluster{{Name: "default", Client: cl}},
-		Executor: fastHeal("test")})
-	ps := st.Plans
-	e.plans, e.exec, e.svc, e.prov = ps, st.Exec, st.Replacer, st.Provisioner
 	cat := plans.OSCatalog{Container: map[string]string{"debian-12": tmpl, "ubuntu-24": ubuntuTmpl}}
-	if _, err := ps.Import(context.Background(), []plans.Spec{
+	cfg := fastHeal("test")
+	se := stacktest.New(t, stacktest.Options{Dialect: dialect, Sim: sim, Executor: &cfg, Plans: []plans.Spec{
 		{Code: "ct-8", Name: "Container 8", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
 			Cores: new(1), MemoryMiB: new(512), DiskGiB: new(8), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "ct-12", Name: "Container 12", GuestTypes: []plans.GuestType{plans.Container}, Cluster: "default",
 			Cores: new(2), MemoryMiB: new(2048), SwapMiB: new(256), DiskGiB: new(12), Storage: "local-lvm", Bridge: "vmbr0", OS: cat},
 		{Code: "vm-10", Name: "VM 10", GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default",
 			Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10), Storage: "local-lvm", Bridge: "vmbr0",
-			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}},
-	}, plans.SourceFile); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		e.exec.Stop(ctx)
-	})
-	return e
+			OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: stacktest.VMTemplate}}}},
+	}})
+	st := se.Stack
+	return &env{Env: se, t: t, db: se.DB, sim: se.Sim, client: se.Client, logs: se.Logs, plans: st.Plans,
+		exec: st.Exec, svc: st.Replacer, prov: st.Provisioner}
 }
 
 // seed puts a stamped container of service id at vmid into the simulator and the service row
@@ -207,25 +182,12 @@ func (e *env) resetLog() {
 }
 
 // start starts the executor once.
-func (e *env) start() {
-	e.started.Do(func() { e.exec.Start(context.Background()) })
-}
+func (e *env) start() { e.Start() }
 
 // wait runs the executor until op ends.
 func (e *env) wait(op *models.Operation) *models.Operation {
 	e.t.Helper()
-	e.start()
-	e.exec.Kick()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	got, err := executor.WaitTerminal(ctx, e.db, e.exec.Broker(), op.ID, 10*time.Millisecond)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if !models.IsTerminal(got.State) {
-		e.t.Fatalf("operation %s still %s", op.ID, got.State)
-	}
-	return got
+	return e.Wait(op)
 }
 
 // preview runs phase 1 to its end and returns the intent read afterwards.

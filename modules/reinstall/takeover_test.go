@@ -2,7 +2,6 @@ package reinstall_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +11,8 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/executor"
-	"pvebill/modules/kinds"
-	"pvebill/modules/lxc"
 	"pvebill/modules/pve/pvesim"
-	"pvebill/modules/qemu"
 	"pvebill/modules/reinstall"
-	"pvebill/modules/stack"
 )
 
 // replica is a second pvebill process on the env's database and simulator: its own executor
@@ -30,18 +25,8 @@ type replica struct {
 
 func (e *env) replica(owner string) *replica {
 	e.t.Helper()
-	reg := prometheus.NewRegistry()
-	st := stack.New(stack.Options{DB: e.db, Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Metrics: reg,
-		Kinds:    []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
-		Clusters: []kinds.Cluster{{Name: "default", Client: e.client}},
-		Executor: fastHeal(owner)})
-	st.Exec.Start(context.Background())
-	e.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		st.Exec.Stop(ctx)
-	})
-	return &replica{exec: st.Exec, svc: st.Replacer, reg: reg}
+	st := e.Replica(fastHeal(owner))
+	return &replica{exec: st.Exec, svc: st.Replacer, reg: st.Metrics}
 }
 
 // killAt runs op on the env's executor until the fault holds it at stage (for a task, until

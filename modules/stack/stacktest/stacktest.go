@@ -1,6 +1,7 @@
-// Package stacktest completes a server's options for tests and benchmarks that build a server
-// without running any lifecycle operation. It is for tests only: no production package imports
-// it.
+// Package stacktest is the test harness of the flows: New gives a test its database, simulated
+// cluster, stack, log and plan fixtures (Plans), and WithServices completes a server's options
+// for tests and benchmarks that build a server without running any lifecycle operation. It is
+// for tests only: no production package imports it.
 package stacktest
 
 import (
