@@ -23,7 +23,7 @@ func (s *Server) listGuests(c *gin.Context) error {
 // listNodes answers GET /v1/admin/clusters/{cluster}/nodes: each node's capacity figures and,
 // for a node that is no candidate, why (R52).
 func (s *Server) listNodes(c *gin.Context) error {
-	nodes, err := s.prov.Nodes(c.Request.Context(), c.Param("cluster"))
+	nodes, err := s.nodes.Nodes(c.Request.Context(), c.Param("cluster"))
 	if err != nil {
 		return err
 	}

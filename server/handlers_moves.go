@@ -38,7 +38,7 @@ func (s *Server) setMaintenance(c *gin.Context) error {
 	if len(ops) > 0 {
 		s.exec.Kick()
 	}
-	nodes, err := s.prov.Nodes(ctx, cluster)
+	nodes, err := s.nodes.Nodes(ctx, cluster)
 	if err != nil {
 		return err
 	}

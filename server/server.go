@@ -22,6 +22,7 @@ import (
 	"pvebill/modules/ippool"
 	"pvebill/modules/migrate"
 	"pvebill/modules/password"
+	"pvebill/modules/placement"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/rdns"
@@ -63,6 +64,8 @@ type Options struct {
 	Agents *agent.Hub
 	// Moves serves the admin migration and node maintenance routes (R52, R53).
 	Moves Moves
+	// Nodes serves the admin node view (R52).
+	Nodes Nodes
 }
 
 // Readiness is what /readyz needs of the clusters' background check (modules/readiness).
@@ -76,6 +79,11 @@ type Moves interface {
 	SetMaintenance(ctx context.Context, cluster, node string, req migrate.MaintenanceRequest) ([]*models.Operation, error)
 }
 
+// Nodes is what the admin node view needs (modules/placement).
+type Nodes interface {
+	Nodes(ctx context.Context, cluster string) ([]placement.NodeView, error)
+}
+
 // missing names the required dependencies o lacks.
 func (o Options) missing() []string {
 	var out []string
@@ -83,7 +91,7 @@ func (o Options) missing() []string {
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
 		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
-		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil} {
+		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil, "Nodes": o.Nodes == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -117,6 +125,7 @@ type Server struct {
 	rdns     *rdns.Service
 	agents   *agent.Hub
 	moves    Moves
+	nodes    Nodes
 	ready    Readiness
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
@@ -145,7 +154,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -49,10 +49,14 @@ type payload struct {
 	TargetNode string `json:"target_node,omitempty"`
 }
 
-// Placement is what the package needs of provisioning: the service's guest, checked to be its
-// own (R39, its node recorded where it is found), and the node a guest moves to (R52).
-type Placement interface {
+// Guests finds the service's guest, checked to be its own (R39, its node recorded where it is
+// found).
+type Guests interface {
 	CheckedGuest(ctx context.Context, svc *models.Service) (kinds.Module, kinds.Guest, error)
+}
+
+// Placement is what the package needs of placement: the node a guest moves to (R52).
+type Placement interface {
 	MigrationTarget(ctx context.Context, svc *models.Service, from, want string) (string, error)
 	HasNode(ctx context.Context, cluster, node string) (bool, error)
 }
@@ -60,6 +64,7 @@ type Placement interface {
 // Options are what a Service is built from; every field is required.
 type Options struct {
 	DB        *models.DB
+	Guests    Guests
 	Placement Placement
 	Log       *slog.Logger
 }
@@ -91,7 +96,7 @@ func (s *Service) Migrate(ctx context.Context, k models.ServiceKey, req Request)
 	}
 	// The guest is found where it is (R53) and checked to be the service's (R39) before a target
 	// is judged against its node.
-	_, g, err := s.o.Placement.CheckedGuest(ctx, svc)
+	_, g, err := s.o.Guests.CheckedGuest(ctx, svc)
 	if err != nil {
 		return nil, operation.ProblemOf(err)
 	}

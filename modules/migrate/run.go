@@ -85,7 +85,7 @@ func (m *move) find(ctx context.Context) error {
 	if err := stateRefusal(svc); err != nil {
 		return err
 	}
-	mod, g, err := m.s.o.Placement.CheckedGuest(ctx, svc)
+	mod, g, err := m.s.o.Guests.CheckedGuest(ctx, svc)
 	if err != nil {
 		return operation.ProblemOf(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/placement"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -185,7 +186,7 @@ func TestMaintenanceGauge(t *testing.T) {
 	if err := models.SetNodeMaintenance(ctx, e.db.Gorm, models.NodeMaintenance{Cluster: "default", Node: "pve2"}); err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := e.svc.Nodes(ctx, "default")
+	nodes, err := e.Stack.Placement.Nodes(ctx, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestMaintenanceGauge(t *testing.T) {
 		if n.Node == "pve2" {
 			want = 1
 		}
-		if !ok || g != want || n.Maintenance != (want == 1) || (want == 1 && n.Skipped != provision.SkipMaintenance) {
+		if !ok || g != want || n.Maintenance != (want == 1) || (want == 1 && n.Skipped != placement.SkipMaintenance) {
 			t.Errorf("%s: gauge %v %v, view %+v", n.Node, g, ok, n)
 		}
 	}

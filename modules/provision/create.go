@@ -255,7 +255,7 @@ func place(ctx context.Context, c *creation) error {
 		}
 	}
 	var err error
-	if c.node, err = c.s.placeNode(ctx, c.cl, c.plan, c.svc.Key(), serves); err != nil {
+	if c.node, err = c.s.place.Place(ctx, c.cl, c.plan, c.svc.Key(), serves); err != nil {
 		return err
 	}
 	if t, ok := srcs[c.node]; ok {
@@ -319,7 +319,7 @@ func (c *creation) adopt(ctx context.Context, vmid int) error {
 // reserve reserves a free vmid for the service and records the chosen node.
 func (c *creation) reserve(ctx context.Context) error {
 	var err error
-	if c.vmid, err = c.s.allocateVMID(ctx, c.cl, c.svc.Key(), c.node, c.skip); err != nil {
+	if c.vmid, err = c.s.place.AllocateVMID(ctx, c.cl, c.svc.Key(), c.node, c.skip); err != nil {
 		return err
 	}
 	return c.s.db.UpdateService(ctx, c.svc.Key(), map[string]any{"node": c.node})
@@ -346,7 +346,7 @@ func createGuest(ctx context.Context, c *creation) error {
 		if err := c.s.db.ReleaseVMID(ctx, c.svc.Key()); err != nil {
 			return err
 		}
-		if tries >= c.s.attempts {
+		if tries >= c.s.place.VMIDAttempts() {
 			return operation.Unavailable(fmt.Errorf("vmids kept being taken on %s", c.cl.Name))
 		}
 		if err := c.reserve(ctx); err != nil {
@@ -378,4 +378,21 @@ func verifyCreated(ctx context.Context, c *creation) error {
 // setState records a service state after an operation.
 func (s *Provisioner) setState(k models.ServiceKey, state string) {
 	operation.SetState(s.db, s.log, k, state)
+}
+
+// templateSources are the nodes a template of the plan's catalog entry for os serves, each with
+// the template it clones from (kinds.Cloner); none is os_not_offered, temporary (the templates
+// may come back).
+func (s *Provisioner) templateSources(ctx context.Context, cl kinds.Cluster, cloner kinds.Cloner, mod kinds.Module,
+	p plans.Plan, os string) (map[string]kinds.TemplateSource, error) {
+	srcs, err := cloner.TemplateSources(ctx, cl, p, os)
+	if err != nil {
+		return nil, err
+	}
+	if len(srcs) == 0 {
+		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
+			With("os", os).With("guest_type", string(mod.Kind())).
+			Wrap(fmt.Errorf("no template of %s for plan %s on cluster %s", os, p.Code, cl.Name))
+	}
+	return srcs, nil
 }

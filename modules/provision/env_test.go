@@ -11,6 +11,7 @@ import (
 	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
+	"pvebill/modules/placement"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -75,7 +76,8 @@ func newEnvPlans(t *testing.T, dialect string, sim *pvesim.Sim, addrs provision.
 	oc := testOvercommit
 	se := stacktest.New(t, stacktest.Options{Dialect: dialect, Sim: sim, Plans: specs, Stack: func(o *stack.Options) {
 		o.Clusters[0].MemoryOvercommit = oc
-		o.Provision = provision.Options{Addresses: addrs, SharedReadTTL: sharedReadTTL}
+		o.Provision = provision.Options{Addresses: addrs}
+		o.Placement = placement.Options{SharedReadTTL: sharedReadTTL}
 	}})
 	st := se.Stack
 	e := &env{Env: se, t: t, db: se.DB, sim: se.Sim, logs: se.Logs, reg: se.Metrics, client: se.Client,

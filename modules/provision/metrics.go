@@ -8,12 +8,6 @@ type Metrics struct {
 	// scheduled counts scheduled backups by result (R42): planned, skipped, missed,
 	// succeeded, failed.
 	scheduled *prometheus.CounterVec
-	// Placement (R52): refusals for want of a candidate node, and each node's memory fill and
-	// headroom as the last placement or node view judged them.
-	noCapacityTotal *prometheus.CounterVec
-	nodeFill        *prometheus.GaugeVec
-	nodeHeadroom    *prometheus.GaugeVec
-	nodeMaintenance *prometheus.GaugeVec
 }
 
 // NewMetrics registers the provisioning metrics on reg.
@@ -25,22 +19,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		scheduled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_scheduled_backups_total",
 			Help: "Scheduled backups by result: planned (queued), skipped (the service's backup still open), missed (the window passed while no replica planned it), succeeded, failed (R42)."},
 			[]string{"result"}),
-		noCapacityTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_placement_no_capacity_total",
-			Help: "Creates refused as no_capacity: no node of the cluster was a candidate for the plan (R52)."},
-			[]string{"cluster"}),
-		nodeFill: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_memory_fill_ratio",
-			Help: "Memory committed to a node's guests and creates in flight over its memory × memory_overcommit (R52)."},
-			[]string{"cluster", "node"}),
-		nodeHeadroom: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_memory_headroom_bytes",
-			Help: "A node's memory × memory_overcommit less the memory of its guests and creates in flight (R52)."},
-			[]string{"cluster", "node"}),
-		nodeMaintenance: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pvebill_node_maintenance",
-			Help: "1 while an operator has the node in maintenance (placement sends it no new guest), 0 when not (R52)."},
-			[]string{"cluster", "node"}),
 	}
 	for _, r := range scheduledResults {
 		m.scheduled.WithLabelValues(r)
 	}
-	reg.MustRegister(m.enforcements, m.scheduled, m.noCapacityTotal, m.nodeFill, m.nodeHeadroom, m.nodeMaintenance)
+	reg.MustRegister(m.enforcements, m.scheduled)
 	return m
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"pvebill/i18n"
@@ -12,6 +11,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
+	"pvebill/modules/placement"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
@@ -43,9 +43,6 @@ const (
 	StageDeleteBackups executor.Stage = "delete_backups"
 )
 
-// DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
-const DefaultVMIDAttempts = 16
-
 // Addresses hands out IPv4 addresses per service (modules/ippool behind an adapter). Allocate
 // is idempotent per service.
 type Addresses interface {
@@ -74,13 +71,10 @@ type Options struct {
 	// RDNS, when set, is told after a terminate released the addresses, to remove the service's
 	// PTR records at once (R55); what it cannot remove is retried by its job.
 	RDNS RDNSRemover
-	// VMIDAttempts bounds the vmid candidates of one create (zero: DefaultVMIDAttempts).
-	VMIDAttempts int
+	// Placement picks a create's node and vmid (R52, R2).
+	Placement *placement.Placer
 	// Now is the clock (time.Now but in tests).
 	Now func() time.Time
-	// SharedReadTTL is how long creates share the node list and the next free vmid they read
-	// from a cluster (zero: DefaultSharedReadTTL; negative: not shared).
-	SharedReadTTL time.Duration
 }
 
 // Provisioner is the provisioning layer between the HTTP handlers and the guest modules: it
@@ -96,26 +90,14 @@ type Provisioner struct {
 	secrets  *executor.Secrets
 	log      *slog.Logger
 	metrics  *Metrics
-	attempts int
+	place    *placement.Placer
 	now      func() time.Time
-	// placeMu makes a placement's read of the creates in flight and its record one step.
-	placeMu sync.Mutex
-	readTTL time.Duration
-	readsMu sync.Mutex
-	shared  map[string]*clusterReads
 }
 
 // New builds the provisioner.
 func New(o Options) *Provisioner {
-	if o.VMIDAttempts <= 0 {
-		o.VMIDAttempts = DefaultVMIDAttempts
-	}
-	if o.SharedReadTTL == 0 {
-		o.SharedReadTTL = DefaultSharedReadTTL
-	}
-	s := &Provisioner{readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}, db: o.DB, plans: o.Plans,
-		mods: o.Modules, clusters: operation.NewClusters(o.Clusters), addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets,
-		log: o.Log, metrics: o.Metrics, attempts: o.VMIDAttempts, now: o.Now}
+	s := &Provisioner{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: operation.NewClusters(o.Clusters),
+		addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets, log: o.Log, metrics: o.Metrics, place: o.Placement, now: o.Now}
 	s.names = s.clusters.Names()
 	return s
 }

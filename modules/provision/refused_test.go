@@ -19,8 +19,8 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
+	"pvebill/modules/placement"
 	"pvebill/modules/plans"
-	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
@@ -73,7 +73,7 @@ func TestAgentRefusalFailsTheOperation(t *testing.T) {
 		Kinds:     []kinds.Module{&lxc.Module{ShutdownTimeout: time.Second}, &qemu.Module{ShutdownTimeout: time.Second}},
 		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
 		Executor:  stacktest.Executor("test"),
-		Provision: provision.Options{SharedReadTTL: sharedReadTTL}})
+		Placement: placement.Options{SharedReadTTL: sharedReadTTL}})
 	if _, err := st.Plans.Import(context.Background(), stacktest.Plans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}

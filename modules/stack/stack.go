@@ -18,6 +18,7 @@ import (
 	"pvebill/modules/lxc"
 	"pvebill/modules/migrate"
 	"pvebill/modules/password"
+	"pvebill/modules/placement"
 	"pvebill/modules/plans"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
@@ -51,6 +52,8 @@ type Options struct {
 	// its dependencies. Its Addresses, when set, replaces the address pools as the source of
 	// static addresses for provisioning and reinstalls (a test's stand-in).
 	Provision provision.Options
+	// Placement tunes placement (VMIDAttempts, SharedReadTTL); the wiring fills in the rest.
+	Placement placement.Options
 	// Actions are further executor actions (tests' probes).
 	Actions []executor.Action
 	// Console configures the customer's console (R41); its zero value turns it off.
@@ -74,6 +77,7 @@ type Stack struct {
 	Clusters    []kinds.Cluster
 	Plans       *plans.Service
 	IPPools     *ippool.Service
+	Placement   *placement.Placer
 	Provisioner *provision.Provisioner
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
@@ -112,6 +116,10 @@ func New(o Options) *Stack {
 	if po.Now == nil {
 		po.Now = time.Now
 	}
+	pl := o.Placement
+	pl.DB, pl.Plans, pl.Clusters, pl.Log, pl.Metrics, pl.Now = o.DB, st.Plans, o.Clusters, o.Log, placement.NewMetrics(o.Metrics), po.Now
+	st.Placement = placement.New(pl)
+	po.Placement = st.Placement
 	st.Provisioner = provision.New(po)
 	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
@@ -124,7 +132,7 @@ func New(o Options) *Stack {
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
 	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
 		Secrets: st.Exec.Secrets(), Log: o.Log})
-	st.Moves = migrate.New(migrate.Options{DB: o.DB, Placement: st.Provisioner, Log: o.Log})
+	st.Moves = migrate.New(migrate.Options{DB: o.DB, Guests: st.Provisioner, Placement: st.Placement, Log: o.Log})
 	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}

@@ -14,5 +14,6 @@ import (
 func Options(st *stack.Stack, cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
 		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
-		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents, Moves: st.Moves, Readiness: st.Readiness}
+		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents, Moves: st.Moves, Readiness: st.Readiness,
+		Nodes: st.Placement}
 }

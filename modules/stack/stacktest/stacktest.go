@@ -50,6 +50,9 @@ func WithServices(o server.Options) server.Options {
 	if o.Moves == nil {
 		o.Moves = full.Moves
 	}
+	if o.Nodes == nil {
+		o.Nodes = full.Nodes
+	}
 	if o.Readiness == nil {
 		o.Readiness = full.Readiness
 	}

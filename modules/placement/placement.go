@@ -1,12 +1,15 @@
-package provision
+package placement
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -16,7 +19,60 @@ import (
 	"pvebill/modules/pve"
 )
 
-// placeNode picks the node for a new guest and records it on the service (R52). A candidate is
+// DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
+const DefaultVMIDAttempts = 16
+
+// Options configure a Placer. DB, Plans, Clusters, Log and Metrics are required (modules/stack
+// wires them); the rest are tunables with defaults.
+type Options struct {
+	DB       *models.DB
+	Plans    *plans.Service
+	Clusters []kinds.Cluster
+	Log      *slog.Logger
+	Metrics  *Metrics
+	// VMIDAttempts bounds the vmid candidates of one create (zero: DefaultVMIDAttempts).
+	VMIDAttempts int
+	// Now is the clock (zero: time.Now).
+	Now func() time.Time
+	// SharedReadTTL is how long creates share the node list and the next free vmid they read
+	// from a cluster (zero: DefaultSharedReadTTL; negative: not shared).
+	SharedReadTTL time.Duration
+}
+
+// Placer decides where guests go (R52): the node of a create, its vmid (R2), the node a guest
+// moves to, and the node view of the admin API, from one shared read of each cluster's figures
+// and the creates in flight in the database.
+type Placer struct {
+	db       *models.DB
+	plans    *plans.Service
+	clusters operation.Clusters
+	log      *slog.Logger
+	metrics  *Metrics
+	attempts int
+	now      func() time.Time
+	// placeMu makes a placement's read of the creates in flight and its record one step.
+	placeMu sync.Mutex
+	readTTL time.Duration
+	readsMu sync.Mutex
+	shared  map[string]*clusterReads
+}
+
+// New builds the placer.
+func New(o Options) *Placer {
+	if o.VMIDAttempts <= 0 {
+		o.VMIDAttempts = DefaultVMIDAttempts
+	}
+	if o.SharedReadTTL == 0 {
+		o.SharedReadTTL = DefaultSharedReadTTL
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Placer{db: o.DB, plans: o.Plans, clusters: operation.NewClusters(o.Clusters), log: o.Log, metrics: o.Metrics,
+		attempts: o.VMIDAttempts, now: o.Now, readTTL: o.SharedReadTTL, shared: map[string]*clusterReads{}}
+}
+
+// Place picks the node for a new guest and records it on the service (R52). A candidate is
 // online with figures, allowed by the cluster and the plan (and, when serves is not nil, one of
 // its nodes: those a template of a kind that clones serves), not in maintenance, has the plan's storage active
 // with room for the disk, and has the plan's memory within its headroom: its memory × the
@@ -28,7 +84,7 @@ import (
 // replica's choices are seen once recorded). The figures are one shared read of
 // /cluster/resources per cluster (sharedRead). No candidate is no_capacity, before anything is
 // sent to Proxmox.
-func (s *Provisioner) placeNode(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey, serves map[string]bool) (string, error) {
+func (s *Placer) Place(ctx context.Context, cl kinds.Cluster, p plans.Plan, k models.ServiceKey, serves map[string]bool) (string, error) {
 	figs, err := s.clusterFigures(ctx, cl)
 	if err != nil {
 		return "", err
@@ -62,28 +118,11 @@ func skipped(nodes []nodeCapacity) string {
 	return strings.Join(parts, ", ")
 }
 
-// templateSources are the nodes a template of the plan's catalog entry for os serves, each with
-// the template it clones from (kinds.Cloner); none is os_not_offered, temporary (the templates
-// may come back).
-func (s *Provisioner) templateSources(ctx context.Context, cl kinds.Cluster, cloner kinds.Cloner, mod kinds.Module,
-	p plans.Plan, os string) (map[string]kinds.TemplateSource, error) {
-	srcs, err := cloner.TemplateSources(ctx, cl, p, os)
-	if err != nil {
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeOSNotOffered).Perm(i18n.Temporary).
-			With("os", os).With("guest_type", string(mod.Kind())).
-			Wrap(fmt.Errorf("no template of %s for plan %s on cluster %s", os, p.Code, cl.Name))
-	}
-	return srcs, nil
-}
-
 // maxReserveRaces bounds how often a create may lose the database race for a candidate vmid to
 // concurrent creates before it gives up (each loss costs one insert, no Proxmox call).
 const maxReserveRaces = 4096
 
-// allocateVMID reserves a free vmid for the service (R2). The search starts at Proxmox's next
+// AllocateVMID reserves a free vmid for the service (R2). The search starts at Proxmox's next
 // free id, a shared read (sharedRead) since each candidate is reserved and confirmed on its own.
 // Concurrent creates race for a candidate
 // in our database first (unique (cluster, vmid)): the loser moves to the next id at the cost of
@@ -91,7 +130,7 @@ const maxReserveRaces = 4096
 // confirms the id with /cluster/nextid?vmid= and refuses it when a storage of the node still
 // holds volumes named for it (a new guest would inherit them); a refused id is released and
 // skipped, and each refusal counts against the bound.
-func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, k models.ServiceKey, node string, skip map[int]bool) (int, error) {
+func (s *Placer) AllocateVMID(ctx context.Context, cl kinds.Cluster, k models.ServiceKey, node string, skip map[int]bool) (int, error) {
 	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
 		id, err := cl.Client.Cluster().NextID(ctx, nil)
 		if err != nil {
@@ -135,7 +174,7 @@ func (s *Provisioner) allocateVMID(ctx context.Context, cl kinds.Cluster, k mode
 
 // vmidFreeAt asks Proxmox whether vmid is unused cluster-wide and checks the node's storages for
 // volumes named for it.
-func (s *Provisioner) vmidFreeAt(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
+func (s *Placer) vmidFreeAt(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
 	if _, err := cl.Client.Cluster().NextID(ctx, &vmid); err != nil {
 		if errors.Is(err, pve.ErrAlreadyExists) {
 			return false, nil
@@ -154,7 +193,7 @@ func (s *Provisioner) vmidFreeAt(ctx context.Context, cl kinds.Cluster, node str
 }
 
 // firstUnreserved returns the first id from from on that no service holds and skip lacks.
-func (s *Provisioner) firstUnreserved(ctx context.Context, cluster string, from int, skip map[int]bool) (int, error) {
+func (s *Placer) firstUnreserved(ctx context.Context, cluster string, from int, skip map[int]bool) (int, error) {
 	const page = 256
 	cand := from
 	for {
@@ -176,7 +215,7 @@ func (s *Provisioner) firstUnreserved(ctx context.Context, cluster string, from 
 }
 
 // leftoverVolumes lists the volumes named for vmid on the node's enabled disk storages.
-func (s *Provisioner) leftoverVolumes(ctx context.Context, cl kinds.Cluster, node string, vmid int) ([]string, error) {
+func (s *Placer) leftoverVolumes(ctx context.Context, cl kinds.Cluster, node string, vmid int) ([]string, error) {
 	n := cl.Client.Node(node)
 	stores, err := n.Storages(ctx, "")
 	if err != nil {
@@ -205,7 +244,7 @@ func (s *Provisioner) leftoverVolumes(ctx context.Context, cl kinds.Cluster, nod
 // other than from, judged as a create's placement (online, allowed, not in maintenance, the
 // plan's storage with room, memory headroom), from figures read now. No candidate is
 // no_capacity.
-func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, from, want string) (string, error) {
+func (s *Placer) MigrationTarget(ctx context.Context, svc *models.Service, from, want string) (string, error) {
 	cl, err := s.clusters.Get(svc.Cluster)
 	if err != nil {
 		return "", err
@@ -227,7 +266,7 @@ func (s *Provisioner) MigrationTarget(ctx context.Context, svc *models.Service, 
 }
 
 // HasNode reports whether the cluster's figures list node (an unknown cluster is not_found).
-func (s *Provisioner) HasNode(ctx context.Context, cluster, node string) (bool, error) {
+func (s *Placer) HasNode(ctx context.Context, cluster, node string) (bool, error) {
 	cl, ok := s.clusters[cluster]
 	if !ok {
 		return false, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
@@ -238,3 +277,7 @@ func (s *Provisioner) HasNode(ctx context.Context, cluster, node string) (bool, 
 	}
 	return slices.ContainsFunc(figs, func(f nodeFigures) bool { return f.Name == node }), nil
 }
+
+// VMIDAttempts is how many candidate vmids one create tries (R2): allocation stops after as many
+// refused candidates, and a create after as many ids taken at Proxmox meanwhile.
+func (s *Placer) VMIDAttempts() int { return s.attempts }

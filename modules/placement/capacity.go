@@ -1,4 +1,4 @@
-package provision
+package placement
 
 import (
 	"context"
@@ -47,7 +47,7 @@ type storageRoom struct {
 
 // clusterFigures reads the node figures of a cluster: one GET /cluster/resources for every
 // node, guest and storage, shared between the creates of a few seconds (sharedRead).
-func (s *Provisioner) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
+func (s *Placer) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
 	return s.reads(cl.Name).nodes.get(ctx, s.now(), s.readTTL, func(ctx context.Context) ([]nodeFigures, error) {
 		return s.freshFigures(ctx, cl)
 	})
@@ -55,7 +55,7 @@ func (s *Provisioner) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]n
 
 // freshFigures reads the node figures now, past the shared read: a migration is chosen one at a
 // time per node, minutes apart, and must see where the previous ones went.
-func (s *Provisioner) freshFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
+func (s *Placer) freshFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
 	rows, err := cl.Client.Cluster().Resources(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("list resources of %s: %w", cl.Name, err)
@@ -105,7 +105,7 @@ type inFlight struct {
 }
 
 // createsInFlight sums the creates in flight per node of the cluster, leaving out except.
-func (s *Provisioner) createsInFlight(ctx context.Context, cluster string, except models.ServiceKey, figs []nodeFigures) (map[string]inFlight, error) {
+func (s *Placer) createsInFlight(ctx context.Context, cluster string, except models.ServiceKey, figs []nodeFigures) (map[string]inFlight, error) {
 	rows, err := s.db.CreatesInFlight(ctx, cluster, except, s.reads(cluster).nodes.readAt())
 	if err != nil {
 		return nil, fmt.Errorf("creates in flight on %s: %w", cluster, err)
@@ -148,7 +148,7 @@ type nodeCapacity struct {
 // weigh judges the nodes of the figures for p (nil: for no plan in particular) with the creates
 // in flight, except's left out, and the nodes in maintenance, both read from the database so
 // that every replica sees an operator's maintenance at once.
-func (s *Provisioner) weigh(ctx context.Context, cl kinds.Cluster, p *plans.Plan, except models.ServiceKey,
+func (s *Placer) weigh(ctx context.Context, cl kinds.Cluster, p *plans.Plan, except models.ServiceKey,
 	figs []nodeFigures) ([]nodeCapacity, error) {
 	fl, err := s.createsInFlight(ctx, cl.Name, except, figs)
 	if err != nil {
@@ -208,7 +208,7 @@ func skipReason(cl kinds.Cluster, p *plans.Plan, c nodeCapacity) string {
 
 // choose is the best candidate's name, or no_capacity (counted) naming why each node was
 // skipped; what says what was to be placed, for the log.
-func (s *Provisioner) choose(cl kinds.Cluster, nodes []nodeCapacity, what string) (string, error) {
+func (s *Placer) choose(cl kinds.Cluster, nodes []nodeCapacity, what string) (string, error) {
 	chosen, ok := best(nodes)
 	if !ok {
 		s.metrics.noCapacity(cl.Name)

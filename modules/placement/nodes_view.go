@@ -1,4 +1,4 @@
-package provision
+package placement
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type StorageView struct {
 
 // Nodes lists the nodes of a configured cluster, by name, from the figures the creates share
 // (at most a few seconds old); an unknown cluster is not_found.
-func (s *Provisioner) Nodes(ctx context.Context, cluster string) ([]NodeView, error) {
+func (s *Placer) Nodes(ctx context.Context, cluster string) ([]NodeView, error) {
 	cl, ok := s.clusters[cluster]
 	if !ok {
 		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)

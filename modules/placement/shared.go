@@ -1,4 +1,4 @@
-package provision
+package placement
 
 import (
 	"context"
@@ -94,7 +94,7 @@ type clusterReads struct {
 	nextID sharedRead[int]
 }
 
-func (s *Provisioner) reads(cluster string) *clusterReads {
+func (s *Placer) reads(cluster string) *clusterReads {
 	s.readsMu.Lock()
 	defer s.readsMu.Unlock()
 	r, ok := s.shared[cluster]
