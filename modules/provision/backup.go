@@ -138,7 +138,7 @@ func (s *Provisioner) lister(svc *models.Service, p plans.Plan) (backupLister, e
 	if err != nil {
 		return backupLister{}, err
 	}
-	mod, err := s.module(svc.GuestType)
+	mod, err := s.guests.Module(svc.GuestType)
 	if err != nil {
 		return backupLister{}, err
 	}
@@ -169,7 +169,7 @@ func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string, re
 	if err != nil {
 		return nil, err
 	}
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func atLimit(list []Backup, limit int) error {
 
 // Backups lists the service's backups, oldest first (R42).
 func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) ([]Backup, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func precheckBackup(ctx context.Context, l *lifecycle) error {
 	if err := precheckGuest(ctx, l); err != nil {
 		return err
 	}
-	kind, ok := l.t.mod.(kinds.Backupper)
+	kind, ok := l.t.Mod.(kinds.Backupper)
 	if !ok {
 		return operation.NotAvailable()
 	}
@@ -321,7 +321,7 @@ func precheckBackup(ctx context.Context, l *lifecycle) error {
 
 // backupLister is the lister of a running backup's guest, on the node it was found on.
 func (l *lifecycle) backupLister() backupLister {
-	return backupLister{cl: l.t.cl, node: l.t.g.Node, storage: l.backup.plan.BackupStorage, kind: l.backup.kind, svc: l.svc}
+	return backupLister{cl: l.t.Cluster, node: l.t.Guest.Node, storage: l.backup.plan.BackupStorage, kind: l.backup.kind, svc: l.svc}
 }
 
 // vzdumpGuest backs the guest up on its node with remove=0, so Proxmox prunes nothing by
@@ -329,9 +329,9 @@ func (l *lifecycle) backupLister() backupLister {
 // notes (R42, docs/proxmox.md §15), and waits for the task.
 func vzdumpGuest(ctx context.Context, l *lifecycle) error {
 	keep := false
-	c := l.t.cl.Client
-	upid, err := c.Node(l.t.g.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.g.VMID, Storage: l.backup.plan.BackupStorage,
-		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.t.g, l.backup.payload),
+	c := l.t.Cluster.Client
+	upid, err := c.Node(l.t.Guest.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.Guest.VMID, Storage: l.backup.plan.BackupStorage,
+		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.t.Guest, l.backup.payload),
 		Remove: &keep})
 	if err != nil {
 		return err
@@ -411,7 +411,7 @@ func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	if l.t != nil {
-		b.node = l.t.g.Node
+		b.node = l.t.Guest.Node
 	}
 	list, err := b.list(ctx)
 	if err != nil {

@@ -45,7 +45,7 @@ func (s *Provisioner) runBackupDelete(ctx context.Context, r *executor.Run) erro
 // service's own list (a foreign or unstamped archive is not found). The one Proxmox read of the
 // request is that list: a protected backup is backup_protected before anything is sent.
 func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) (*models.Operation, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, bac
 	if list[i].Protected {
 		return nil, backupProtected()
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionBackupDelete, backupDeletePayload{BackupID: backupID})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionBackupDelete, backupDeletePayload{BackupID: backupID})
 }
 
 func backupProtected() error {

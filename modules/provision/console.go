@@ -20,7 +20,7 @@ import (
 // ConsoleKinds lists the consoles of a guest type, the default first; none when its kind has no
 // console.
 func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
-	mod, err := s.module(guestType)
+	mod, err := s.guests.Module(guestType)
 	if err != nil {
 		return nil
 	}
@@ -54,11 +54,11 @@ func (s *Provisioner) ConsoleOffered(ctx context.Context, svc *models.Service) e
 // ConsoleReady checks, before a console URL is handed out, that the service's guest is its own
 // (R39) and runs.
 func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) error {
-	t, err := s.target(ctx, svc)
+	t, err := s.guests.Inspect(ctx, svc)
 	if err != nil {
 		return err
 	}
-	if !t.in.Running {
+	if !t.In.Running {
 		return notRunning()
 	}
 	return nil
@@ -68,18 +68,18 @@ func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) err
 // guest is located, not inspected: the kind's OpenConsole checks its stamp and that it runs
 // (kinds.ConsoleTarget), in one read of the guest.
 func (s *Provisioner) OpenConsole(ctx context.Context, svc *models.Service, kind console.Kind) (console.Upstream, error) {
-	t, err := s.locate(ctx, svc)
+	t, err := s.guests.Locate(ctx, svc)
 	if err != nil {
 		return console.Upstream{}, err
 	}
-	c, ok := t.mod.(kinds.Consoler)
+	c, ok := t.Mod.(kinds.Consoler)
 	if !ok {
 		return console.Upstream{}, operation.NotAvailable()
 	}
-	open, err := c.OpenConsole(ctx, t.g)
+	open, err := c.OpenConsole(ctx, t.Guest)
 	switch {
 	case errors.Is(err, kinds.ErrNotOurs):
-		return console.Upstream{}, operation.NotOurs(t.g.VMID)
+		return console.Upstream{}, operation.NotOurs(t.Guest.VMID)
 	case errors.Is(err, kinds.ErrGuestNotRunning):
 		return console.Upstream{}, notRunning().Wrap(err)
 	case errors.Is(err, pve.ErrNoConsoleUser):

@@ -76,7 +76,7 @@ func (s *Provisioner) Create(ctx context.Context, clientID string, req CreateReq
 	if err != nil {
 		return nil, false, err
 	}
-	mod, err := s.module(string(kind))
+	mod, err := s.guests.Module(string(kind))
 	if err != nil {
 		return nil, false, err
 	}
@@ -154,7 +154,7 @@ type creation struct {
 	r       *executor.Run
 	p       createPayload
 	res     *result
-	rep     *reporter
+	rep     *operation.Reporter
 	svc     *models.Service
 	plan    plans.Plan
 	mod     kinds.Module
@@ -181,14 +181,14 @@ var createSteps = []executor.Step[*creation]{
 // a vmid (a retried create) first looks there: a guest carrying this service's stamp is adopted
 // instead of making a second one.
 func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error) {
-	c := &creation{s: s, r: r, res: &result{}, rep: &reporter{}, skip: map[int]bool{}}
+	c := &creation{s: s, r: r, res: &result{}, rep: &operation.Reporter{}, skip: map[int]bool{}}
 	if err := r.Payload(&c.p); err != nil {
 		return err
 	}
 	defer func() {
 		c.res.Warnings = c.rep.Warnings
 		if err != nil {
-			c.res.fail(r.Op.Stage, err)
+			c.res.Fail(r.Op.Stage, err)
 			// A lost lease belongs to another worker now, and a shutdown gives the operation
 			// back to the queue: neither is the create's failure.
 			if !errors.Is(err, models.ErrLeaseLost) && ctx.Err() == nil {
@@ -214,7 +214,7 @@ func (c *creation) prepare(ctx context.Context) error {
 	if c.plan, err = c.s.plans.Get(ctx, c.p.Plan); err != nil {
 		return err
 	}
-	if c.mod, err = c.s.module(c.p.GuestType); err != nil {
+	if c.mod, err = c.s.guests.Module(c.p.GuestType); err != nil {
 		return err
 	}
 	if c.cl, err = c.s.clusters.Get(c.plan.Cluster); err != nil {

@@ -3,7 +3,6 @@ package provision
 import (
 	"context"
 
-	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/operation"
 )
@@ -24,7 +23,7 @@ func (s *Provisioner) resolveTerminate(ctx context.Context, r *executor.Run) (ex
 		// The destroy ended before the row moved on: what is left is ours alone.
 		return executor.Decision{Resume: stage, Facts: executor.Facts{VMID: *svc.VMID}}, nil
 	}
-	f, err := s.readFacts(ctx, svc, r.Op)
+	f, err := s.guests.Facts(ctx, svc, r.Op)
 	dec := executor.Decision{Facts: f}
 	switch {
 	case err != nil:
@@ -51,7 +50,7 @@ func (s *Provisioner) resolveRollback(ctx context.Context, r *executor.Run) (exe
 	if err != nil || svc.VMID == nil {
 		return executor.Decision{Reason: executor.ReasonNotOurs}, err
 	}
-	f, err := s.readFacts(ctx, svc, r.Op)
+	f, err := s.guests.Facts(ctx, svc, r.Op)
 	dec := executor.Decision{Facts: f}
 	switch {
 	case err != nil:
@@ -71,14 +70,4 @@ func (s *Provisioner) resolveRollback(ctx context.Context, r *executor.Run) (exe
 // recordedIn reports whether the last task the operation recorded was started by stage.
 func recordedIn(f executor.Facts, stage executor.Stage) bool {
 	return f.LastTask != nil && f.LastTask.Stage == string(stage)
-}
-
-// readFacts reads the facts of the service's guest at its vmid for op (R58).
-func (s *Provisioner) readFacts(ctx context.Context, svc *models.Service, op *models.Operation) (executor.Facts, error) {
-	cl, err := s.clusters.Get(svc.Cluster)
-	if err != nil {
-		return executor.Facts{}, err
-	}
-	f, _, err := operation.ReadFacts(ctx, s.mods, cl, serviceGuest(cl, svc, svc.Node), op)
-	return f, err
 }

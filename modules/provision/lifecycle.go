@@ -2,7 +2,6 @@ package provision
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,24 +39,24 @@ type changePlanPayload struct {
 // Suspend queues a suspend: a container is stopped, a VM follows its plan's mode (R15).
 // Suspending a suspended service succeeds as a no-op (R36).
 func (s *Provisioner) Suspend(ctx context.Context, clientID, serviceID string, req SuspendRequest) (*models.Operation, error) {
-	return s.enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload{Reason: req.Reason})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSuspend, suspendPayload{Reason: req.Reason})
 }
 
 // Unsuspend queues an unsuspend.
 func (s *Provisioner) Unsuspend(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
-	return s.enqueue(ctx, clientID, serviceID, ActionUnsuspend, struct{}{})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionUnsuspend, struct{}{})
 }
 
 // Terminate queues a terminate. Terminating a terminated service succeeds as a no-op (R36).
 func (s *Provisioner) Terminate(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
-	return s.enqueue(ctx, clientID, serviceID, ActionTerminate, struct{}{})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionTerminate, struct{}{})
 }
 
 // ChangePlan checks the new plan against the service — same cluster, offers the service's guest
 // type (a change of type is refused as permanent), a disk no smaller than the current plan's
 // (R23) — and queues the change.
 func (s *Provisioner) ChangePlan(ctx context.Context, clientID, serviceID string, req ChangePlanRequest) (*models.Operation, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,132 +78,13 @@ func (s *Provisioner) ChangePlan(ctx context.Context, clientID, serviceID string
 	if old, err := s.plans.Get(ctx, svc.Plan); err == nil && np.DiskGiB < old.DiskGiB {
 		return nil, shrinkBlocker(int64(old.DiskGiB)*kinds.GiB, int64(np.DiskGiB)*kinds.GiB)
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionChangePlan, changePlanPayload(req))
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionChangePlan, changePlanPayload(req))
 }
 
 func shrinkBlocker(cur, planned int64) *i18n.Problem {
 	p := blocked(operation.RootfsWouldShrink.Blocker(map[string]string{
 		"current": fmt.Sprintf("%d GiB", (cur+kinds.GiB-1)/kinds.GiB), "planned": fmt.Sprintf("%d GiB", planned/kinds.GiB)}))
 	return p.Perm(i18n.Permanent)
-}
-
-// service reads a service the client may see (another client's is not found).
-func (s *Provisioner) service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
-	svc, err := s.db.GetClientService(ctx, clientID, serviceID)
-	return svc, serviceNotFound(err)
-}
-
-// serviceNotFound turns a missing service (or another client's) into the API's 404.
-func serviceNotFound(err error) error {
-	if errors.Is(err, models.ErrNotFound) {
-		return i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
-	}
-	return err
-}
-
-// enqueue writes an operation for an existing service. A service awaiting reconciliation
-// refuses everything (R28); one without a guest (terminated, or a failed create) refuses all but
-// terminate.
-func (s *Provisioner) enqueue(ctx context.Context, clientID, serviceID, action string, payload any) (*models.Operation, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
-	if err != nil {
-		return nil, err
-	}
-	if svc.State == models.ServiceNeedsReconciliation {
-		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
-	}
-	if action != ActionTerminate && (svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed) {
-		return nil, operation.Missing()
-	}
-	raw, _ := json.Marshal(payload)
-	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
-	if err := s.db.InsertOperation(ctx, op); err != nil {
-		return nil, fmt.Errorf("write %s operation: %w", action, err)
-	}
-	return op, nil
-}
-
-// target is a service's guest, checked: found at its vmid, of the service's kind and carrying
-// the service's stamp (R39). Anything else refuses before a single change is sent.
-type target struct {
-	svc *models.Service
-	cl  kinds.Cluster
-	mod kinds.Module
-	g   kinds.Guest
-	in  kinds.Inspection
-}
-
-func (s *Provisioner) target(ctx context.Context, svc *models.Service) (*target, error) {
-	t, err := s.locate(ctx, svc)
-	if err != nil {
-		return nil, err
-	}
-	if t.in, err = t.mod.Inspect(ctx, t.g); err != nil {
-		return nil, err
-	}
-	if !t.in.Exists {
-		return nil, operation.Missing()
-	}
-	if !t.in.Stamped {
-		s.log.Warn("guest at the service's vmid does not carry its stamp; refusing", "service_id", svc.ServiceID,
-			"cluster", t.cl.Name, "vmid", *svc.VMID)
-		return nil, operation.NotOurs(*svc.VMID)
-	}
-	if t.g.Node != svc.Node {
-		if err := s.db.UpdateService(ctx, svc.Key(), map[string]any{"node": t.g.Node}); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// locate finds the service's guest (its cluster, kind module and node) without inspecting it:
-// found at its vmid and of the service's kind; the stamp is target's check, or the kind's.
-func (s *Provisioner) locate(ctx context.Context, svc *models.Service) (*target, error) {
-	if svc.VMID == nil {
-		return nil, operation.Missing()
-	}
-	cl, err := s.clusters.Get(svc.Cluster)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := s.module(svc.GuestType)
-	if err != nil {
-		return nil, err
-	}
-	at, err := s.mods.Locate(ctx, cl, *svc.VMID)
-	if err != nil {
-		return nil, err
-	}
-	if !at.Found {
-		return nil, operation.Missing()
-	}
-	if at.Kind != plans.GuestType(svc.GuestType) {
-		return nil, operation.NotOurs(*svc.VMID)
-	}
-	t := &target{svc: svc, cl: cl, mod: mod, g: serviceGuest(cl, svc, at.Node)}
-	return t, nil
-}
-
-// protectionRule says whether Proxmox's protection flag blocks the operation.
-type protectionRule bool
-
-const (
-	protectionBlocks  protectionRule = true  // the operation destroys the guest
-	protectionIgnored protectionRule = false // the guest survives the operation
-)
-
-// lockBlockers are the refusals of a guest that is locked in Proxmox, or protected where
-// protection blocks the operation.
-func lockBlockers(in kinds.Inspection, protection protectionRule) []i18n.Blocker {
-	var out []i18n.Blocker
-	if protection == protectionBlocks && in.Protected {
-		out = append(out, operation.ProtectionEnabled.Blocker(nil))
-	}
-	if in.Lock != "" {
-		out = append(out, operation.ProxmoxLock.Blocker(map[string]string{"lock": in.Lock}))
-	}
-	return out
 }
 
 // lifecycle is one run of suspend, unsuspend, terminate or change-plan: what its precheck
@@ -214,8 +94,8 @@ type lifecycle struct {
 	r   *executor.Run
 	svc *models.Service
 	res *result
-	rep *reporter
-	t   *target
+	rep *operation.Reporter
+	t   *operation.Target
 	// suspend: the payload, the mode and the state the service takes.
 	suspend suspendPayload
 	mode    plans.SuspendMode
@@ -249,11 +129,11 @@ var (
 // records the result, and maps errors to problems in one place.
 func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, steps []executor.Step[*lifecycle],
 	payload func(*lifecycle) any) (err error) {
-	l := &lifecycle{s: s, r: r, res: &result{}, rep: &reporter{}}
+	l := &lifecycle{s: s, r: r, res: &result{}, rep: &operation.Reporter{}}
 	defer func() {
 		l.res.Warnings = l.rep.Warnings
 		if err != nil {
-			l.res.fail(r.Op.Stage, err)
+			l.res.Fail(r.Op.Stage, err)
 			err = operation.ProblemOf(err)
 		}
 		r.SetResult(l.res)
@@ -291,11 +171,11 @@ func (s *Provisioner) runChangePlan(ctx context.Context, r *executor.Run) error 
 
 // precheckGuest reads the service's guest (R39) and refuses a locked one.
 func precheckGuest(ctx context.Context, l *lifecycle) error {
-	t, err := l.s.target(ctx, l.svc)
+	t, err := l.s.guests.Inspect(ctx, l.svc)
 	if err != nil {
 		return err
 	}
-	if b := lockBlockers(t.in, protectionIgnored); len(b) > 0 {
+	if b := operation.LockBlockers(t.In, operation.ProtectionIgnored); len(b) > 0 {
 		return blocked(b...).Perm(i18n.Temporary)
 	}
 	l.t = t
@@ -331,7 +211,7 @@ func precheckSuspend(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	l.mode = plans.SuspendStop
-	if sm, ok := l.t.mod.(kinds.SuspendModer); ok {
+	if sm, ok := l.t.Mod.(kinds.SuspendModer); ok {
 		l.mode = sm.SuspendMode(plan)
 	}
 	return nil
@@ -343,7 +223,7 @@ func suspendGuest(ctx context.Context, l *lifecycle) error {
 		// Limits and drift repair only ever stop: never a pause, for any kind (R16).
 		mode = plans.SuspendStop
 	}
-	if err := l.t.mod.Suspend(ctx, l.t.g, mode, l.rep); err != nil {
+	if err := l.t.Mod.Suspend(ctx, l.t.Guest, mode, l.rep); err != nil {
 		return err
 	}
 	if l.suspend.Enforce != "" {
@@ -353,7 +233,7 @@ func suspendGuest(ctx context.Context, l *lifecycle) error {
 }
 
 func unsuspendGuest(ctx context.Context, l *lifecycle) error {
-	if err := l.t.mod.Unsuspend(ctx, l.t.g, l.rep); err != nil {
+	if err := l.t.Mod.Unsuspend(ctx, l.t.Guest, l.rep); err != nil {
 		return err
 	}
 	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": models.ServiceActive})
@@ -366,13 +246,13 @@ func precheckTerminate(ctx context.Context, l *lifecycle) error {
 		l.res.NoOp = true
 		return executor.ErrDone
 	}
-	t, err := l.s.target(ctx, l.svc)
+	t, err := l.s.guests.Inspect(ctx, l.svc)
 	l.gone = operation.IsMissing(err)
 	if err != nil && !l.gone {
 		return err
 	}
 	if !l.gone {
-		if b := lockBlockers(t.in, protectionBlocks); len(b) > 0 {
+		if b := operation.LockBlockers(t.In, operation.ProtectionBlocks); len(b) > 0 {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
 	}
@@ -383,7 +263,7 @@ func precheckTerminate(ctx context.Context, l *lifecycle) error {
 func destroyGuest(ctx context.Context, l *lifecycle) error {
 	if l.t == nil && !l.gone {
 		// Resumed from the facts (R58): the precheck did not run in this run; read the guest.
-		t, err := l.s.target(ctx, l.svc)
+		t, err := l.s.guests.Inspect(ctx, l.svc)
 		if l.gone = operation.IsMissing(err); err != nil && !l.gone {
 			return err
 		}
@@ -392,7 +272,7 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 	if l.gone {
 		return nil
 	}
-	if err := l.t.mod.Destroy(ctx, l.t.g, l.rep); err != nil {
+	if err := l.t.Mod.Destroy(ctx, l.t.Guest, l.rep); err != nil {
 		l.s.setState(l.svc.Key(), models.ServiceNeedsReconciliation)
 		return err
 	}
@@ -434,14 +314,14 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 		return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
 			With("guest_type", l.svc.GuestType).Perm(i18n.Permanent)
 	}
-	t, err := l.s.target(ctx, l.svc)
+	t, err := l.s.guests.Inspect(ctx, l.svc)
 	if err != nil {
 		return err
 	}
-	if want := int64(np.DiskGiB) * kinds.GiB; t.in.DiskBytes > want {
-		return shrinkBlocker(t.in.DiskBytes, want)
+	if want := int64(np.DiskGiB) * kinds.GiB; t.In.DiskBytes > want {
+		return shrinkBlocker(t.In.DiskBytes, want)
 	}
-	if b := lockBlockers(t.in, protectionIgnored); len(b) > 0 {
+	if b := operation.LockBlockers(t.In, operation.ProtectionIgnored); len(b) > 0 {
 		return blocked(b...).Perm(i18n.Temporary)
 	}
 	l.t, l.plan = t, np
@@ -458,7 +338,7 @@ func readdress(ctx context.Context, l *lifecycle) error {
 	if err == nil && !named(old) && !named(np) {
 		return nil
 	}
-	rd, ok := l.t.mod.(kinds.Readdresser)
+	rd, ok := l.t.Mod.(kinds.Readdresser)
 	if !ok || l.s.addrs == nil {
 		return nil
 	}
@@ -477,18 +357,12 @@ func readdress(ctx context.Context, l *lifecycle) error {
 	if _, err := l.s.db.ReleaseIPsExcept(ctx, l.svc.Key(), keep); err != nil {
 		return err
 	}
-	return rd.Readdress(ctx, l.t.g, np, a)
+	return rd.Readdress(ctx, l.t.Guest, np, a)
 }
 
 func applyPlan(ctx context.Context, l *lifecycle) error {
-	if err := l.t.mod.ChangePlan(ctx, l.t.g, l.plan, l.rep); err != nil {
+	if err := l.t.Mod.ChangePlan(ctx, l.t.Guest, l.plan, l.rep); err != nil {
 		return err
 	}
 	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"plan": l.plan.Code})
-}
-
-// serviceGuest is the service's guest (its vmid and stamp) on node of cluster cl.
-func serviceGuest(cl kinds.Cluster, svc *models.Service, node string) kinds.Guest {
-	return kinds.Guest{Client: cl.Client, Cluster: cl.Name, Node: node, VMID: *svc.VMID, ClientID: svc.ClientID,
-		ServiceID: svc.ServiceID, LegacyStamp: svc.LegacyStamp}
 }

@@ -74,7 +74,7 @@ func (s *Provisioner) Reboot(ctx context.Context, clientID, serviceID string) (*
 // enqueuePower refuses start and reboot of a suspended or limited service before an operation
 // is written (the run checks again: a suspend may come in between).
 func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, action string, p powerPayload) (*models.Operation, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, act
 	if action == ActionReboot && s.seenStopped(ctx, svc) {
 		return nil, notRunning()
 	}
-	return s.enqueue(ctx, clientID, serviceID, action, p)
+	return s.guests.Enqueue(ctx, clientID, serviceID, action, p)
 }
 
 // seenStopped reports whether the cluster's guest listing, the request's one Proxmox read,
@@ -129,10 +129,10 @@ func precheckPower(ctx context.Context, l *lifecycle) error {
 	if err := precheckGuest(ctx, l); err != nil {
 		return err
 	}
-	if _, ok := l.t.mod.(kinds.PowerController); !ok {
+	if _, ok := l.t.Mod.(kinds.PowerController); !ok {
 		return operation.NotAvailable()
 	}
-	running := l.t.in.Running
+	running := l.t.In.Running
 	switch {
 	case action == ActionReboot && !running:
 		return notRunning()
@@ -146,17 +146,17 @@ func precheckPower(ctx context.Context, l *lifecycle) error {
 // powerGuest sends the action through the kind's module, which waits for the task and reads
 // the power state back (R11).
 func powerGuest(ctx context.Context, l *lifecycle) error {
-	pc, _ := l.t.mod.(kinds.PowerController)
+	pc, _ := l.t.Mod.(kinds.PowerController)
 	var err error
 	switch l.r.Op.Action {
 	case ActionStart:
-		err = l.t.mod.Start(ctx, l.t.g, l.rep)
+		err = l.t.Mod.Start(ctx, l.t.Guest, l.rep)
 	case ActionStop:
-		err = pc.Stop(ctx, l.t.g, l.rep)
+		err = pc.Stop(ctx, l.t.Guest, l.rep)
 	case ActionShutdown:
-		err = pc.Shutdown(ctx, l.t.g, shutdownTimeout(l.power.TimeoutSeconds), l.rep)
+		err = pc.Shutdown(ctx, l.t.Guest, shutdownTimeout(l.power.TimeoutSeconds), l.rep)
 	case ActionReboot:
-		err = pc.Reboot(ctx, l.t.g, l.rep)
+		err = pc.Reboot(ctx, l.t.Guest, l.rep)
 	default:
 		err = fmt.Errorf("unknown power action %q", l.r.Op.Action)
 	}

@@ -2,7 +2,6 @@ package provision
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"pvebill/modules/operation"
 	"pvebill/modules/placement"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // Actions, as stored in operations.action (docs/api.md operation.action).
@@ -21,7 +19,7 @@ const (
 	ActionCreate     = "create"
 	ActionSuspend    = "suspend"
 	ActionUnsuspend  = "unsuspend"
-	ActionTerminate  = "terminate"
+	ActionTerminate  = operation.ActionTerminate
 	ActionChangePlan = "change_plan"
 )
 
@@ -73,6 +71,8 @@ type Options struct {
 	RDNS RDNSRemover
 	// Placement picks a create's node and vmid (R52, R2).
 	Placement *placement.Placer
+	// Guests finds a service's guest (R39).
+	Guests *operation.Guests
 	// Now is the clock (time.Now but in tests).
 	Now func() time.Time
 }
@@ -91,13 +91,14 @@ type Provisioner struct {
 	log      *slog.Logger
 	metrics  *Metrics
 	place    *placement.Placer
+	guests   *operation.Guests
 	now      func() time.Time
 }
 
 // New builds the provisioner.
 func New(o Options) *Provisioner {
 	s := &Provisioner{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: operation.NewClusters(o.Clusters),
-		addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets, log: o.Log, metrics: o.Metrics, place: o.Placement, now: o.Now}
+		addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets, log: o.Log, metrics: o.Metrics, place: o.Placement, guests: o.Guests, now: o.Now}
 	s.names = s.clusters.Names()
 	return s
 }
@@ -123,56 +124,15 @@ func (s *Provisioner) Actions() []executor.Action {
 	}, s.snapshotActions()...)
 }
 
-func (s *Provisioner) module(kind string) (kinds.Module, error) {
-	m, ok := s.mods.Get(plans.GuestType(kind))
-	if !ok {
-		return nil, operation.NotAvailable()
-	}
-	return m, nil
-}
-
 // blocked is the 409 blocked problem of the lifecycle's blockers.
 func blocked(b ...i18n.Blocker) *i18n.Problem { return operation.Blocked(b...) }
 
-// reporter records task warnings and the failing task of an operation for its result.
-type reporter struct {
-	Warnings []taskNote `json:"warnings,omitempty"`
-}
-
-type taskNote struct {
-	Stage      string   `json:"stage"`
-	UPID       string   `json:"upid"`
-	ExitStatus string   `json:"exit_status"`
-	Warnings   int      `json:"warnings,omitempty"`
-	LogTail    []string `json:"log_tail,omitempty"`
-}
-
-func (r *reporter) Task(stage string, res pve.TaskResult) {
-	if res.Warnings > 0 {
-		r.Warnings = append(r.Warnings, taskNote{Stage: stage, UPID: res.UPID, ExitStatus: res.ExitStatus,
-			Warnings: res.Warnings, LogTail: res.LogTail})
-	}
-}
-
 // result is what an operation records when it ends.
 type result struct {
-	VMID     *int       `json:"vmid,omitempty"`
-	Node     string     `json:"node,omitempty"`
-	NoOp     bool       `json:"noop,omitempty"`
-	Adopted  bool       `json:"adopted,omitempty"`
-	Warnings []taskNote `json:"warnings,omitempty"`
-	Failed   *taskNote  `json:"failed_task,omitempty"`
+	operation.Result
 	// Backup is the backup a backup operation made; Rotated the ids it deleted at
 	// backups_max; BackupsKept the protected backups a terminate left (R42).
 	Backup      *Backup  `json:"backup,omitempty"`
 	Rotated     []string `json:"rotated,omitempty"`
 	BackupsKept []string `json:"backups_kept,omitempty"`
-}
-
-// finishResult fills the failing task (exit status and log tail) from err.
-func (r *result) fail(stage string, err error) {
-	var te *pve.TaskError
-	if errors.As(err, &te) {
-		r.Failed = &taskNote{Stage: stage, UPID: te.Result.UPID, ExitStatus: te.Result.ExitStatus, LogTail: te.Result.LogTail}
-	}
 }

@@ -136,7 +136,7 @@ func (s *Provisioner) CreateSnapshot(ctx context.Context, clientID, serviceID st
 	if req.Description != nil {
 		p.Description = *req.Description
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotCreate, p)
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotCreate, p)
 }
 
 // DeleteSnapshot queues the delete of an existing snapshot (404 not_found otherwise).
@@ -148,7 +148,7 @@ func (s *Provisioner) DeleteSnapshot(ctx context.Context, clientID, serviceID, n
 	if err := s.snapshotExists(ctx, svc, name); err != nil {
 		return nil, err
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotDelete, snapshotPayload{Name: name})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotDelete, snapshotPayload{Name: name})
 }
 
 // RollbackSnapshot queues a rollback, which is destructive: the confirmation must repeat the
@@ -168,19 +168,19 @@ func (s *Provisioner) RollbackSnapshot(ctx context.Context, clientID, serviceID,
 	if err := s.snapshotExists(ctx, svc, name); err != nil {
 		return nil, err
 	}
-	return s.enqueue(ctx, clientID, serviceID, ActionSnapshotRollback, snapshotPayload{Name: name})
+	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotRollback, snapshotPayload{Name: name})
 }
 
 // snapshotService reads a service the client may see that has a guest whose kind can snapshot.
 func (s *Provisioner) snapshotService(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
-	svc, err := s.service(ctx, clientID, serviceID)
+	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
 	}
 	if svc.State == models.ServiceTerminated || svc.State == models.ServiceFailed {
 		return nil, operation.Missing()
 	}
-	mod, err := s.module(svc.GuestType)
+	mod, err := s.guests.Module(svc.GuestType)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +203,12 @@ func (s *Provisioner) snapshotAllowed(ctx context.Context, svc *models.Service) 
 
 // guestSnapshots checks the guest (R39) and lists its snapshots.
 func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) ([]kinds.Snapshot, error) {
-	t, err := s.target(ctx, svc)
+	t, err := s.guests.Inspect(ctx, svc)
 	if err != nil {
 		return nil, err
 	}
-	sn, _ := t.mod.(kinds.Snapshotter)
-	return sn.Snapshots(ctx, t.g)
+	sn, _ := t.Mod.(kinds.Snapshotter)
+	return sn.Snapshots(ctx, t.Guest)
 }
 
 func (s *Provisioner) snapshotExists(ctx context.Context, svc *models.Service, name string) error {
@@ -258,11 +258,11 @@ func precheckSnapshot(ctx context.Context, l *lifecycle) error {
 			return err
 		}
 	}
-	sn, ok := l.t.mod.(kinds.Snapshotter)
+	sn, ok := l.t.Mod.(kinds.Snapshotter)
 	if !ok {
 		return operation.NotAvailable()
 	}
-	list, err := sn.Snapshots(ctx, l.t.g)
+	list, err := sn.Snapshots(ctx, l.t.Guest)
 	if err != nil {
 		return err
 	}
@@ -283,27 +283,27 @@ func precheckSnapshot(ctx context.Context, l *lifecycle) error {
 }
 
 func createSnapshot(ctx context.Context, l *lifecycle) error {
-	sn, _ := l.t.mod.(kinds.Snapshotter)
-	return sn.CreateSnapshot(ctx, l.t.g, l.snap.Name, l.snap.Description, l.rep)
+	sn, _ := l.t.Mod.(kinds.Snapshotter)
+	return sn.CreateSnapshot(ctx, l.t.Guest, l.snap.Name, l.snap.Description, l.rep)
 }
 
 func deleteSnapshot(ctx context.Context, l *lifecycle) error {
-	sn, _ := l.t.mod.(kinds.Snapshotter)
-	return sn.DeleteSnapshot(ctx, l.t.g, l.snap.Name, l.rep)
+	sn, _ := l.t.Mod.(kinds.Snapshotter)
+	return sn.DeleteSnapshot(ctx, l.t.Guest, l.snap.Name, l.rep)
 }
 
 func rollbackSnapshot(ctx context.Context, l *lifecycle) error {
 	if l.t == nil {
 		// Resumed from the facts (R58): the precheck did not run in this run.
-		t, err := l.s.target(ctx, l.svc)
+		t, err := l.s.guests.Inspect(ctx, l.svc)
 		if err != nil {
 			return err
 		}
 		l.t = t
 	}
-	sn, ok := l.t.mod.(kinds.Snapshotter)
+	sn, ok := l.t.Mod.(kinds.Snapshotter)
 	if !ok {
 		return operation.NotAvailable()
 	}
-	return sn.RollbackSnapshot(ctx, l.t.g, l.snap.Name, l.rep)
+	return sn.RollbackSnapshot(ctx, l.t.Guest, l.snap.Name, l.rep)
 }

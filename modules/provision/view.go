@@ -59,7 +59,7 @@ type MonitoringView struct {
 func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (ServiceView, error) {
 	svc, ips, err := s.db.GetClientServiceWithIPs(ctx, clientID, serviceID)
 	if err != nil {
-		return ServiceView{}, serviceNotFound(err)
+		return ServiceView{}, operation.ServiceNotFound(err)
 	}
 	v := storedView(svc, ips)
 	if svc.State == models.ServiceTerminated || svc.VMID == nil || svc.Node == "" {
@@ -70,12 +70,12 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 		s.log.Warn("service on an unknown cluster: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
-	mod, err := s.module(svc.GuestType)
+	mod, err := s.guests.Module(svc.GuestType)
 	if err != nil {
 		s.log.Warn("service of an unknown guest type: stored view only", "service_id", svc.ServiceID, "err", err)
 		return v, nil
 	}
-	g := serviceGuest(cl, svc, svc.Node)
+	g := operation.ServiceGuest(cl, svc, svc.Node)
 	st, err := mod.Status(ctx, g)
 	if errors.Is(err, pve.ErrNotFound) {
 		st, err = s.followMoved(ctx, cl, mod, svc, g, &v)

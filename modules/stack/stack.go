@@ -17,6 +17,7 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/migrate"
+	"pvebill/modules/operation"
 	"pvebill/modules/password"
 	"pvebill/modules/placement"
 	"pvebill/modules/plans"
@@ -77,6 +78,7 @@ type Stack struct {
 	Clusters    []kinds.Cluster
 	Plans       *plans.Service
 	IPPools     *ippool.Service
+	Guests      *operation.Guests
 	Placement   *placement.Placer
 	Provisioner *provision.Provisioner
 	Replacer    *reinstall.Replacer
@@ -119,7 +121,8 @@ func New(o Options) *Stack {
 	pl := o.Placement
 	pl.DB, pl.Plans, pl.Clusters, pl.Log, pl.Metrics, pl.Now = o.DB, st.Plans, o.Clusters, o.Log, placement.NewMetrics(o.Metrics), po.Now
 	st.Placement = placement.New(pl)
-	po.Placement = st.Placement
+	st.Guests = operation.NewGuests(o.DB, st.Kinds, o.Clusters, o.Log)
+	po.Placement, po.Guests = st.Placement, st.Guests
 	st.Provisioner = provision.New(po)
 	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
@@ -130,9 +133,9 @@ func New(o Options) *Stack {
 	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
 		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
-	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Provisioner,
+	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Guests,
 		Secrets: st.Exec.Secrets(), Log: o.Log})
-	st.Moves = migrate.New(migrate.Options{DB: o.DB, Guests: st.Provisioner, Placement: st.Placement, Log: o.Log})
+	st.Moves = migrate.New(migrate.Options{DB: o.DB, Guests: st.Guests, Placement: st.Placement, Log: o.Log})
 	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}
