@@ -4,7 +4,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/models"
-	"pvebill/modules/provision"
+	"pvebill/modules/power"
 )
 
 // The customer's power actions (R40): each answers an operation like the other lifecycle
@@ -14,27 +14,27 @@ import (
 func (s *Server) startService(c *gin.Context) error {
 	var req struct{}
 	return s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Start(c.Request.Context(), client(c).ID, c.Param("service_id"))
+		return s.power.Start(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) stopService(c *gin.Context) error {
 	var req struct{}
 	return s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Stop(c.Request.Context(), client(c).ID, c.Param("service_id"))
+		return s.power.Stop(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }
 
 func (s *Server) shutdownService(c *gin.Context) error {
-	var req provision.ShutdownRequest
+	var req power.ShutdownRequest
 	return s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Shutdown(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+		return s.power.Shutdown(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 func (s *Server) rebootService(c *gin.Context) error {
 	var req struct{}
 	return s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Reboot(c.Request.Context(), client(c).ID, c.Param("service_id"))
+		return s.power.Reboot(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	})
 }

@@ -24,6 +24,7 @@ import (
 	"pvebill/modules/password"
 	"pvebill/modules/placement"
 	"pvebill/modules/plans"
+	"pvebill/modules/power"
 	"pvebill/modules/provision"
 	"pvebill/modules/rdns"
 	"pvebill/modules/reinstall"
@@ -66,6 +67,8 @@ type Options struct {
 	Moves Moves
 	// Nodes serves the admin node view (R52).
 	Nodes Nodes
+	// Power serves the power routes (R40).
+	Power Power
 }
 
 // Readiness is what /readyz needs of the clusters' background check (modules/readiness).
@@ -84,6 +87,14 @@ type Nodes interface {
 	Nodes(ctx context.Context, cluster string) ([]placement.NodeView, error)
 }
 
+// Power is what the power routes need (modules/power).
+type Power interface {
+	Start(ctx context.Context, clientID, serviceID string) (*models.Operation, error)
+	Stop(ctx context.Context, clientID, serviceID string) (*models.Operation, error)
+	Shutdown(ctx context.Context, clientID, serviceID string, req power.ShutdownRequest) (*models.Operation, error)
+	Reboot(ctx context.Context, clientID, serviceID string) (*models.Operation, error)
+}
+
 // missing names the required dependencies o lacks.
 func (o Options) missing() []string {
 	var out []string
@@ -91,7 +102,8 @@ func (o Options) missing() []string {
 		"Registry": o.Registry == nil, "Logger": o.Logger == nil, "Plans": o.Plans == nil,
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
 		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
-		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil, "Nodes": o.Nodes == nil} {
+		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil, "Nodes": o.Nodes == nil,
+		"Power": o.Power == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -126,6 +138,7 @@ type Server struct {
 	agents   *agent.Hub
 	moves    Moves
 	nodes    Nodes
+	power    Power
 	ready    Readiness
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
 	// only ever added), so the check is not repeated.
@@ -154,7 +167,7 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes, power: o.Power}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

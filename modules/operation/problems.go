@@ -77,3 +77,8 @@ func NotAvailable() *i18n.Problem {
 func Interrupted() *i18n.Problem {
 	return i18n.NewProblem(http.StatusConflict, i18n.CodeOperationInterrupted).Perm(i18n.Temporary)
 }
+
+// NotRunning is the refusal of an action that needs the guest running (a reboot, a console).
+func NotRunning() *i18n.Problem {
+	return i18n.NewProblem(http.StatusConflict, i18n.CodeGuestNotRunning).Perm(i18n.Temporary)
+}

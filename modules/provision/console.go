@@ -59,7 +59,7 @@ func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) err
 		return err
 	}
 	if !t.In.Running {
-		return notRunning()
+		return operation.NotRunning()
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (s *Provisioner) OpenConsole(ctx context.Context, svc *models.Service, kind
 	case errors.Is(err, kinds.ErrNotOurs):
 		return console.Upstream{}, operation.NotOurs(t.Guest.VMID)
 	case errors.Is(err, kinds.ErrGuestNotRunning):
-		return console.Upstream{}, notRunning().Wrap(err)
+		return console.Upstream{}, operation.NotRunning().Wrap(err)
 	case errors.Is(err, pve.ErrNoConsoleUser):
 		return console.Upstream{}, operation.NotAvailable().Wrap(err)
 	case err != nil:

@@ -11,6 +11,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/plans"
+	"pvebill/modules/power"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/stack/stacktest"
@@ -57,8 +58,8 @@ var conformanceSteps = []conformanceStep{
 	{action: provision.ActionBackup, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
 		return e.svc.Backup(context.Background(), "whmcs", id, provision.BackupRequest{})
 	}},
-	{action: provision.ActionReboot, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
-		return e.svc.Reboot(context.Background(), "whmcs", id)
+	{action: power.ActionReboot, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
+		return e.Stack.Power.Reboot(context.Background(), "whmcs", id)
 	}},
 	{action: provision.ActionTerminate, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
 		return e.svc.Terminate(context.Background(), "whmcs", id)

@@ -105,8 +105,6 @@ type lifecycle struct {
 	plan       plans.Plan
 	// gone is set by terminate's precheck when the guest is gone already.
 	gone bool
-	// power: the payload of a power action (R40).
-	power powerPayload
 	// snap: the payload of a snapshot action (R44).
 	snap snapshotPayload
 	// backup: what a backup's stages share (R42).

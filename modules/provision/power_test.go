@@ -10,6 +10,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/power"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 )
@@ -33,14 +34,14 @@ func (e *env) power(action, serviceID string, timeout *int) (*models.Operation, 
 	var op *models.Operation
 	var err error
 	switch action {
-	case provision.ActionStart:
-		op, err = e.svc.Start(ctx, "whmcs", serviceID)
-	case provision.ActionStop:
-		op, err = e.svc.Stop(ctx, "whmcs", serviceID)
-	case provision.ActionShutdown:
-		op, err = e.svc.Shutdown(ctx, "whmcs", serviceID, provision.ShutdownRequest{TimeoutSeconds: timeout})
-	case provision.ActionReboot:
-		op, err = e.svc.Reboot(ctx, "whmcs", serviceID)
+	case power.ActionStart:
+		op, err = e.Stack.Power.Start(ctx, "whmcs", serviceID)
+	case power.ActionStop:
+		op, err = e.Stack.Power.Stop(ctx, "whmcs", serviceID)
+	case power.ActionShutdown:
+		op, err = e.Stack.Power.Shutdown(ctx, "whmcs", serviceID, power.ShutdownRequest{TimeoutSeconds: timeout})
+	case power.ActionReboot:
+		op, err = e.Stack.Power.Reboot(ctx, "whmcs", serviceID)
 	}
 	if err != nil {
 		e.t.Fatalf("%s: %v", action, err)
@@ -82,13 +83,13 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 			t.Fatalf("%s: %s %v, %d POSTs, want a no-op without a call", action, op.State, deref(op.Result), len(posts))
 		}
 	}
-	noop(provision.ActionStart)
-	op, posts := e.power(provision.ActionReboot, "svc-pw", nil)
+	noop(power.ActionStart)
+	op, posts := e.power(power.ActionReboot, "svc-pw", nil)
 	if op.State != models.OpSucceeded || status() != "running" {
 		t.Fatalf("reboot: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}
 	one("reboot", posts, "/status/reboot")
-	op, posts = e.power(provision.ActionShutdown, "svc-pw", new(30))
+	op, posts = e.power(power.ActionShutdown, "svc-pw", new(30))
 	if op.State != models.OpSucceeded || status() != "stopped" {
 		t.Fatalf("shutdown: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}
@@ -96,23 +97,23 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 	if f := posts[0].Form; f.Get("forceStop") != "0" || f.Get("timeout") != "30" {
 		t.Fatalf("shutdown form %v", f)
 	}
-	noop(provision.ActionStop)
-	noop(provision.ActionShutdown)
+	noop(power.ActionStop)
+	noop(power.ActionShutdown)
 	// A reboot of a stopped guest is refused at once: no operation, one read (the cluster's
 	// guest listing) and nothing sent.
 	n, ops := len(e.sim.Requests()), e.operationCount()
-	if op, err := e.svc.Reboot(context.Background(), "whmcs", "svc-pw"); op != nil || !isCode(err, i18n.CodeGuestNotRunning, http.StatusConflict) {
+	if op, err := e.Stack.Power.Reboot(context.Background(), "whmcs", "svc-pw"); op != nil || !isCode(err, i18n.CodeGuestNotRunning, http.StatusConflict) {
 		t.Fatalf("reboot of a stopped guest: %v %v", op, err)
 	}
 	if got := e.sim.Requests()[n:]; len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/cluster/resources" || e.operationCount() != ops {
 		t.Fatalf("reboot of a stopped guest sent %v, operations %d→%d", got, ops, e.operationCount())
 	}
-	op, posts = e.power(provision.ActionStart, "svc-pw", nil)
+	op, posts = e.power(power.ActionStart, "svc-pw", nil)
 	if op.State != models.OpSucceeded || status() != "running" {
 		t.Fatalf("start: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}
 	one("start", posts, "/status/start")
-	op, posts = e.power(provision.ActionStop, "svc-pw", nil)
+	op, posts = e.power(power.ActionStop, "svc-pw", nil)
 	if op.State != models.OpSucceeded || status() != "stopped" {
 		t.Fatalf("stop: %s %s, guest %s", op.State, deref(op.ErrorCode), status())
 	}
@@ -133,7 +134,7 @@ func TestShutdownTimeoutNeverStops(t *testing.T) {
 			vmid := *e.service("svc-to").VMID
 			e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/" + kind.path + "/{vmid}/status/shutdown",
 				Nth: 1, TaskFail: "shutdown timed out"})
-			op, posts := e.power(provision.ActionShutdown, "svc-to", nil)
+			op, posts := e.power(power.ActionShutdown, "svc-to", nil)
 			if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeShutdownTimeout) {
 				t.Fatalf("shutdown: %s %s %s", op.State, deref(op.ErrorCode), deref(op.ErrorDetail))
 			}
@@ -159,10 +160,10 @@ func TestPowerRefusedWhileSuspended(t *testing.T) {
 	e.create(ctReq("svc-ps"))
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-ps", provision.SuspendRequest{Reason: "unpaid"}))
 	n := len(e.sim.Requests())
-	if _, err := e.svc.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+	if _, err := e.Stack.Power.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
 		t.Fatalf("start of a suspended service: %v", err)
 	}
-	if _, err := e.svc.Reboot(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+	if _, err := e.Stack.Power.Reboot(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
 		t.Fatalf("reboot of a suspended service: %v", err)
 	}
 	if len(e.sim.Requests()) != n {
@@ -182,10 +183,10 @@ func TestPowerRefusedWhileSuspended(t *testing.T) {
 	if err := models.UpdateService(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-ps"}, map[string]any{"state": models.ServiceLimited}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
+	if _, err := e.Stack.Power.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {
 		t.Fatalf("start of a limited service: %v", err)
 	}
-	if op, _ := e.power(provision.ActionStop, "svc-ps", nil); op.State != models.OpSucceeded {
+	if op, _ := e.power(power.ActionStop, "svc-ps", nil); op.State != models.OpSucceeded {
 		t.Fatalf("stop of a limited service: %s %s", op.State, deref(op.ErrorCode))
 	}
 }
@@ -199,7 +200,7 @@ func TestPowerChecksStamp(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "description", "someone else's guest"); err != nil {
 		t.Fatal(err)
 	}
-	for _, action := range []string{provision.ActionStart, provision.ActionStop, provision.ActionShutdown, provision.ActionReboot} {
+	for _, action := range []string{power.ActionStart, power.ActionStop, power.ActionShutdown, power.ActionReboot} {
 		op, posts := e.power(action, "svc-stamp", nil)
 		if op.State != models.OpFailed || deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
 			t.Fatalf("%s of a guest not ours: %s %s, %d POSTs", action, op.State, deref(op.ErrorCode), len(posts))
@@ -222,20 +223,20 @@ func TestLegacyStampOnlyForMigratedServices(t *testing.T) {
 		}
 	}
 	// Unmarked, the old service refuses its one-part stamp like any other.
-	if op, posts := e.power(provision.ActionStop, "svc-old", nil); op.State != models.OpFailed ||
+	if op, posts := e.power(power.ActionStop, "svc-old", nil); op.State != models.OpFailed ||
 		deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
 		t.Fatalf("stop before the mark: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
 	}
 	if err := e.db.Gorm.Exec("UPDATE services SET legacy_stamp = ? WHERE service_id = ?", true, "svc-old").Error; err != nil {
 		t.Fatal(err)
 	}
-	if op, posts := e.power(provision.ActionStop, "svc-old", nil); op.State != models.OpSucceeded || len(posts) != 1 {
+	if op, posts := e.power(power.ActionStop, "svc-old", nil); op.State != models.OpSucceeded || len(posts) != 1 {
 		t.Fatalf("stop of a migrated service's guest: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
 	}
 	if g, _ := e.sim.Guest(*e.service("svc-old").VMID); g.Status != "stopped" {
 		t.Fatalf("migrated service's guest %s", g.Status)
 	}
-	if op, posts := e.power(provision.ActionStop, "svc-new", nil); op.State != models.OpFailed ||
+	if op, posts := e.power(power.ActionStop, "svc-new", nil); op.State != models.OpFailed ||
 		deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
 		t.Fatalf("stop of a new service's one-part stamp: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
 	}

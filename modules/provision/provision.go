@@ -113,10 +113,6 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionTerminate, Stages: executor.StagesOf(terminateSteps), Irreversible: StageDestroy, Run: s.runTerminate,
 			Resolver: executor.ResolverFunc(s.resolveTerminate)},
 		{Name: ActionChangePlan, Stages: executor.StagesOf(changePlanSteps), Run: s.runChangePlan},
-		{Name: ActionStart, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
-		{Name: ActionStop, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
-		{Name: ActionShutdown, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
-		{Name: ActionReboot, Stages: executor.StagesOf(powerSteps), Run: s.runPower},
 		// A backup holds its worker for its whole vzdump: at most Config.LongWorkers of them
 		// run at once on a replica, so a window leaves workers for customers (R42).
 		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},

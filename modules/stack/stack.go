@@ -21,6 +21,7 @@ import (
 	"pvebill/modules/password"
 	"pvebill/modules/placement"
 	"pvebill/modules/plans"
+	"pvebill/modules/power"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/qemu"
@@ -81,6 +82,7 @@ type Stack struct {
 	Guests      *operation.Guests
 	Placement   *placement.Placer
 	Provisioner *provision.Provisioner
+	Power       *power.Service
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
 	Password    *password.Service
@@ -124,6 +126,7 @@ func New(o Options) *Stack {
 	st.Guests = operation.NewGuests(o.DB, st.Kinds, o.Clusters, o.Log)
 	po.Placement, po.Guests = st.Placement, st.Guests
 	st.Provisioner = provision.New(po)
+	st.Power = power.New(power.Options{DB: o.DB, Guests: st.Guests})
 	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
 	nodes := map[string][]string{}
@@ -181,7 +184,8 @@ func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluste
 
 // Actions are every operation action the flows run, as the executor registers them.
 func (st *Stack) Actions() []executor.Action {
-	actions := append(st.Provisioner.Actions(), st.Replacer.Actions()...)
+	actions := append(st.Provisioner.Actions(), st.Power.Actions()...)
+	actions = append(actions, st.Replacer.Actions()...)
 	actions = append(actions, st.Moves.Actions()...)
 	return append(actions, st.Password.Actions()...)
 }

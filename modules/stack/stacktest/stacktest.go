@@ -50,6 +50,9 @@ func WithServices(o server.Options) server.Options {
 	if o.Moves == nil {
 		o.Moves = full.Moves
 	}
+	if o.Power == nil {
+		o.Power = full.Power
+	}
 	if o.Nodes == nil {
 		o.Nodes = full.Nodes
 	}

@@ -1,4 +1,8 @@
-package provision
+// Package power runs the customer's power actions (R40): start, stop, a graceful shutdown
+// bounded by a time-out, and reboot, through the kinds that control power
+// (kinds.PowerController). Start and reboot of a suspended or limited service are refused: a
+// suspension belongs to the billing system (R40, R16).
+package power
 
 import (
 	"context"
@@ -12,7 +16,6 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
-	"pvebill/modules/plans"
 )
 
 // The customer's power actions (R40), as stored in operations.action.
@@ -23,8 +26,11 @@ const (
 	ActionReboot   = "reboot"
 )
 
-// StagePower is the stage that sends the power action.
-const StagePower executor.Stage = "power"
+// The stages of every power action: a precheck that only reads, then the action.
+const (
+	StagePrecheck executor.Stage = "precheck"
+	StagePower    executor.Stage = "power"
+)
 
 // The bounds of a shutdown's time-out (docs/api.md, Power).
 const (
@@ -44,21 +50,52 @@ type powerPayload struct {
 
 // powerSteps is the step list of every power action: a precheck that only reads (R39), then
 // the action itself.
-var powerSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckPower}, {Stage: StagePower, Run: powerGuest}}
+var powerSteps = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckPower}, {Stage: StagePower, Run: powerGuest}}
+
+// Options configure a Service; every field is required.
+type Options struct {
+	DB     *models.DB
+	Guests *operation.Guests
+}
+
+// Service queues and runs the power actions.
+type Service struct {
+	db     *models.DB
+	guests *operation.Guests
+}
+
+// New builds the service.
+func New(o Options) *Service { return &Service{db: o.DB, guests: o.Guests} }
+
+// Actions are the executor actions of the power flow.
+func (s *Service) Actions() []executor.Action {
+	var out []executor.Action
+	for _, name := range []string{ActionStart, ActionStop, ActionShutdown, ActionReboot} {
+		out = append(out, executor.Action{Name: name, Stages: executor.StagesOf(powerSteps), Run: s.runPower})
+	}
+	return out
+}
+
+// run is one run of a power action.
+type run struct {
+	*operation.GuestRun
+	s       *Service
+	payload powerPayload
+}
 
 // Start queues a start; a suspended or limited service refuses it (R40).
-func (s *Provisioner) Start(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Service) Start(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	return s.enqueuePower(ctx, clientID, serviceID, ActionStart, powerPayload{})
 }
 
 // Stop queues a hard stop.
-func (s *Provisioner) Stop(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Service) Stop(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	return s.enqueuePower(ctx, clientID, serviceID, ActionStop, powerPayload{})
 }
 
 // Shutdown queues a graceful shutdown bounded by the request's time-out (DefaultShutdownSeconds
 // when absent); it never turns into a stop.
-func (s *Provisioner) Shutdown(ctx context.Context, clientID, serviceID string, req ShutdownRequest) (*models.Operation, error) {
+func (s *Service) Shutdown(ctx context.Context, clientID, serviceID string, req ShutdownRequest) (*models.Operation, error) {
 	p := powerPayload{TimeoutSeconds: DefaultShutdownSeconds}
 	if req.TimeoutSeconds != nil {
 		p.TimeoutSeconds = *req.TimeoutSeconds
@@ -67,13 +104,13 @@ func (s *Provisioner) Shutdown(ctx context.Context, clientID, serviceID string, 
 }
 
 // Reboot queues a reboot; a suspended or limited service refuses it (R40).
-func (s *Provisioner) Reboot(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
+func (s *Service) Reboot(ctx context.Context, clientID, serviceID string) (*models.Operation, error) {
 	return s.enqueuePower(ctx, clientID, serviceID, ActionReboot, powerPayload{})
 }
 
 // enqueuePower refuses start and reboot of a suspended or limited service before an operation
 // is written (the run checks again: a suspend may come in between).
-func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, action string, p powerPayload) (*models.Operation, error) {
+func (s *Service) enqueuePower(ctx context.Context, clientID, serviceID, action string, p powerPayload) (*models.Operation, error) {
 	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -82,7 +119,7 @@ func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, act
 		return nil, err
 	}
 	if action == ActionReboot && s.seenStopped(ctx, svc) {
-		return nil, notRunning()
+		return nil, operation.NotRunning()
 	}
 	return s.guests.Enqueue(ctx, clientID, serviceID, action, p)
 }
@@ -90,16 +127,9 @@ func (s *Provisioner) enqueuePower(ctx context.Context, clientID, serviceID, act
 // seenStopped reports whether the cluster's guest listing, the request's one Proxmox read,
 // shows the service's guest stopped: a reboot of it is refused before an operation is written
 // (R40). A guest not found or a failed read is the run's to judge.
-func (s *Provisioner) seenStopped(ctx context.Context, svc *models.Service) bool {
-	if svc.VMID == nil {
-		return false
-	}
-	cl, err := s.clusters.Get(svc.Cluster)
-	if err != nil {
-		return false
-	}
-	at, err := s.mods.Locate(ctx, cl, *svc.VMID)
-	return err == nil && at.Found && at.Kind == plans.GuestType(svc.GuestType) && !at.Running
+func (s *Service) seenStopped(ctx context.Context, svc *models.Service) bool {
+	found, running, err := s.guests.Listed(ctx, svc)
+	return err == nil && found && !running
 }
 
 // refuseSuspended is the refusal of a start or reboot while the service is suspended or
@@ -115,29 +145,30 @@ func refuseSuspended(svc *models.Service, action string) error {
 		With("state", svc.State)
 }
 
-func (s *Provisioner) runPower(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, powerSteps, func(l *lifecycle) any { return &l.power })
+func (s *Service) runPower(ctx context.Context, r *executor.Run) error {
+	x := &run{GuestRun: &operation.GuestRun{}, s: s}
+	return operation.RunOnService(ctx, s.db, r, x.GuestRun, &x.payload, powerSteps, x, nil)
 }
 
 // precheckPower refuses what the service's state forbids, checks the guest's stamp and locks
 // (R39), and ends as a no-op when the guest is already where the action would take it.
-func precheckPower(ctx context.Context, l *lifecycle) error {
-	action := l.r.Op.Action
-	if err := refuseSuspended(l.svc, action); err != nil {
+func precheckPower(ctx context.Context, l *run) error {
+	action := l.R.Op.Action
+	if err := refuseSuspended(l.Svc, action); err != nil {
 		return err
 	}
-	if err := precheckGuest(ctx, l); err != nil {
+	if err := l.Precheck(ctx, l.s.guests); err != nil {
 		return err
 	}
-	if _, ok := l.t.Mod.(kinds.PowerController); !ok {
+	if _, ok := l.T.Mod.(kinds.PowerController); !ok {
 		return operation.NotAvailable()
 	}
-	running := l.t.In.Running
+	running := l.T.In.Running
 	switch {
 	case action == ActionReboot && !running:
-		return notRunning()
+		return operation.NotRunning()
 	case action == ActionStart && running, (action == ActionStop || action == ActionShutdown) && !running:
-		l.res.NoOp = true
+		l.Res.NoOp = true
 		return executor.ErrDone
 	}
 	return nil
@@ -145,27 +176,27 @@ func precheckPower(ctx context.Context, l *lifecycle) error {
 
 // powerGuest sends the action through the kind's module, which waits for the task and reads
 // the power state back (R11).
-func powerGuest(ctx context.Context, l *lifecycle) error {
-	pc, _ := l.t.Mod.(kinds.PowerController)
+func powerGuest(ctx context.Context, l *run) error {
+	pc, _ := l.T.Mod.(kinds.PowerController)
 	var err error
-	switch l.r.Op.Action {
+	switch l.R.Op.Action {
 	case ActionStart:
-		err = l.t.Mod.Start(ctx, l.t.Guest, l.rep)
+		err = l.T.Mod.Start(ctx, l.T.Guest, l.Rep)
 	case ActionStop:
-		err = pc.Stop(ctx, l.t.Guest, l.rep)
+		err = pc.Stop(ctx, l.T.Guest, l.Rep)
 	case ActionShutdown:
-		err = pc.Shutdown(ctx, l.t.Guest, shutdownTimeout(l.power.TimeoutSeconds), l.rep)
+		err = pc.Shutdown(ctx, l.T.Guest, shutdownTimeout(l.payload.TimeoutSeconds), l.Rep)
 	case ActionReboot:
-		err = pc.Reboot(ctx, l.t.Guest, l.rep)
+		err = pc.Reboot(ctx, l.T.Guest, l.Rep)
 	default:
-		err = fmt.Errorf("unknown power action %q", l.r.Op.Action)
+		err = fmt.Errorf("unknown power action %q", l.R.Op.Action)
 	}
 	switch {
 	case errors.Is(err, kinds.ErrShutdownTimeout):
 		return i18n.NewProblem(http.StatusConflict, i18n.CodeShutdownTimeout).Perm(i18n.Temporary).
-			With("timeout", fmt.Sprint(int(shutdownTimeout(l.power.TimeoutSeconds).Seconds()))).Wrap(err)
+			With("timeout", fmt.Sprint(int(shutdownTimeout(l.payload.TimeoutSeconds).Seconds()))).Wrap(err)
 	case errors.Is(err, kinds.ErrGuestNotRunning):
-		return notRunning().Wrap(err)
+		return operation.NotRunning().Wrap(err)
 	}
 	return err
 }
@@ -182,8 +213,4 @@ func shutdownTimeout(sec int) time.Duration {
 		sec = MaxShutdownSeconds
 	}
 	return time.Duration(sec) * time.Second
-}
-
-func notRunning() *i18n.Problem {
-	return i18n.NewProblem(http.StatusConflict, i18n.CodeGuestNotRunning).Perm(i18n.Temporary)
 }
