@@ -6,7 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/models"
-	"pvebill/modules/provision"
+	"pvebill/modules/snapshots"
 )
 
 // The snapshot routes (R44; docs/api.md Snapshots). The changes answer an operation like the
@@ -19,7 +19,7 @@ func (s *Server) listSnapshots(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.prov.Snapshots(c.Request.Context(), owner, c.Param("service_id"))
+	list, err := s.snaps.Snapshots(c.Request.Context(), owner, c.Param("service_id"))
 	if err != nil {
 		return err
 	}
@@ -28,27 +28,27 @@ func (s *Server) listSnapshots(c *gin.Context) error {
 }
 
 func (s *Server) createSnapshot(c *gin.Context) error {
-	var req provision.SnapshotRequest
+	var req snapshots.SnapshotRequest
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	return s.mutate(c, nil, func() (*models.Operation, error) {
-		return s.prov.CreateSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+		return s.snaps.CreateSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 func (s *Server) deleteSnapshot(c *gin.Context) error {
 	return s.mutate(c, nil, func() (*models.Operation, error) {
-		return s.prov.DeleteSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"))
+		return s.snaps.DeleteSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"))
 	})
 }
 
 func (s *Server) rollbackSnapshot(c *gin.Context) error {
-	var req provision.RollbackRequest
+	var req snapshots.RollbackRequest
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	return s.mutate(c, nil, func() (*models.Operation, error) {
-		return s.prov.RollbackSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"), req)
+		return s.snaps.RollbackSnapshot(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("name"), req)
 	})
 }

@@ -28,6 +28,7 @@ import (
 	"pvebill/modules/provision"
 	"pvebill/modules/rdns"
 	"pvebill/modules/reinstall"
+	"pvebill/modules/snapshots"
 	"pvebill/server/config"
 )
 
@@ -69,6 +70,8 @@ type Options struct {
 	Nodes Nodes
 	// Power serves the power routes (R40).
 	Power Power
+	// Snapshots serves the snapshot routes (R44).
+	Snapshots Snapshots
 }
 
 // Readiness is what /readyz needs of the clusters' background check (modules/readiness).
@@ -95,6 +98,14 @@ type Power interface {
 	Reboot(ctx context.Context, clientID, serviceID string) (*models.Operation, error)
 }
 
+// Snapshots is what the snapshot routes need (modules/snapshots).
+type Snapshots interface {
+	Snapshots(ctx context.Context, clientID, serviceID string) (snapshots.SnapshotList, error)
+	CreateSnapshot(ctx context.Context, clientID, serviceID string, req snapshots.SnapshotRequest) (*models.Operation, error)
+	DeleteSnapshot(ctx context.Context, clientID, serviceID, name string) (*models.Operation, error)
+	RollbackSnapshot(ctx context.Context, clientID, serviceID, name string, req snapshots.RollbackRequest) (*models.Operation, error)
+}
+
 // missing names the required dependencies o lacks.
 func (o Options) missing() []string {
 	var out []string
@@ -103,7 +114,7 @@ func (o Options) missing() []string {
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
 		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
 		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil, "Nodes": o.Nodes == nil,
-		"Power": o.Power == nil} {
+		"Power": o.Power == nil, "Snapshots": o.Snapshots == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -138,6 +149,7 @@ type Server struct {
 	agents   *agent.Hub
 	moves    Moves
 	nodes    Nodes
+	snaps    Snapshots
 	power    Power
 	ready    Readiness
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
@@ -167,7 +179,8 @@ func New(o Options) *Server {
 	s := &Server{cfg: o.Config, db: o.DB, exec: o.Executor, reg: o.Registry, log: o.Logger, openapi: o.OpenAPI,
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
-		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes, power: o.Power}
+		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes, power: o.Power,
+		snaps: o.Snapshots}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

@@ -81,3 +81,8 @@ func Ours(f executor.Facts, destroyStage executor.Stage) bool {
 	}
 	return f.Lock == "destroyed" && f.LastTask != nil && f.LastTask.Stage == string(destroyStage)
 }
+
+// RecordedIn reports whether the last task the operation recorded was started by stage.
+func RecordedIn(f executor.Facts, stage executor.Stage) bool {
+	return f.LastTask != nil && f.LastTask.Stage == string(stage)
+}

@@ -105,8 +105,6 @@ type lifecycle struct {
 	plan       plans.Plan
 	// gone is set by terminate's precheck when the guest is gone already.
 	gone bool
-	// snap: the payload of a snapshot action (R44).
-	snap snapshotPayload
 	// backup: what a backup's stages share (R42).
 	backup *backupRun
 	// backupDelete: what a backup delete's stages share (R42).

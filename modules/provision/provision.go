@@ -106,7 +106,7 @@ func New(o Options) *Provisioner {
 // Actions are the executor actions of the lifecycle, registered before the executor starts;
 // each action's stage list is its step list's (createSteps, suspendSteps ...).
 func (s *Provisioner) Actions() []executor.Action {
-	return append([]executor.Action{
+	return []executor.Action{
 		{Name: ActionCreate, Stages: executor.StagesOf(createSteps), Run: s.runCreate},
 		{Name: ActionSuspend, Stages: executor.StagesOf(suspendSteps), Run: s.runSuspend},
 		{Name: ActionUnsuspend, Stages: executor.StagesOf(unsuspendSteps), Run: s.runUnsuspend},
@@ -117,7 +117,7 @@ func (s *Provisioner) Actions() []executor.Action {
 		// run at once on a replica, so a window leaves workers for customers (R42).
 		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},
 		{Name: ActionBackupDelete, Stages: executor.StagesOf(backupDeleteSteps), Run: s.runBackupDelete},
-	}, s.snapshotActions()...)
+	}
 }
 
 // blocked is the 409 blocked problem of the lifecycle's blockers.

@@ -28,6 +28,7 @@ import (
 	"pvebill/modules/rdns"
 	"pvebill/modules/readiness"
 	"pvebill/modules/reinstall"
+	"pvebill/modules/snapshots"
 	"pvebill/server/config"
 )
 
@@ -83,6 +84,7 @@ type Stack struct {
 	Placement   *placement.Placer
 	Provisioner *provision.Provisioner
 	Power       *power.Service
+	Snapshots   *snapshots.Service
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
 	Password    *password.Service
@@ -127,6 +129,7 @@ func New(o Options) *Stack {
 	po.Placement, po.Guests = st.Placement, st.Guests
 	st.Provisioner = provision.New(po)
 	st.Power = power.New(power.Options{DB: o.DB, Guests: st.Guests})
+	st.Snapshots = snapshots.New(snapshots.Options{DB: o.DB, Plans: st.Plans, Guests: st.Guests})
 	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
 	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
 	nodes := map[string][]string{}
@@ -185,6 +188,7 @@ func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluste
 // Actions are every operation action the flows run, as the executor registers them.
 func (st *Stack) Actions() []executor.Action {
 	actions := append(st.Provisioner.Actions(), st.Power.Actions()...)
+	actions = append(actions, st.Snapshots.Actions()...)
 	actions = append(actions, st.Replacer.Actions()...)
 	actions = append(actions, st.Moves.Actions()...)
 	return append(actions, st.Password.Actions()...)

@@ -1,4 +1,7 @@
-package provision
+// Package snapshots lists, takes, deletes and rolls back a service's snapshots (R44) through the
+// kinds that have them (kinds.Snapshotter), within the plan's snapshots_max. A rollback erases
+// the guest's current state: past its start, the facts decide what is left to do (R58).
+package snapshots
 
 import (
 	"context"
@@ -22,8 +25,11 @@ const (
 	ActionSnapshotRollback = "snapshot_rollback"
 )
 
-// StageSnapshot is the stage that sends the snapshot call.
-const StageSnapshot executor.Stage = "snapshot"
+// The stages of every snapshot action: a precheck that only reads, then the call.
+const (
+	StagePrecheck executor.Stage = "precheck"
+	StageSnapshot executor.Stage = "snapshot"
+)
 
 // SnapshotRequest is the body of POST /v1/services/{id}/snapshots. The name follows Proxmox's
 // rules (pveconf.ValidSnapshotName), checked before anything is sent.
@@ -61,12 +67,37 @@ type snapshotPayload struct {
 // The step lists of the snapshot actions: a precheck that reads the guest (R39) and its
 // snapshots, then the call.
 var (
-	snapshotCreateSteps   = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: createSnapshot}}
-	snapshotDeleteSteps   = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: deleteSnapshot}}
-	snapshotRollbackSteps = []executor.Step[*lifecycle]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: rollbackSnapshot}}
+	snapshotCreateSteps   = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: createSnapshot}}
+	snapshotDeleteSteps   = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: deleteSnapshot}}
+	snapshotRollbackSteps = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: rollbackSnapshot}}
 )
 
-func (s *Provisioner) snapshotActions() []executor.Action {
+// Options configure a Service; every field is required.
+type Options struct {
+	DB     *models.DB
+	Plans  *plans.Service
+	Guests *operation.Guests
+}
+
+// Service queues and runs the snapshot actions.
+type Service struct {
+	db     *models.DB
+	plans  *plans.Service
+	guests *operation.Guests
+}
+
+// New builds the service.
+func New(o Options) *Service { return &Service{db: o.DB, plans: o.Plans, guests: o.Guests} }
+
+// run is one run of a snapshot action.
+type run struct {
+	*operation.GuestRun
+	s    *Service
+	snap snapshotPayload
+}
+
+// Actions are the executor actions of the snapshot flow.
+func (s *Service) Actions() []executor.Action {
 	return []executor.Action{
 		{Name: ActionSnapshotCreate, Stages: executor.StagesOf(snapshotCreateSteps), Run: s.runSnapshot(snapshotCreateSteps)},
 		{Name: ActionSnapshotDelete, Stages: executor.StagesOf(snapshotDeleteSteps), Run: s.runSnapshot(snapshotDeleteSteps)},
@@ -76,16 +107,17 @@ func (s *Provisioner) snapshotActions() []executor.Action {
 	}
 }
 
-func (s *Provisioner) runSnapshot(steps []executor.Step[*lifecycle]) func(context.Context, *executor.Run) error {
+func (s *Service) runSnapshot(steps []executor.Step[*run]) func(context.Context, *executor.Run) error {
 	return func(ctx context.Context, r *executor.Run) error {
-		return s.lifecycleRun(ctx, r, steps, func(l *lifecycle) any { return &l.snap })
+		x := &run{GuestRun: &operation.GuestRun{}, s: s}
+		return operation.RunOnService(ctx, s.db, r, x.GuestRun, &x.snap, steps, x, nil)
 	}
 }
 
 // Snapshots lists the service's snapshots, oldest first, without Proxmox's "current" entry.
 // Listing needs the kind to have snapshots, not the plan to offer them: snapshots taken under an
 // earlier plan stay visible (and deletable).
-func (s *Provisioner) Snapshots(ctx context.Context, clientID, serviceID string) (SnapshotList, error) {
+func (s *Service) Snapshots(ctx context.Context, clientID, serviceID string) (SnapshotList, error) {
 	svc, err := s.snapshotService(ctx, clientID, serviceID)
 	if err != nil {
 		return SnapshotList{}, err
@@ -113,7 +145,7 @@ func (s *Provisioner) Snapshots(ctx context.Context, clientID, serviceID string)
 // CreateSnapshot queues a snapshot. The name is checked against Proxmox's rules, the plan's
 // capability, the guest's real snapshot count against snapshots_max and the names it has, all
 // before an operation is written; nothing is sent to Proxmox on a refusal (R44).
-func (s *Provisioner) CreateSnapshot(ctx context.Context, clientID, serviceID string, req SnapshotRequest) (*models.Operation, error) {
+func (s *Service) CreateSnapshot(ctx context.Context, clientID, serviceID string, req SnapshotRequest) (*models.Operation, error) {
 	if !pveconf.ValidSnapshotName(req.Name) {
 		return nil, i18n.Validation(i18n.FieldError{Field: "name", Code: i18n.FieldPattern})
 	}
@@ -140,7 +172,7 @@ func (s *Provisioner) CreateSnapshot(ctx context.Context, clientID, serviceID st
 }
 
 // DeleteSnapshot queues the delete of an existing snapshot (404 not_found otherwise).
-func (s *Provisioner) DeleteSnapshot(ctx context.Context, clientID, serviceID, name string) (*models.Operation, error) {
+func (s *Service) DeleteSnapshot(ctx context.Context, clientID, serviceID, name string) (*models.Operation, error) {
 	svc, err := s.snapshotService(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -154,7 +186,7 @@ func (s *Provisioner) DeleteSnapshot(ctx context.Context, clientID, serviceID, n
 // RollbackSnapshot queues a rollback, which is destructive: the confirmation must repeat the
 // name (422 otherwise, checked first, so a wrong one reaches nothing), the plan must offer
 // snapshots and the snapshot must exist.
-func (s *Provisioner) RollbackSnapshot(ctx context.Context, clientID, serviceID, name string, req RollbackRequest) (*models.Operation, error) {
+func (s *Service) RollbackSnapshot(ctx context.Context, clientID, serviceID, name string, req RollbackRequest) (*models.Operation, error) {
 	if req.Confirm != name {
 		return nil, i18n.Validation(i18n.FieldError{Field: "confirm", Code: i18n.FieldOneOf, Param: name})
 	}
@@ -172,7 +204,7 @@ func (s *Provisioner) RollbackSnapshot(ctx context.Context, clientID, serviceID,
 }
 
 // snapshotService reads a service the client may see that has a guest whose kind can snapshot.
-func (s *Provisioner) snapshotService(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
+func (s *Service) snapshotService(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
 	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -192,7 +224,7 @@ func (s *Provisioner) snapshotService(ctx context.Context, clientID, serviceID s
 
 // snapshotAllowed is the plan's snapshot capability for the service's guest type:
 // capability_refused, with its permanence and reason, when the plan refuses it.
-func (s *Provisioner) snapshotAllowed(ctx context.Context, svc *models.Service) (plans.Plan, error) {
+func (s *Service) snapshotAllowed(ctx context.Context, svc *models.Service) (plans.Plan, error) {
 	plan, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
 		return plans.Plan{}, err
@@ -202,7 +234,7 @@ func (s *Provisioner) snapshotAllowed(ctx context.Context, svc *models.Service) 
 }
 
 // guestSnapshots checks the guest (R39) and lists its snapshots.
-func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) ([]kinds.Snapshot, error) {
+func (s *Service) guestSnapshots(ctx context.Context, svc *models.Service) ([]kinds.Snapshot, error) {
 	t, err := s.guests.Inspect(ctx, svc)
 	if err != nil {
 		return nil, err
@@ -211,7 +243,7 @@ func (s *Provisioner) guestSnapshots(ctx context.Context, svc *models.Service) (
 	return sn.Snapshots(ctx, t.Guest)
 }
 
-func (s *Provisioner) snapshotExists(ctx context.Context, svc *models.Service, name string) error {
+func (s *Service) snapshotExists(ctx context.Context, svc *models.Service, name string) error {
 	list, err := s.guestSnapshots(ctx, svc)
 	if err != nil {
 		return err
@@ -246,31 +278,31 @@ func createRefusal(list []kinds.Snapshot, name string, limit int) error {
 // precheckSnapshot checks the guest's stamp and locks (R39), the plan again for a create or a
 // rollback (it may have changed since the request), and the snapshot list: a create re-counts
 // against snapshots_max, a delete or rollback needs the snapshot.
-func precheckSnapshot(ctx context.Context, l *lifecycle) error {
-	if err := precheckGuest(ctx, l); err != nil {
+func precheckSnapshot(ctx context.Context, l *run) error {
+	if err := l.Precheck(ctx, l.s.guests); err != nil {
 		return err
 	}
-	action := l.r.Op.Action
+	action := l.R.Op.Action
 	var plan plans.Plan
 	if action != ActionSnapshotDelete {
 		var err error
-		if plan, err = l.s.snapshotAllowed(ctx, l.svc); err != nil {
+		if plan, err = l.s.snapshotAllowed(ctx, l.Svc); err != nil {
 			return err
 		}
 	}
-	sn, ok := l.t.Mod.(kinds.Snapshotter)
+	sn, ok := l.T.Mod.(kinds.Snapshotter)
 	if !ok {
 		return operation.NotAvailable()
 	}
-	list, err := sn.Snapshots(ctx, l.t.Guest)
+	list, err := sn.Snapshots(ctx, l.T.Guest)
 	if err != nil {
 		return err
 	}
 	has := hasSnapshot(list, l.snap.Name)
 	// A run taken over from a worker that died may find its own change made already (the
 	// request refused a taken name, and the service runs one operation at a time).
-	if l.r.Resumed && (action == ActionSnapshotCreate && has || action == ActionSnapshotDelete && !has) {
-		l.res.NoOp = true
+	if l.R.Resumed && (action == ActionSnapshotCreate && has || action == ActionSnapshotDelete && !has) {
+		l.Res.NoOp = true
 		return executor.ErrDone
 	}
 	if action == ActionSnapshotCreate {
@@ -282,28 +314,28 @@ func precheckSnapshot(ctx context.Context, l *lifecycle) error {
 	return nil
 }
 
-func createSnapshot(ctx context.Context, l *lifecycle) error {
-	sn, _ := l.t.Mod.(kinds.Snapshotter)
-	return sn.CreateSnapshot(ctx, l.t.Guest, l.snap.Name, l.snap.Description, l.rep)
+func createSnapshot(ctx context.Context, l *run) error {
+	sn, _ := l.T.Mod.(kinds.Snapshotter)
+	return sn.CreateSnapshot(ctx, l.T.Guest, l.snap.Name, l.snap.Description, l.Rep)
 }
 
-func deleteSnapshot(ctx context.Context, l *lifecycle) error {
-	sn, _ := l.t.Mod.(kinds.Snapshotter)
-	return sn.DeleteSnapshot(ctx, l.t.Guest, l.snap.Name, l.rep)
+func deleteSnapshot(ctx context.Context, l *run) error {
+	sn, _ := l.T.Mod.(kinds.Snapshotter)
+	return sn.DeleteSnapshot(ctx, l.T.Guest, l.snap.Name, l.Rep)
 }
 
-func rollbackSnapshot(ctx context.Context, l *lifecycle) error {
-	if l.t == nil {
+func rollbackSnapshot(ctx context.Context, l *run) error {
+	if l.T == nil {
 		// Resumed from the facts (R58): the precheck did not run in this run.
-		t, err := l.s.guests.Inspect(ctx, l.svc)
+		t, err := l.s.guests.Inspect(ctx, l.Svc)
 		if err != nil {
 			return err
 		}
-		l.t = t
+		l.T = t
 	}
-	sn, ok := l.t.Mod.(kinds.Snapshotter)
+	sn, ok := l.T.Mod.(kinds.Snapshotter)
 	if !ok {
 		return operation.NotAvailable()
 	}
-	return sn.RollbackSnapshot(ctx, l.t.Guest, l.snap.Name, l.rep)
+	return sn.RollbackSnapshot(ctx, l.T.Guest, l.snap.Name, l.Rep)
 }
