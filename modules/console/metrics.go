@@ -37,8 +37,8 @@ var (
 	RefusalReasons = []string{reasonDisabled, reasonKind, reasonPlan, reasonSuspended, reasonNoGuest, reasonNotReady,
 		reasonInvalid, reasonExpired, reasonUsed, reasonForeign, reasonGuest, reasonUpstream, reasonInternal,
 		reasonOrigin, reasonLimit}
-	EndReasons = []string{endClosed, endUpstream, endMaxSession, endServiceChanged, endShutdown}
-	kinds      = []string{string(KindTerminal), string(KindVNC)}
+	EndReasons   = []string{endClosed, endUpstream, endMaxSession, endServiceChanged, endShutdown}
+	consoleKinds = []string{string(KindTerminal), string(KindVNC)}
 )
 
 // Metrics are the console's Prometheus series (R41, R49).
@@ -69,7 +69,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "How long console sessions lasted, by kind (R41).",
 			Buckets: []float64{1, 10, 60, 300, 900, 1800, 3600, 7200}}, []string{"kind"}),
 	}
-	for _, k := range kinds {
+	for _, k := range consoleKinds {
 		m.open.WithLabelValues(k)
 		m.issued.WithLabelValues(k)
 		m.opened.WithLabelValues(k)

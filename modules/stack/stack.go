@@ -145,7 +145,7 @@ func New(o Options) *Stack {
 	for _, a := range st.Actions() {
 		st.Exec.Register(a)
 	}
-	st.Console = console.New(console.Options{DB: o.DB, Opener: st.Provisioner, Log: o.Log, Secret: o.Console.Secret,
+	st.Console = console.New(console.Options{DB: o.DB, Opener: console.NewGuestOpener(st.Guests, st.Plans), Log: o.Log, Secret: o.Console.Secret,
 		PublicURL: o.Console.PublicURL, MaxSession: o.Console.MaxSession, Recheck: o.ConsoleRecheck,
 		MaxPerService: o.Console.MaxSessionsPerService, MaxPerClient: o.Console.MaxSessionsPerClient,
 		Metrics: console.NewMetrics(o.Metrics)})

@@ -1,4 +1,4 @@
-package provision
+package console
 
 import (
 	"context"
@@ -6,20 +6,28 @@ import (
 	"fmt"
 
 	"pvebill/models"
-	"pvebill/modules/console"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
 	"pvebill/modules/pve"
 )
 
-// The provisioner opens consoles for the console service (console.Opener, R41) through the
-// kinds that have one (kinds.Consoler), after the same checks as every action on a guest: found
-// at its vmid, of the service's kind, carrying the service's stamp (R39).
+// GuestOpener is the Opener of the service's guests (R41): it opens consoles through the kinds
+// that have one (kinds.Consoler), after the same checks as every action on a guest: found at
+// its vmid, of the service's kind, carrying the service's stamp (R39).
+type GuestOpener struct {
+	guests *operation.Guests
+	plans  *plans.Service
+}
+
+// NewGuestOpener builds the opener over the shared guest lookup and the plans.
+func NewGuestOpener(guests *operation.Guests, ps *plans.Service) *GuestOpener {
+	return &GuestOpener{guests: guests, plans: ps}
+}
 
 // ConsoleKinds lists the consoles of a guest type, the default first; none when its kind has no
 // console.
-func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
+func (s *GuestOpener) ConsoleKinds(guestType string) []Kind {
 	mod, err := s.guests.Module(guestType)
 	if err != nil {
 		return nil
@@ -28,9 +36,9 @@ func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
 	if !ok {
 		return nil
 	}
-	var out []console.Kind
+	var out []Kind
 	for _, p := range c.ConsoleProtocols() {
-		out = append(out, console.Kind(p))
+		out = append(out, Kind(p))
 	}
 	return out
 }
@@ -38,7 +46,7 @@ func (s *Provisioner) ConsoleKinds(guestType string) []console.Kind {
 // ConsoleOffered checks that the service's plan offers its guest a console on the service's
 // cluster (R41): a cluster without a console user refuses it, capability_refused and
 // permanent, before anything reaches Proxmox.
-func (s *Provisioner) ConsoleOffered(ctx context.Context, svc *models.Service) error {
+func (s *GuestOpener) ConsoleOffered(ctx context.Context, svc *models.Service) error {
 	p, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
 		return err
@@ -53,7 +61,7 @@ func (s *Provisioner) ConsoleOffered(ctx context.Context, svc *models.Service) e
 
 // ConsoleReady checks, before a console URL is handed out, that the service's guest is its own
 // (R39) and runs.
-func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) error {
+func (s *GuestOpener) ConsoleReady(ctx context.Context, svc *models.Service) error {
 	t, err := s.guests.Inspect(ctx, svc)
 	if err != nil {
 		return err
@@ -67,29 +75,29 @@ func (s *Provisioner) ConsoleReady(ctx context.Context, svc *models.Service) err
 // OpenConsole opens the console of the service's guest under ctx (the session's life). The
 // guest is located, not inspected: the kind's OpenConsole checks its stamp and that it runs
 // (kinds.ConsoleTarget), in one read of the guest.
-func (s *Provisioner) OpenConsole(ctx context.Context, svc *models.Service, kind console.Kind) (console.Upstream, error) {
+func (s *GuestOpener) OpenConsole(ctx context.Context, svc *models.Service, kind Kind) (Upstream, error) {
 	t, err := s.guests.Locate(ctx, svc)
 	if err != nil {
-		return console.Upstream{}, err
+		return Upstream{}, err
 	}
 	c, ok := t.Mod.(kinds.Consoler)
 	if !ok {
-		return console.Upstream{}, operation.NotAvailable()
+		return Upstream{}, operation.NotAvailable()
 	}
 	open, err := c.OpenConsole(ctx, t.Guest)
 	switch {
 	case errors.Is(err, kinds.ErrNotOurs):
-		return console.Upstream{}, operation.NotOurs(t.Guest.VMID)
+		return Upstream{}, operation.NotOurs(t.Guest.VMID)
 	case errors.Is(err, kinds.ErrGuestNotRunning):
-		return console.Upstream{}, operation.NotRunning().Wrap(err)
+		return Upstream{}, operation.NotRunning().Wrap(err)
 	case errors.Is(err, pve.ErrNoConsoleUser):
-		return console.Upstream{}, operation.NotAvailable().Wrap(err)
+		return Upstream{}, operation.NotAvailable().Wrap(err)
 	case err != nil:
-		return console.Upstream{}, err
+		return Upstream{}, err
 	}
 	if open.Protocol != kinds.ConsoleProtocol(kind) {
 		_ = open.Close()
-		return console.Upstream{}, fmt.Errorf("console: the guest opened %s, not %s", open.Protocol, kind)
+		return Upstream{}, fmt.Errorf("console: the guest opened %s, not %s", open.Protocol, kind)
 	}
-	return console.Upstream{Conn: open.Upstream, Greet: open.GreetBrowser}, nil
+	return Upstream{Conn: open.Upstream, Greet: open.GreetBrowser}, nil
 }
