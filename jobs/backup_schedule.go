@@ -9,8 +9,8 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"pvebill/models"
+	"pvebill/modules/backups"
 	"pvebill/modules/plans"
-	"pvebill/modules/provision"
 )
 
 // BackupSchedule plans the scheduled backups of every plan with a backup_schedule (R42). Each
@@ -24,11 +24,11 @@ import (
 // backed up twice for one window. A plan first seen starts from now: its past activations are
 // neither run nor reported.
 type BackupSchedule struct {
-	Plans     *plans.Service
-	Provision *provision.Provisioner
-	DB        *models.DB
-	Owner     string
-	Log       *slog.Logger
+	Plans   *plans.Service
+	Backups *backups.Service
+	DB      *models.DB
+	Owner   string
+	Log     *slog.Logger
 	// Kick wakes the executor once backups are queued.
 	Kick func()
 	// Grace is how late after its time a window is still planned; default DefaultBackupGrace.
@@ -119,14 +119,14 @@ func (b BackupSchedule) plan(ctx context.Context, p plans.Plan) error {
 		missed = due
 	}
 	if len(missed) > 0 {
-		if _, err := b.Provision.MissedBackups(ctx, p.Code, missed); err != nil {
+		if _, err := b.Backups.MissedBackups(ctx, p.Code, missed); err != nil {
 			return err
 		}
 	}
 	if len(missed) == len(due) {
 		return nil
 	}
-	w, err := b.Provision.PlanBackups(ctx, p, latest)
+	w, err := b.Backups.PlanBackups(ctx, p, latest)
 	b.Log.Info("scheduled backups planned", "plan", p.Code, "window", latest.UTC().Format(time.RFC3339),
 		"planned", w.Planned, "skipped", w.Skipped)
 	if w.Planned > 0 && b.Kick != nil {

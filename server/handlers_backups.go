@@ -6,7 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/models"
-	"pvebill/modules/provision"
+	"pvebill/modules/backups"
 )
 
 // Backups (R42, docs/api.md Backups): a backup now and a delete are operations like a power
@@ -14,19 +14,19 @@ import (
 // never sent to Proxmox as given.
 
 func (s *Server) createBackup(c *gin.Context) error {
-	var req provision.BackupRequest
+	var req backups.BackupRequest
 	return s.mutate(c, &req, func() (*models.Operation, error) {
-		return s.prov.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
+		return s.backups.Backup(c.Request.Context(), client(c).ID, c.Param("service_id"), req)
 	})
 }
 
 // backupsBody is the {"backups": […]} answer, oldest first.
 type backupsBody struct {
-	Backups []provision.Backup `json:"backups"`
+	Backups []backups.Backup `json:"backups"`
 }
 
 func (s *Server) listBackups(c *gin.Context) error {
-	list, err := s.prov.Backups(c.Request.Context(), client(c).ID, c.Param("service_id"))
+	list, err := s.backups.Backups(c.Request.Context(), client(c).ID, c.Param("service_id"))
 	if err != nil {
 		return err
 	}
@@ -36,6 +36,6 @@ func (s *Server) listBackups(c *gin.Context) error {
 
 func (s *Server) deleteBackup(c *gin.Context) error {
 	return s.mutate(c, nil, func() (*models.Operation, error) {
-		return s.prov.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id"))
+		return s.backups.DeleteBackup(c.Request.Context(), client(c).ID, c.Param("service_id"), c.Param("backup_id"))
 	})
 }

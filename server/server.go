@@ -17,6 +17,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/agent"
+	"pvebill/modules/backups"
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
@@ -72,6 +73,8 @@ type Options struct {
 	Power Power
 	// Snapshots serves the snapshot routes (R44).
 	Snapshots Snapshots
+	// Backups serves the backup routes (R42).
+	Backups Backups
 }
 
 // Readiness is what /readyz needs of the clusters' background check (modules/readiness).
@@ -98,6 +101,13 @@ type Power interface {
 	Reboot(ctx context.Context, clientID, serviceID string) (*models.Operation, error)
 }
 
+// Backups is what the backup routes need (modules/backups).
+type Backups interface {
+	Backup(ctx context.Context, clientID, serviceID string, req backups.BackupRequest) (*models.Operation, error)
+	Backups(ctx context.Context, clientID, serviceID string) ([]backups.Backup, error)
+	DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) (*models.Operation, error)
+}
+
 // Snapshots is what the snapshot routes need (modules/snapshots).
 type Snapshots interface {
 	Snapshots(ctx context.Context, clientID, serviceID string) (snapshots.SnapshotList, error)
@@ -114,7 +124,7 @@ func (o Options) missing() []string {
 		"Provision": o.Provision == nil, "Reinstall": o.Reinstall == nil, "IPPools": o.IPPools == nil,
 		"Console": o.Console == nil, "Password": o.Password == nil, "RDNS": o.RDNS == nil,
 		"Moves": o.Moves == nil, "Readiness": o.Readiness == nil, "Nodes": o.Nodes == nil,
-		"Power": o.Power == nil, "Snapshots": o.Snapshots == nil} {
+		"Power": o.Power == nil, "Snapshots": o.Snapshots == nil, "Backups": o.Backups == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -150,6 +160,7 @@ type Server struct {
 	moves    Moves
 	nodes    Nodes
 	snaps    Snapshots
+	backups  Backups
 	power    Power
 	ready    Readiness
 	// schemaOK is set once /readyz found the schema current; it stays current (migrations are
@@ -180,7 +191,7 @@ func New(o Options) *Server {
 		clients: NewClients(o.Config.Clients), now: o.Now, recheck: o.WaitRecheck, maxWait: 60 * time.Second,
 		draining: make(chan struct{}), plans: o.Plans, ipPools: o.IPPools, prov: o.Provision, reinst: o.Reinstall,
 		console: o.Console, password: o.Password, rdns: o.RDNS, agents: o.Agents, moves: o.Moves, ready: o.Readiness, nodes: o.Nodes, power: o.Power,
-		snaps: o.Snapshots}
+		snaps: o.Snapshots, backups: o.Backups}
 	s.transport = o.Config.TransportWarnings()
 	for _, w := range s.transport {
 		s.log.Warn("insecure transport setting", "key", w.Key, "reason", w.Reason)

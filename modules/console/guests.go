@@ -9,7 +9,6 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // GuestOpener is the Opener of the service's guests (R41): it opens consoles through the kinds
@@ -90,7 +89,7 @@ func (s *GuestOpener) OpenConsole(ctx context.Context, svc *models.Service, kind
 		return Upstream{}, operation.NotOurs(t.Guest.VMID)
 	case errors.Is(err, kinds.ErrGuestNotRunning):
 		return Upstream{}, operation.NotRunning().Wrap(err)
-	case errors.Is(err, pve.ErrNoConsoleUser):
+	case errors.Is(err, kinds.ErrNoConsoleUser):
 		return Upstream{}, operation.NotAvailable().Wrap(err)
 	case err != nil:
 		return Upstream{}, err

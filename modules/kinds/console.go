@@ -6,9 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+
+	"pvebill/modules/pve"
 )
 
 // The console a Consoler opens, and what the relay to a browser needs of it (R41).
+
+// ErrNoConsoleUser is a console asked of a cluster configured without a console user (the
+// client's error, for the flows that must not reach the client).
+var ErrNoConsoleUser = pve.ErrNoConsoleUser
 
 // ConsoleProtocol is what a console carries; the names are docs/api.md's console kinds.
 type ConsoleProtocol string

@@ -52,6 +52,9 @@ func (g *Guests) Module(guestType string) (kinds.Module, error) {
 	return m, nil
 }
 
+// Cluster is the configured cluster of that name (an unknown one is not_found).
+func (g *Guests) Cluster(name string) (kinds.Cluster, error) { return g.clusters.Get(name) }
+
 // Service reads a service the client may see (another client's is not found).
 func (g *Guests) Service(ctx context.Context, clientID, serviceID string) (*models.Service, error) {
 	svc, err := g.db.GetClientService(ctx, clientID, serviceID)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"pvebill/modules/backups"
 	"pvebill/modules/stack/stacktest"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,8 +31,8 @@ func (e *env) replica(owner string) *stack.Stack {
 }
 
 // scheduler is the backup schedule job of a provisioner, on a clock the test sets.
-func scheduler(e *env, pl *provision.Provisioner, st *stack.Stack, owner string, clock *time.Time) jobs.BackupSchedule {
-	b := jobs.BackupSchedule{Provision: pl, DB: e.db, Owner: owner, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
+func scheduler(e *env, pl *backups.Service, st *stack.Stack, owner string, clock *time.Time) jobs.BackupSchedule {
+	b := jobs.BackupSchedule{Backups: pl, DB: e.db, Owner: owner, Log: slog.New(slog.NewJSONHandler(io.MultiWriter(e.logs), nil)),
 		Now: func() time.Time { return *clock }}
 	if st != nil {
 		b.Plans, b.Kick = st.Plans, st.Exec.Kick
@@ -45,7 +46,7 @@ func scheduler(e *env, pl *provision.Provisioner, st *stack.Stack, owner string,
 func backupOps(t *testing.T, db *models.DB) map[string][]models.Operation {
 	t.Helper()
 	var ops []models.Operation
-	if err := db.Gorm.Where("action = ?", provision.ActionBackup).Order("created_at, id").Find(&ops).Error; err != nil {
+	if err := db.Gorm.Where("action = ?", backups.ActionBackup).Order("created_at, id").Find(&ops).Error; err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]models.Operation{}
@@ -61,7 +62,7 @@ func waitBackups(t *testing.T, db *models.DB) {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		var n int64
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", provision.ActionBackup,
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", backups.ActionBackup,
 			[]string{models.OpQueued, models.OpRunning}).Count(&n).Error; err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestScheduledBackupsPlannedOnceAcrossReplicas(t *testing.T) {
 			e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "sch-gone"))
 			other := e.replica("test-2")
 			clock := time.Date(2026, 3, 1, 1, 0, 0, 0, time.Local)
-			a, b := scheduler(e, e.svc, nil, "test", &clock), scheduler(e, other.Provisioner, other, "test-2", &clock)
+			a, b := scheduler(e, e.Stack.Backups, nil, "test", &clock), scheduler(e, other.Backups, other, "test-2", &clock)
 			both := func() {
 				var wg sync.WaitGroup
 				for _, j := range []jobs.BackupSchedule{a, b} {
@@ -198,12 +199,12 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 			}
 			for node := range perNode {
 				if err := e.db.Gorm.Exec("INSERT INTO operation_gates (gate, operation_id, updated_at) VALUES (?, ?, ?)",
-					provision.BackupGate("default", node), "held-by-test", time.Now()).Error; err != nil {
+					backups.BackupGate("default", node), "held-by-test", time.Now()).Error; err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, id := range ids {
-				if _, err := e.svc.Backup(context.Background(), "whmcs", id, provision.BackupRequest{}); err != nil {
+				if _, err := e.Stack.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -282,7 +283,7 @@ func TestMissedBackupWindowsAuditedOnce(t *testing.T) {
 			e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "miss-gone"))
 			other := e.replica("test-2")
 			clock := time.Date(2026, 3, 1, 1, 0, 0, 0, time.Local)
-			a, b := scheduler(e, e.svc, nil, "test", &clock), scheduler(e, other.Provisioner, other, "test-2", &clock)
+			a, b := scheduler(e, e.Stack.Backups, nil, "test", &clock), scheduler(e, other.Backups, other, "test-2", &clock)
 			both := func() {
 				var wg sync.WaitGroup
 				for _, j := range []jobs.BackupSchedule{a, b} {
@@ -302,7 +303,7 @@ func TestMissedBackupWindowsAuditedOnce(t *testing.T) {
 			both()
 			both()
 			var evs []models.AuditEvent
-			if err := e.db.Gorm.Where("event = ?", provision.AuditBackupWindowMissed).Order("id").Find(&evs).Error; err != nil {
+			if err := e.db.Gorm.Where("event = ?", backups.AuditBackupWindowMissed).Order("id").Find(&evs).Error; err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -13,8 +13,8 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/backups"
 	"pvebill/modules/plans"
-	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/stack/stacktest"
 )
@@ -42,7 +42,7 @@ func (e *env) backupPlans() {
 func (e *env) backup(serviceID string) *models.Operation {
 	e.t.Helper()
 	e.sim.Advance(2 * time.Second)
-	op, err := e.svc.Backup(context.Background(), "whmcs", serviceID, provision.BackupRequest{})
+	op, err := e.Stack.Backups.Backup(context.Background(), "whmcs", serviceID, backups.BackupRequest{})
 	if err != nil {
 		e.t.Fatalf("backup: %v", err)
 	}
@@ -51,7 +51,7 @@ func (e *env) backup(serviceID string) *models.Operation {
 
 func (e *env) backupIDs(serviceID string) []string {
 	e.t.Helper()
-	list, err := e.svc.Backups(context.Background(), "whmcs", serviceID)
+	list, err := e.Stack.Backups.Backups(context.Background(), "whmcs", serviceID)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			}
 			n := len(e.sim.Requests())
 			ops := e.operationCount()
-			op, err := e.svc.Backup(context.Background(), "whmcs", "svc-bp", provision.BackupRequest{})
+			op, err := e.Stack.Backups.Backup(context.Background(), "whmcs", "svc-bp", backups.BackupRequest{})
 			if op != nil || !isCode(err, i18n.CodeBackupLimitReached, http.StatusConflict) {
 				t.Fatalf("backup at the limit: %v %v", op, err)
 			}
@@ -227,7 +227,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			if e.operationCount() != ops {
 				t.Fatal("a backup at the limit wrote an operation")
 			}
-			op, err = e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
+			op, err = e.Stack.Backups.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
 			if op != nil || !isCode(err, i18n.CodeBackupProtected, http.StatusConflict) {
 				t.Fatalf("delete of a protected backup: %v", err)
 			}
@@ -238,7 +238,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other/svc-bp")
 			e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 			for _, id := range []string{foreign, bare, "../../images/x", "local:backup/" + bare} {
-				_, err := e.svc.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
+				_, err := e.Stack.Backups.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
 				if !isCode(err, i18n.CodeNotFound, http.StatusNotFound) {
 					t.Fatalf("delete %s: %v", id, err)
 				}
@@ -263,11 +263,11 @@ func isCode(err error, code i18n.Code, status int) bool {
 func TestBackupRefusedWithoutBackupStorage(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
 	e.create(ctReq("svc-nb"))
-	_, err := e.svc.Backup(context.Background(), "whmcs", "svc-nb", provision.BackupRequest{})
+	_, err := e.Stack.Backups.Backup(context.Background(), "whmcs", "svc-nb", backups.BackupRequest{})
 	if !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
 		t.Fatalf("backup on a plan without backups: %v", err)
 	}
-	if _, err := e.svc.Backups(context.Background(), "whmcs", "svc-nb"); !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
+	if _, err := e.Stack.Backups.Backups(context.Background(), "whmcs", "svc-nb"); !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
 		t.Fatalf("list on a plan without backups: %v", err)
 	}
 }
@@ -390,7 +390,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 			}
 			readBefore := time.Now()
 			n := len(e.sim.Requests())
-			op, err := e.svc.DeleteBackup(ctx, "whmcs", "svc-bd", older)
+			op, err := e.Stack.Backups.DeleteBackup(ctx, "whmcs", "svc-bd", older)
 			if err != nil || op.Action != "backup_delete" {
 				t.Fatalf("delete: %v %v", op, err)
 			}
@@ -427,7 +427,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 			}
 			e.sim.InjectFault(pvesim.Fault{Method: "DELETE", PathPattern: `/nodes/[^/]+/storage/local/content/.+`, Nth: 1, After: true,
 				Status: 596, Message: "Connection timed out"})
-			op, err = e.svc.DeleteBackup(ctx, "whmcs", "svc-bd", again)
+			op, err = e.Stack.Backups.DeleteBackup(ctx, "whmcs", "svc-bd", again)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -469,7 +469,7 @@ func TestBackupNoteAndKind(t *testing.T) {
 
 	ops := e.operationCount()
 	for _, bad := range []string{"two\nlines", "tab\there", strings.Repeat("é", 201)} {
-		if op, err := e.svc.Backup(ctx, "whmcs", "svc-nk", provision.BackupRequest{Note: &bad}); op != nil ||
+		if op, err := e.Stack.Backups.Backup(ctx, "whmcs", "svc-nk", backups.BackupRequest{Note: &bad}); op != nil ||
 			!isCode(err, i18n.CodeValidationFailed, http.StatusUnprocessableEntity) || !strings.Contains(err.Error(), "note") {
 			t.Fatalf("note %q: %v %v", bad, op, err)
 		}
@@ -480,7 +480,7 @@ func TestBackupNoteAndKind(t *testing.T) {
 	note := `before the upgrade \n is not a newline; "quoted" ` + strings.Repeat("ü", 150)
 	n := len(e.sim.Requests())
 	e.sim.Advance(2 * time.Second)
-	op, err := e.svc.Backup(ctx, "whmcs", "svc-nk", provision.BackupRequest{Note: &note})
+	op, err := e.Stack.Backups.Backup(ctx, "whmcs", "svc-nk", backups.BackupRequest{Note: &note})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func TestBackupNoteAndKind(t *testing.T) {
 	}
 	kindsAndNotes := func(want [][2]string) {
 		t.Helper()
-		list, err := e.svc.Backups(ctx, "whmcs", "svc-nk")
+		list, err := e.Stack.Backups.Backups(ctx, "whmcs", "svc-nk")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -510,10 +510,10 @@ func TestBackupNoteAndKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.sim.Advance(2 * time.Second)
-	if w, err := e.svc.PlanBackups(ctx, p, time.Now()); err != nil || w.Planned != 1 {
+	if w, err := e.Stack.Backups.PlanBackups(ctx, p, time.Now()); err != nil || w.Planned != 1 {
 		t.Fatalf("window: %+v %v", w, err)
 	}
-	e.waitLatest("svc-nk", provision.ActionBackup)
+	e.waitLatest("svc-nk", backups.ActionBackup)
 	// The old archive was rotated out at backups_max 2.
 	kindsAndNotes([][2]string{{"manual", note}, {"scheduled", ""}})
 }

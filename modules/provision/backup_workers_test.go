@@ -7,8 +7,8 @@ import (
 
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/backups"
 	"pvebill/modules/executor"
-	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 )
@@ -49,7 +49,7 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 				PollInterval: 20 * time.Millisecond})
 			e.sim.SetTaskDuration("vzdump", 1500*time.Millisecond)
 			for _, id := range order {
-				if _, err := st.Provisioner.Backup(context.Background(), "whmcs", id, provision.BackupRequest{}); err != nil {
+				if _, err := st.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -122,12 +122,12 @@ func watchBackups(t *testing.T, db *models.DB) int64 {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		var running, open int64
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", provision.ActionBackup, models.OpRunning).
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", backups.ActionBackup, models.OpRunning).
 			Count(&running).Error; err != nil {
 			t.Fatal(err)
 		}
 		most = max(most, running)
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", provision.ActionBackup,
+		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", backups.ActionBackup,
 			[]string{models.OpQueued, models.OpRunning}).Count(&open).Error; err != nil {
 			t.Fatal(err)
 		}

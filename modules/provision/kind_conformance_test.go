@@ -10,6 +10,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/backups"
 	"pvebill/modules/plans"
 	"pvebill/modules/power"
 	"pvebill/modules/provision"
@@ -55,8 +56,8 @@ var conformanceSteps = []conformanceStep{
 	{action: provision.ActionChangePlan, needs: []string{provision.ActionCreate}, run: func(e *env, c conformanceCase, id string) (*models.Operation, error) {
 		return e.svc.ChangePlan(context.Background(), "whmcs", id, provision.ChangePlanRequest{Plan: c.other})
 	}},
-	{action: provision.ActionBackup, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
-		return e.svc.Backup(context.Background(), "whmcs", id, provision.BackupRequest{})
+	{action: backups.ActionBackup, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
+		return e.Stack.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{})
 	}},
 	{action: power.ActionReboot, needs: []string{provision.ActionCreate}, run: func(e *env, _ conformanceCase, id string) (*models.Operation, error) {
 		return e.Stack.Power.Reboot(context.Background(), "whmcs", id)
@@ -135,7 +136,7 @@ func conformanceEndOf(t *testing.T, e *env, id string) conformanceEnd {
 		}
 	}
 	if svc.State != models.ServiceTerminated {
-		list, err := e.svc.Backups(context.Background(), "whmcs", id)
+		list, err := e.Stack.Backups.Backups(context.Background(), "whmcs", id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,10 +105,6 @@ type lifecycle struct {
 	plan       plans.Plan
 	// gone is set by terminate's precheck when the guest is gone already.
 	gone bool
-	// backup: what a backup's stages share (R42).
-	backup *backupRun
-	// backupDelete: what a backup delete's stages share (R42).
-	backupDelete backupDeleteRun
 }
 
 // The step lists of the lifecycle's actions (R27): a precheck that only reads, then the change.
@@ -361,4 +357,17 @@ func applyPlan(ctx context.Context, l *lifecycle) error {
 		return err
 	}
 	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"plan": l.plan.Code})
+}
+
+// deleteBackupsOnTerminate deletes the service's backups after its guest is destroyed when the
+// plan says delete (R42), on the node the guest was found on; the protected ones stay and are
+// named in the result.
+func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
+	node := ""
+	if l.t != nil {
+		node = l.t.Guest.Node
+	}
+	kept, err := l.s.backups.DeleteOnTerminate(ctx, l.svc, node, l.rep)
+	l.res.BackupsKept = kept
+	return err
 }

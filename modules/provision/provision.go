@@ -7,6 +7,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/backups"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
@@ -38,7 +39,7 @@ const (
 	StageApply     executor.Stage = "apply"
 	// StageDeleteBackups is terminate's last stage: the service's backups go when the plan
 	// says so (R42).
-	StageDeleteBackups executor.Stage = "delete_backups"
+	StageDeleteBackups = backups.StageDeleteBackups
 )
 
 // Addresses hands out IPv4 addresses per service (modules/ippool behind an adapter). Allocate
@@ -73,6 +74,8 @@ type Options struct {
 	Placement *placement.Placer
 	// Guests finds a service's guest (R39).
 	Guests *operation.Guests
+	// Backups deletes a terminated service's backups when its plan says so (R42).
+	Backups *backups.Service
 	// Now is the clock (time.Now but in tests).
 	Now func() time.Time
 }
@@ -92,13 +95,14 @@ type Provisioner struct {
 	metrics  *Metrics
 	place    *placement.Placer
 	guests   *operation.Guests
+	backups  *backups.Service
 	now      func() time.Time
 }
 
 // New builds the provisioner.
 func New(o Options) *Provisioner {
 	s := &Provisioner{db: o.DB, plans: o.Plans, mods: o.Modules, clusters: operation.NewClusters(o.Clusters),
-		addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets, log: o.Log, metrics: o.Metrics, place: o.Placement, guests: o.Guests, now: o.Now}
+		addrs: o.Addresses, rdns: o.RDNS, secrets: o.Secrets, log: o.Log, metrics: o.Metrics, place: o.Placement, guests: o.Guests, backups: o.Backups, now: o.Now}
 	s.names = s.clusters.Names()
 	return s
 }
@@ -113,10 +117,6 @@ func (s *Provisioner) Actions() []executor.Action {
 		{Name: ActionTerminate, Stages: executor.StagesOf(terminateSteps), Irreversible: StageDestroy, Run: s.runTerminate,
 			Resolver: executor.ResolverFunc(s.resolveTerminate)},
 		{Name: ActionChangePlan, Stages: executor.StagesOf(changePlanSteps), Run: s.runChangePlan},
-		// A backup holds its worker for its whole vzdump: at most Config.LongWorkers of them
-		// run at once on a replica, so a window leaves workers for customers (R42).
-		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},
-		{Name: ActionBackupDelete, Stages: executor.StagesOf(backupDeleteSteps), Run: s.runBackupDelete},
 	}
 }
 
@@ -126,9 +126,6 @@ func blocked(b ...i18n.Blocker) *i18n.Problem { return operation.Blocked(b...) }
 // result is what an operation records when it ends.
 type result struct {
 	operation.Result
-	// Backup is the backup a backup operation made; Rotated the ids it deleted at
-	// backups_max; BackupsKept the protected backups a terminate left (R42).
-	Backup      *Backup  `json:"backup,omitempty"`
-	Rotated     []string `json:"rotated,omitempty"`
+	// BackupsKept are the protected backups a terminate left (R42).
 	BackupsKept []string `json:"backups_kept,omitempty"`
 }

@@ -9,9 +9,9 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/models/dbtest"
+	"pvebill/modules/backups"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
-	"pvebill/modules/provision"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
@@ -44,7 +44,7 @@ func (e *env) backedUp(id string, vmid int) string {
 	if err := fw.SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off, IPFilter: &off}); err != nil {
 		e.t.Fatal(err)
 	}
-	op, err := e.prov.Backup(ctx, client, id, provision.BackupRequest{})
+	op, err := e.Stack.Backups.Backup(ctx, client, id, backups.BackupRequest{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func (e *env) backedUp(id string, vmid int) string {
 	if err := fw.SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &on, IPFilter: &on}); err != nil {
 		e.t.Fatal(err)
 	}
-	list, err := e.prov.Backups(ctx, client, id)
+	list, err := e.Stack.Backups.Backups(ctx, client, id)
 	if err != nil || len(list) != 1 {
 		e.t.Fatalf("backups %v %v", list, err)
 	}
@@ -221,7 +221,7 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 	if err := e.db.Gorm.Exec("UPDATE services SET state = ? WHERE service_id = ?", models.ServiceSuspended, "svc-r").Error; err != nil {
 		t.Fatal(err)
 	}
-	list, err := e.prov.Backups(ctx, client, "svc-r")
+	list, err := e.Stack.Backups.Backups(ctx, client, "svc-r")
 	if err != nil || len(list) != 1 {
 		t.Fatalf("backups %v %v", list, err)
 	}
@@ -241,7 +241,7 @@ func TestRestoreBackupReverifiedAtApply(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	backupID := e.backedUp("svc-r", 5001)
 	in := e.restorePreview("svc-r", backupID)
-	del, err := e.prov.DeleteBackup(context.Background(), client, "svc-r", backupID)
+	del, err := e.Stack.Backups.DeleteBackup(context.Background(), client, "svc-r", backupID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,14 +411,14 @@ func TestVMRestore(t *testing.T) {
 			if err := e.client.Node("pve1").QEMU(6001).Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off}); err != nil {
 				t.Fatal(err)
 			}
-			op, err := e.prov.Backup(ctx, client, "svc-vm", provision.BackupRequest{})
+			op, err := e.Stack.Backups.Backup(ctx, client, "svc-vm", backups.BackupRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if done := e.wait(op); done.State != models.OpSucceeded {
 				t.Fatalf("backup %s %s", done.State, deref(done.ErrorCode))
 			}
-			list, err := e.prov.Backups(ctx, client, "svc-vm")
+			list, err := e.Stack.Backups.Backups(ctx, client, "svc-vm")
 			if err != nil || len(list) != 1 {
 				t.Fatalf("backups %v %v", list, err)
 			}
@@ -503,14 +503,14 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			op, err := e.prov.Backup(ctx, client, "svc-vm", provision.BackupRequest{})
+			op, err := e.Stack.Backups.Backup(ctx, client, "svc-vm", backups.BackupRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if done := e.wait(op); done.State != models.OpSucceeded {
 				t.Fatalf("backup %s %s", done.State, deref(done.ErrorCode))
 			}
-			list, err := e.prov.Backups(ctx, client, "svc-vm")
+			list, err := e.Stack.Backups.Backups(ctx, client, "svc-vm")
 			if err != nil || len(list) != 1 {
 				t.Fatalf("backups %v %v", list, err)
 			}

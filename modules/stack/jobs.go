@@ -38,7 +38,7 @@ func (st *Stack) Jobs(cfg config.Config) (*Jobs, error) {
 		return nil, err
 	}
 	// Scheduled backups (R42): every minute one replica looks for the plans' due windows.
-	backups := jobs.BackupSchedule{Plans: st.Plans, Provision: st.Provisioner, DB: st.DB, Owner: st.Exec.Owner(), Log: st.Log,
+	backups := jobs.BackupSchedule{Plans: st.Plans, Backups: st.Backups, DB: st.DB, Owner: st.Exec.Owner(), Log: st.Log,
 		Kick: st.Exec.Kick}
 	if err := st.once(j, "@every 1m", backups, 50*time.Second); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"pvebill/models"
 	"pvebill/modules/agent"
+	"pvebill/modules/backups"
 	"pvebill/modules/console"
 	"pvebill/modules/executor"
 	"pvebill/modules/ippool"
@@ -85,6 +86,7 @@ type Stack struct {
 	Provisioner *provision.Provisioner
 	Power       *power.Service
 	Snapshots   *snapshots.Service
+	Backups     *backups.Service
 	Replacer    *reinstall.Replacer
 	Console     *console.Service
 	Password    *password.Service
@@ -126,19 +128,21 @@ func New(o Options) *Stack {
 	pl.DB, pl.Plans, pl.Clusters, pl.Log, pl.Metrics, pl.Now = o.DB, st.Plans, o.Clusters, o.Log, placement.NewMetrics(o.Metrics), po.Now
 	st.Placement = placement.New(pl)
 	st.Guests = operation.NewGuests(o.DB, st.Kinds, o.Clusters, o.Log)
-	po.Placement, po.Guests = st.Placement, st.Guests
+	st.Backups = backups.New(backups.Options{DB: o.DB, Plans: st.Plans, Guests: st.Guests, Log: o.Log,
+		Metrics: backups.NewMetrics(o.Metrics), Now: po.Now})
+	po.Placement, po.Guests, po.Backups = st.Placement, st.Guests, st.Backups
 	st.Provisioner = provision.New(po)
 	st.Power = power.New(power.Options{DB: o.DB, Guests: st.Guests})
 	st.Snapshots = snapshots.New(snapshots.Options{DB: o.DB, Plans: st.Plans, Guests: st.Guests})
 	st.Readiness = readiness.New(readiness.Options{Clusters: o.Clusters, Log: o.Log, Metrics: o.Metrics, Now: po.Now})
-	provision.NewBackupMetrics(o.Metrics, o.DB, o.Log)
+	backups.NewBackupMetrics(o.Metrics, o.DB, o.Log)
 	nodes := map[string][]string{}
 	for _, cl := range o.Clusters {
 		nodes[cl.Name] = cl.Nodes
 	}
-	provision.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
+	backups.NewBackupQueueMetrics(o.Metrics, o.DB, o.Log, nodes)
 	st.Replacer = reinstall.New(reinstall.Options{DB: o.DB, Plans: st.Plans, Modules: st.Kinds, Clusters: o.Clusters,
-		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Provisioner})
+		Addresses: addrs, Secrets: st.Exec.Secrets(), Log: o.Log, Backups: st.Backups})
 	st.Password = password.New(password.Options{DB: o.DB, Plans: st.Plans, Guests: st.Guests,
 		Secrets: st.Exec.Secrets(), Log: o.Log})
 	st.Moves = migrate.New(migrate.Options{DB: o.DB, Guests: st.Guests, Placement: st.Placement, Log: o.Log})
@@ -189,6 +193,7 @@ func warnHalfConsole(log *slog.Logger, c config.Console, clusters []kinds.Cluste
 func (st *Stack) Actions() []executor.Action {
 	actions := append(st.Provisioner.Actions(), st.Power.Actions()...)
 	actions = append(actions, st.Snapshots.Actions()...)
+	actions = append(actions, st.Backups.Actions()...)
 	actions = append(actions, st.Replacer.Actions()...)
 	actions = append(actions, st.Moves.Actions()...)
 	return append(actions, st.Password.Actions()...)

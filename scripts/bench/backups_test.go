@@ -147,7 +147,7 @@ func scheduledBackups(t *testing.T, rep *Report) {
 	_ = b
 	perNode := seedBackupGuests(t, sim, db, []string{"node01", "node02", "node03", "node04"}, guests)
 	clock := time.Date(2026, 3, 1, 2, 0, 0, 0, time.Local)
-	job := jobs.BackupSchedule{Plans: a.Plans, Provision: a.Provisioner, DB: db, Owner: "bench-a", Kick: a.Exec.Kick,
+	job := jobs.BackupSchedule{Plans: a.Plans, Backups: a.Backups, DB: db, Owner: "bench-a", Kick: a.Exec.Kick,
 		Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Now: func() time.Time { return clock }}
 	if err := job.Run(context.Background()); err != nil {
 		t.Fatal(err)

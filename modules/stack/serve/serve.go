@@ -15,5 +15,5 @@ func Options(st *stack.Stack, cfg config.Config) server.Options {
 	return server.Options{Config: cfg, DB: st.DB, Executor: st.Exec, Registry: st.Metrics, Logger: st.Log,
 		Plans: st.Plans, IPPools: st.IPPools, Provision: st.Provisioner, Reinstall: st.Replacer, Console: st.Console,
 		Password: st.Password, RDNS: st.RDNS, Agents: st.Agents, Moves: st.Moves, Readiness: st.Readiness,
-		Nodes: st.Placement, Snapshots: st.Snapshots, Power: st.Power}
+		Nodes: st.Placement, Snapshots: st.Snapshots, Backups: st.Backups, Power: st.Power}
 }

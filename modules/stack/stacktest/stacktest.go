@@ -53,6 +53,9 @@ func WithServices(o server.Options) server.Options {
 	if o.Power == nil {
 		o.Power = full.Power
 	}
+	if o.Backups == nil {
+		o.Backups = full.Backups
+	}
 	if o.Snapshots == nil {
 		o.Snapshots = full.Snapshots
 	}

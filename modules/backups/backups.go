@@ -1,8 +1,13 @@
-package provision
+// Package backups makes, lists and deletes a service's backups (R42) through the kinds that
+// have them (kinds.Backupper): vzdump on the guest's node behind the node's gate, the archive
+// found and verified by its stamp, rotation at backups_max, the plan's schedule, the archives a
+// restore may name (R43) and what a terminate deletes.
+package backups
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"sort"
@@ -52,8 +57,80 @@ var backupIDPattern = regexp.MustCompile(`^vzdump-[a-z]{1,8}-[0-9]{3,9}-[0-9]{4}
 // BackupIDOK reports whether s has the shape of a backup id.
 func BackupIDOK(s string) bool { return backupIDPattern.MatchString(s) }
 
+// StagePrecheck is the first stage of both actions: it only reads.
+const StagePrecheck executor.Stage = "precheck"
+
+// Options configure a Service; every field is required.
+type Options struct {
+	DB      *models.DB
+	Plans   *plans.Service
+	Guests  *operation.Guests
+	Log     *slog.Logger
+	Metrics *Metrics
+	// Now is the clock (time.Now but in tests).
+	Now func() time.Time
+}
+
+// Service queues and runs backups and backup deletes, plans scheduled backups and finds a
+// restore's archive.
+type Service struct {
+	db      *models.DB
+	plans   *plans.Service
+	guests  *operation.Guests
+	log     *slog.Logger
+	metrics *Metrics
+	now     func() time.Time
+}
+
+// New builds the service.
+func New(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Service{db: o.DB, plans: o.Plans, guests: o.Guests, log: o.Log, metrics: o.Metrics, now: o.Now}
+}
+
+// Actions are the executor actions of the backup flow. A backup holds its worker for its whole
+// vzdump: at most Config.LongWorkers of them run at once on a replica, so a window leaves
+// workers for customers (R42).
+func (s *Service) Actions() []executor.Action {
+	return []executor.Action{
+		{Name: ActionBackup, Stages: executor.StagesOf(backupSteps), Long: true, Run: s.runBackup},
+		{Name: ActionBackupDelete, Stages: executor.StagesOf(backupDeleteSteps), Run: s.runBackupDelete},
+	}
+}
+
+// result is what a backup operation records: the backup it made and the ids it rotated out.
+type result struct {
+	operation.Result
+	Backup  *Backup  `json:"backup,omitempty"`
+	Rotated []string `json:"rotated,omitempty"`
+}
+
+// run is one run of a backup or a backup delete.
+type run struct {
+	*operation.GuestRun
+	s   *Service
+	res *result
+	// backup: what a backup's stages share.
+	backup *backupRun
+	// backupDelete: what a backup delete's stages share.
+	backupDelete backupDeleteRun
+}
+
+// runOn runs steps as one operation's run, its payload read into what payload returns.
+func (s *Service) runOn(ctx context.Context, r *executor.Run, steps []executor.Step[*run], payload func(*run) any) error {
+	x := &run{s: s, res: &result{}}
+	x.GuestRun = &operation.GuestRun{Res: &x.res.Result}
+	var p any
+	if payload != nil {
+		p = payload(x)
+	}
+	return operation.RunOnService(ctx, s.db, r, x.GuestRun, p, steps, x, func() any { return x.res })
+}
+
 // backupSteps is a backup's step list (R42).
-var backupSteps = []executor.Step[*lifecycle]{
+var backupSteps = []executor.Step[*run]{
 	{Stage: StagePrecheck, Run: precheckBackup},
 	{Stage: StageBackup, Run: vzdumpGuest},
 	{Stage: StageVerifyBackup, Run: verifyBackup},
@@ -130,11 +207,11 @@ func (b backupLister) remove(ctx context.Context, bk Backup, stage executor.Stag
 
 // lister is the backup lister of a service on a plan with backups; a kind without backups is
 // not_yet_available.
-func (s *Provisioner) lister(svc *models.Service, p plans.Plan) (backupLister, error) {
+func (s *Service) lister(svc *models.Service, p plans.Plan) (backupLister, error) {
 	if svc.VMID == nil {
 		return backupLister{}, operation.Missing()
 	}
-	cl, err := s.clusters.Get(svc.Cluster)
+	cl, err := s.guests.Cluster(svc.Cluster)
 	if err != nil {
 		return backupLister{}, err
 	}
@@ -151,7 +228,7 @@ func (s *Provisioner) lister(svc *models.Service, p plans.Plan) (backupLister, e
 
 // backupPlan is the service's plan: capability_refused, with its permanence and reason, when
 // it refuses backups (a plan without a backup storage).
-func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plans.Plan, error) {
+func (s *Service) backupPlan(ctx context.Context, svc *models.Service) (plans.Plan, error) {
 	p, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
 		return plans.Plan{}, err
@@ -164,7 +241,7 @@ func (s *Provisioner) backupPlan(ctx context.Context, svc *models.Service) (plan
 // backups refuses it, and so does a service holding backups_max protected backups
 // (backup_limit_reached): the service's list is the request's one Proxmox read, and nothing
 // else is sent before the operation runs (its precheck checks again).
-func (s *Provisioner) Backup(ctx context.Context, clientID, serviceID string, req BackupRequest) (*models.Operation, error) {
+func (s *Service) Backup(ctx context.Context, clientID, serviceID string, req BackupRequest) (*models.Operation, error) {
 	note, err := req.note()
 	if err != nil {
 		return nil, err
@@ -210,7 +287,7 @@ func atLimit(list []Backup, limit int) error {
 }
 
 // Backups lists the service's backups, oldest first (R42).
-func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) ([]Backup, error) {
+func (s *Service) Backups(ctx context.Context, clientID, serviceID string) ([]Backup, error) {
 	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -238,7 +315,7 @@ func (s *Provisioner) Backups(ctx context.Context, clientID, serviceID string) (
 // OwnBackup finds a backup among the service's own as listed on node (stamped for it, of its
 // vmid and kind, on the plan's backup storage) and answers its volume id: the one way a restore
 // names an archive (R43). Anything else is 404 not_found, whatever is on the storage.
-func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, backupID string) (string, error) {
+func (s *Service) OwnBackup(ctx context.Context, k models.ServiceKey, node, backupID string) (string, error) {
 	svc, err := s.db.GetService(ctx, k)
 	if err != nil {
 		return "", err
@@ -254,7 +331,7 @@ func (s *Provisioner) OwnBackup(ctx context.Context, k models.ServiceKey, node, 
 // when ""), and answers the lister, the list and the backup's index in it: the one way a
 // client's backup id reaches a volume (R42). A plan without backups refuses; an id not in the
 // list is 404 not_found.
-func (s *Provisioner) findBackup(ctx context.Context, svc *models.Service, node, backupID string) (backupLister, []Backup, int, error) {
+func (s *Service) findBackup(ctx context.Context, svc *models.Service, node, backupID string) (backupLister, []Backup, int, error) {
 	p, err := s.backupPlan(ctx, svc)
 	if err != nil {
 		return backupLister{}, nil, 0, err
@@ -281,8 +358,8 @@ func (s *Provisioner) findBackup(ctx context.Context, svc *models.Service, node,
 	return backupLister{}, nil, 0, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
 }
 
-func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
-	err := s.lifecycleRun(ctx, r, backupSteps, nil)
+func (s *Service) runBackup(ctx context.Context, r *executor.Run) error {
+	err := s.runOn(ctx, r, backupSteps, nil)
 	var p backupPayload
 	if perr := r.Payload(&p); perr == nil && p.Scheduled != 0 && ctx.Err() == nil {
 		s.countScheduled(err)
@@ -293,20 +370,20 @@ func (s *Provisioner) runBackup(ctx context.Context, r *executor.Run) error {
 // precheckBackup checks the plan, the guest's stamp and locks (R39), and refuses before
 // anything is sent when the kept backups cannot make room: as many protected backups as
 // backups_max leave none to rotate out (backup_limit_reached).
-func precheckBackup(ctx context.Context, l *lifecycle) error {
-	p, err := l.s.backupPlan(ctx, l.svc)
+func precheckBackup(ctx context.Context, l *run) error {
+	p, err := l.s.backupPlan(ctx, l.Svc)
 	if err != nil {
 		return err
 	}
-	if err := precheckGuest(ctx, l); err != nil {
+	if err := l.Precheck(ctx, l.s.guests); err != nil {
 		return err
 	}
-	kind, ok := l.t.Mod.(kinds.Backupper)
+	kind, ok := l.T.Mod.(kinds.Backupper)
 	if !ok {
 		return operation.NotAvailable()
 	}
 	l.backup = &backupRun{plan: p, kind: kind, before: map[string]bool{}}
-	if err := l.r.Payload(&l.backup.payload); err != nil {
+	if err := l.R.Payload(&l.backup.payload); err != nil {
 		return err
 	}
 	list, err := l.backupLister().list(ctx)
@@ -320,38 +397,38 @@ func precheckBackup(ctx context.Context, l *lifecycle) error {
 }
 
 // backupLister is the lister of a running backup's guest, on the node it was found on.
-func (l *lifecycle) backupLister() backupLister {
-	return backupLister{cl: l.t.Cluster, node: l.t.Guest.Node, storage: l.backup.plan.BackupStorage, kind: l.backup.kind, svc: l.svc}
+func (l *run) backupLister() backupLister {
+	return backupLister{cl: l.T.Cluster, node: l.T.Guest.Node, storage: l.backup.plan.BackupStorage, kind: l.backup.kind, svc: l.Svc}
 }
 
 // vzdumpGuest backs the guest up on its node with remove=0, so Proxmox prunes nothing by
 // itself, in the plan's mode, zstd-compressed, with the service's stamp as the archive's
 // notes (R42, docs/proxmox.md §15), and waits for the task.
-func vzdumpGuest(ctx context.Context, l *lifecycle) error {
+func vzdumpGuest(ctx context.Context, l *run) error {
 	keep := false
-	c := l.t.Cluster.Client
-	upid, err := c.Node(l.t.Guest.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.t.Guest.VMID, Storage: l.backup.plan.BackupStorage,
-		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.t.Guest, l.backup.payload),
+	c := l.T.Cluster.Client
+	upid, err := c.Node(l.T.Guest.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.T.Guest.VMID, Storage: l.backup.plan.BackupStorage,
+		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.T.Guest, l.backup.payload),
 		Remove: &keep})
 	if err != nil {
 		return err
 	}
 	res, err := c.Wait(ctx, upid)
-	l.rep.Task(string(StageBackup), res)
+	l.Rep.Task(string(StageBackup), res)
 	if err != nil {
 		return err
 	}
 	// The node's vzdump is over: the next backup behind the node's gate may start while this
 	// one is verified and rotated (R42).
-	if gerr := l.r.ReleaseGate(ctx); gerr != nil {
-		l.s.log.Warn("release the node's backup gate", "service_id", l.svc.ServiceID, "err", gerr)
+	if gerr := l.R.ReleaseGate(ctx); gerr != nil {
+		l.s.log.Warn("release the node's backup gate", "service_id", l.Svc.ServiceID, "err", gerr)
 	}
 	return nil
 }
 
 // verifyBackup finds the new archive by listing the storage (the task does not name it) and
 // verifies it: listed with the service's stamp and vmid, of the guest's kind, not empty.
-func verifyBackup(ctx context.Context, l *lifecycle) error {
+func verifyBackup(ctx context.Context, l *run) error {
 	list, err := l.backupLister().list(ctx)
 	if err != nil {
 		return err
@@ -374,7 +451,7 @@ func verifyBackup(ctx context.Context, l *lifecycle) error {
 
 // rotateBackups deletes the oldest unprotected backups of the service until backups_max are
 // kept; the new one is never among them. It runs only once the new one is verified (R42).
-func rotateBackups(ctx context.Context, l *lifecycle) error {
+func rotateBackups(ctx context.Context, l *run) error {
 	kept := append([]Backup(nil), l.backup.after...)
 	b := l.backupLister()
 	for i := 0; i < len(kept) && len(kept) > l.backup.plan.BackupsMax; {
@@ -383,53 +460,58 @@ func rotateBackups(ctx context.Context, l *lifecycle) error {
 			i++
 			continue
 		}
-		if err := b.remove(ctx, bk, StageRotate, l.rep); err != nil {
-			l.s.recordBackups(ctx, l.svc, kept, l.s.now())
+		if err := b.remove(ctx, bk, StageRotate, l.Rep); err != nil {
+			l.s.recordBackups(ctx, l.Svc, kept, l.s.now())
 			return err
 		}
 		l.res.Rotated = append(l.res.Rotated, bk.ID)
 		kept = append(kept[:i], kept[i+1:]...)
 	}
-	l.s.recordBackups(ctx, l.svc, kept, l.s.now())
+	l.s.recordBackups(ctx, l.Svc, kept, l.s.now())
 	return nil
 }
 
-// deleteBackupsOnTerminate deletes the service's backups after its guest is destroyed when
-// the plan says delete (R42); keep leaves them. Protected backups stay (Proxmox refuses to
-// delete them) and are named in the result. Foreign and unstamped archives are never listed,
-// so never touched.
-func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
-	p, err := l.s.plans.Get(ctx, l.svc.Plan)
+// StageDeleteBackups is the stage of a terminate that deletes the service's backups (its tasks
+// are reported under it).
+const StageDeleteBackups executor.Stage = "delete_backups"
+
+// DeleteOnTerminate deletes the service's backups, listed on node (the service's node when
+// ""), after its guest is destroyed when the plan says delete (R42); keep leaves them.
+// Protected backups stay (Proxmox refuses to delete them) and are answered, for the terminate's
+// result. Foreign and unstamped archives are never listed, so never touched.
+func (s *Service) DeleteOnTerminate(ctx context.Context, svc *models.Service, node string, rep kinds.Reporter) ([]string, error) {
+	p, err := s.plans.Get(ctx, svc.Plan)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !p.HasBackups() || p.BackupsOnTerminate != plans.BackupsDelete || l.svc.VMID == nil {
-		return nil
+	if !p.HasBackups() || p.BackupsOnTerminate != plans.BackupsDelete || svc.VMID == nil {
+		return nil, nil
 	}
-	b, err := l.s.lister(l.svc, p)
+	b, err := s.lister(svc, p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if l.t != nil {
-		b.node = l.t.Guest.Node
+	if node != "" {
+		b.node = node
 	}
 	list, err := b.list(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var kept []string
 	var left []Backup
 	for _, bk := range list {
 		if bk.Protected {
-			l.res.BackupsKept = append(l.res.BackupsKept, bk.ID)
+			kept = append(kept, bk.ID)
 			left = append(left, bk)
 			continue
 		}
-		if err := b.remove(ctx, bk, StageDeleteBackups, l.rep); err != nil {
-			return err
+		if err := b.remove(ctx, bk, StageDeleteBackups, rep); err != nil {
+			return kept, err
 		}
 	}
-	l.s.recordBackups(ctx, l.svc, left, l.s.now())
-	return nil
+	s.recordBackups(ctx, svc, left, s.now())
+	return kept, nil
 }
 
 // recordBackups writes what the service's backup list now holds (count and bytes) for the
@@ -438,7 +520,7 @@ func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
 // read from Proxmox per report, so that a report over many services sends no Proxmox call; a
 // failure to record is logged, never the operation's failure. at is when list was true (read,
 // or left by a removal): an older figure never replaces a newer one.
-func (s *Provisioner) recordBackups(ctx context.Context, svc *models.Service, list []Backup, at time.Time) {
+func (s *Service) recordBackups(ctx context.Context, svc *models.Service, list []Backup, at time.Time) {
 	var bytes int64
 	for _, b := range list {
 		bytes += b.SizeBytes

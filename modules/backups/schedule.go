@@ -1,4 +1,4 @@
-package provision
+package backups
 
 import (
 	"context"
@@ -48,7 +48,7 @@ const backupGatePrefix = "vzdump:"
 func BackupGate(cluster, node string) string { return backupGatePrefix + cluster + "/" + node }
 
 // enqueueBackup queues a backup of svc behind its node's gate.
-func (s *Provisioner) enqueueBackup(ctx context.Context, svc *models.Service, p backupPayload) (*models.Operation, error) {
+func (s *Service) enqueueBackup(ctx context.Context, svc *models.Service, p backupPayload) (*models.Operation, error) {
 	if svc.State == models.ServiceNeedsReconciliation {
 		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 	}
@@ -78,7 +78,7 @@ type Window struct {
 // service is backed up too); a service whose previous backup is still queued or running is
 // skipped, so a window that overruns the next never doubles a backup. The caller, which has
 // read the plan, makes sure a window is planned once (jobs.BackupSchedule).
-func (s *Provisioner) PlanBackups(ctx context.Context, p plans.Plan, at time.Time) (Window, error) {
+func (s *Service) PlanBackups(ctx context.Context, p plans.Plan, at time.Time) (Window, error) {
 	if !p.HasBackups() {
 		return Window{}, nil
 	}
@@ -127,7 +127,7 @@ type MissedWindow struct {
 // and each window is one audit event. The windows are not run late, so the next one does not
 // back a service up twice. The caller reports a window once across replicas
 // (jobs.BackupSchedule claims it first).
-func (s *Provisioner) MissedBackups(ctx context.Context, plan string, windows []time.Time) (int, error) {
+func (s *Service) MissedBackups(ctx context.Context, plan string, windows []time.Time) (int, error) {
 	if len(windows) == 0 {
 		return 0, nil
 	}
@@ -155,7 +155,7 @@ func (s *Provisioner) MissedBackups(ctx context.Context, plan string, windows []
 }
 
 // countScheduled counts a scheduled backup's end.
-func (s *Provisioner) countScheduled(err error) {
+func (s *Service) countScheduled(err error) {
 	if err != nil {
 		s.metrics.scheduled.WithLabelValues(ScheduledFailed).Inc()
 		return

@@ -1,4 +1,4 @@
-package provision
+package backups
 
 import (
 	"context"
@@ -31,20 +31,20 @@ type backupDeleteRun struct {
 	target  Backup
 }
 
-var backupDeleteSteps = []executor.Step[*lifecycle]{
+var backupDeleteSteps = []executor.Step[*run]{
 	{Stage: StagePrecheck, Run: precheckBackupDelete},
 	{Stage: StageDeleteBackup, Run: deleteOneBackup},
 	{Stage: StageRecordBackups, Run: recordBackupsAfterDelete},
 }
 
-func (s *Provisioner) runBackupDelete(ctx context.Context, r *executor.Run) error {
-	return s.lifecycleRun(ctx, r, backupDeleteSteps, func(l *lifecycle) any { return &l.backupDelete.payload })
+func (s *Service) runBackupDelete(ctx context.Context, r *executor.Run) error {
+	return s.runOn(ctx, r, backupDeleteSteps, func(l *run) any { return &l.backupDelete.payload })
 }
 
 // DeleteBackup queues the delete of one of the service's backups, found by its id in the
 // service's own list (a foreign or unstamped archive is not found). The one Proxmox read of the
 // request is that list: a protected backup is backup_protected before anything is sent.
-func (s *Provisioner) DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) (*models.Operation, error) {
+func (s *Service) DeleteBackup(ctx context.Context, clientID, serviceID, backupID string) (*models.Operation, error) {
 	svc, err := s.guests.Service(ctx, clientID, serviceID)
 	if err != nil {
 		return nil, err
@@ -65,9 +65,9 @@ func backupProtected() error {
 
 // precheckBackupDelete finds the backup again (it may have gone or been protected since the
 // request) on the service's node.
-func precheckBackupDelete(ctx context.Context, l *lifecycle) error {
+func precheckBackupDelete(ctx context.Context, l *run) error {
 	d := &l.backupDelete
-	b, list, i, err := l.s.findBackup(ctx, l.svc, "", d.payload.BackupID)
+	b, list, i, err := l.s.findBackup(ctx, l.Svc, "", d.payload.BackupID)
 	if err != nil {
 		return err
 	}
@@ -82,9 +82,9 @@ func precheckBackupDelete(ctx context.Context, l *lifecycle) error {
 // after Proxmox may have done the work (a proxy's 596, a dropped connection), the list says
 // whether the archive is gone: if it is, the delete is done (record_backups records what is
 // left); if it is still there, the failure stands, with what the storage holds recorded.
-func deleteOneBackup(ctx context.Context, l *lifecycle) error {
+func deleteOneBackup(ctx context.Context, l *run) error {
 	d := &l.backupDelete
-	err := d.lister.remove(ctx, d.target, StageDeleteBackup, l.rep)
+	err := d.lister.remove(ctx, d.target, StageDeleteBackup, l.Rep)
 	if err == nil {
 		return nil
 	}
@@ -93,7 +93,7 @@ func deleteOneBackup(ctx context.Context, l *lifecycle) error {
 	if lerr != nil {
 		return err
 	}
-	l.s.recordBackups(ctx, l.svc, list, at)
+	l.s.recordBackups(ctx, l.Svc, list, at)
 	for _, b := range list {
 		if b.ID == d.target.ID {
 			return err
@@ -104,12 +104,12 @@ func deleteOneBackup(ctx context.Context, l *lifecycle) error {
 
 // recordBackupsAfterDelete reads the service's list once the delete's task has ended and
 // records it, so that backup_bytes is what the storage holds now (R42).
-func recordBackupsAfterDelete(ctx context.Context, l *lifecycle) error {
+func recordBackupsAfterDelete(ctx context.Context, l *run) error {
 	at := l.s.now()
 	list, err := l.backupDelete.lister.list(ctx)
 	if err != nil {
 		return err
 	}
-	l.s.recordBackups(ctx, l.svc, list, at)
+	l.s.recordBackups(ctx, l.Svc, list, at)
 	return nil
 }

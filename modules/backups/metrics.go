@@ -1,4 +1,4 @@
-package provision
+package backups
 
 import (
 	"context"
@@ -53,4 +53,22 @@ func (m *BackupMetrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(r.Bytes), r.Cluster, r.ServiceID, r.GuestType,
 			r.ClientID)
 	}
+}
+
+// Metrics are the backup flow's own series: scheduled backups by result (R42): planned,
+// skipped, missed, succeeded, failed.
+type Metrics struct {
+	scheduled *prometheus.CounterVec
+}
+
+// NewMetrics registers the backup flow's metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{scheduled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pvebill_scheduled_backups_total",
+		Help: "Scheduled backups by result: planned (queued), skipped (the service's backup still open), missed (the window passed while no replica planned it), succeeded, failed (R42)."},
+		[]string{"result"})}
+	for _, r := range scheduledResults {
+		m.scheduled.WithLabelValues(r)
+	}
+	reg.MustRegister(m.scheduled)
+	return m
 }
