@@ -256,15 +256,14 @@ func TestForwardRefusals(t *testing.T) {
 func TestForwardedWriteBrokenMidCall(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		s := newPeerStand(t, db)
-		s.sim.InjectFault(pvesim.Fault{Method: http.MethodPost, PathPattern: "/nodes/{node}/lxc/{vmid}/status/start",
+		fault := s.sim.InjectFault(pvesim.Fault{Method: http.MethodPost, PathPattern: "/nodes/{node}/lxc/{vmid}/status/start",
 			Delay: time.Second})
 		killed := make(chan struct{})
 		go func() {
 			defer close(killed)
-			deadline := time.Now().Add(5 * time.Second)
-			for s.a.gauge("pvebill_agent_streams_open") == 0 && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
+			// The agent dies while Proxmox holds the write (the fault's delay has begun): an open
+			// stream alone may not have reached Proxmox yet on a loaded machine.
+			poll.Wait(5*time.Second, func() bool { return s.sim.FaultFired(fault) > 0 })
 			s.agent.Kill()
 		}()
 		_, err := s.b.client.Node("pve1").LXC(5001).Start(ctx(t))

@@ -79,6 +79,19 @@ func (s *Sim) InjectFault(f Fault) int {
 	return fs.id
 }
 
+// FaultFired is how often the fault with id has fired so far (0 for an unknown id): a test
+// waits on it to act while a delayed or hanging request is inside the simulator.
+func (s *Sim) FaultFired(id int) int {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	for _, fs := range s.faults {
+		if fs.id == id {
+			return fs.fired
+		}
+	}
+	return 0
+}
+
 // ClearFaults removes all faults and releases hanging requests.
 func (s *Sim) ClearFaults() {
 	s.faultMu.Lock()
