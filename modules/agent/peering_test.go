@@ -289,16 +289,3 @@ func starts(s *peerStand) int {
 	}
 	return n
 }
-
-func (r *replica) gauge(name string) float64 {
-	mfs, _ := r.reg.Gather()
-	sum := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			for _, m := range mf.GetMetric() {
-				sum += m.GetGauge().GetValue()
-			}
-		}
-	}
-	return sum
-}

@@ -173,7 +173,7 @@ func (s *Service) originAllowed(r *http.Request) bool {
 	if strings.EqualFold(u.Host, r.Host) {
 		return true
 	}
-	for _, host := range s.originPatterns() {
+	for _, host := range originPatterns(s.o.PublicURL) {
 		if strings.EqualFold(u.Host, host) {
 			return true
 		}
@@ -181,10 +181,10 @@ func (s *Service) originAllowed(r *http.Request) bool {
 	return false
 }
 
-// originPatterns are the origins whose pages may open a console WebSocket: console.public_url's
+// originPatterns are the origins whose pages may open a console WebSocket: publicURL's
 // host (the page is served from there), or, without one, the request's own host only.
-func (s *Service) originPatterns() []string {
-	u, err := url.Parse(s.o.PublicURL)
+func originPatterns(publicURL string) []string {
+	u, err := url.Parse(publicURL)
 	if err != nil || u.Host == "" {
 		return nil
 	}

@@ -101,7 +101,7 @@ func (s *Service) ServeSocket(w http.ResponseWriter, r *http.Request, token stri
 		s.o.Log.Warn("console: the connection keeps the server's time-outs", "err", err)
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"binary"},
-		OriginPatterns: s.originPatterns(), CompressionMode: websocket.CompressionDisabled})
+		OriginPatterns: originPatterns(s.o.PublicURL), CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		cancel()
 		_ = up.Conn.Close()

@@ -192,7 +192,7 @@ func (s *Provisioner) runCreate(ctx context.Context, r *executor.Run) (err error
 			// A lost lease belongs to another worker now, and a shutdown gives the operation
 			// back to the queue: neither is the create's failure.
 			if !errors.Is(err, models.ErrLeaseLost) && ctx.Err() == nil {
-				s.setState(r.Op.Key(), models.ServiceFailed)
+				operation.SetState(s.db, s.log, r.Op.Key(), models.ServiceFailed)
 			}
 			err = operation.ProblemOf(err)
 		}
@@ -373,11 +373,6 @@ func verifyCreated(ctx context.Context, c *creation) error {
 		return fmt.Errorf("guest %d does not read back running with its stamp", c.vmid)
 	}
 	return c.s.db.UpdateService(ctx, c.svc.Key(), map[string]any{"state": models.ServiceActive, "node": c.node})
-}
-
-// setState records a service state after an operation.
-func (s *Provisioner) setState(k models.ServiceKey, state string) {
-	operation.SetState(s.db, s.log, k, state)
 }
 
 // templateSources are the nodes a template of the plan's catalog entry for os serves, each with

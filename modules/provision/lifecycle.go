@@ -265,7 +265,7 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 		return nil
 	}
 	if err := l.t.Mod.Destroy(ctx, l.t.Guest, l.rep); err != nil {
-		l.s.setState(l.svc.Key(), models.ServiceNeedsReconciliation)
+		operation.SetState(l.s.db, l.s.log, l.svc.Key(), models.ServiceNeedsReconciliation)
 		return err
 	}
 	return nil

@@ -198,11 +198,6 @@ func readPreview(ctx context.Context, pr *preview) error {
 	return nil
 }
 
-// setState records a service state after a run.
-func (s *Replacer) setState(k models.ServiceKey, state string) {
-	operation.SetState(s.db, s.log, k, state)
-}
-
 // probe tells, after a failure at or after destroy, whether the guest still exists (nil when
 // that cannot be told).
 func (s *Replacer) probe(ctx context.Context, a *apply) *bool {
@@ -233,7 +228,7 @@ func (s *Replacer) endApply(ctx context.Context, a *apply, err error) error {
 			if a.located {
 				a.res.GuestExisted, a.res.Checked = s.probe(ctx, a), true
 			}
-			s.setState(a.in.Key(), models.ServiceNeedsReconciliation)
+			operation.SetState(s.db, s.log, a.in.Key(), models.ServiceNeedsReconciliation)
 		}
 	}
 	a.r.SetResult(a.res)
