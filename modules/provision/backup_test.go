@@ -142,7 +142,7 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 		want += e.sim.VolumeSize("local", "backup/"+id)
 	}
 	key := e.service("svc-bk").ID
-	got, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []int64{key})
+	got, err := e.db.ServiceBackupBytes(context.Background(), []int64{key})
 	if err != nil || got[key] != want || want <= 0 {
 		t.Fatalf("recorded backup bytes %v (%v), want %d", got, err, want)
 	}
@@ -408,7 +408,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 				t.Fatalf("backup_bytes after the delete: %d, want 162754560", b)
 			}
 			// A listing read before the delete and written after it leaves the figure alone.
-			if err := models.RecordServiceBackups(ctx, e.db.Gorm, svc.ID, 2, 332378112, readBefore); err != nil {
+			if err := e.db.RecordServiceBackups(ctx, svc.ID, 2, 332378112, readBefore); err != nil {
 				t.Fatal(err)
 			}
 			if b := backupBytes(t, e, svc.ID); b != 162754560 {
@@ -443,7 +443,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 
 func backupBytes(t *testing.T, e *env, svc int64) int64 {
 	t.Helper()
-	m, err := models.ServiceBackupBytes(context.Background(), e.db.Gorm, []int64{svc})
+	m, err := e.db.ServiceBackupBytes(context.Background(), []int64{svc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R42: a backup window leaves workers for customers. A replica with two workers and
@@ -105,13 +106,7 @@ func backupOrder(t *testing.T, byNode map[string][]string) []string {
 
 func waitVzdumpStarted(t *testing.T, sim *simtest.Server) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sim.Vzdumps()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no vzdump started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "a vzdump started", func() bool { return len(sim.Vzdumps()) > 0 })
 }
 
 // watchBackups waits for the backups to end, sampling how many run at once, and returns the

@@ -73,7 +73,7 @@ func TestPlacementCountsCommittedMemory(t *testing.T) {
 			// ct-big is 2 GiB. Headroom: pve1 6-3=3, pve2 4, pve3 8-7=1 GiB.
 			want := []string{"pve2", "pve1", "pve2"}
 			for i, node := range want {
-				time.Sleep(2 * sharedReadTTL) // the figures creates share are read again
+				e.Clock.Advance(2 * sharedReadTTL) // the figures creates share are read again
 				req := ctReq(fmt.Sprintf("svc-cap-%d", i))
 				req.Plan = "ct-big"
 				e.create(req)
@@ -82,7 +82,7 @@ func TestPlacementCountsCommittedMemory(t *testing.T) {
 				}
 			}
 			// Headroom now: pve1 1, pve2 0, pve3 1 GiB: no node fits 2 GiB.
-			time.Sleep(2 * sharedReadTTL)
+			e.Clock.Advance(2 * sharedReadTTL)
 			e.sim.ResetLog()
 			req := ctReq("svc-cap-full")
 			req.Plan = "ct-big"
@@ -183,7 +183,7 @@ func TestPlacementBurstSharesOneRead(t *testing.T) {
 func TestMaintenanceGauge(t *testing.T) {
 	e := newEnv(t, "sqlite", capacitySim(t), nil)
 	ctx := context.Background()
-	if err := models.SetNodeMaintenance(ctx, e.db.Gorm, models.NodeMaintenance{Cluster: "default", Node: "pve2"}); err != nil {
+	if err := e.db.SetNodeMaintenance(ctx, models.NodeMaintenance{Cluster: "default", Node: "pve2"}); err != nil {
 		t.Fatal(err)
 	}
 	nodes, err := e.Stack.Placement.Nodes(ctx, "default")

@@ -107,7 +107,7 @@ func deref(s *string) string { return stacktest.Deref(s) }
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: id})
+	s, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 	if err != nil {
 		e.t.Fatal(err)
 	}

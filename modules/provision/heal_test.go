@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"pvebill/models"
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R58, R38: a replica dies while a terminate destroys the guest — the destroy sent and never
@@ -90,20 +92,17 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 // running, nothing written after; then the faults are cleared and the lease made to expire.
 func killAt(t *testing.T, e *env, id, stage, kind string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, err := models.GetOperation(context.Background(), e.db.Gorm, id)
-		if err != nil {
+	var cur *models.Operation
+	poll.Until(t, 10*time.Second, fmt.Sprintf("the operation held at %s (%s)", stage, kind), func() bool {
+		var err error
+		if cur, err = e.db.GetOperation(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":")) {
-			break
-		}
-		if models.IsTerminal(cur.State) || time.Now().After(deadline) {
+		if models.IsTerminal(cur.State) {
 			t.Fatalf("operation %s at %q, never held at %s (%s)", cur.State, cur.Stage, stage, kind)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":"))
+	})
 	time.Sleep(150 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -169,7 +169,7 @@ func TestCreateRefusals(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", req, p.Code, c.code)
 		}
 	}
-	if _, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); !errors.Is(err, models.ErrNotFound) {
+	if _, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a refused create wrote a service: %v", err)
 	}
 	if len(e.sim.Requests()) != 0 {

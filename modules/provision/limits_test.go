@@ -21,7 +21,7 @@ func (e *env) enforce() provision.LimitRound {
 
 func (e *env) waitLatest(serviceID, action string) *models.Operation {
 	e.t.Helper()
-	op, err := models.LatestOperation(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: serviceID}, action)
+	op, err := e.db.LatestOperation(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: serviceID}, action)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestBandwidthLimit(t *testing.T) {
 	if r := e.enforce(); r.Checked != 2 || len(r.Enforced) != 0 {
 		t.Fatalf("first round %+v", r)
 	}
-	first, err := models.GetBandwidthUsage(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-bw"})
+	first, err := e.db.GetBandwidthUsage(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-bw"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestBandwidthLimit(t *testing.T) {
 	if svc.State != models.ServiceLimited || g.Status != "stopped" || g.Config["onboot"] != "0" {
 		t.Fatalf("limited service %s, guest %s onboot=%s", svc.State, g.Status, g.Config["onboot"])
 	}
-	second, _ := models.GetBandwidthUsage(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-bw"})
+	second, _ := e.db.GetBandwidthUsage(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-bw"})
 	if second.Bytes <= first.Bytes || second.Bytes <= 1<<30 {
 		t.Fatalf("bandwidth %d then %d", first.Bytes, second.Bytes)
 	}
@@ -72,12 +72,12 @@ func TestBandwidthLimit(t *testing.T) {
 	}
 	// A counter reset (restart) adds the new counter instead of going negative.
 	free := e.service("svc-free")
-	before, _ := models.GetBandwidthUsage(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-free"})
+	before, _ := e.db.GetBandwidthUsage(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-free"})
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-free", provision.SuspendRequest{}))
 	e.mustSucceed(e.svc.Unsuspend(ctx, "whmcs", "svc-free"))
 	e.sim.Advance(time.Hour)
 	e.enforce()
-	after, _ := models.GetBandwidthUsage(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-free"})
+	after, _ := e.db.GetBandwidthUsage(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-free"})
 	if after.Bytes <= before.Bytes || after.LastCounter == nil || *after.LastCounter >= *before.LastCounter {
 		t.Fatalf("across a restart of %d: %d (counter %d) then %d (counter %d)", *free.VMID,
 			before.Bytes, *before.LastCounter, after.Bytes, *after.LastCounter)

@@ -63,7 +63,7 @@ func TestPlacement(t *testing.T) {
 	}
 
 	e.sim.SetNodeOnline("pve3", false)
-	time.Sleep(2 * sharedReadTTL) // the node list creates share is read again
+	e.Clock.Advance(2 * sharedReadTTL) // the node list creates share is read again
 	req.ServiceID = "svc-p3-off"
 	op, _, err := e.svc.Create(ctx, "whmcs", req)
 	if err != nil {

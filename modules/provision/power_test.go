@@ -180,7 +180,7 @@ func TestPowerRefusedWhileSuspended(t *testing.T) {
 	if g, _ := e.sim.Guest(*svc.VMID); g.Status != "stopped" {
 		t.Fatalf("guest %s after drift repair", g.Status)
 	}
-	if err := models.UpdateService(ctx, e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-ps"}, map[string]any{"state": models.ServiceLimited}); err != nil {
+	if err := e.db.UpdateService(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-ps"}, map[string]any{"state": models.ServiceLimited}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Stack.Power.Start(ctx, "whmcs", "svc-ps"); problem(t, err).Code != i18n.CodeServiceSuspended {

@@ -127,7 +127,7 @@ func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 		for _, p := range problems {
 			t.Error(p)
 		}
-		final, err := models.GetIntent(ctx, db.Gorm, in.ID)
+		final, err := db.GetIntent(ctx, in.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

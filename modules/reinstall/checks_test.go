@@ -29,7 +29,7 @@ func TestConfirmationsMismatch(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if n, _ := models.CountActiveOperations(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: "svc-conf"}, "", reinstall.ActionApply); n != 0 {
+	if n, _ := e.db.CountActiveOperations(context.Background(), models.ServiceKey{ClientID: client, ServiceID: "svc-conf"}, "", reinstall.ActionApply); n != 0 {
 		t.Fatalf("%d apply operations written", n)
 	}
 	if got := e.intent("svc-conf"); got.State != models.IntentPreviewReady {
@@ -117,7 +117,7 @@ func insertOp(e *env, action string) {
 	owner, until := "elsewhere", time.Now().Add(time.Hour)
 	op := &models.Operation{ServiceID: "svc-block", ClientID: client, Action: action, State: models.OpRunning,
 		Payload: "{}", LeaseOwner: &owner, LeaseUntil: &until}
-	must(models.InsertOperation(context.Background(), e.db.Gorm, op))
+	must(e.db.InsertOperation(context.Background(), op))
 }
 
 // destroyBehindOurBack removes a stopped-or-running container through the API, as an operator

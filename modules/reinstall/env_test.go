@@ -96,7 +96,7 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 	}
 	op := &models.Operation{ServiceID: id, ClientID: client, Action: "create", State: models.OpSucceeded,
 		Payload: `{"plan":"` + plan + `","guest_type":"container","os":"debian-12","hostname":"web1.example.com"}`}
-	if err := models.InsertOperation(ctx, e.db.Gorm, op); err != nil {
+	if err := e.db.InsertOperation(ctx, op); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -140,7 +140,7 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 	}
 	op := &models.Operation{ServiceID: id, ClientID: client, Action: "create", State: models.OpSucceeded,
 		Payload: `{"plan":"vm-10","guest_type":"vm","os":"debian-12","hostname":"web1.example.com"}`}
-	if err := models.InsertOperation(ctx, e.db.Gorm, op); err != nil {
+	if err := e.db.InsertOperation(ctx, op); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -222,7 +222,7 @@ func (e *env) apply(id string, in *models.Intent) (*models.Operation, error) {
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := models.GetService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: id})
+	s, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: client, ServiceID: id})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func (e *env) killAt(op *models.Operation, stage, kind string) {
 	e.exec.Kick()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		cur, err := models.GetOperation(context.Background(), e.db.Gorm, op.ID)
+		cur, err := e.db.GetOperation(context.Background(), op.ID)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func waitAwaiting(t *testing.T, e *env, id string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		op, err := models.GetOperation(context.Background(), e.db.Gorm, id)
+		op, err := e.db.GetOperation(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

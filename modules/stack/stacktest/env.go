@@ -52,6 +52,9 @@ type Env struct {
 	Stack   *stack.Stack
 	Logs    *LogBuffer
 	Metrics *prometheus.Registry
+	// Clock is the stack's clock (the provisioner's, placement's, backups'), unless the test's
+	// Stack hook sets its own: the wall clock, moved on by Advance.
+	Clock   *Clock
 	opts    Options
 	started sync.Once
 }
@@ -66,7 +69,7 @@ func New(t testing.TB, o Options) *Env {
 	if o.Plans == nil {
 		o.Plans = Plans()
 	}
-	e := &Env{T: t, Logs: &LogBuffer{}, Metrics: prometheus.NewRegistry(), opts: o}
+	e := &Env{T: t, Logs: &LogBuffer{}, Metrics: prometheus.NewRegistry(), Clock: &Clock{}, opts: o}
 	e.DB = dbtest.Open(t, o.Dialect)
 	e.Sim = simtest.Start(t, o.Sim)
 	e.Client = e.Sim.Client(t, nil)
@@ -94,6 +97,9 @@ func (e *Env) build(cfg executor.Config, reg *prometheus.Registry) *stack.Stack 
 		Executor: cfg}
 	if e.opts.Stack != nil {
 		e.opts.Stack(&so)
+	}
+	if so.Provision.Now == nil {
+		so.Provision.Now = e.Clock.Now
 	}
 	return stack.New(so)
 }
@@ -160,6 +166,27 @@ func (e *Env) Requests(method, pathSuffix string) []pvesim.Request {
 		}
 	}
 	return out
+}
+
+// Clock is the wall clock moved on by what the test advanced it: a test that waits for a shared
+// read to expire, or for a time-out, advances the clock instead of sleeping.
+type Clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// Now is the wall clock plus what was advanced.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
 }
 
 // Deref is *s, or "" for nil.
