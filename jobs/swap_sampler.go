@@ -262,7 +262,7 @@ func (s *SwapSampler) runCluster(ctx context.Context, cl kinds.Cluster, managed 
 func (s *SwapSampler) listNodes(ctx context.Context, cl kinds.Cluster) ([]string, map[string]bool, error) {
 	// The node list is one cheap call; it gets a third of a node's deadline.
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.RoundDeadline/3)
-	nodes, err := cl.Client.Nodes(lctx)
+	nodes, err := cl.NodeList(lctx)
 	cancel()
 	if err != nil {
 		// Nothing is known about the cluster's guests this round: their series go.

@@ -20,7 +20,6 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // ActionBackup is a backup made now (R42), as stored in operations.action.
@@ -168,7 +167,7 @@ func stampOf(svc *models.Service) kinds.Guest {
 // is not the service's and is never shown or touched (R42).
 func (b backupLister) list(ctx context.Context) ([]Backup, error) {
 	vmid := *b.svc.VMID
-	items, err := b.cl.Client.Node(b.node).Storage(b.storage).Content(ctx, pve.ContentFilter{Content: "backup", VMID: vmid})
+	items, err := b.cl.BackupVolumes(ctx, b.node, b.storage, vmid)
 	if err != nil {
 		return nil, err
 	}
@@ -194,11 +193,7 @@ func (b backupLister) list(ctx context.Context) ([]Backup, error) {
 
 // remove deletes one listed backup and waits for the task, reported as stage's.
 func (b backupLister) remove(ctx context.Context, bk Backup, stage executor.Stage, rep kinds.Reporter) error {
-	upid, err := b.cl.Client.Node(b.node).Storage(b.storage).DeleteVolume(ctx, bk.volid)
-	if err != nil {
-		return err
-	}
-	res, err := b.cl.Client.Wait(ctx, upid)
+	res, err := b.cl.DeleteVolume(ctx, b.node, b.storage, bk.volid)
 	if rep != nil {
 		rep.Task(string(stage), res)
 	}
@@ -406,14 +401,9 @@ func (l *run) backupLister() backupLister {
 // notes (R42, docs/proxmox.md §15), and waits for the task.
 func vzdumpGuest(ctx context.Context, l *run) error {
 	keep := false
-	c := l.T.Cluster.Client
-	upid, err := c.Node(l.T.Guest.Node).Vzdump(ctx, pve.VzdumpParams{VMID: l.T.Guest.VMID, Storage: l.backup.plan.BackupStorage,
-		Mode: string(l.backup.plan.BackupMode), Compress: backupCompress, NotesTemplate: notesTemplate(l.T.Guest, l.backup.payload),
-		Remove: &keep})
-	if err != nil {
-		return err
-	}
-	res, err := c.Wait(ctx, upid)
+	res, err := l.T.Cluster.Vzdump(ctx, l.T.Guest.Node, kinds.VzdumpParams{VMID: l.T.Guest.VMID,
+		Storage: l.backup.plan.BackupStorage, Mode: string(l.backup.plan.BackupMode), Compress: backupCompress,
+		NotesTemplate: notesTemplate(l.T.Guest, l.backup.payload), Remove: &keep})
 	l.Rep.Task(string(StageBackup), res)
 	if err != nil {
 		return err

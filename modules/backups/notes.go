@@ -97,11 +97,11 @@ func kindAndNote(notes string) (kind, note string) {
 // backup, made only for the list the client asked for.
 func (b backupLister) describe(ctx context.Context, list []Backup) error {
 	for i := range list {
-		attrs, err := b.cl.Client.Node(b.node).Storage(b.storage).Volume(ctx, list[i].volid)
+		notes, err := b.cl.VolumeNotes(ctx, b.node, b.storage, list[i].volid)
 		if err != nil {
 			return err
 		}
-		list[i].Kind, list[i].Note = kindAndNote(attrs.Notes)
+		list[i].Kind, list[i].Note = kindAndNote(notes)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"pvebill/models"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // Why a node is no candidate for placement (R52), as the admin node view names it.
@@ -56,7 +55,7 @@ func (s *Placer) clusterFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFi
 // freshFigures reads the node figures now, past the shared read: a migration is chosen one at a
 // time per node, minutes apart, and must see where the previous ones went.
 func (s *Placer) freshFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigures, error) {
-	rows, err := cl.Client.Cluster().Resources(ctx, "")
+	rows, err := cl.Resources(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("list resources of %s: %w", cl.Name, err)
 	}
@@ -66,7 +65,7 @@ func (s *Placer) freshFigures(ctx context.Context, cl kinds.Cluster) ([]nodeFigu
 // figuresOf folds the rows of /cluster/resources into one entry per node, by name. A node
 // without maxmem has no figures (Proxmox leaves them out without Sys.Audit and drops an
 // offline node's after five minutes).
-func figuresOf(rows []pve.ClusterResource) []nodeFigures {
+func figuresOf(rows []kinds.ClusterResource) []nodeFigures {
 	byName := map[string]*nodeFigures{}
 	node := func(name string) *nodeFigures {
 		if byName[name] == nil {

@@ -16,7 +16,6 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // DefaultVMIDAttempts bounds how many candidate vmids one create tries (R2).
@@ -132,7 +131,7 @@ const maxReserveRaces = 4096
 // skipped, and each refusal counts against the bound.
 func (s *Placer) AllocateVMID(ctx context.Context, cl kinds.Cluster, k models.ServiceKey, node string, skip map[int]bool) (int, error) {
 	base, err := s.reads(cl.Name).nextID.get(ctx, s.now(), s.readTTL, func(ctx context.Context) (int, error) {
-		id, err := cl.Client.Cluster().NextID(ctx, nil)
+		id, err := cl.NextID(ctx, nil)
 		if err != nil {
 			return 0, fmt.Errorf("nextid on %s: %w", cl.Name, err)
 		}
@@ -175,13 +174,13 @@ func (s *Placer) AllocateVMID(ctx context.Context, cl kinds.Cluster, k models.Se
 // vmidFreeAt asks Proxmox whether vmid is unused cluster-wide and checks the node's storages for
 // volumes named for it.
 func (s *Placer) vmidFreeAt(ctx context.Context, cl kinds.Cluster, node string, vmid int) (bool, error) {
-	if _, err := cl.Client.Cluster().NextID(ctx, &vmid); err != nil {
-		if errors.Is(err, pve.ErrAlreadyExists) {
+	if _, err := cl.NextID(ctx, &vmid); err != nil {
+		if errors.Is(err, kinds.ErrAlreadyExists) {
 			return false, nil
 		}
 		return false, fmt.Errorf("confirm vmid %d on %s: %w", vmid, cl.Name, err)
 	}
-	left, err := s.leftoverVolumes(ctx, cl, node, vmid)
+	left, err := cl.LeftoverVolumes(ctx, node, vmid)
 	if err != nil {
 		return false, err
 	}
@@ -212,31 +211,6 @@ func (s *Placer) firstUnreserved(ctx context.Context, cluster string, from int, 
 			cand++
 		}
 	}
-}
-
-// leftoverVolumes lists the volumes named for vmid on the node's enabled disk storages.
-func (s *Placer) leftoverVolumes(ctx context.Context, cl kinds.Cluster, node string, vmid int) ([]string, error) {
-	n := cl.Client.Node(node)
-	stores, err := n.Storages(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list storages of %s: %w", node, err)
-	}
-	var out []string
-	for _, st := range stores {
-		if !strings.Contains(st.Content, "images") && !strings.Contains(st.Content, "rootdir") {
-			continue
-		}
-		vols, err := n.Storage(st.Storage).Content(ctx, pve.ContentFilter{VMID: vmid})
-		if err != nil {
-			return nil, fmt.Errorf("list volumes of %s on %s: %w", st.Storage, node, err)
-		}
-		for _, v := range vols {
-			if v.Content == "images" || v.Content == "rootdir" {
-				out = append(out, v.VolID)
-			}
-		}
-	}
-	return out, nil
 }
 
 // MigrationTarget picks the node a service's guest moves to from the node from (R52, R53): the

@@ -16,7 +16,6 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 	"pvebill/modules/plans"
-	"pvebill/modules/pve"
 )
 
 // CreateRequest is the body of POST /v1/services (docs/api.md Create). The root password and the
@@ -334,7 +333,7 @@ func createGuest(ctx context.Context, c *creation) error {
 	}
 	for tries := 1; ; tries++ {
 		err := c.mod.Create(ctx, c.guest(), c.spec, c.rep)
-		if !errors.Is(err, pve.ErrAlreadyExists) {
+		if !errors.Is(err, kinds.ErrAlreadyExists) {
 			if err == nil {
 				c.setResult()
 			}

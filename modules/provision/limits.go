@@ -75,7 +75,7 @@ type seenGuest struct {
 
 // guestsSeen lists a cluster's guests by vmid in one read.
 func (s *Provisioner) guestsSeen(ctx context.Context, name string) (map[int]seenGuest, error) {
-	rows, err := s.clusters[name].Client.Cluster().Resources(ctx, "vm")
+	rows, err := s.clusters[name].Resources(ctx, "vm")
 	if err != nil {
 		return nil, fmt.Errorf("list guests of %s: %w", name, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"pvebill/models"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
-	"pvebill/modules/pve"
 )
 
 // ServiceView is the API shape of a service (docs/api.md Objects).
@@ -77,7 +76,7 @@ func (s *Provisioner) Get(ctx context.Context, clientID, serviceID string) (Serv
 	}
 	g := operation.ServiceGuest(cl, svc, svc.Node)
 	st, err := mod.Status(ctx, g)
-	if errors.Is(err, pve.ErrNotFound) {
+	if errors.Is(err, kinds.ErrNotFound) {
 		st, err = s.followMoved(ctx, cl, mod, svc, g, &v)
 	}
 	if err != nil {
@@ -101,7 +100,7 @@ func (s *Provisioner) followMoved(ctx context.Context, cl kinds.Cluster, mod kin
 		return kinds.Status{}, err
 	}
 	if !at.Found || at.Kind != mod.Kind() || at.Node == g.Node {
-		return kinds.Status{}, fmt.Errorf("guest %d not found on %s: %w", g.VMID, g.Node, pve.ErrNotFound)
+		return kinds.Status{}, fmt.Errorf("guest %d not found on %s: %w", g.VMID, g.Node, kinds.ErrNotFound)
 	}
 	if err := s.db.UpdateService(ctx, svc.Key(), map[string]any{"node": at.Node}); err != nil {
 		return kinds.Status{}, err
@@ -184,7 +183,7 @@ func (s *Provisioner) Guests(ctx context.Context) ([]GuestView, error) {
 	out := []GuestView{}
 	for _, name := range s.names {
 		cl := s.clusters[name]
-		rows, err := cl.Client.Cluster().Resources(ctx, "vm")
+		rows, err := cl.Resources(ctx, "vm")
 		if err != nil {
 			return nil, operation.ProblemOf(fmt.Errorf("list guests of %s: %w", name, err))
 		}

@@ -111,7 +111,7 @@ func (c *Checker) checkCluster(ctx context.Context, name string) clusterHealth {
 	if err != nil {
 		return h
 	}
-	opts, err := cl.Client.Cluster().FirewallOptions(ctx)
+	enabled, err := cl.FirewallEnabled(ctx)
 	if err != nil {
 		c.log.Warn("readiness: cluster unreachable", "cluster", name, "err", err)
 		// Unknown is absent, not a value.
@@ -120,7 +120,7 @@ func (c *Checker) checkCluster(ctx context.Context, name string) clusterHealth {
 	}
 	h.proxmox, h.firewall = "ok", "disabled"
 	v := 0.0
-	if opts.Enabled() {
+	if enabled {
 		h.firewall, v = "enabled", 1
 	}
 	c.firewall.WithLabelValues(name).Set(v)
