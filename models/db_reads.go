@@ -40,6 +40,16 @@ func (db *DB) InsertOperation(ctx context.Context, op *Operation) error {
 	return InsertOperation(ctx, db.Gorm, op)
 }
 
+// InsertService writes the new service s.
+func (db *DB) InsertService(ctx context.Context, s *Service) error {
+	return InsertService(ctx, db.Gorm, s)
+}
+
+// ListAudit lists the events of the service k, oldest first.
+func (db *DB) ListAudit(ctx context.Context, k ServiceKey) ([]AuditEvent, error) {
+	return ListAudit(ctx, db.Gorm, k)
+}
+
 // GetServiceByRef reads the service whose row id is ref.
 func (db *DB) GetServiceByRef(ctx context.Context, ref int64) (*Service, error) {
 	return GetServiceByRef(ctx, db.Gorm, ref)
