@@ -99,3 +99,6 @@ func (db *DB) ListPlans(ctx context.Context) ([]Plan, error) {
 func (db *DB) DeletePlan(ctx context.Context, code string) error {
 	return DeletePlan(ctx, db.Gorm, code)
 }
+
+// GateHolders lists the operation holding each gate that is held.
+func (db *DB) GateHolders(ctx context.Context) (map[string]string, error) { return GateHolders(ctx, db.Gorm) }

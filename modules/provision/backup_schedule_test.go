@@ -12,6 +12,7 @@ import (
 
 	"pvebill/modules/backups"
 	"pvebill/modules/stack/stacktest"
+	"pvebill/modules/stack/stacktest/poll"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -46,9 +47,7 @@ func scheduler(e *env, pl *backups.Service, st *stack.Stack, owner string, clock
 func backupOps(t *testing.T, db *models.DB) map[string][]models.Operation {
 	t.Helper()
 	var ops []models.Operation
-	if err := db.Gorm.Where("action = ?", backups.ActionBackup).Order("created_at, id").Find(&ops).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, db, &ops, "SELECT * FROM operations WHERE action = ? ORDER BY created_at, id", backups.ActionBackup)
 	out := map[string][]models.Operation{}
 	for _, op := range ops {
 		out[op.ServiceID] = append(out[op.ServiceID], op)
@@ -59,19 +58,7 @@ func backupOps(t *testing.T, db *models.DB) map[string][]models.Operation {
 // waitBackups waits until no backup operation is queued or running.
 func waitBackups(t *testing.T, db *models.DB) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		var n int64
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", backups.ActionBackup,
-			[]string{models.OpQueued, models.OpRunning}).Count(&n).Error; err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("backups still open")
+	poll.Until(t, 20*time.Second, "no backup open", func() bool { return openBackups(t, db) == 0 })
 }
 
 // scheduledCount is pvebill_scheduled_backups_total{result}.
@@ -198,10 +185,8 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 				perNode[e.service(id).Node]++
 			}
 			for node := range perNode {
-				if err := e.db.Gorm.Exec("INSERT INTO operation_gates (gate, operation_id, updated_at) VALUES (?, ?, ?)",
-					backups.BackupGate("default", node), "held-by-test", time.Now()).Error; err != nil {
-					t.Fatal(err)
-				}
+				dbtest.Exec(t, e.db, "INSERT INTO operation_gates (gate, operation_id, updated_at) VALUES (?, ?, ?)",
+					backups.BackupGate("default", node), "held-by-test", time.Now())
 			}
 			for _, id := range ids {
 				if _, err := e.Stack.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{}); err != nil {
@@ -218,9 +203,7 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 			if len(e.sim.Vzdumps()) != 0 {
 				t.Fatal("a backup ran while its node's gate was held")
 			}
-			if err := e.db.Gorm.Exec("UPDATE operation_gates SET operation_id = NULL WHERE operation_id = ?", "held-by-test").Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Exec(t, e.db, "UPDATE operation_gates SET operation_id = NULL WHERE operation_id = ?", "held-by-test")
 			e.exec.Kick()
 			waitBackups(t, e.db)
 			runs := e.sim.Vzdumps()
@@ -235,7 +218,7 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 					t.Fatalf("%s: %s %s", id, list[0].State, deref(list[0].ErrorCode))
 				}
 			}
-			holders, err := models.GateHolders(context.Background(), e.db.Gorm)
+			holders, err := e.db.GateHolders(context.Background())
 			if err != nil || len(holders) != 0 {
 				t.Fatalf("gates still held: %v %v", holders, err)
 			}
@@ -303,9 +286,7 @@ func TestMissedBackupWindowsAuditedOnce(t *testing.T) {
 			both()
 			both()
 			var evs []models.AuditEvent
-			if err := e.db.Gorm.Where("event = ?", backups.AuditBackupWindowMissed).Order("id").Find(&evs).Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Scan(t, e.db, &evs, "SELECT * FROM audit_events WHERE event = ? ORDER BY id", backups.AuditBackupWindowMissed)
 			var got []string
 			for _, ev := range evs {
 				if ev.Actor != "backup_schedule" || ev.ServiceID != "" || ev.ClientID != "" || ev.Detail == nil {

@@ -116,17 +116,9 @@ func watchBackups(t *testing.T, db *models.DB) int64 {
 	var most int64
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		var running, open int64
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", backups.ActionBackup, models.OpRunning).
-			Count(&running).Error; err != nil {
-			t.Fatal(err)
-		}
+		running := dbtest.Count(t, db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state = ?", backups.ActionBackup, models.OpRunning)
 		most = max(most, running)
-		if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", backups.ActionBackup,
-			[]string{models.OpQueued, models.OpRunning}).Count(&open).Error; err != nil {
-			t.Fatal(err)
-		}
-		if open == 0 {
+		if openBackups(t, db) == 0 {
 			return most
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -145,4 +137,11 @@ func anyOverlap(runs []pvesim.VzdumpRun) bool {
 		}
 	}
 	return false
+}
+
+// openBackups counts the backup operations queued or running.
+func openBackups(t *testing.T, db *models.DB) int64 {
+	t.Helper()
+	return dbtest.Count(t, db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state IN (?, ?)", backups.ActionBackup,
+		models.OpQueued, models.OpRunning)
 }

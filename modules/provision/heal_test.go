@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/stack/stacktest/poll"
@@ -68,7 +69,7 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 			if destroys != 1 {
 				t.Fatalf("%d destroys reached Proxmox, want 1", destroys)
 			}
-			evs, err := models.ListAudit(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-term"})
+			evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-term"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,5 @@ func killAt(t *testing.T, e *env, id, stage, kind string) {
 	defer cancel()
 	e.exec.Stop(ctx)
 	e.sim.ClearFaults()
-	if err := e.db.Gorm.Exec("UPDATE operations SET lease_until = ? WHERE id = ?", time.Now().Add(-time.Second), id).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.ExpireLease(t, e.db, id)
 }

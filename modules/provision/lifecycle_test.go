@@ -25,7 +25,7 @@ func TestVMIDCollisions(t *testing.T) {
 	e.sim.AddVolume("local-lvm", "vm-100-disk-0", 1<<30, "images")
 	// 101: held by another service in our database.
 	other := &models.Service{ServiceID: "held", ClientID: "whmcs", Cluster: "default", VMID: new(101), State: models.ServiceActive}
-	if err := models.InsertService(ctx, e.db.Gorm, other); err != nil {
+	if err := e.db.InsertService(ctx, other); err != nil {
 		t.Fatal(err)
 	}
 	// 102: somebody creates it between our check and our create.

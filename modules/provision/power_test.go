@@ -227,9 +227,7 @@ func TestLegacyStampOnlyForMigratedServices(t *testing.T) {
 		deref(op.ErrorCode) != string(i18n.CodeGuestNotOurs) || len(posts) != 0 {
 		t.Fatalf("stop before the mark: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
 	}
-	if err := e.db.Gorm.Exec("UPDATE services SET legacy_stamp = ? WHERE service_id = ?", true, "svc-old").Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Exec(t, e.db, "UPDATE services SET legacy_stamp = ? WHERE service_id = ?", true, "svc-old")
 	if op, posts := e.power(power.ActionStop, "svc-old", nil); op.State != models.OpSucceeded || len(posts) != 1 {
 		t.Fatalf("stop of a migrated service's guest: %s %s, %d POSTs", op.State, deref(op.ErrorCode), len(posts))
 	}

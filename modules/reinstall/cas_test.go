@@ -21,7 +21,7 @@ func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		vmid := 5001
-		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: "svc-cas", ClientID: client, Plan: "ct-8",
+		if err := db.InsertService(ctx, &models.Service{ServiceID: "svc-cas", ClientID: client, Plan: "ct-8",
 			GuestType: "container", Cluster: "default", VMID: &vmid, State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}

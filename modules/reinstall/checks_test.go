@@ -8,6 +8,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/pve"
 	"pvebill/modules/reinstall"
 )
@@ -197,7 +198,7 @@ func TestBlockersAtApply(t *testing.T) {
 	cases := map[reinstall.BlockerCode]func(e *env){
 		reinstall.BackupOrRestoreRunning: func(e *env) { insertOp(e, reinstall.ActionRestore) },
 		reinstall.RootfsWouldShrink: func(e *env) {
-			must(e.db.Gorm.Exec("UPDATE reinstall_intents SET plan = ? WHERE service_id = ?", "ct-small-4", "svc-block").Error)
+			dbtest.Exec(e.t, e.db, "UPDATE reinstall_intents SET plan = ? WHERE service_id = ?", "ct-small-4", "svc-block")
 		},
 	}
 	for code, set := range cases {

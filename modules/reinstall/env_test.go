@@ -10,6 +10,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
@@ -89,7 +90,7 @@ func (e *env) seed(id string, vmid int, plan string, running bool, extra map[str
 		e.t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := models.InsertService(ctx, e.db.Gorm, &models.Service{ServiceID: id, ClientID: client, Plan: plan,
+	if err := e.db.InsertService(ctx, &models.Service{ServiceID: id, ClientID: client, Plan: plan,
 		GuestType: "container", Cluster: "default", Node: "pve1", VMID: &vmid, Hostname: "web1.example.com",
 		State: models.ServiceActive}); err != nil {
 		e.t.Fatal(err)
@@ -133,7 +134,7 @@ func (e *env) seedVM(id string, vmid int, running bool, extra map[string]string)
 		e.t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := models.InsertService(ctx, e.db.Gorm, &models.Service{ServiceID: id, ClientID: client, Plan: "vm-10",
+	if err := e.db.InsertService(ctx, &models.Service{ServiceID: id, ClientID: client, Plan: "vm-10",
 		GuestType: "vm", Cluster: "default", Node: "pve1", VMID: &vmid, Hostname: "web1.example.com",
 		State: models.ServiceActive}); err != nil {
 		e.t.Fatal(err)
@@ -160,16 +161,12 @@ func (e *env) addPlan(code string, gib int) {
 // operation of another process) until release.
 func (e *env) hold(id string) {
 	e.t.Helper()
-	if err := e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", "held-elsewhere", id).Error; err != nil {
-		e.t.Fatal(err)
-	}
+	dbtest.Exec(e.t, e.db, "UPDATE services SET lock_operation_id = ? WHERE service_id = ?", "held-elsewhere", id)
 }
 
 func (e *env) release(id string) {
 	e.t.Helper()
-	if err := e.db.Gorm.Exec("UPDATE services SET lock_operation_id = NULL WHERE service_id = ?", id).Error; err != nil {
-		e.t.Fatal(err)
-	}
+	dbtest.Exec(e.t, e.db, "UPDATE services SET lock_operation_id = NULL WHERE service_id = ?", id)
 	e.exec.Kick()
 }
 

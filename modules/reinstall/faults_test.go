@@ -9,6 +9,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/reinstall"
@@ -108,7 +109,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 			if got := e.intent("svc-fault"); got.State != models.IntentResolved {
 				t.Fatalf("intent after reconcile %s", got.State)
 			}
-			evs, err := models.ListAudit(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: "svc-fault"})
+			evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: client, ServiceID: "svc-fault"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,9 +193,9 @@ func TestCrashAfterDestroyBeganUnknowable(t *testing.T) {
 			}
 			// The dead process had claimed the operation and entered destroy; its lease ran out.
 			past := time.Now().Add(-time.Minute)
-			must(e.db.Gorm.Exec("UPDATE operations SET state = ?, lease_owner = ?, lease_until = ?, stage = ?, stage_index = ?, attempts = 1 WHERE id = ?",
-				models.OpRunning, "dead-process", past, "destroy", 2, op.ID).Error)
-			must(e.db.Gorm.Exec("UPDATE services SET lock_operation_id = ? WHERE service_id = ?", op.ID, "svc-crash").Error)
+			dbtest.Exec(t, e.db, "UPDATE operations SET state = ?, lease_owner = ?, lease_until = ?, stage = ?, stage_index = ?, attempts = 1 WHERE id = ?",
+				models.OpRunning, "dead-process", past, "destroy", 2, op.ID)
+			dbtest.Exec(t, e.db, "UPDATE services SET lock_operation_id = ? WHERE service_id = ?", op.ID, "svc-crash")
 			must(e.sim.SetConfig(5001, c.key, c.value))
 			e.resetLog()
 			done := e.wait(op)
@@ -232,7 +233,7 @@ func TestCrashAfterDestroyBeganUnknowable(t *testing.T) {
 // assertResumedAudit finds the audit entry that says why the operation resumed.
 func assertResumedAudit(t *testing.T, e *env, id, opID, cause, stage string) {
 	t.Helper()
-	evs, err := models.ListAudit(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: client, ServiceID: id})
+	evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: client, ServiceID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

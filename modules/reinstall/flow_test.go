@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/reinstall"
 )
 
@@ -185,34 +186,18 @@ func assertNoSecret(t *testing.T, e *env, secret string) {
 	if e.db.Dialect == models.MySQL {
 		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
 	}
-	if err := e.db.Gorm.Raw(q).Scan(&tables).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, e.db, &tables, q)
 	if len(tables) < 5 {
 		t.Fatalf("tables %v", tables)
 	}
 	for _, tbl := range tables {
-		rows, err := e.db.Gorm.Raw("SELECT * FROM " + tbl).Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range vals {
+		for _, row := range dbtest.TableRows(t, e.db, tbl) {
+			for col, v := range row {
 				if strings.Contains(fmt.Sprintf("%s", v), secret) {
-					t.Errorf("table %s column %s holds the secret", tbl, cols[i])
+					t.Errorf("table %s column %s holds the secret", tbl, col)
 				}
 			}
 		}
-		rows.Close()
 	}
 	if strings.Contains(e.logs.String(), secret) {
 		t.Error("a log line holds the secret")
@@ -285,8 +270,8 @@ func TestConcurrentApplies(t *testing.T) {
 		t.Fatalf("%d applies accepted", won)
 	}
 	var n int64
-	if err := e.db.Gorm.Model(&models.Operation{}).Where("service_id = ? AND action = ?", "svc-race", reinstall.ActionApply).Count(&n).Error; err != nil || n != 1 {
-		t.Fatalf("%d apply operations (%v)", n, err)
+	if n = dbtest.Count(t, e.db, "SELECT COUNT(*) FROM operations WHERE service_id = ? AND action = ?", "svc-race", reinstall.ActionApply); n != 1 {
+		t.Fatalf("%d apply operations", n)
 	}
 	e.release("svc-race")
 }

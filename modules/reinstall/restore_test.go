@@ -218,9 +218,7 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 		t.Fatalf("plan without backups: %v", err)
 	}
 	// A suspended service is not restored: the restored guest would start (R16, R40).
-	if err := e.db.Gorm.Exec("UPDATE services SET state = ? WHERE service_id = ?", models.ServiceSuspended, "svc-r").Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Exec(t, e.db, "UPDATE services SET state = ? WHERE service_id = ?", models.ServiceSuspended, "svc-r")
 	list, err := e.Stack.Backups.Backups(ctx, client, "svc-r")
 	if err != nil || len(list) != 1 {
 		t.Fatalf("backups %v %v", list, err)
@@ -229,9 +227,8 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 	if problemCode(err) != i18n.CodeServiceSuspended {
 		t.Fatalf("restore of a suspended service: %v", err)
 	}
-	var n int64
-	if err := e.db.Gorm.Model(&models.Intent{}).Count(&n).Error; err != nil || n != 0 {
-		t.Fatalf("%d intents written (%v)", n, err)
+	if n := dbtest.Count(t, e.db, "SELECT COUNT(*) FROM reinstall_intents"); n != 0 {
+		t.Fatalf("%d intents written", n)
 	}
 }
 
@@ -358,9 +355,8 @@ func TestRestoreConcurrentAppliesAndStale(t *testing.T) {
 	if wins != 1 || losers[i18n.CodeReinstallInProgress]+losers[i18n.CodeBlocked] != 7 {
 		t.Fatalf("wins %d losers %v", wins, losers)
 	}
-	var ops int64
-	if err := e.db.Gorm.Model(&models.Operation{}).Where("action = ?", reinstall.ActionRestore).Count(&ops).Error; err != nil || ops != 1 {
-		t.Fatalf("%d restore operations (%v)", ops, err)
+	if ops := dbtest.Count(t, e.db, "SELECT COUNT(*) FROM operations WHERE action = ?", reinstall.ActionRestore); ops != 1 {
+		t.Fatalf("%d restore operations", ops)
 	}
 
 	e2 := newEnv(t, "sqlite")
@@ -403,9 +399,7 @@ func TestVMRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.seedVM("svc-vm", 6001, true, map[string]string{"cores": "4", "memory": "8192"})
-			if err := e.db.Gorm.Exec("UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm").Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Exec(t, e.db, "UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm")
 			ctx := context.Background()
 			off := false
 			if err := e.client.Node("pve1").QEMU(6001).Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off}); err != nil {
@@ -499,9 +493,7 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.seedVM("svc-vm", 6001, false, nil)
-			if err := e.db.Gorm.Exec("UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm").Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Exec(t, e.db, "UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm")
 			ctx := context.Background()
 			op, err := e.Stack.Backups.Backup(ctx, client, "svc-vm", backups.BackupRequest{})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/reinstall"
@@ -73,7 +74,7 @@ func (e *env) killAt(op *models.Operation, stage, kind string) {
 	defer cancel()
 	e.exec.Stop(ctx)
 	e.sim.ClearFaults()
-	must(e.db.Gorm.Exec("UPDATE operations SET lease_until = ? WHERE id = ?", time.Now().Add(-time.Second), op.ID).Error)
+	dbtest.ExpireLease(e.t, e.db, op.ID)
 }
 
 // R58, R38, R26: a replica dies at every stage of a reinstall past its destroy — with the
