@@ -91,7 +91,7 @@ func TestIPv6AllocationAndRelease(t *testing.T) {
 				t.Fatalf("second: %+v", b)
 			}
 			var rows []models.IPAllocation
-			if err := db.Gorm.Order("ip").Find(&rows).Error; err != nil || len(rows) != 2 || rows[0].IP != 0 || rows[1].IP != 1 {
+			if err := dbtest.Query(db, &rows, "SELECT * FROM ip_allocations ORDER BY ip"); err != nil || len(rows) != 2 || rows[0].IP != 0 || rows[1].IP != 1 {
 				t.Fatalf("rows %+v %v", rows, err)
 			}
 			if err := svc.Release(ctx, models.ServiceKey{ClientID: "c", ServiceID: "s0"}); err != nil {

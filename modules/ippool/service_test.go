@@ -436,7 +436,7 @@ func TestAllocationWaitsForThePoolLock(t *testing.T) {
 			release := make(chan struct{})
 			holder := make(chan error, 1)
 			go func() {
-				holder <- dbs[0].Gorm.Transaction(func(tx *gorm.DB) error {
+				holder <- dbtest.Transaction(dbs[0], func(tx *gorm.DB) error {
 					var p models.IPPool
 					q := tx.Where("name = ?", "pool-a")
 					if d == models.MySQL {

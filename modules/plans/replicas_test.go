@@ -18,9 +18,7 @@ func TestReplicasImportPlansFileTogether(t *testing.T) {
 		specs := plans.Examples()
 		for round := range 5 {
 			if round > 0 {
-				if err := db.Gorm.Exec("DELETE FROM plans").Error; err != nil {
-					t.Fatal(err)
-				}
+				dbtest.Exec(t, db, "DELETE FROM plans")
 			}
 			var wg sync.WaitGroup
 			for range 4 {

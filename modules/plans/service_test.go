@@ -24,7 +24,7 @@ func TestServiceRoundTrip(t *testing.T) {
 		if err != nil || !created || p.Code != "ct-test" {
 			t.Fatalf("first put: %+v %v %v", p, created, err)
 		}
-		row, err := models.GetPlan(ctx, db.Gorm, "ct-test")
+		row, err := db.GetPlan(ctx, "ct-test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestServiceRoundTrip(t *testing.T) {
 		if err != nil || got.Cores != 4 || got.SwapMiB != 0 || len(got.Nodes) != 0 || got.Nodes == nil {
 			t.Fatalf("get: %+v %v", got, err)
 		}
-		row, _ = models.GetPlan(ctx, db.Gorm, "ct-test")
+		row, _ = db.GetPlan(ctx, "ct-test")
 		if !row.CreatedAt.Equal(firstCreated) || row.UpdatedAt.Before(firstCreated) {
 			t.Fatalf("timestamps: created %v → %v, updated %v", firstCreated, row.CreatedAt, row.UpdatedAt)
 		}
@@ -201,7 +201,7 @@ func TestLoadFile(t *testing.T) {
 			t.Fatalf("big-vm: %+v %v", big, err)
 		}
 		for _, code := range []string{"small", "big-vm"} {
-			row, _ := models.GetPlan(ctx, db.Gorm, code)
+			row, _ := db.GetPlan(ctx, code)
 			if row.Source != "file" {
 				t.Fatalf("%s source %q", code, row.Source)
 			}

@@ -43,23 +43,21 @@ func TestAttemptRacingANewerChange(t *testing.T) {
 				t.Fatalf("%+v %v", first, err)
 			}
 			now := time.Now()
-			if ok, err := models.ClaimRDNS(ctx, db.Gorm, first.Address, 1, now, now.Add(time.Minute)); !ok || err != nil {
+			if ok, err := db.ClaimRDNS(ctx, first.Address, 1, now, now.Add(time.Minute)); !ok || err != nil {
 				t.Fatalf("claim: %v %v", ok, err)
 			}
 			second, err := db.SetRDNS(ctx, k, "203.0.113.10", "new.example.com", 64, hold)
 			if err != nil || second.Generation != 2 {
 				t.Fatalf("%+v %v", second, err)
 			}
-			if ok, _ := models.ClaimRDNS(ctx, db.Gorm, first.Address, 2, now, now.Add(time.Minute)); ok {
+			if ok, _ := db.ClaimRDNS(ctx, first.Address, 2, now, now.Add(time.Minute)); ok {
 				t.Fatal("a claimed row was claimed again")
 			}
-			if err := models.FinishRDNS(ctx, db.Gorm, first, models.RDNSOutcome{Status: models.RDNSSynced}); err != nil {
+			if err := db.FinishRDNS(ctx, first, models.RDNSOutcome{Status: models.RDNSSynced}); err != nil {
 				t.Fatal(err)
 			}
 			var row models.RDNSRecord
-			if err := db.Gorm.Where("address = ?", first.Address).Take(&row).Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Scan(t, db, &row, "SELECT * FROM rdns_records WHERE address = ?", first.Address)
 			if row.Status != models.RDNSPending || row.Generation != 2 || row.ClaimUntil != 0 || row.Hostname != "new.example.com" {
 				t.Fatalf("after the stale success %+v", row)
 			}
@@ -70,7 +68,7 @@ func TestAttemptRacingANewerChange(t *testing.T) {
 			if got := s.PTR(t, "113.0.203.in-addr.arpa.", rdns.ReverseName(netip.MustParseAddr("203.0.113.10"))); got != "new.example.com." {
 				t.Fatalf("PTR %q", got)
 			}
-			if err := db.Gorm.Where("address = ?", first.Address).Take(&row).Error; err != nil || row.Status != models.RDNSSynced {
+			if err := dbtest.Query(db, &row, "SELECT * FROM rdns_records WHERE address = ?", first.Address); err != nil || row.Status != models.RDNSSynced {
 				t.Fatalf("%+v %v", row, err)
 			}
 		})

@@ -24,12 +24,10 @@ func seedService(t *testing.T, db *models.DB, id, client, plan string, vmid int,
 	t.Helper()
 	s := &models.Service{ServiceID: id, ClientID: client, Plan: plan, GuestType: "container", Cluster: "c1",
 		Node: "pve1", VMID: &vmid, State: models.ServiceActive}
-	if err := models.InsertService(context.Background(), db.Gorm, s); err != nil {
+	if err := db.InsertService(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Gorm.Exec("UPDATE services SET created_at = ? WHERE service_id = ?", created, id).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.SetServiceCreated(t, db, id, created)
 }
 
 // seedServices adds services for the ids (usage is stored under the service's key, so a
@@ -37,10 +35,7 @@ func seedService(t *testing.T, db *models.DB, id, client, plan string, vmid int,
 func seedServices(t *testing.T, db *models.DB, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		var n int64
-		if err := db.Gorm.Model(&models.Service{}).Count(&n).Error; err != nil {
-			t.Fatal(err)
-		}
+		n := dbtest.Count(t, db, "SELECT COUNT(*) FROM services")
 		seedService(t, db, id, "whmcs", "ct-2g", 7000+int(n), t0.Add(-24*time.Hour))
 	}
 }
@@ -207,9 +202,8 @@ func TestUpsertBatchesAcrossStatements(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var n int64
-		if err := db.Gorm.Model(&models.UsageBucket{}).Count(&n).Error; err != nil || n != int64(len(rows)) {
-			t.Fatalf("rows = %d (%v), want %d", n, err, len(rows))
+		if n := dbtest.Count(t, db, "SELECT COUNT(*) FROM usage_5m"); n != int64(len(rows)) {
+			t.Fatalf("rows = %d, want %d", n, len(rows))
 		}
 		// Retention: buckets before the cut go, the rest stay.
 		cut := t0.Unix() + 300*10
