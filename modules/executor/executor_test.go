@@ -88,13 +88,13 @@ func start(t *testing.T, db *models.DB, p *probe, owner string, lease time.Durat
 func enqueue(t *testing.T, db *models.DB, svc string) *models.Operation {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: svc}); errors.Is(err, models.ErrNotFound) {
-		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
+	if _, err := db.GetService(ctx, models.ServiceKey{ClientID: "c", ServiceID: svc}); errors.Is(err, models.ErrNotFound) {
+		if err := db.InsertService(ctx, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	op := &models.Operation{ServiceID: svc, ClientID: "c", Action: "replace", Payload: "{}"}
-	if err := models.InsertOperation(ctx, db.Gorm, op); err != nil {
+	if err := db.InsertOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
 	return op
@@ -116,7 +116,7 @@ func waitState(t *testing.T, db *models.DB, e *executor.Executor, id string) *mo
 
 func lockOf(t *testing.T, db *models.DB, svc string) *string {
 	t.Helper()
-	s, err := models.GetService(context.Background(), db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: svc})
+	s, err := db.GetService(context.Background(), models.ServiceKey{ClientID: "c", ServiceID: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestOneRunningOperationPerService(t *testing.T) {
 		if n := p.runs.Load(); n != 1 {
 			t.Fatalf("%d runs started while the first holds the service", n)
 		}
-		s, _ := models.GetOperation(context.Background(), db.Gorm, second.ID)
+		s, _ := db.GetOperation(context.Background(), second.ID)
 		if s.State != models.OpQueued {
 			t.Fatalf("second is %s", s.State)
 		}
@@ -245,7 +245,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		started := models.Now()
 		renewedPast := func(at time.Time) func() bool {
 			return func() bool {
-				got, err := models.GetOperation(context.Background(), db.Gorm, op.ID)
+				got, err := db.GetOperation(context.Background(), op.ID)
 				return err == nil && got.LeaseUntil != nil && got.LeaseUntil.After(at)
 			}
 		}
@@ -277,7 +277,7 @@ func TestTakeoverResumesBeforeIrreversibleStage(t *testing.T) {
 		if err := db.SetStage(ctx, op.ID, "crashed", "stop", 1); err != nil {
 			t.Fatal(err)
 		}
-		leaseRunsOut(t, db, op.ID)
+		dbtest.ExpireLease(t, db, op.ID)
 		p := &probe{}
 		e, _ := start(t, db, p, "survivor", 5*time.Second)
 		got := waitState(t, db, e, op.ID)
@@ -298,7 +298,7 @@ func TestTakeoverAfterIrreversibleStageNeedsReconciliation(t *testing.T) {
 		if err := db.SetStage(ctx, op.ID, "crashed", "destroy", 2); err != nil {
 			t.Fatal(err)
 		}
-		leaseRunsOut(t, db, op.ID)
+		dbtest.ExpireLease(t, db, op.ID)
 		p := &probe{}
 		e, _ := start(t, db, p, "survivor", 5*time.Second)
 		got := waitState(t, db, e, op.ID)
@@ -328,7 +328,7 @@ func TestStopReleasesRunBeforeIrreversibleStage(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		e.Stop(ctx)
-		got, _ := models.GetOperation(context.Background(), db.Gorm, op.ID)
+		got, _ := db.GetOperation(context.Background(), op.ID)
 		if got.State != models.OpQueued || got.LeaseOwner != nil || lockOf(t, db, "svc") != nil {
 			t.Fatalf("after stop: state %s owner %v lock %v", got.State, got.LeaseOwner, lockOf(t, db, "svc"))
 		}
@@ -359,14 +359,11 @@ func TestDestructiveIsDerivedFromPosition(t *testing.T) {
 func countClaims(t *testing.T, db *models.DB) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
-	err := db.Gorm.Callback().Query().After("gorm:query").Register("test:claims", func(tx *gorm.DB) {
+	dbtest.After(t, db, "test:claims", func(tx *gorm.DB) {
 		if strings.Contains(tx.Statement.SQL.String(), "ORDER BY created_at, id") {
 			n.Add(1)
 		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, dbtest.OnQuery)
 	return &n
 }
 
@@ -420,15 +417,5 @@ func TestKickWakesOneWorkerAndClaimsChain(t *testing.T) {
 				t.Errorf("%d claim queries for 10 operations queued one at a time with 32 idle workers", got)
 			}
 		})
-	}
-}
-
-// leaseRunsOut ends a crashed worker's lease on the operation: its end is moved into the past
-// rather than waited for.
-func leaseRunsOut(t *testing.T, db *models.DB, id string) {
-	t.Helper()
-	if err := db.Gorm.Model(&models.Operation{}).Where("id = ?", id).
-		Update("lease_until", models.Now().Add(-time.Second)).Error; err != nil {
-		t.Fatal(err)
 	}
 }

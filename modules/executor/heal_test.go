@@ -144,11 +144,11 @@ func TestHealFromTheFacts(t *testing.T) {
 				e.Kick()
 				if c.parked {
 					poll.Until(t, 5*time.Second, "the operation to be parked", func() bool {
-						got, err := models.GetOperation(context.Background(), db.Gorm, op.ID)
+						got, err := db.GetOperation(context.Background(), op.ID)
 						return err == nil && got.State == models.OpQueued && got.Awaiting != nil
 					})
 					time.Sleep(100 * time.Millisecond) // a few claim rounds: nobody takes it
-					if got, _ := models.GetOperation(context.Background(), db.Gorm, op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
+					if got, _ := db.GetOperation(context.Background(), op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
 						t.Fatalf("parked operation %s, lock %v", got.State, lockOf(t, db, "svc"))
 					}
 				} else {
@@ -186,15 +186,12 @@ func TestHealFromTheFacts(t *testing.T) {
 func TestHealOutlivesADatabaseFailure(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		var injected atomic.Int32
-		err := db.Gorm.Callback().Create().Before("gorm:create").Register("test:lose-resume", func(tx *gorm.DB) {
+		dbtest.BeforeCreate(t, db, "test:lose-resume", func(tx *gorm.DB) {
 			ev, ok := tx.Statement.Dest.(*models.AuditEvent)
 			if ok && ev.Event == "operation_resumed" && injected.Add(1) == 1 {
 				_ = tx.AddError(errors.New("injected: the database node went away"))
 			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		h := &healer{failAt: map[executor.Stage]int{"create": 1},
 			resolve: func(*executor.Run) (executor.Decision, error) {
 				return executor.Decision{Resume: "create", Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil

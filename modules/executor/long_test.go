@@ -50,11 +50,11 @@ func (p *longProbe) actions() []executor.Action {
 func enqueueAction(t *testing.T, db *models.DB, svc, action string) *models.Operation {
 	t.Helper()
 	ctx := context.Background()
-	if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
+	if err := db.InsertService(ctx, &models.Service{ServiceID: svc, ClientID: "c", State: models.ServiceActive}); err != nil {
 		t.Fatal(err)
 	}
 	op := &models.Operation{ServiceID: svc, ClientID: "c", Action: action, Payload: "{}"}
-	if err := models.InsertOperation(ctx, db.Gorm, op); err != nil {
+	if err := db.InsertOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
 	return op
@@ -62,11 +62,7 @@ func enqueueAction(t *testing.T, db *models.DB, svc, action string) *models.Oper
 
 func countOps(t *testing.T, db *models.DB, action, state string) int64 {
 	t.Helper()
-	var n int64
-	if err := db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", action, state).Count(&n).Error; err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return dbtest.Count(t, db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state = ?", action, state)
 }
 
 // R42: with two workers and a cap of one long operation, three queued long operations (each on

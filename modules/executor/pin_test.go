@@ -24,7 +24,7 @@ func TestOperationWithSecretsIsPinnedToItsReplica(t *testing.T) {
 		holder.Secrets().Put("op-pinned", map[string]string{"password": "pinned-pass-1234"})
 		op := &models.Operation{ID: "op-pinned", ServiceID: "svc-pinned", ClientID: "c", Action: "replace", Payload: "{}"}
 		holder.Secrets().Pin(op)
-		if err := models.InsertOperation(ctx, db.Gorm, op); err != nil {
+		if err := db.InsertOperation(ctx, op); err != nil {
 			t.Fatal(err)
 		}
 		claim, err := db.ClaimNext(ctx, "other", lease)
@@ -34,7 +34,7 @@ func TestOperationWithSecretsIsPinnedToItsReplica(t *testing.T) {
 		if claim != nil {
 			t.Fatal("another replica claimed an operation pinned to the replica holding its secrets")
 		}
-		leaseRunsOut(t, db, "op-pinned") // the pin is the lease: it expires, moved into the past
+		dbtest.ExpireLease(t, db, "op-pinned") // the pin is the lease: it expires, moved into the past
 		claim, err = db.ClaimNext(ctx, "other", lease)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestOperationWithSecretsIsPinnedToItsReplica(t *testing.T) {
 		// The accepting replica itself claims a pinned row at once.
 		op2 := &models.Operation{ID: "op-pinned-2", ServiceID: "svc-pinned-2", ClientID: "c", Action: "replace", Payload: "{}"}
 		holder.Secrets().Pin(op2)
-		if err := models.InsertOperation(ctx, db.Gorm, op2); err != nil {
+		if err := db.InsertOperation(ctx, op2); err != nil {
 			t.Fatal(err)
 		}
 		claim, err = db.ClaimNext(ctx, "accepting", lease)
