@@ -16,10 +16,8 @@ func TestEventListsBlockers(t *testing.T) {
 		ctx := context.Background()
 		rcv := newReceiver(t, 0)
 		op := finishedOp(t, db, clientID, "whmcs-1", "terminate", models.OpFailed)
-		if err := db.Gorm.Model(&models.Operation{}).Where("id = ?", op.ID).Updates(map[string]any{
-			"error_code": "blocked", "error_blockers": `[{"code":"proxmox_lock","params":{"lock":"backup"}}]`}).Error; err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Exec(t, db, "UPDATE operations SET error_code = ?, error_blockers = ?, updated_at = ? WHERE id = ?",
+			"blocked", `[{"code":"proxmox_lock","params":{"lock":"backup"}}]`, models.Now(), op.ID)
 		d := newDispatcher(db, rcv.url(), nil, "a", nil)
 		if n, err := d.Sweep(ctx); err != nil || n != 1 {
 			t.Fatalf("sweep wrote %d, %v", n, err)

@@ -88,25 +88,24 @@ func (r *receiver) accepted() map[string]int {
 func finishedOp(t *testing.T, db *models.DB, client, serviceID, action, state string) *models.Operation {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: client, ServiceID: serviceID}); err != nil {
-		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: serviceID, ClientID: client, Plan: "ct-2g",
+	if _, err := db.GetService(ctx, models.ServiceKey{ClientID: client, ServiceID: serviceID}); err != nil {
+		if err := db.InsertService(ctx, &models.Service{ServiceID: serviceID, ClientID: client, Plan: "ct-2g",
 			GuestType: "container", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	op := &models.Operation{ServiceID: serviceID, ClientID: client, Action: action, Payload: "{}"}
-	if err := models.InsertOperation(ctx, db.Gorm, op); err != nil {
+	if err := db.InsertOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
 	now := models.Now()
-	upd := map[string]any{"state": state, "stage": "start", "finished_at": now, "updated_at": now}
+	dbtest.Exec(t, db, "UPDATE operations SET state = ?, stage = ?, finished_at = ?, updated_at = ? WHERE id = ?",
+		state, "start", now, now, op.ID)
 	if state != models.OpSucceeded {
-		upd["error_code"], upd["error_detail"] = "proxmox_task_failed", "The Proxmox task failed: disk full."
+		dbtest.Exec(t, db, "UPDATE operations SET error_code = ?, error_detail = ? WHERE id = ?",
+			"proxmox_task_failed", "The Proxmox task failed: disk full.", op.ID)
 	}
-	if err := db.Gorm.Model(&models.Operation{}).Where("id = ?", op.ID).Updates(upd).Error; err != nil {
-		t.Fatal(err)
-	}
-	op, err := models.GetOperation(ctx, db.Gorm, op.ID)
+	op, err := db.GetOperation(ctx, op.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +156,7 @@ func TestSweepAndSignedDelivery(t *testing.T) {
 		failed := finishedOp(t, db, clientID, "whmcs-2", "create", models.OpFailed)
 		recon := finishedOp(t, db, clientID, "whmcs-3", "terminate", models.OpNeedsReconciliation)
 		finishedOp(t, db, "shop", "shop-1", "create", models.OpSucceeded)
-		if err := models.InsertOperation(ctx, db.Gorm, &models.Operation{ServiceID: "whmcs-1", ClientID: clientID, Action: "suspend", Payload: "{}"}); err != nil {
+		if err := db.InsertOperation(ctx, &models.Operation{ServiceID: "whmcs-1", ClientID: clientID, Action: "suspend", Payload: "{}"}); err != nil {
 			t.Fatal(err)
 		}
 		reg := prometheus.NewRegistry()
@@ -386,10 +385,8 @@ func TestSurvivesRestart(t *testing.T) {
 			defer db.Close()
 			second := finishedOp(t, db, clientID, "whmcs-r2", "create", models.OpFailed)
 			// The first event is due again now (as if its backoff had passed).
-			if err := db.Gorm.Model(&models.CallbackDelivery{}).Where("operation_id = ?", first.ID).
-				Update("next_attempt_at", models.Now()).Error; err != nil {
-				t.Fatal(err)
-			}
+			now := models.Now()
+			dbtest.Exec(t, db, "UPDATE callback_deliveries SET next_attempt_at = ?, updated_at = ? WHERE operation_id = ?", now, now, first.ID)
 			rcv := newReceiver(t, 0)
 			d2 := newDispatcher(db, rcv.url(), nil, "after", nil)
 			d2.Start(ctx)
@@ -463,9 +460,8 @@ func TestPurgeKeepsPending(t *testing.T) {
 		if len(left) != 1 || left[0].OperationID != pending.ID || left[0].State != models.CallbackPending {
 			t.Fatalf("left %+v", left)
 		}
-		var attempts int64
-		if err := db.Gorm.Model(&models.CallbackAttempt{}).Count(&attempts).Error; err != nil || attempts != 0 {
-			t.Fatalf("%d attempts left, %v", attempts, err)
+		if attempts := dbtest.Count(t, db, "SELECT COUNT(*) FROM callback_attempts"); attempts != 0 {
+			t.Fatalf("%d attempts left", attempts)
 		}
 	})
 }
