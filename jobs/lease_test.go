@@ -222,7 +222,7 @@ func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
 								return nil
 							}
 							var rows []models.Lease
-							dbs[0].Gorm.Find(&rows)
+							_ = dbtest.Query(dbs[0], &rows, "SELECT * FROM leases")
 							for _, r := range rows {
 								t.Logf("%s %v %d %v", r.Name, deref(r.Owner), r.Epoch, r.LeaseUntil)
 							}
@@ -263,9 +263,7 @@ func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
 			died := time.Now()
 			survivors := []int{0, 1}
 			var rows []models.Lease
-			if err := dbs[0].Gorm.Where("owner = ?", shards[2].Owner).Find(&rows).Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Scan(t, dbs[0], &rows, "SELECT * FROM leases WHERE owner = ?", shards[2].Owner)
 			if len(rows) == 0 {
 				t.Fatal("the replica about to die holds no lease")
 			}

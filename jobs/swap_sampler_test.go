@@ -85,13 +85,11 @@ func (e *samplerEnv) guest(vmid int, typ, node string, running bool, serviceID s
 	id := vmid
 	svc := &models.Service{ServiceID: serviceID, ClientID: "whmcs", Plan: "p", GuestType: guestType, Cluster: "c1",
 		Node: node, VMID: &id, State: models.ServiceActive}
-	if err := models.InsertService(context.Background(), e.db.Gorm, svc); err != nil {
+	if err := e.db.InsertService(context.Background(), svc); err != nil {
 		e.t.Fatal(err)
 	}
 	// The service exists before the simulator's (frozen, past) clock.
-	if err := e.db.Gorm.Exec("UPDATE services SET created_at = ? WHERE service_id = ?", simStart.Add(-24*time.Hour), serviceID).Error; err != nil {
-		e.t.Fatal(err)
-	}
+	dbtest.SetServiceCreated(e.t, e.db, serviceID, simStart.Add(-24*time.Hour))
 }
 
 func (e *samplerEnv) run(d time.Duration) time.Duration {
@@ -156,9 +154,7 @@ func (e *samplerEnv) counter(name string, labels map[string]string) float64 {
 func (e *samplerEnv) serviceIDs() []string {
 	e.t.Helper()
 	var ids []string
-	if err := e.db.Gorm.Model(&models.Service{}).Pluck("service_id", &ids).Error; err != nil {
-		e.t.Fatal(err)
-	}
+	dbtest.Scan(e.t, e.db, &ids, "SELECT service_id FROM services")
 	return ids
 }
 
@@ -434,7 +430,7 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	if _, err := e.client.Node("pve1").LXC(1002).Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.UpdateService(context.Background(), e.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}, map[string]any{"state": models.ServiceTerminated}); err != nil {
+	if err := e.db.UpdateService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}, map[string]any{"state": models.ServiceTerminated}); err != nil {
 		t.Fatal(err)
 	}
 	e.sim.Advance(time.Minute)

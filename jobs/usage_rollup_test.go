@@ -22,7 +22,7 @@ func TestUsageRetentionPerTierAndRollupJob(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		vmid := 9001
-		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: "svc-ret", ClientID: "whmcs",
+		if err := db.InsertService(ctx, &models.Service{ServiceID: "svc-ret", ClientID: "whmcs",
 			GuestType: "container", Cluster: "c1", Node: "pve1", VMID: &vmid, State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
 		}
