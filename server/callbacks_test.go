@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"pvebill/models/dbtest"
 	"pvebill/modules/callbacks"
 )
 
@@ -204,11 +205,7 @@ func TestCallbackURLCredentialsAreRedacted(t *testing.T) {
 		conformCallbacks(t, "/v1/admin/callbacks", r, http.StatusOK)
 		var rows []map[string]any
 		for _, table := range []string{"callback_deliveries", "callback_attempts"} {
-			var got []map[string]any
-			if err := h.db.Gorm.Table(table).Find(&got).Error; err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, got...)
+			rows = append(rows, dbtest.TableRows(t, h.db, table)...)
 		}
 		dump := fmt.Sprintf("%v", rows)
 		for where, text := range map[string]string{"GET /v1/admin/callbacks": string(r.Body), "the database": dump, "the log": logs.String()} {

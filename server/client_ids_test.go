@@ -183,9 +183,8 @@ func deliverCallbacks(t *testing.T, h *svcHarness, clients ...string) map[string
 				t.Error(err)
 			}
 			owner := "?"
-			var row struct{ ClientID string }
-			if err := h.db.Gorm.Table("operations").Select("client_id").Where("id = ?", ev.Operation.ID).Take(&row).Error; err == nil {
-				owner = row.ClientID
+			if op, err := h.db.GetOperation(req.Context(), ev.Operation.ID); err == nil {
+				owner = op.ClientID
 			}
 			mu.Lock()
 			got[client] = append(got[client], owner)

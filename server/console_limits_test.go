@@ -71,9 +71,7 @@ func TestConsoleOriginCheckedBeforeTheToken(t *testing.T) {
 func openSessions(t *testing.T, db *models.DB, client, serviceID string) (int64, int64) {
 	t.Helper()
 	var ref int64
-	if err := db.Gorm.Raw("SELECT id FROM services WHERE client_id = ? AND service_id = ?", client, serviceID).Scan(&ref).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, db, &ref, "SELECT id FROM services WHERE client_id = ? AND service_id = ?", client, serviceID)
 	svc, cl, err := db.OpenConsoleSessions(context.Background(), client, ref, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -196,15 +196,13 @@ func checkConsoleRows(t *testing.T, h *svcHarness, url string) {
 	t.Helper()
 	token := url[strings.LastIndex(url, "/")+1:]
 	var rows []models.ConsoleClaim
-	if err := h.db.Gorm.Table("console_claims").Find(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, h.db, &rows, "SELECT * FROM console_claims")
 	if len(rows) != 1 || len(rows[0].Nonce) != 16 || rows[0].ServiceRef == 0 {
 		t.Fatalf("claims %+v", rows)
 	}
 	for _, table := range []string{"console_claims", "idempotency_keys", "operations", "services", "audit_log"} {
 		var dump []map[string]any
-		if err := h.db.Gorm.Table(table).Find(&dump).Error; err != nil {
+		if err := dbtest.Query(h.db, &dump, "SELECT * FROM "+table); err != nil {
 			continue
 		}
 		for _, row := range dump {
@@ -326,9 +324,7 @@ func TestConsoleRefusals(t *testing.T) {
 	checkProblem(t, h.signed("POST", "/v1/services/con-ref/console", "other", otherSecret, nil), http.StatusNotFound, "not_found")
 	checkProblem(t, h.billing("POST", "/v1/services/con-ref/console", []byte(`{"kind":"serial"}`)), http.StatusUnprocessableEntity, "validation_failed")
 	var ref int64
-	if err := h.db.Gorm.Raw("SELECT id FROM services WHERE service_id = ?", "con-ref").Scan(&ref).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, h.db, &ref, "SELECT id FROM services WHERE service_id = ?", "con-ref")
 	tk := console.NewTokens(consoleSecret)
 	expired := console.Grant{ServiceRef: ref, ClientID: "whmcs", Kind: console.KindTerminal, Expires: time.Now().Add(-time.Second)}
 	forged := console.Grant{ServiceRef: ref, ClientID: "whmcs", Kind: console.KindTerminal, Expires: time.Now().Add(time.Minute)}
@@ -427,9 +423,7 @@ func TestConsoleSessionEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, c2, ":~# ")
-	if err := h.db.Gorm.Exec("UPDATE services SET state = 'limited' WHERE service_id = 'con-end'").Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Exec(t, h.db, "UPDATE services SET state = 'limited' WHERE service_id = 'con-end'")
 	if code := waitClose(t, c2, 5*time.Second); code != 4001 {
 		t.Fatalf("close code %d, want 4001", code)
 	}

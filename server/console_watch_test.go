@@ -60,13 +60,7 @@ func TestConsoleWatcherOneStatementPerTick(t *testing.T) {
 			h := newServicesReplica(t, dbtest.Open(t, dialect), sim, &config.Console{Secret: consoleSecret}, "test-"+dialect, true,
 				func(o *stack.Options) {
 					o.ConsoleRecheck = recheck
-					cb := o.DB.Gorm.Callback()
-					if err := cb.Query().After("gorm:query").Register("test:service_reads", reads.record); err != nil {
-						t.Fatal(err)
-					}
-					if err := cb.Row().After("gorm:row").Register("test:service_reads", reads.record); err != nil {
-						t.Fatal(err)
-					}
+					dbtest.After(t, o.DB, "test:service_reads", reads.record, dbtest.OnQuery, dbtest.OnRow)
 				})
 			conns := map[string][]*websocket.Conn{}
 			for i := range 3 {
@@ -94,9 +88,7 @@ func TestConsoleWatcherOneStatementPerTick(t *testing.T) {
 				}
 			}
 
-			if err := h.db.Gorm.Exec("UPDATE services SET state = 'limited' WHERE service_id = 'watch-1'").Error; err != nil {
-				t.Fatal(err)
-			}
+			dbtest.Exec(t, h.db, "UPDATE services SET state = 'limited' WHERE service_id = 'watch-1'")
 			for _, c := range conns["watch-1"] {
 				if code := waitClose(t, c, 2*time.Second); code != 4001 {
 					t.Fatalf("close code %d, want 4001", code)

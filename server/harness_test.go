@@ -189,10 +189,10 @@ func registerTestRoutes(h *harness) {
 			return
 		}
 		ctx := c.Request.Context()
-		svc, err := models.GetClientService(ctx, h.db.Gorm, server.ClientID(c), body.ServiceID)
+		svc, err := h.db.GetClientService(ctx, server.ClientID(c), body.ServiceID)
 		if errors.Is(err, models.ErrNotFound) {
 			svc = &models.Service{ServiceID: body.ServiceID, ClientID: server.ClientID(c), State: models.ServiceActive}
-			err = models.InsertService(ctx, h.db.Gorm, svc)
+			err = h.db.InsertService(ctx, svc)
 		}
 		if err != nil {
 			h.srv.WriteError(c, err)
@@ -206,7 +206,7 @@ func registerTestRoutes(h *harness) {
 		body.Password = ""
 		payload, _ := json.Marshal(body)
 		op := &models.Operation{ServiceID: body.ServiceID, ClientID: server.ClientID(c), Action: "test", Payload: string(payload)}
-		if err := models.InsertOperation(ctx, h.db.Gorm, op); err != nil {
+		if err := h.db.InsertOperation(ctx, op); err != nil {
 			h.srv.WriteError(c, err)
 			return
 		}

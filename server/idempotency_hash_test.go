@@ -1,12 +1,11 @@
 package server_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 	"testing"
-
-	"pvebill/models"
 )
 
 // R48: the hash kept for an Idempotency-Key is not an unsalted hash of anything the request
@@ -18,8 +17,8 @@ func TestIdempotencyHashKeepsNoSecret(t *testing.T) {
 		if r := h.billing("POST", "/v1/_test/jobs", body, withHeader("Idempotency-Key", "hash-1")); r.Status != 202 {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
-		var rec models.IdempotencyKey
-		if err := h.db.Gorm.Where("idem_key = ?", "hash-1").Take(&rec).Error; err != nil {
+		rec, err := h.db.GetIdempotencyKey(context.Background(), "whmcs", "hash-1")
+		if err != nil {
 			t.Fatal(err)
 		}
 		plain := func(parts ...string) string {
@@ -40,8 +39,8 @@ func TestIdempotencyHashKeepsNoSecret(t *testing.T) {
 		}
 		// Another client's hash of the same request differs: the key is the client's own.
 		h.signed("POST", "/v1/_test/jobs", "other", otherSecret, body, withHeader("Idempotency-Key", "hash-1"))
-		var other models.IdempotencyKey
-		if err := h.db.Gorm.Where("client_id = ? AND idem_key = ?", "other", "hash-1").Take(&other).Error; err != nil {
+		other, err := h.db.GetIdempotencyKey(context.Background(), "other", "hash-1")
+		if err != nil {
 			t.Fatal(err)
 		}
 		if other.RequestHash == rec.RequestHash {

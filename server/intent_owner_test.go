@@ -66,11 +66,7 @@ func TestIntentsAreTheClients(t *testing.T) {
 			}
 			// Nothing of the other client's probes moved the owner's intents, and no
 			// operation was written for the other client's service but its create.
-			var ops int64
-			if err := h.db.Gorm.Model(&models.Operation{}).Where("client_id = ?", "other").Count(&ops).Error; err != nil {
-				t.Fatal(err)
-			}
-			if ops != 1 {
+			if ops := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations WHERE client_id = ?", "other"); ops != 1 {
 				t.Fatalf("the other client has %d operations, want its create only", ops)
 			}
 			r = h.billing("GET", base+"/restore/"+rest["id"].(string), nil)

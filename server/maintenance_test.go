@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
@@ -156,7 +155,7 @@ func TestNodeMaintenanceRefusals(t *testing.T) {
 	checkProblem(t, h.adminBody("PUT", "/v1/admin/clusters/default/nodes/pve9/maintenance", `{"enabled":true}`), 404, "not_found")
 	checkProblem(t, h.adminBody("PUT", "/v1/admin/clusters/nope/nodes/pve1/maintenance", `{"enabled":true}`), 404, "not_found")
 	checkProblem(t, h.billing("PUT", "/v1/admin/clusters/default/nodes/pve1/maintenance", []byte(`{"enabled":true}`)), 403, "forbidden")
-	rows, err := models.NodesInMaintenance(context.Background(), h.db.Gorm, "default")
+	rows, err := h.db.NodesInMaintenance(context.Background(), "default")
 	if err != nil || len(rows) != 0 {
 		t.Fatalf("a refused request changed maintenance: %v %v", rows, err)
 	}

@@ -67,7 +67,7 @@ func TestGuestMovedOutsidePvebill(t *testing.T) {
 				if s := h.service(id); s["node"] != to || s["power"] != "running" {
 					t.Fatalf("view after the move: node %v power %v, want %s running", s["node"], s["power"], to)
 				}
-				row, err := models.GetService(context.Background(), h.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: id})
+				row, err := h.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 				if err != nil || row.Node != to {
 					t.Fatalf("stored node %q (%v), want %s", row.Node, err, to)
 				}

@@ -44,10 +44,7 @@ func noSecretAnywhere(t *testing.T, h *svcHarness, pw string) {
 		t.Error("the password is in the log")
 	}
 	for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events"} {
-		var rows []map[string]any
-		if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
-			t.Fatal(err)
-		}
+		rows := dbtest.TableRows(t, h.db, table)
 		if strings.Contains(fmt.Sprint(rows), pw) {
 			t.Errorf("the password is in table %s", table)
 		}
@@ -136,9 +133,7 @@ func TestPasswordRefusals(t *testing.T) {
 	if calls := agentCalls(t, h.sim, n); strings.Join(calls, ",") != "POST ping" {
 		t.Fatalf("agent calls after the refusal %v", calls)
 	}
-	var ops int64
-	h.db.Gorm.Table("operations").Where("action = ?", "password").Count(&ops)
-	if ops != 0 {
+	if ops := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations WHERE action = ?", "password"); ops != 0 {
 		t.Fatalf("%d password operations written for refusals", ops)
 	}
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"pvebill/models"
 	"pvebill/modules/plans"
 	"pvebill/modules/stack/stacktest"
 	"pvebill/server"
@@ -148,7 +147,7 @@ func TestPlanSwapAbsentIsZero(t *testing.T) {
 		if v, present := planOf(t, r)["swap_mib"]; !present || v != 0.0 {
 			t.Fatalf("swap_mib %v (present %v)", v, present)
 		}
-		row, err := models.GetPlan(context.Background(), h.db.Gorm, "ct-noswap")
+		row, err := h.db.GetPlan(context.Background(), "ct-noswap")
 		if err != nil || !strings.Contains(row.Body, `"swap_mib":0`) {
 			t.Fatalf("stored %+v %v", row, err)
 		}
@@ -446,7 +445,7 @@ func TestPlansFileServed(t *testing.T) {
 		if r.Status != 200 || planOf(t, h.shop("GET", "/v1/plans/file-ct", nil))["name"] != "Changed" {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		row, _ := models.GetPlan(context.Background(), h.db.Gorm, "file-ct")
+		row, _ := h.db.GetPlan(context.Background(), "file-ct")
 		if row.Source != "api" {
 			t.Fatalf("source %q", row.Source)
 		}

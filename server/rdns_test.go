@@ -92,9 +92,7 @@ func resolvesTo(t *testing.T, pdns *pdnstest.Server, addr, want string) {
 func rdnsRows(t *testing.T, h *svcHarness) []models.RDNSRecord {
 	t.Helper()
 	var rows []models.RDNSRecord
-	if err := h.db.Gorm.Order("address").Find(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, h.db, &rows, "SELECT * FROM rdns_records ORDER BY address")
 	return rows
 }
 

@@ -93,7 +93,7 @@ func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
 	id, _ := r.json(t)["operation"].(map[string]any)["id"].(string)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		op, err := models.GetOperation(context.Background(), db.Gorm, id)
+		op, err := db.GetOperation(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,9 +110,7 @@ func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
 	h.exec.Stop(ctx) // what a SIGKILL leaves: the operation running under a lease that will expire
 	cancel()
 	sim.ClearFaults()
-	if err := db.Gorm.Exec("UPDATE operations SET lease_until = ? WHERE id = ?", time.Now().Add(-time.Second), id).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.ExpireLease(t, db, id)
 	h2 := newServicesReplica(t, db, sim, nil, "two", false, fast)
 	op := finished(t, h2, h2.billing("GET", "/v1/operations/"+id+"?wait=20", nil))
 	if op["state"] != "succeeded" || op["resumed"] != float64(1) {
@@ -127,7 +125,7 @@ func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
 	if rollbacks != 1 {
 		t.Fatalf("%d rollbacks reached Proxmox, want 1", rollbacks)
 	}
-	evs, err := models.ListAudit(context.Background(), db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "whmcs-rb"})
+	evs, err := db.ListAudit(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "whmcs-rb"})
 	if err != nil {
 		t.Fatal(err)
 	}

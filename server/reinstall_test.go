@@ -118,10 +118,7 @@ func assertPasswordNowhere(t *testing.T, h *svcHarness, answers [][]byte) {
 		t.Error("the password is in the log")
 	}
 	for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events", "reinstall_intents"} {
-		var rows []map[string]any
-		if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
-			t.Fatal(err)
-		}
+		rows := dbtest.TableRows(t, h.db, table)
 		if strings.Contains(fmt.Sprint(rows), reinstallPassword) {
 			t.Errorf("the password is in table %s", table)
 		}

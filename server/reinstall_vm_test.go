@@ -162,7 +162,7 @@ func TestVMReinstallOverHTTP(t *testing.T) {
 				fmt.Sprint(svc["ip_addresses"]) != ips {
 				t.Errorf("service after the reinstall %s (vmid %d, addresses %s before)", r.Body, vmid, ips)
 			}
-			row, err := models.GetService(context.Background(), h.db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: id})
+			row, err := h.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pvebill/models/dbtest"
 )
 
 // R47: a signed mutating request is accepted once. Sent again, with or without its
@@ -37,9 +39,7 @@ func TestSignatureReplayRefused(t *testing.T) {
 				t.Fatalf("WWW-Authenticate %q", c)
 			}
 		}
-		var ops int64
-		h.db.Gorm.Table("operations").Where("service_id = ?", "svc-replay").Count(&ops)
-		if ops != 1 {
+		if ops := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations WHERE service_id = ?", "svc-replay"); ops != 1 {
 			t.Fatalf("%d operations, want 1", ops)
 		}
 		// A retry signed anew (a later timestamp) replays the first answer through its key.
@@ -58,9 +58,7 @@ func TestSignatureReplayRefused(t *testing.T) {
 				t.Fatalf("GET %d: %d %s", i, r.Status, r.Body)
 			}
 		}
-		var seen int64
-		h.db.Gorm.Table("seen_signatures").Count(&seen)
-		if seen != 2 {
+		if seen := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM seen_signatures"); seen != 2 {
 			t.Fatalf("%d seen signatures, want 2 (the first request and the retry)", seen)
 		}
 	})

@@ -187,14 +187,10 @@ func TestMalformedInputsAreProblems(t *testing.T) {
 			})
 		}
 		// Nothing was created by any of them.
-		var n int64
-		h.db.Gorm.Table("operations").Count(&n)
-		if n != 0 {
+		if n := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations"); n != 0 {
 			t.Fatalf("%d operations created by malformed requests", n)
 		}
-		var svcs int64
-		h.db.Gorm.Table("services").Count(&svcs)
-		if svcs != 0 {
+		if svcs := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM services"); svcs != 0 {
 			t.Fatalf("%d services created by malformed requests", svcs)
 		}
 	})
@@ -240,13 +236,11 @@ func TestIdempotentReplayAndConflict(t *testing.T) {
 		if r := h.signed("POST", "/v1/_test/jobs", "other", otherSecret, job("svc-other", ""), key); r.Status != 202 {
 			t.Fatalf("other client, same key: %d %s", r.Status, r.Body)
 		}
-		var n int64
-		h.db.Gorm.Table("operations").Where("service_id = ?", "svc-42").Count(&n)
-		if n != 1 {
+		if n := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations WHERE service_id = ?", "svc-42"); n != 1 {
 			t.Fatalf("%d operations for svc-42, want 1", n)
 		}
 		// After 24 h the key is free again.
-		h.db.Gorm.Exec("UPDATE idempotency_keys SET expires_at = ?", time.Now().UTC().Add(-time.Minute))
+		dbtest.Exec(t, h.db, "UPDATE idempotency_keys SET expires_at = ?", time.Now().UTC().Add(-time.Minute))
 		if r := h.billing("POST", "/v1/_test/jobs", job("svc-43", ""), key); r.Status != 202 {
 			t.Fatalf("expired key reuse: %d %s", r.Status, r.Body)
 		}
@@ -274,9 +268,7 @@ func TestConcurrentSameIdempotencyKeyOneEffect(t *testing.T) {
 				t.Fatalf("answer %d: %d %s (first %s)", i, statuses[i], bodies[i], bodies[0])
 			}
 		}
-		var ops int64
-		h.db.Gorm.Table("operations").Count(&ops)
-		if ops != 1 {
+		if ops := dbtest.Count(t, h.db, "SELECT COUNT(*) FROM operations"); ops != 1 {
 			t.Fatalf("%d operations from %d identical requests", ops, n)
 		}
 	})
@@ -345,7 +337,7 @@ func TestFailedOperationCarriesTranslatedError(t *testing.T) {
 		t.Fatalf("operation %v", op)
 	}
 	var svcLock *string
-	h.db.Gorm.Raw("SELECT lock_operation_id FROM services WHERE service_id = ?", "svc-fail").Scan(&svcLock)
+	dbtest.Scan(t, h.db, &svcLock, "SELECT lock_operation_id FROM services WHERE service_id = ?", "svc-fail")
 	if svcLock != nil {
 		t.Fatalf("service lock not released after failure: %v", *svcLock)
 	}
@@ -375,9 +367,7 @@ func TestNoSecretInLogsResponsesOrDatabase(t *testing.T) {
 			}
 		}
 		for _, table := range []string{"operations", "services", "idempotency_keys", "audit_events"} {
-			var rows []map[string]any
-			h.db.Gorm.Table(table).Find(&rows)
-			raw, _ := json.Marshal(rows)
+			raw, _ := json.Marshal(dbtest.TableRows(t, h.db, table))
 			if strings.Contains(string(raw), password) {
 				t.Errorf("password stored in %s", table)
 			}

@@ -270,10 +270,7 @@ func checkNoPassword(t *testing.T, h *svcHarness) {
 		t.Error("the root password is in the log")
 	}
 	for _, table := range []string{"services", "operations", "idempotency_keys", "audit_events"} {
-		var rows []map[string]any
-		if err := h.db.Gorm.Table(table).Find(&rows).Error; err != nil {
-			t.Fatal(err)
-		}
+		rows := dbtest.TableRows(t, h.db, table)
 		if strings.Contains(fmt.Sprint(rows), rootPassword) {
 			t.Errorf("the root password is in table %s", table)
 		}

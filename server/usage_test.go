@@ -23,13 +23,11 @@ func seedUsageService(t *testing.T, h *harness, id, client, plan string, vmid in
 	t.Helper()
 	svc := &models.Service{ServiceID: id, ClientID: client, Plan: plan, GuestType: "container", Cluster: "default",
 		Node: "pve1", VMID: &vmid, State: models.ServiceActive}
-	if err := models.InsertService(context.Background(), h.db.Gorm, svc); err != nil {
+	if err := h.db.InsertService(context.Background(), svc); err != nil {
 		t.Fatal(err)
 	}
 	// Created well before any period the tests ask for.
-	if err := h.db.Gorm.Exec("UPDATE services SET created_at = ? WHERE service_id = ?", h.clock().Add(-72*time.Hour), id).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.SetServiceCreated(t, h.db, id, h.clock().Add(-72*time.Hour))
 }
 
 func i64p(v int64) *int64 { return &v }
