@@ -65,7 +65,7 @@ func TestAppDeliversCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, client := range []string{"whmcs", "shop"} {
-		if err := models.InsertOperation(ctx, a.db.Gorm, &models.Operation{ServiceID: client + "-1", ClientID: client,
+		if err := a.db.InsertOperation(ctx, &models.Operation{ServiceID: client + "-1", ClientID: client,
 			Action: "callback_probe", Payload: "{}"}); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 )
 
 // The chaos suite on a three-node MariaDB Galera cluster (R51): the cluster comes from
@@ -125,11 +126,8 @@ func (c *chaos) setUpGalera() string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = admin.Gorm.Exec("CREATE DATABASE pvebill_chaos CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").Error
+	dbtest.Exec(t, admin, "CREATE DATABASE pvebill_chaos CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
 	_ = admin.Close()
-	if err != nil {
-		t.Fatalf("create database: %v", err)
-	}
 	for _, a := range c.galera.admin {
 		c.dsns = append(c.dsns, strings.TrimSuffix(a, "/")+"/pvebill_chaos")
 	}

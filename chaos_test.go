@@ -646,7 +646,7 @@ func (c *chaos) waitOp(id string, d time.Duration) string {
 	defer func() { c.waitNanos.Add(int64(time.Since(start))) }()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		op, err := models.GetOperation(context.Background(), c.db.Gorm, id)
+		op, err := c.db.GetOperation(context.Background(), id)
 		if err == nil && models.IsTerminal(op.State) {
 			return op.State
 		}
@@ -773,7 +773,7 @@ func (c *chaos) reinstall(id string, body []byte) {
 	}
 	deadline := time.Now().Add(120 * time.Second)
 	for time.Now().Before(deadline) {
-		op, err := models.GetOperation(context.Background(), c.db.Gorm, oid)
+		op, err := c.db.GetOperation(context.Background(), oid)
 		if err == nil && models.IsTerminal(op.State) {
 			return
 		}
@@ -843,8 +843,8 @@ func (c *chaos) waitSettled(d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		var open int64
-		if err := c.db.Gorm.Model(&models.Operation{}).Where("state IN ?", []string{models.OpQueued, models.OpRunning}).
-			Count(&open).Error; err == nil && open == 0 {
+		if err := dbtest.Query(c.db, &open, "SELECT COUNT(*) FROM operations WHERE state IN ?",
+			[]string{models.OpQueued, models.OpRunning}); err == nil && open == 0 {
 			return true
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -858,7 +858,6 @@ var stampRE = regexp.MustCompile(`pvebill-service: ` + regexp.QuoteMeta(chaosCli
 // check verifies the invariants and returns how many were violated.
 func (c *chaos) check(settled bool) int {
 	t := c.t
-	ctx := context.Background()
 	violations := 0
 	fail := func(format string, args ...any) {
 		violations++
@@ -866,9 +865,7 @@ func (c *chaos) check(settled bool) int {
 	}
 	// 1. Every accepted operation is terminal (or needs_reconciliation).
 	var ops []models.Operation
-	if err := c.db.Gorm.Find(&ops).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, c.db, &ops, "SELECT * FROM operations")
 	byID := map[string]models.Operation{}
 	states := map[string]int{}
 	perService := map[string]map[string]int{}
@@ -1006,9 +1003,7 @@ func (c *chaos) check(settled bool) int {
 
 	// 4. No two live services share a vmid or an address.
 	var svcs []models.Service
-	if err := c.db.Gorm.Find(&svcs).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, c.db, &svcs, "SELECT * FROM services")
 	svcByID := map[string]models.Service{}
 	vmids := map[int]string{}
 	for _, s := range svcs {
@@ -1022,9 +1017,7 @@ func (c *chaos) check(settled bool) int {
 		vmids[*s.VMID] = s.ServiceID
 	}
 	var allocs []models.IPAllocation
-	if err := c.db.Gorm.Find(&allocs).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, c.db, &allocs, "SELECT * FROM ip_allocations")
 	addrs := map[string]string{}
 	for _, a := range allocs {
 		k := fmt.Sprintf("%s/%d", a.Pool, a.IP)
@@ -1085,33 +1078,22 @@ func (c *chaos) check(settled bool) int {
 	passwords := append([]string(nil), c.passwords...)
 	c.mu.Unlock()
 	var tables []string
-	if err := c.db.Gorm.Raw("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&tables).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, c.db, &tables, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
 	for _, tbl := range tables {
-		rows, err := c.db.Gorm.WithContext(ctx).Raw("SELECT * FROM `" + tbl + "`").Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
+		// The text and binary columns' values: strings and bytes as the rows are read.
 		var dump strings.Builder
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range vals {
-				if b, ok := v.([]byte); ok {
-					dump.Write(b)
+		for _, row := range dbtest.TableRows(t, c.db, "`"+tbl+"`") {
+			for _, v := range row {
+				switch v := v.(type) {
+				case []byte:
+					dump.Write(v)
+					dump.WriteByte('\n')
+				case string:
+					dump.WriteString(v)
 					dump.WriteByte('\n')
 				}
 			}
 		}
-		rows.Close()
 		for _, p := range passwords {
 			if strings.Contains(dump.String(), p) {
 				fail("a root password is stored in table %s", tbl)
@@ -1274,17 +1256,12 @@ func archiveVMID(volid string) int {
 // succeeded holds a stamped backup, and returns how many it checked.
 func (c *chaos) checkKeptBackups(fail func(string, ...any)) int {
 	var svcs []models.Service
-	if err := c.db.Gorm.Where("state IN ? AND plan = ?", []string{models.ServiceActive, models.ServiceSuspended, models.ServiceLimited},
-		"flex-2g").Find(&svcs).Error; err != nil {
-		c.t.Fatal(err)
-	}
+	dbtest.Scan(c.t, c.db, &svcs, "SELECT * FROM services WHERE state IN ? AND plan = ?",
+		[]string{models.ServiceActive, models.ServiceSuspended, models.ServiceLimited}, "flex-2g")
 	checked := 0
 	for _, s := range svcs {
-		var ok int64
-		if err := c.db.Gorm.Model(&models.Operation{}).Where("service_id = ? AND action = ? AND state = ?", s.ServiceID, "backup",
-			models.OpSucceeded).Count(&ok).Error; err != nil {
-			c.t.Fatal(err)
-		}
+		ok := dbtest.Count(c.t, c.db, "SELECT COUNT(*) FROM operations WHERE service_id = ? AND action = ? AND state = ?",
+			s.ServiceID, "backup", models.OpSucceeded)
 		if ok == 0 || s.VMID == nil {
 			continue
 		}
@@ -1421,7 +1398,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	deadline = time.Now().Add(10 * time.Second)
 	for {
 		var n int64
-		c.db.Gorm.Model(&models.Operation{}).Where("id = ? AND state = ? AND stage_index >= 0", id, models.OpRunning).Count(&n)
+		_ = dbtest.Query(c.db, &n, "SELECT COUNT(*) FROM operations WHERE id = ? AND state = ? AND stage_index >= 0", id, models.OpRunning)
 		if n == 1 && c.sawCreateTask() {
 			break
 		}
@@ -1458,7 +1435,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 	r.mu.Lock()
 	r.up = false
 	r.mu.Unlock()
-	op, err := models.GetOperation(context.Background(), c.db.Gorm, id)
+	op, err := c.db.GetOperation(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1466,9 +1443,7 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 		t.Fatalf("the running create ended %s at stage %q; its stage should have finished within the drain timeout", op.State, op.Stage)
 	}
 	var leases []models.Lease
-	if err := c.db.Gorm.Where("owner IS NOT NULL").Find(&leases).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, c.db, &leases, "SELECT * FROM leases WHERE owner IS NOT NULL")
 	for _, l := range leases {
 		if strings.HasPrefix(l.Name, models.LeaseNodePrefix) || strings.HasPrefix(l.Name, models.LeaseReplicaPrefix) {
 			t.Errorf("lease %s still held by %s after a graceful stop", l.Name, *l.Owner)
@@ -1487,9 +1462,9 @@ func TestSIGTERMDrainsAndReleasesLeases(t *testing.T) {
 // after), or nil. The lease owner names the replica's process id (modules/stack/config.go).
 func (c *chaos) pastDestruction() *replica {
 	var owners []string
-	err := c.db.Gorm.Raw("SELECT lease_owner FROM operations WHERE state = ? AND lease_owner IS NOT NULL AND "+
+	err := dbtest.Query(c.db, &owners, "SELECT lease_owner FROM operations WHERE state = ? AND lease_owner IS NOT NULL AND "+
 		"((action IN ('terminate', 'reinstall') AND stage_index >= 1 AND stage <> 'stop') OR (action = 'restore' AND stage_index >= 2))",
-		models.OpRunning).Scan(&owners).Error
+		models.OpRunning)
 	if err != nil || len(owners) == 0 {
 		return nil
 	}
@@ -1530,8 +1505,8 @@ func (c *chaos) logUnfinished(ops []models.Operation, byID map[string]models.Ope
 		if models.IsTerminal(op.State) {
 			continue
 		}
-		var svc models.Service
-		if err := c.db.Gorm.Where("service_id = ?", op.ServiceID).Take(&svc).Error; err != nil {
+		svc, err := c.db.GetService(context.Background(), models.ServiceKey{ClientID: op.ClientID, ServiceID: op.ServiceID})
+		if err != nil {
 			c.t.Logf("unfinished %s %s of %s (attempts %d): service: %v", op.ID, op.Action, op.ServiceID, op.Attempts, err)
 			continue
 		}

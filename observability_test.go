@@ -69,7 +69,7 @@ func scrapeApp(t *testing.T) []byte {
 		id := 5001 + i
 		svc := &models.Service{ServiceID: "svc-" + strconv.Itoa(id), ClientID: "whmcs", Plan: "p", GuestType: "container",
 			Cluster: "default", VMID: &id, State: models.ServiceActive}
-		if err := models.InsertService(ctx, a.db.Gorm, svc); err != nil {
+		if err := a.db.InsertService(ctx, svc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,12 +77,12 @@ func scrapeApp(t *testing.T) []byte {
 	a.sampler.Wait()
 
 	op := &models.Operation{ServiceID: "svc-5001", ClientID: "whmcs", Action: "metrics_probe", Payload: "{}"}
-	if err := models.InsertOperation(ctx, a.db.Gorm, op); err != nil {
+	if err := a.db.InsertOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
 	a.exec.Start(ctx)
 	for {
-		got, err := models.GetOperation(ctx, a.db.Gorm, op.ID)
+		got, err := a.db.GetOperation(ctx, op.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,7 +131,7 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 	if status != 200 || opState(m) != "succeeded" {
 		t.Fatalf("suspend: %d %v", status, m)
 	}
-	svc, err := models.GetService(ctx, apps[0].db.Gorm, models.ServiceKey{ClientID: "whmcs", ServiceID: "lim-1"})
+	svc, err := apps[0].db.GetService(ctx, models.ServiceKey{ClientID: "whmcs", ServiceID: "lim-1"})
 	if err != nil || svc.VMID == nil {
 		t.Fatalf("service: %v %v", svc, err)
 	}
@@ -143,10 +143,7 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 	// Somebody starts it behind our back.
 	simPost(t, sim, fmt.Sprintf("/nodes/%s/lxc/%d/status/start", g.Node, vmid))
 	sim.ResetLog()
-	var before int64
-	if err := apps[0].db.Gorm.Model(&models.Operation{}).Where("service_id = ?", "lim-1").Count(&before).Error; err != nil {
-		t.Fatal(err)
-	}
+	before := dbtest.Count(t, apps[0].db, "SELECT COUNT(*) FROM operations WHERE service_id = ?", "lim-1")
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for tick := range 3 {
 		now := start.Add(time.Duration(tick) * time.Minute)
@@ -165,12 +162,8 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 		wg.Wait()
 		// Let the queued stop finish before the next tick, as a minute between ticks would.
 		for {
-			var open int64
-			if err := apps[0].db.Gorm.Model(&models.Operation{}).Where("service_id = ? AND state IN ?", "lim-1",
-				[]string{models.OpQueued, models.OpRunning}).Count(&open).Error; err != nil {
-				t.Fatal(err)
-			}
-			if open == 0 {
+			if open := dbtest.Count(t, apps[0].db, "SELECT COUNT(*) FROM operations WHERE service_id = ? AND state IN ?", "lim-1",
+				[]string{models.OpQueued, models.OpRunning}); open == 0 {
 				break
 			}
 			select {
@@ -180,10 +173,7 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 			}
 		}
 	}
-	var after int64
-	if err := apps[0].db.Gorm.Model(&models.Operation{}).Where("service_id = ?", "lim-1").Count(&after).Error; err != nil {
-		t.Fatal(err)
-	}
+	after := dbtest.Count(t, apps[0].db, "SELECT COUNT(*) FROM operations WHERE service_id = ?", "lim-1")
 	if after-before != 1 {
 		t.Fatalf("%d enforcement operations for one violation, want 1", after-before)
 	}
