@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/agent"
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve"
@@ -212,22 +213,22 @@ func createsTime(t *testing.T, c *pve.Client, n int) time.Duration {
 	deadline := time.Now().Add(scale(4*time.Minute, time.Minute))
 	var done, ok int64
 	for time.Now().Before(deadline) {
-		st.db.Gorm.Model(&models.Operation{}).Where("state IN ?",
-			[]string{models.OpSucceeded, models.OpFailed, models.OpNeedsReconciliation}).Count(&done)
+		_ = dbtest.Query(st.db, &done, "SELECT COUNT(*) FROM operations WHERE state IN ?",
+			[]string{models.OpSucceeded, models.OpFailed, models.OpNeedsReconciliation})
 		if done >= int64(n) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	st.db.Gorm.Model(&models.Operation{}).Where("state = ?", models.OpSucceeded).Count(&ok)
+	ok = dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE state = ?", models.OpSucceeded)
 	if ok != int64(n) {
 		var codes []struct {
 			Code  string
 			Count int
 		}
-		st.db.Gorm.Raw(`SELECT error_code AS code, COUNT(*) AS count FROM operations WHERE state <> ? GROUP BY error_code`,
-			models.OpSucceeded).Scan(&codes)
+		dbtest.Scan(t, st.db, &codes, `SELECT error_code AS code, COUNT(*) AS count FROM operations WHERE state <> ? GROUP BY error_code`,
+			models.OpSucceeded)
 		t.Errorf("%d of %d creates succeeded; the others: %v", ok, n, codes)
 	}
 	return elapsed

@@ -14,6 +14,7 @@ import (
 
 	"pvebill/jobs"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
@@ -83,9 +84,7 @@ func seedBackupGuests(t *testing.T, sim *pvesim.Sim, db *models.DB, nodes []stri
 		rows = append(rows, models.Service{ServiceID: id, ClientID: billingID, Plan: "ct-bk", GuestType: string(plans.Container), Cluster: "default",
 			Node: node, VMID: &v, Hostname: "web-" + id, State: models.ServiceActive, CreatedAt: time.Now(), UpdatedAt: time.Now()})
 	}
-	if err := db.Gorm.CreateInBatches(&rows, 200).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Insert(t, db, &rows, 200)
 	return perNode
 }
 
@@ -187,10 +186,7 @@ func waitBackupOps(t *testing.T, db *models.DB, n int) (ok, failed int) {
 			State string
 			N     int
 		}
-		if err := db.Gorm.Model(&models.Operation{}).Select("state, COUNT(*) AS n").Where("action = ?", "backup").
-			Group("state").Scan(&rows).Error; err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Scan(t, db, &rows, "SELECT state, COUNT(*) AS n FROM operations WHERE action = ? GROUP BY state", "backup")
 		ok, failed = 0, 0
 		for _, r := range rows {
 			switch r.State {

@@ -24,6 +24,7 @@ import (
 	"gorm.io/gorm"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/plans"
@@ -108,15 +109,7 @@ func (e *consoleEnv) countServiceReads(t *testing.T) {
 			e.reads.Add(1)
 		}
 	}
-	cb := e.db.Gorm.Callback()
-	for _, err := range []error{
-		cb.Query().After("gorm:query").Register("bench:service_reads", count),
-		cb.Row().After("gorm:row").Register("bench:service_reads", count),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	dbtest.After(t, e.db, "bench:service_reads", count, dbtest.OnQuery, dbtest.OnRow)
 }
 
 // serviceReads is the number of statements that read the services table during d (the
@@ -177,8 +170,8 @@ func (e *consoleEnv) open(ctx context.Context, id string) (*websocket.Conn, erro
 // direct opens the same container's terminal straight at the simulator, as the relay does.
 func (e *consoleEnv) direct(ctx context.Context, t *testing.T, id string) net.Conn {
 	t.Helper()
-	var svc models.Service
-	if err := e.db.Gorm.Where("service_id = ?", id).Take(&svc).Error; err != nil {
+	svc, err := e.db.GetService(ctx, models.ServiceKey{ClientID: billingID, ServiceID: id})
+	if err != nil {
 		t.Fatal(err)
 	}
 	c, err := e.clients[svc.Cluster].OpenTerminal(ctx, svc.Node, *svc.VMID)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 )
 
 // buckets builds n buckets of distinct services in one 5-minute bucket.
@@ -33,9 +34,7 @@ func seedBucketServices(t *testing.T, db *models.DB, n int) {
 		svcs[i] = models.Service{ServiceID: "svc-" + strconv.Itoa(vmid), ClientID: "whmcs", Plan: "p", GuestType: "container",
 			Cluster: "c1", Node: "node01", VMID: &vmid, State: models.ServiceActive, CreatedAt: created, UpdatedAt: created}
 	}
-	if err := db.Gorm.CreateInBatches(svcs, 500).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Insert(t, db, svcs, 500)
 }
 
 // bucketFlush writes the same number of buckets once with the batched upsert the folder uses and
@@ -66,10 +65,7 @@ func bucketFlush(t *testing.T, rep *Report) {
 			}
 		}
 		single := time.Since(t0)
-		var count int64
-		if err := db.Gorm.Model(&models.UsageBucket{}).Where("start IN ?", []int64{start, start + 300}).Count(&count).Error; err != nil {
-			t.Fatal(err)
-		}
+		count := dbtest.Count(t, db, "SELECT COUNT(*) FROM usage_5m WHERE start IN ?", []int64{start, start + 300})
 		rep.target(sc, "buckets written, "+d, float64(count), "", "==", float64(2*n), true, "")
 		rep.info(sc, "batched upsert, "+d, batched.Seconds()*1000, "ms", strconv.Itoa(n)+" buckets, "+strconv.Itoa(models.UsageUpsertBatch)+" a statement")
 		rep.info(sc, "row by row, "+d, single.Seconds()*1000, "ms", "")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/ippool"
 )
 
@@ -85,21 +86,14 @@ func allocateMany(t *testing.T, svc *ippool.Service, pool string, n, workers int
 func allocationBytes(t *testing.T, db *models.DB, d string) int64 {
 	var size int64
 	if d == models.MySQL {
-		if err := db.Gorm.Exec("ANALYZE TABLE ip_allocations").Error; err != nil {
-			t.Fatal(err)
-		}
-		err := db.Gorm.Raw(`SELECT COALESCE(data_length + index_length, 0) FROM information_schema.TABLES
-			WHERE table_schema = DATABASE() AND table_name = 'ip_allocations'`).Row().Scan(&size)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Exec(t, db, "ANALYZE TABLE ip_allocations")
+		dbtest.Scan(t, db, &size, `SELECT COALESCE(data_length + index_length, 0) FROM information_schema.TABLES
+			WHERE table_schema = DATABASE() AND table_name = 'ip_allocations'`)
 		return size
 	}
 	var pages, free, pageSize int64
 	for q, v := range map[string]*int64{"PRAGMA page_count": &pages, "PRAGMA freelist_count": &free, "PRAGMA page_size": &pageSize} {
-		if err := db.Gorm.Raw(q).Row().Scan(v); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Scan(t, db, v, q)
 	}
 	return (pages - free) * pageSize
 }

@@ -174,7 +174,7 @@ func drainFigures(t *testing.T, rep *Report, sim *pvesim.Sim, st *wiring.Stack, 
 	failed := 0
 	for _, op := range ops {
 		for {
-			got, err := models.GetOperation(ctx, st.DB.Gorm, op.ID)
+			got, err := st.DB.GetOperation(ctx, op.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

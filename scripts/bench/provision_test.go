@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/kinds"
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
@@ -154,10 +155,8 @@ func provisioning(t *testing.T, rep *Report) {
 	deadline := time.Now().Add(scale(4*time.Minute, time.Minute))
 	var done int64
 	for time.Now().Before(deadline) {
-		if err := st.db.Gorm.Model(&models.Operation{}).
-			Where("state IN ?", []string{models.OpSucceeded, models.OpFailed, models.OpNeedsReconciliation}).Count(&done).Error; err != nil {
-			t.Fatal(err)
-		}
+		done = dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE state IN ?",
+			[]string{models.OpSucceeded, models.OpFailed, models.OpNeedsReconciliation})
 		if done >= int64(creates+1) {
 			break
 		}
@@ -182,29 +181,24 @@ func provisioning(t *testing.T, rep *Report) {
 	}
 	wAll, _, _ := work(served, nil)
 
-	var succeeded, failed int64
-	st.db.Gorm.Model(&models.Operation{}).Where("action = ? AND state = ?", "create", models.OpSucceeded).Count(&succeeded)
-	st.db.Gorm.Model(&models.Operation{}).Where("action = ? AND state IN ?", "create",
-		[]string{models.OpFailed, models.OpNeedsReconciliation}).Count(&failed)
+	succeeded := dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state = ?", "create", models.OpSucceeded)
+	failed := dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state IN ?", "create",
+		[]string{models.OpFailed, models.OpNeedsReconciliation})
 	var codes []struct {
 		Code  string
 		Count int
 	}
-	st.db.Gorm.Raw(`SELECT error_code AS code, COUNT(*) AS count FROM operations WHERE state = ? GROUP BY error_code`,
-		models.OpFailed).Scan(&codes)
+	dbtest.Scan(t, st.db, &codes, `SELECT error_code AS code, COUNT(*) AS count FROM operations WHERE state = ? GROUP BY error_code`,
+		models.OpFailed)
 	var why []string
 	for _, c := range codes {
 		why = append(why, fmt.Sprintf("%s %d", c.Code, c.Count))
 	}
-	var rows int64
-	st.db.Gorm.Model(&models.Operation{}).Where("action = ?", "create").Count(&rows)
+	rows := dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE action = ?", "create")
 	lost := int64(creates+1) - rows
 	unfinished := rows - succeeded - failed
-	var dupVMIDs int64
-	if err := st.db.Gorm.Raw(`SELECT COUNT(*) FROM (SELECT cluster, vmid FROM services WHERE vmid IS NOT NULL
-		GROUP BY cluster, vmid HAVING COUNT(*) > 1) d`).Scan(&dupVMIDs).Error; err != nil {
-		t.Fatal(err)
-	}
+	dupVMIDs := dbtest.Count(t, st.db, `SELECT COUNT(*) FROM (SELECT cluster, vmid FROM services WHERE vmid IS NOT NULL
+		GROUP BY cluster, vmid HAVING COUNT(*) > 1) d`)
 	// Duplicate guests: more than one container in the simulator carrying one service's stamp.
 	stamps := map[string]int{}
 	guests := 0
@@ -214,7 +208,7 @@ func provisioning(t *testing.T, rep *Report) {
 		}
 	}
 	var svcs []models.Service
-	st.db.Gorm.Find(&svcs)
+	dbtest.Scan(t, st.db, &svcs, "SELECT * FROM services")
 	for _, s := range svcs {
 		if s.VMID == nil {
 			continue

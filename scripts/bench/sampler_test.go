@@ -18,6 +18,7 @@ import (
 
 	"pvebill/jobs"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/kinds"
 	"pvebill/modules/lxc"
 	"pvebill/modules/pve"
@@ -119,9 +120,7 @@ func newSamplerEnv(t *testing.T, db *models.DB, nodes, perNode int, model pvesim
 				CreatedAt: created, UpdatedAt: created})
 		}
 	}
-	if err := db.Gorm.CreateInBatches(svcs, 500).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Insert(t, db, svcs, 500)
 	e.conc = jobs.DefaultSamplingConcurrency
 	e.sampler = jobs.NewSwapSampler(db, []kinds.Cluster{{Name: "c1", Client: e.client}}, []kinds.SwapSampler{lxc.New()}, usage.NewFolder(db),
 		usage.NewGuestMetrics(e.reg), jobs.NewSamplerMetrics(e.reg), nil,

@@ -12,6 +12,7 @@ import (
 
 	"pvebill/jobs"
 	"pvebill/models"
+	"pvebill/models/dbtest"
 	"pvebill/modules/usage"
 )
 
@@ -111,9 +112,7 @@ func seedTierServices(t *testing.T, db *models.DB, first, n int, client string) 
 		svcs[i] = models.Service{ServiceID: "svc-" + strconv.Itoa(vmid), ClientID: client, Plan: "p", GuestType: "container",
 			Cluster: "c1", Node: "node01", VMID: &vmid, State: models.ServiceActive, CreatedAt: created, UpdatedAt: created}
 	}
-	if err := db.Gorm.CreateInBatches(svcs, 500).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Insert(t, db, svcs, 500)
 }
 
 // serviceKeys returns the keys (services.id) of the services numbered [first, first+n).
@@ -125,10 +124,7 @@ func serviceKeys(t *testing.T, db *models.DB, first, n int) []int64 {
 	}
 	// The bench's service ids are distinct across its clients, so the id alone finds the row.
 	var rows []models.Service
-	if err := db.Gorm.WithContext(context.Background()).Select("id", "service_id").Where("service_id IN ?", ids).
-		Find(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, db, &rows, "SELECT id, service_id FROM services WHERE service_id IN ?", ids)
 	m := make(map[string]int64, len(rows))
 	for _, r := range rows {
 		m[r.ServiceID] = r.ID
@@ -143,13 +139,9 @@ func serviceKeys(t *testing.T, db *models.DB, first, n int) []int64 {
 // benchNodeID is the usage_nodes id of the one node the guests run on.
 func benchNodeID(t *testing.T, db *models.DB) int {
 	t.Helper()
-	if err := db.Gorm.Exec("INSERT INTO usage_nodes (cluster, node) VALUES ('c1', 'node01')").Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Exec(t, db, "INSERT INTO usage_nodes (cluster, node) VALUES ('c1', 'node01')")
 	var id int
-	if err := db.Gorm.Raw("SELECT id FROM usage_nodes WHERE cluster = 'c1' AND node = 'node01'").Scan(&id).Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Scan(t, db, &id, "SELECT id FROM usage_nodes WHERE cluster = 'c1' AND node = 'node01'")
 	return id
 }
 
@@ -161,7 +153,7 @@ func insertDay(t *testing.T, db *models.DB, keys []int64, node int, day time.Tim
 		"mem_sum, mem_max, cpu_sum, disk_max, netin, netout, last_netin, last_netout, last_uptime, last_sample_at) VALUES "
 	var b strings.Builder
 	n, inStmt := 0, 0
-	err := db.Gorm.Transaction(func(tx *gorm.DB) error {
+	err := dbtest.Transaction(db, func(tx *gorm.DB) error {
 		flush := func() error {
 			if inStmt == 0 {
 				return nil
@@ -255,22 +247,15 @@ func tierStorage(t *testing.T, rep *Report, sc string, db *models.DB, guests int
 	var total float64
 	for _, tier := range models.Tiers {
 		table := "usage_" + string(tier)
-		var rows int64
-		if err := db.Gorm.Table(table).Count(&rows).Error; err != nil {
-			t.Fatal(err)
-		}
+		rows := dbtest.Count(t, db, "SELECT COUNT(*) FROM "+table)
 		rep.info(sc, table+" rows per guest", float64(rows)/float64(guests), "", "")
 		if db.Dialect != models.MySQL {
 			continue
 		}
-		if err := db.Gorm.Exec("ANALYZE TABLE " + table).Error; err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Exec(t, db, "ANALYZE TABLE "+table)
 		var bytes float64
-		if err := db.Gorm.Raw("SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
-			table).Scan(&bytes).Error; err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Scan(t, db, &bytes, "SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+			table)
 		total += bytes
 		if rows > 0 {
 			rep.info(sc, table+" bytes per row", bytes/float64(rows), "B", "data and indexes")
@@ -312,11 +297,7 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 	}
 	var read int64
 	for _, seg := range usage.Plan(from.Unix(), to.Unix(), marks) {
-		var n int64
-		if err := db.Gorm.Table("usage_"+string(seg.Tier)).Where("start >= ? AND start < ?", seg.From, seg.To).Count(&n).Error; err != nil {
-			t.Fatal(err)
-		}
-		read += n
+		read += dbtest.Count(t, db, "SELECT COUNT(*) FROM usage_"+string(seg.Tier)+" WHERE start >= ? AND start < ?", seg.From, seg.To)
 	}
 	rep.target(sc, "month's report: rows read per service", float64(read)/float64(services), "", "<=", 62, true, strconv.Itoa(services)+" services")
 	reporter := usage.NewReporter(db, nil, func() time.Time { return end })
@@ -340,9 +321,7 @@ func monthReport(t *testing.T, rep *Report, sc string, db *models.DB, guests, se
 	rep.target(sc, "month's report from the tiers: services", float64(len(everyone)), "", "==", float64(services), true, "")
 	rep.info(sc, "month's report, paged, from the tiers", tEveryone.Seconds()*1000, "ms", strconv.Itoa(services)+" services")
 	tiers, tTiers := page("whmcs")
-	if err := db.Gorm.Exec("DELETE FROM usage_rollups").Error; err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Exec(t, db, "DELETE FROM usage_rollups")
 	fine, tFine := page("whmcs")
 	for tier, m := range marks {
 		if err := db.SetUsageRollupMark(ctx, tier, m); err != nil {

@@ -234,19 +234,8 @@ func webhook(t *testing.T, rep *Report) {
 	// Count the real server's SQL statements (the baseline's are fixed: 5 per create, 1 per GET).
 	var stmts atomic.Int64
 	countStmt := func(*gorm.DB) { stmts.Add(1) }
-	cb := st.db.Gorm.Callback()
-	for _, err := range []error{
-		cb.Create().After("gorm:create").Register("bench:count", countStmt),
-		cb.Query().After("gorm:query").Register("bench:count", countStmt),
-		cb.Update().After("gorm:update").Register("bench:count", countStmt),
-		cb.Delete().After("gorm:delete").Register("bench:count", countStmt),
-		cb.Row().After("gorm:row").Register("bench:count", countStmt),
-		cb.Raw().After("gorm:raw").Register("bench:count", countStmt),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	dbtest.After(t, st.db, "bench:count", countStmt,
+		dbtest.OnCreate, dbtest.OnQuery, dbtest.OnUpdate, dbtest.OnDelete, dbtest.OnRow, dbtest.OnRaw)
 	perReq := func(f func(int) (float64, []time.Duration)) (func(int) (float64, []time.Duration), *float64) {
 		out := new(float64)
 		return func(round int) (float64, []time.Duration) {
@@ -295,10 +284,7 @@ func webhook(t *testing.T, rep *Report) {
 	rep.info(sc, "whole /v1 stack / bare handler", rt/bt, "x",
 		fmt.Sprintf("%.0f req/s: request id, access log, metrics, language, body limit, signature, scope, strict decoding, validation", rt))
 
-	var queued int64
-	if err := st.db.Gorm.Model(&models.Operation{}).Where("state = ?", models.OpQueued).Count(&queued).Error; err != nil {
-		t.Fatal(err)
-	}
+	queued := dbtest.Count(t, st.db, "SELECT COUNT(*) FROM operations WHERE state = ?", models.OpQueued)
 	rep.target(sc, "create operations written", float64(queued), "", "==", float64(n*(rounds+1)), true, "with the warm-up round")
 }
 
