@@ -101,4 +101,6 @@ func (db *DB) DeletePlan(ctx context.Context, code string) error {
 }
 
 // GateHolders lists the operation holding each gate that is held.
-func (db *DB) GateHolders(ctx context.Context) (map[string]string, error) { return GateHolders(ctx, db.Gorm) }
+func (db *DB) GateHolders(ctx context.Context) (map[string]string, error) {
+	return GateHolders(ctx, db.Gorm)
+}
