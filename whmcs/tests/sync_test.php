@@ -144,8 +144,10 @@ test('MetricProvider: this month\'s figures of /v1/usage, unchanged but for GB a
     $sid = sid(SYNC_CT);
     $deadline = time() + 20;
     $from = gmdate('Y-m-01\T00:00:00\Z');
+    // Traffic is known once two samples are folded, and grows once they are a second of uptime
+    // apart (the simulator's counters move each second): wait for both.
     while (
-        (($u = usageOf($sid, $from, gmdate('Y-m-d\TH:i:s\Z', time() + 1)))['netin_bytes'] ?? null) === null
+        (($u = usageOf($sid, $from, gmdate('Y-m-d\TH:i:s\Z', time() + 1)))['netin_bytes'] ?? 0) <= 0
         || $u['memory_avg_bytes'] === null
     ) {
         check(time() < $deadline, 'no usage sampled within 20 s: ' . json_encode($u));
