@@ -7,6 +7,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
 )
 
@@ -36,13 +37,9 @@ type StorageView struct {
 // Nodes lists the nodes of a configured cluster, by name, from the figures the creates share
 // (at most a few seconds old); an unknown cluster is not_found.
 func (s *Placer) Nodes(ctx context.Context, cluster string) ([]NodeView, error) {
-	cl, ok := s.clusters[cluster]
-	if !ok {
-		return nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
-	}
-	figs, err := s.clusterFigures(ctx, cl)
+	cl, figs, err := s.namedFigures(ctx, cluster)
 	if err != nil {
-		return nil, operation.ProblemOf(err)
+		return nil, err
 	}
 	judged, err := s.weigh(ctx, cl, nil, models.ServiceKey{}, figs)
 	if err != nil {
@@ -66,4 +63,18 @@ func (s *Placer) Nodes(ctx context.Context, cluster string) ([]NodeView, error) 
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// namedFigures is the cluster of that name and its shared figures, the read's error as a
+// problem; an unknown cluster is not_found.
+func (s *Placer) namedFigures(ctx context.Context, cluster string) (kinds.Cluster, []nodeFigures, error) {
+	cl, ok := s.clusters[cluster]
+	if !ok {
+		return kinds.Cluster{}, nil, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
+	}
+	figs, err := s.clusterFigures(ctx, cl)
+	if err != nil {
+		return kinds.Cluster{}, nil, operation.ProblemOf(err)
+	}
+	return cl, figs, nil
 }

@@ -241,13 +241,9 @@ func (s *Placer) MigrationTarget(ctx context.Context, svc *models.Service, from,
 
 // HasNode reports whether the cluster's figures list node (an unknown cluster is not_found).
 func (s *Placer) HasNode(ctx context.Context, cluster, node string) (bool, error) {
-	cl, ok := s.clusters[cluster]
-	if !ok {
-		return false, i18n.NewProblem(http.StatusNotFound, i18n.CodeNotFound)
-	}
-	figs, err := s.clusterFigures(ctx, cl)
+	_, figs, err := s.namedFigures(ctx, cluster)
 	if err != nil {
-		return false, operation.ProblemOf(err)
+		return false, err
 	}
 	return slices.ContainsFunc(figs, func(f nodeFigures) bool { return f.Name == node }), nil
 }

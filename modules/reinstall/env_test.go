@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -236,13 +235,7 @@ func (e *env) intent(id string) *models.Intent {
 }
 
 func (e *env) requests(method, pathSuffix string) []pvesim.Request {
-	var out []pvesim.Request
-	for _, r := range e.sim.Requests() {
-		if r.Method == method && strings.HasSuffix(r.Path, pathSuffix) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return e.Requests(method, pathSuffix)
 }
 
 func deref(s *string) string {
