@@ -2,11 +2,16 @@ package provision_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/tools/txtar"
 
 	"pvebill/i18n"
 	"pvebill/models"
@@ -28,6 +33,8 @@ import (
 // guest pvebill cannot recognise as its own (needs_reconciliation), sending the action again
 // must write nothing. The fault points come from
 // the clean run's request log, so a kind that sends a new call is covered without a list here.
+// The clean run's request sequences are golden files, testdata/flows/<kind>.txtar: a change of
+// what an action sends shows in review (-update rewrites them).
 // The suite names no kind: it takes each kind's plans from the test fixtures.
 
 // conformanceStep is one action of the lifecycle and the actions it needs before it.
@@ -146,7 +153,7 @@ func conformanceEndOf(t *testing.T, e *env, id string) conformanceEnd {
 }
 
 // conformanceRun brings a new service to where step starts, runs the step (with fault
-// injected just before it, when set) and returns the operation and the writes it sent.
+// injected just before it, when set) and returns the operation and the requests it sent.
 func conformanceRun(t *testing.T, e *env, c conformanceCase, step conformanceStep, id string, fault *pvesim.Fault) (*models.Operation, []pvesim.Request) {
 	t.Helper()
 	for _, need := range step.needs {
@@ -156,7 +163,8 @@ func conformanceRun(t *testing.T, e *env, c conformanceCase, step conformanceSte
 			}
 		}
 	}
-	e.sim.Advance(2 * time.Second) // a backup's archive is named by the second
+	e.sim.Advance(2 * time.Second)     // a backup's archive is named by the second
+	e.Clock.Advance(2 * sharedReadTTL) // the step reads the cluster itself, not a read shared before it
 	n := len(e.sim.Requests())
 	if fault != nil {
 		e.sim.InjectFault(*fault)
@@ -166,14 +174,18 @@ func conformanceRun(t *testing.T, e *env, c conformanceCase, step conformanceSte
 	if err != nil {
 		t.Fatalf("%s: %v", step.action, err)
 	}
-	op = e.wait(op)
-	var writes []pvesim.Request
-	for _, r := range e.sim.Requests()[n:] {
+	return e.wait(op), e.sim.Requests()[n:]
+}
+
+// writesOf are the requests that change something.
+func writesOf(reqs []pvesim.Request) []pvesim.Request {
+	var out []pvesim.Request
+	for _, r := range reqs {
 		if r.Method != "GET" {
-			writes = append(writes, r)
+			out = append(out, r)
 		}
 	}
-	return op, writes
+	return out
 }
 
 // conformanceUntouched sends step again for a service whose operation needs reconciliation:
@@ -237,12 +249,20 @@ func TestKindConformance(t *testing.T) {
 			conformancePlans(t, e, c)
 			runs := 0
 			id := func() string { runs++; return fmt.Sprintf("conf-%03d", runs) }
+			flows := &txtar.Archive{Comment: []byte(flowsComment)}
+			defer func() {
+				if !t.Failed() {
+					goldenFlows(t, filepath.Join("testdata", "flows", c.kind+".txtar"), flows)
+				}
+			}()
 			for _, step := range conformanceSteps {
 				cleanID := id()
-				op, writes := conformanceRun(t, e, c, step, cleanID, nil)
+				op, reqs := conformanceRun(t, e, c, step, cleanID, nil)
 				if op.State != models.OpSucceeded {
 					t.Fatalf("%s clean run: %s %s %s", step.action, op.State, deref(op.ErrorCode), deref(op.ErrorDetail))
 				}
+				flows.Files = append(flows.Files, txtar.File{Name: step.action, Data: flowOf(reqs)})
+				writes := writesOf(reqs)
 				clean := conformanceEndOf(t, e, cleanID)
 				points := faultPoints(writes)
 				if len(points) == 0 {
@@ -255,7 +275,8 @@ func TestKindConformance(t *testing.T) {
 					}
 					t.Run(name, func(t *testing.T) {
 						sid := id()
-						op, writes := conformanceRun(t, e, c, step, sid, &f)
+						op, reqs := conformanceRun(t, e, c, step, sid, &f)
+						writes := writesOf(reqs)
 						if !failedAt(writes, f) {
 							t.Fatalf("the write %s %s was not sent, or did not fail", f.Method, f.PathPattern)
 						}
@@ -278,5 +299,67 @@ func TestKindConformance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// updateFlows rewrites the golden request sequences from this run: go test ./modules/provision
+// -run TestKindConformance -update.
+var updateFlows = flag.Bool("update", false, "rewrite testdata/flows from this run")
+
+const flowsComment = `The requests each action of the lifecycle sends to Proxmox in a clean run, one kind a file
+(TestKindConformance; -update rewrites it). A line is the method and the schema path; a call
+repeated at once (a task's status while it runs) is one line.
+`
+
+// flowOf is a clean run's request sequence: a line a request, its method and schema path, a
+// call repeated at once folded into one line (how often a task's status is polled depends on
+// timing, not on the flow).
+func flowOf(reqs []pvesim.Request) []byte {
+	var b strings.Builder
+	last := ""
+	for _, r := range reqs {
+		path := r.Template
+		if path == "" {
+			path = r.Path
+		}
+		line := r.Method + " " + path
+		if line != last {
+			b.WriteString(line + "\n")
+		}
+		last = line
+	}
+	return []byte(b.String())
+}
+
+// goldenFlows compares the run's sequences with the golden file, or rewrites it with -update.
+// A change of a kind's calls shows in review as a change of this file.
+func goldenFlows(t *testing.T, path string, got *txtar.Archive) {
+	t.Helper()
+	data := txtar.Format(got)
+	if *updateFlows {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestKindConformance -update writes it)", err)
+	}
+	wa := txtar.Parse(want)
+	for i, f := range got.Files {
+		if i >= len(wa.Files) || wa.Files[i].Name != f.Name {
+			t.Errorf("%s: %s is not where the golden file has it (-update rewrites the file)", path, f.Name)
+			continue
+		}
+		if string(wa.Files[i].Data) != string(f.Data) {
+			t.Errorf("%s: %s sends\n%s\nthe golden file has\n%s(-update rewrites the file)", path, f.Name, f.Data, wa.Files[i].Data)
+		}
+	}
+	if len(wa.Files) != len(got.Files) {
+		t.Errorf("%s has %d actions, the run %d", path, len(wa.Files), len(got.Files))
 	}
 }
