@@ -18,17 +18,10 @@ import (
 	"pvebill/models"
 	"pvebill/modules/agent"
 	"pvebill/modules/backups"
-	"pvebill/modules/console"
 	"pvebill/modules/executor"
-	"pvebill/modules/ippool"
 	"pvebill/modules/migrate"
-	"pvebill/modules/password"
 	"pvebill/modules/placement"
-	"pvebill/modules/plans"
 	"pvebill/modules/power"
-	"pvebill/modules/provision"
-	"pvebill/modules/rdns"
-	"pvebill/modules/reinstall"
 	"pvebill/modules/snapshots"
 	"pvebill/server/config"
 )
@@ -47,21 +40,21 @@ type Options struct {
 	// WaitRecheck is how often a long-poll re-reads an operation finished by another replica.
 	WaitRecheck time.Duration
 	// Plans serves the plan routes.
-	Plans *plans.Service
+	Plans Plans
 	// Provision serves the service lifecycle routes and the guest list.
-	Provision *provision.Provisioner
+	Provision Lifecycle
 	// Readiness answers /readyz's clusters from the last background check (R50).
 	Readiness Readiness
 	// Reinstall serves the reinstall routes and the admin reconcile route.
-	Reinstall *reinstall.Replacer
+	Reinstall Reinstall
 	// IPPools serves the IP pool routes.
-	IPPools *ippool.Service
+	IPPools IPPools
 	// Console serves the console routes (R41).
-	Console *console.Service
+	Console Console
 	// Password serves the password route (R56).
-	Password *password.Service
+	Password Password
 	// RDNS serves the reverse DNS routes (R55).
-	RDNS *rdns.Service
+	RDNS RDNS
 	// Agents serves the agents' endpoint and lists each agent cluster's agents on /readyz
 	// (R57); nil: no agent endpoint.
 	Agents *agent.Hub
@@ -149,13 +142,13 @@ type Server struct {
 	httpSrv  *http.Server
 	maxWait  time.Duration
 	draining chan struct{}
-	plans    *plans.Service
-	prov     *provision.Provisioner
-	reinst   *reinstall.Replacer
-	ipPools  *ippool.Service
-	console  *console.Service
-	password *password.Service
-	rdns     *rdns.Service
+	plans    Plans
+	prov     Lifecycle
+	reinst   Reinstall
+	ipPools  IPPools
+	console  Console
+	password Password
+	rdns     RDNS
 	agents   *agent.Hub
 	moves    Moves
 	nodes    Nodes
