@@ -56,9 +56,6 @@ var backupIDPattern = regexp.MustCompile(`^vzdump-[a-z]{1,8}-[0-9]{3,9}-[0-9]{4}
 // BackupIDOK reports whether s has the shape of a backup id.
 func BackupIDOK(s string) bool { return backupIDPattern.MatchString(s) }
 
-// StagePrecheck is the first stage of both actions: it only reads.
-const StagePrecheck executor.Stage = "precheck"
-
 // Options configure a Service; every field is required.
 type Options struct {
 	DB      *models.DB
@@ -130,7 +127,7 @@ func (s *Service) runOn(ctx context.Context, r *executor.Run, steps []executor.S
 
 // backupSteps is a backup's step list (R42).
 var backupSteps = []executor.Step[*run]{
-	{Stage: StagePrecheck, Run: precheckBackup},
+	{Stage: operation.StagePrecheck, Run: precheckBackup},
 	{Stage: StageBackup, Run: vzdumpGuest},
 	{Stage: StageVerifyBackup, Run: verifyBackup},
 	{Stage: StageRotate, Run: rotateBackups},

@@ -7,6 +7,7 @@ import (
 	"pvebill/i18n"
 	"pvebill/models"
 	"pvebill/modules/executor"
+	"pvebill/modules/operation"
 )
 
 // ActionBackupDelete deletes one of the service's backups (R42), as stored in operations.action.
@@ -32,7 +33,7 @@ type backupDeleteRun struct {
 }
 
 var backupDeleteSteps = []executor.Step[*run]{
-	{Stage: StagePrecheck, Run: precheckBackupDelete},
+	{Stage: operation.StagePrecheck, Run: precheckBackupDelete},
 	{Stage: StageDeleteBackup, Run: deleteOneBackup},
 	{Stage: StageRecordBackups, Run: recordBackupsAfterDelete},
 }

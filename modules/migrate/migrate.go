@@ -20,7 +20,7 @@ const ActionMigrate = "migrate"
 
 // The stages of a migration, in order (R27).
 const (
-	StagePrecheck   executor.Stage = "precheck"
+	StagePrecheck                  = operation.StagePrecheck
 	StageMigrate    executor.Stage = "migrate"
 	StageRecordNode executor.Stage = "record_node"
 )

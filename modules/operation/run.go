@@ -10,6 +10,10 @@ import (
 	"pvebill/modules/pve"
 )
 
+// StagePrecheck is the first stage of every action on a service's guest: it only reads (the
+// guest, its stamp and locks, R39), so a failure there changed nothing.
+const StagePrecheck executor.Stage = "precheck"
+
 // Reporter records the task warnings of an operation for its result.
 type Reporter struct {
 	Warnings []TaskNote `json:"warnings,omitempty"`

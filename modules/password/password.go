@@ -20,7 +20,7 @@ const ActionPassword = "password"
 
 // The stages of a password change, in order (R27).
 const (
-	StagePrecheck    executor.Stage = "precheck"
+	StagePrecheck                   = operation.StagePrecheck
 	StageSetPassword executor.Stage = "set_password"
 )
 

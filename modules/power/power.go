@@ -26,11 +26,8 @@ const (
 	ActionReboot   = "reboot"
 )
 
-// The stages of every power action: a precheck that only reads, then the action.
-const (
-	StagePrecheck executor.Stage = "precheck"
-	StagePower    executor.Stage = "power"
-)
+// StagePower is the stage that sends the power action, after operation.StagePrecheck.
+const StagePower executor.Stage = "power"
 
 // The bounds of a shutdown's time-out (docs/api.md, Power).
 const (
@@ -50,7 +47,7 @@ type powerPayload struct {
 
 // powerSteps is the step list of every power action: a precheck that only reads (R39), then
 // the action itself.
-var powerSteps = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckPower}, {Stage: StagePower, Run: powerGuest}}
+var powerSteps = []executor.Step[*run]{{Stage: operation.StagePrecheck, Run: precheckPower}, {Stage: StagePower, Run: powerGuest}}
 
 // Options configure a Service; every field is required.
 type Options struct {

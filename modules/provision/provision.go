@@ -31,7 +31,7 @@ const (
 	StageCreate    executor.Stage = "create"
 	StageStart     executor.Stage = "start"
 	StageVerify    executor.Stage = "verify"
-	StagePrecheck  executor.Stage = "precheck"
+	StagePrecheck                 = operation.StagePrecheck
 	StageSuspend   executor.Stage = "suspend"
 	StageUnsuspend executor.Stage = "unsuspend"
 	StageDestroy   executor.Stage = "destroy"

@@ -11,6 +11,7 @@ import (
 
 	"pvebill/i18n"
 	"pvebill/models"
+	"pvebill/modules/backups"
 	"pvebill/modules/executor"
 	"pvebill/modules/kinds"
 	"pvebill/modules/operation"
@@ -25,7 +26,7 @@ const (
 	ActionApply = "reinstall"
 	// ActionBackup and ActionRestore are our own backup and restore operations; while one of a
 	// service is queued or running, its reinstall is blocked (backup_or_restore_running).
-	ActionBackup  = "backup"
+	ActionBackup  = backups.ActionBackup
 	ActionRestore = "restore"
 	// IrreversibleStage is the first stage whose start means data may be gone.
 	IrreversibleStage = StageDestroy
@@ -36,7 +37,7 @@ const (
 // executor.Action.Destructive, and nowhere else (R27).
 const (
 	StageRead      executor.Stage = "read"
-	StagePrecheck  executor.Stage = "precheck"
+	StagePrecheck                 = operation.StagePrecheck
 	StageStop      executor.Stage = "stop"
 	StageDestroy   executor.Stage = "destroy"
 	StageCreate    executor.Stage = "create"

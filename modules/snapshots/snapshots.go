@@ -25,11 +25,8 @@ const (
 	ActionSnapshotRollback = "snapshot_rollback"
 )
 
-// The stages of every snapshot action: a precheck that only reads, then the call.
-const (
-	StagePrecheck executor.Stage = "precheck"
-	StageSnapshot executor.Stage = "snapshot"
-)
+// StageSnapshot is the stage that sends the snapshot call, after operation.StagePrecheck.
+const StageSnapshot executor.Stage = "snapshot"
 
 // SnapshotRequest is the body of POST /v1/services/{id}/snapshots. The name follows Proxmox's
 // rules (pveconf.ValidSnapshotName), checked before anything is sent.
@@ -67,9 +64,9 @@ type snapshotPayload struct {
 // The step lists of the snapshot actions: a precheck that reads the guest (R39) and its
 // snapshots, then the call.
 var (
-	snapshotCreateSteps   = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: createSnapshot}}
-	snapshotDeleteSteps   = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: deleteSnapshot}}
-	snapshotRollbackSteps = []executor.Step[*run]{{Stage: StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: rollbackSnapshot}}
+	snapshotCreateSteps   = []executor.Step[*run]{{Stage: operation.StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: createSnapshot}}
+	snapshotDeleteSteps   = []executor.Step[*run]{{Stage: operation.StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: deleteSnapshot}}
+	snapshotRollbackSteps = []executor.Step[*run]{{Stage: operation.StagePrecheck, Run: precheckSnapshot}, {Stage: StageSnapshot, Run: rollbackSnapshot}}
 )
 
 // Options configure a Service; every field is required.
