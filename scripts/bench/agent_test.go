@@ -234,15 +234,6 @@ func createsTime(t *testing.T, c *pve.Client, n int) time.Duration {
 	return elapsed
 }
 
-// roomySim is provSim with memory for every create (placement counts it, R52).
-func roomySim(t *testing.T, nodes int, task time.Duration) *pvesim.Sim {
-	sim := provSim(t, nodes, task)
-	for i := range nodes {
-		sim.SetNodeOptions(fmt.Sprintf("node%02d", i+1), pvesim.NodeOptions{MemoryBytes: 1 << 40})
-	}
-	return sim
-}
-
 // agentCreates: concurrent creates through the agent against the same creates sent directly,
 // each on a fresh busy simulator (Proxmox's service times, 3 workers a node) and database in the
 // same run (≤ 1.1×).

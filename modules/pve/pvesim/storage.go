@@ -272,6 +272,16 @@ func (s *Sim) AddStorage(id, typ string, content []string, shared bool) {
 	s.addStorage(&storage{ID: id, Type: typ, Content: append([]string(nil), content...), Shared: shared, Total: 1024 * gib, Enabled: true})
 }
 
+// SetStorageTotal sets a storage's size in bytes (1 TiB unless set): a benchmark's thousand
+// guests at once need more room than a node's default storage has.
+func (s *Sim) SetStorageTotal(id string, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.storages[id]; st != nil {
+		st.Total = bytes
+	}
+}
+
 // SetPruneBackups sets a storage's prune-backups policy ("keep-last=N", "keep-all=1" or
 // "" for keep-all), which a vzdump without remove=0 applies.
 func (s *Sim) SetPruneBackups(id, policy string) {
