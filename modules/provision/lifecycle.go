@@ -90,12 +90,9 @@ func shrinkBlocker(cur, planned int64) *i18n.Problem {
 // lifecycle is one run of suspend, unsuspend, terminate or change-plan: what its precheck
 // found, for the stage after it.
 type lifecycle struct {
+	*operation.GuestRun
 	s   *Provisioner
-	r   *executor.Run
-	svc *models.Service
 	res *result
-	rep *operation.Reporter
-	t   *operation.Target
 	// suspend: the payload, the mode and the state the service takes.
 	suspend suspendPayload
 	mode    plans.SuspendMode
@@ -116,30 +113,17 @@ var (
 		{Stage: StageAllocate, Run: readdress}}
 )
 
-// lifecycleRun is the common frame of suspend, unsuspend, terminate and change-plan: it loads
-// the service and the payload (into what payload returns, when not nil), runs the steps,
-// records the result, and maps errors to problems in one place.
+// lifecycleRun runs one of suspend, unsuspend, terminate and change-plan in the flows' run
+// frame (operation.RunOnService), its payload read into what payload returns, when not nil.
 func (s *Provisioner) lifecycleRun(ctx context.Context, r *executor.Run, steps []executor.Step[*lifecycle],
-	payload func(*lifecycle) any) (err error) {
-	l := &lifecycle{s: s, r: r, res: &result{}, rep: &operation.Reporter{}}
-	defer func() {
-		l.res.Warnings = l.rep.Warnings
-		if err != nil {
-			l.res.Fail(r.Op.Stage, err)
-			err = operation.ProblemOf(err)
-		}
-		r.SetResult(l.res)
-	}()
-	if l.svc, err = s.db.GetService(ctx, r.Op.Key()); err != nil {
-		return err
-	}
-	l.res.VMID, l.res.Node = l.svc.VMID, l.svc.Node
+	payload func(*lifecycle) any) error {
+	l := &lifecycle{s: s, res: &result{}}
+	l.GuestRun = &operation.GuestRun{Res: &l.res.Result}
+	var p any
 	if payload != nil {
-		if err := r.Payload(payload(l)); err != nil {
-			return err
-		}
+		p = payload(l)
 	}
-	return executor.RunSteps(ctx, r, steps, l)
+	return operation.RunOnService(ctx, s.db, r, l.GuestRun, p, steps, l, func() any { return l.res })
 }
 
 func (s *Provisioner) runSuspend(ctx context.Context, r *executor.Run) error {
@@ -162,17 +146,7 @@ func (s *Provisioner) runChangePlan(ctx context.Context, r *executor.Run) error 
 }
 
 // precheckGuest reads the service's guest (R39) and refuses a locked one.
-func precheckGuest(ctx context.Context, l *lifecycle) error {
-	t, err := l.s.guests.Inspect(ctx, l.svc)
-	if err != nil {
-		return err
-	}
-	if b := operation.LockBlockers(t.In, operation.ProtectionIgnored); len(b) > 0 {
-		return blocked(b...).Perm(i18n.Temporary)
-	}
-	l.t = t
-	return nil
-}
+func precheckGuest(ctx context.Context, l *lifecycle) error { return l.Precheck(ctx, l.s.guests) }
 
 // precheckSuspend decides what the suspend does: nothing when the service is already where it
 // would take it; otherwise the guest is read and the mode chosen (the kind's, R15).
@@ -180,30 +154,30 @@ func precheckSuspend(ctx context.Context, l *lifecycle) error {
 	l.next = models.ServiceSuspended
 	switch {
 	case l.suspend.Enforce == ReasonDrift:
-		if l.svc.State != models.ServiceSuspended && l.svc.State != models.ServiceLimited {
+		if l.Svc.State != models.ServiceSuspended && l.Svc.State != models.ServiceLimited {
 			l.res.NoOp = true // unsuspended meanwhile: nothing to repair
 			return executor.ErrDone
 		}
-		l.next = l.svc.State
+		l.next = l.Svc.State
 	case l.suspend.Enforce == ReasonBandwidth:
-		if l.svc.State != models.ServiceActive {
+		if l.Svc.State != models.ServiceActive {
 			l.res.NoOp = true
 			return executor.ErrDone
 		}
 		l.next = models.ServiceLimited
-	case l.svc.State == models.ServiceSuspended:
+	case l.Svc.State == models.ServiceSuspended:
 		l.res.NoOp = true
 		return executor.ErrDone
 	}
 	if err := precheckGuest(ctx, l); err != nil {
 		return err
 	}
-	plan, err := l.s.plans.Get(ctx, l.svc.Plan)
+	plan, err := l.s.plans.Get(ctx, l.Svc.Plan)
 	if err != nil {
 		return err
 	}
 	l.mode = plans.SuspendStop
-	if sm, ok := l.t.Mod.(kinds.SuspendModer); ok {
+	if sm, ok := l.T.Mod.(kinds.SuspendModer); ok {
 		l.mode = sm.SuspendMode(plan)
 	}
 	return nil
@@ -215,30 +189,30 @@ func suspendGuest(ctx context.Context, l *lifecycle) error {
 		// Limits and drift repair only ever stop: never a pause, for any kind (R16).
 		mode = plans.SuspendStop
 	}
-	if err := l.t.Mod.Suspend(ctx, l.t.Guest, mode, l.rep); err != nil {
+	if err := l.T.Mod.Suspend(ctx, l.T.Guest, mode, l.Rep); err != nil {
 		return err
 	}
 	if l.suspend.Enforce != "" {
-		l.s.metrics.enforcements.WithLabelValues(l.suspend.Enforce, l.svc.GuestType).Inc()
+		l.s.metrics.enforcements.WithLabelValues(l.suspend.Enforce, l.Svc.GuestType).Inc()
 	}
-	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": l.next})
+	return l.s.db.UpdateService(ctx, l.Svc.Key(), map[string]any{"state": l.next})
 }
 
 func unsuspendGuest(ctx context.Context, l *lifecycle) error {
-	if err := l.t.Mod.Unsuspend(ctx, l.t.Guest, l.rep); err != nil {
+	if err := l.T.Mod.Unsuspend(ctx, l.T.Guest, l.Rep); err != nil {
 		return err
 	}
-	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": models.ServiceActive})
+	return l.s.db.UpdateService(ctx, l.Svc.Key(), map[string]any{"state": models.ServiceActive})
 }
 
 // precheckTerminate reads the guest (a gone guest is no refusal) and refuses a protected or
 // locked one.
 func precheckTerminate(ctx context.Context, l *lifecycle) error {
-	if l.svc.State == models.ServiceTerminated {
+	if l.Svc.State == models.ServiceTerminated {
 		l.res.NoOp = true
 		return executor.ErrDone
 	}
-	t, err := l.s.guests.Inspect(ctx, l.svc)
+	t, err := l.s.guests.Inspect(ctx, l.Svc)
 	l.gone = operation.IsMissing(err)
 	if err != nil && !l.gone {
 		return err
@@ -248,24 +222,24 @@ func precheckTerminate(ctx context.Context, l *lifecycle) error {
 			return blocked(b...).Perm(i18n.Temporary)
 		}
 	}
-	l.t = t
+	l.T = t
 	return nil
 }
 
 func destroyGuest(ctx context.Context, l *lifecycle) error {
-	if l.t == nil && !l.gone {
+	if l.T == nil && !l.gone {
 		// Resumed from the facts (R58): the precheck did not run in this run; read the guest.
-		t, err := l.s.guests.Inspect(ctx, l.svc)
+		t, err := l.s.guests.Inspect(ctx, l.Svc)
 		if l.gone = operation.IsMissing(err); err != nil && !l.gone {
 			return err
 		}
-		l.t = t
+		l.T = t
 	}
 	if l.gone {
 		return nil
 	}
-	if err := l.t.Mod.Destroy(ctx, l.t.Guest, l.rep); err != nil {
-		operation.SetState(l.s.db, l.s.log, l.svc.Key(), models.ServiceNeedsReconciliation)
+	if err := l.T.Mod.Destroy(ctx, l.T.Guest, l.Rep); err != nil {
+		operation.SetState(l.s.db, l.s.log, l.Svc.Key(), models.ServiceNeedsReconciliation)
 		return err
 	}
 	return nil
@@ -277,16 +251,16 @@ func destroyGuest(ctx context.Context, l *lifecycle) error {
 // job retries them.
 func releaseService(ctx context.Context, l *lifecycle) error {
 	if l.s.addrs != nil {
-		if err := l.s.addrs.Release(ctx, l.svc.Key()); err != nil {
+		if err := l.s.addrs.Release(ctx, l.Svc.Key()); err != nil {
 			return fmt.Errorf("release addresses: %w", err)
 		}
 	}
-	if err := l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"state": models.ServiceTerminated}); err != nil {
+	if err := l.s.db.UpdateService(ctx, l.Svc.Key(), map[string]any{"state": models.ServiceTerminated}); err != nil {
 		return err
 	}
 	if l.s.rdns != nil {
 		rctx, cancel := context.WithTimeout(ctx, rdnsInlineTimeout)
-		l.s.rdns.SyncService(rctx, l.svc.Key())
+		l.s.rdns.SyncService(rctx, l.Svc.Key())
 		cancel()
 	}
 	return nil
@@ -302,11 +276,11 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 	if err != nil {
 		return err
 	}
-	if !np.Offers(plans.GuestType(l.svc.GuestType)) {
+	if !np.Offers(plans.GuestType(l.Svc.GuestType)) {
 		return i18n.NewProblem(http.StatusUnprocessableEntity, i18n.CodeGuestTypeNotOffered).
-			With("guest_type", l.svc.GuestType).Perm(i18n.Permanent)
+			With("guest_type", l.Svc.GuestType).Perm(i18n.Permanent)
 	}
-	t, err := l.s.guests.Inspect(ctx, l.svc)
+	t, err := l.s.guests.Inspect(ctx, l.Svc)
 	if err != nil {
 		return err
 	}
@@ -316,7 +290,7 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 	if b := operation.LockBlockers(t.In, operation.ProtectionIgnored); len(b) > 0 {
 		return blocked(b...).Perm(i18n.Temporary)
 	}
-	l.t, l.plan = t, np
+	l.T, l.plan = t, np
 	return nil
 }
 
@@ -325,17 +299,17 @@ func precheckChangePlan(ctx context.Context, l *lifecycle) error {
 // happens when neither plan names a pool.
 func readdress(ctx context.Context, l *lifecycle) error {
 	np := l.plan
-	old, err := l.s.plans.Get(ctx, l.svc.Plan)
+	old, err := l.s.plans.Get(ctx, l.Svc.Plan)
 	named := func(p plans.Plan) bool { return p.IPPool != nil || p.IP6Pool != nil }
 	if err == nil && !named(old) && !named(np) {
 		return nil
 	}
-	rd, ok := l.t.Mod.(kinds.Readdresser)
+	rd, ok := l.T.Mod.(kinds.Readdresser)
 	if !ok || l.s.addrs == nil {
 		return nil
 	}
 	a, err := kinds.PlanAddress(ctx, np, func(ctx context.Context, pool string) (kinds.Address, error) {
-		return l.s.addrs.Allocate(ctx, pool, l.svc.Key())
+		return l.s.addrs.Allocate(ctx, pool, l.Svc.Key())
 	})
 	if err != nil {
 		return fmt.Errorf("allocate address: %w", err)
@@ -346,17 +320,17 @@ func readdress(ctx context.Context, l *lifecycle) error {
 			keep = append(keep, *p)
 		}
 	}
-	if _, err := l.s.db.ReleaseIPsExcept(ctx, l.svc.Key(), keep); err != nil {
+	if _, err := l.s.db.ReleaseIPsExcept(ctx, l.Svc.Key(), keep); err != nil {
 		return err
 	}
-	return rd.Readdress(ctx, l.t.Guest, np, a)
+	return rd.Readdress(ctx, l.T.Guest, np, a)
 }
 
 func applyPlan(ctx context.Context, l *lifecycle) error {
-	if err := l.t.Mod.ChangePlan(ctx, l.t.Guest, l.plan, l.rep); err != nil {
+	if err := l.T.Mod.ChangePlan(ctx, l.T.Guest, l.plan, l.Rep); err != nil {
 		return err
 	}
-	return l.s.db.UpdateService(ctx, l.svc.Key(), map[string]any{"plan": l.plan.Code})
+	return l.s.db.UpdateService(ctx, l.Svc.Key(), map[string]any{"plan": l.plan.Code})
 }
 
 // deleteBackupsOnTerminate deletes the service's backups after its guest is destroyed when the
@@ -364,10 +338,10 @@ func applyPlan(ctx context.Context, l *lifecycle) error {
 // named in the result.
 func deleteBackupsOnTerminate(ctx context.Context, l *lifecycle) error {
 	node := ""
-	if l.t != nil {
-		node = l.t.Guest.Node
+	if l.T != nil {
+		node = l.T.Guest.Node
 	}
-	kept, err := l.s.backups.DeleteOnTerminate(ctx, l.svc, node, l.rep)
+	kept, err := l.s.backups.DeleteOnTerminate(ctx, l.Svc, node, l.Rep)
 	l.res.BackupsKept = kept
 	return err
 }
