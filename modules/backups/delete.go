@@ -57,7 +57,7 @@ func (s *Service) DeleteBackup(ctx context.Context, clientID, serviceID, backupI
 	if list[i].Protected {
 		return nil, backupProtected()
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, ActionBackupDelete, backupDeletePayload{BackupID: backupID})
+	return s.guests.EnqueueFor(ctx, svc, ActionBackupDelete, backupDeletePayload{BackupID: backupID})
 }
 
 func backupProtected() error {

@@ -33,13 +33,14 @@ func NewGuests(db *models.DB, mods *kinds.Registry, clusters []kinds.Cluster, lo
 	return &Guests{db: db, mods: mods, clusters: NewClusters(clusters), log: log}
 }
 
-// Target is a service's guest as a flow acts on it: its cluster, its kind's module, the guest
-// and, once inspected, what Proxmox says of it.
+// Target is a service's guest as a flow acts on it: its cluster, its kind's module, the guest,
+// the cluster listing's row of it and, once inspected, what Proxmox says of it.
 type Target struct {
 	Svc     *models.Service
 	Cluster kinds.Cluster
 	Mod     kinds.Module
 	Guest   kinds.Guest
+	Listed  kinds.Located
 	In      kinds.Inspection
 }
 
@@ -77,6 +78,11 @@ func (g *Guests) Enqueue(ctx context.Context, clientID, serviceID, action string
 	if err != nil {
 		return nil, err
 	}
+	return g.EnqueueFor(ctx, svc, action, payload)
+}
+
+// EnqueueFor is Enqueue for a service the flow has read already (Service).
+func (g *Guests) EnqueueFor(ctx context.Context, svc *models.Service, action string, payload any) (*models.Operation, error) {
 	if svc.State == models.ServiceNeedsReconciliation {
 		return nil, i18n.NewProblem(http.StatusConflict, i18n.CodeServiceLocked).Perm(i18n.Temporary)
 	}
@@ -84,7 +90,7 @@ func (g *Guests) Enqueue(ctx context.Context, clientID, serviceID, action string
 		return nil, Missing()
 	}
 	raw, _ := json.Marshal(payload)
-	op := &models.Operation{ServiceID: serviceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
+	op := &models.Operation{ServiceID: svc.ServiceID, ClientID: svc.ClientID, Action: action, Payload: string(raw)}
 	if err := g.db.InsertOperation(ctx, op); err != nil {
 		return nil, fmt.Errorf("write %s operation: %w", action, err)
 	}
@@ -151,25 +157,7 @@ func (g *Guests) Locate(ctx context.Context, svc *models.Service) (*Target, erro
 	if at.Kind != plans.GuestType(svc.GuestType) {
 		return nil, NotOurs(*svc.VMID)
 	}
-	return &Target{Svc: svc, Cluster: cl, Mod: mod, Guest: ServiceGuest(cl, svc, at.Node)}, nil
-}
-
-// Listed reports what the cluster's guest listing (one read, no inspection) says of the
-// service's guest: found, of its kind, and running.
-func (g *Guests) Listed(ctx context.Context, svc *models.Service) (found, running bool, err error) {
-	if svc.VMID == nil {
-		return false, false, nil
-	}
-	cl, err := g.clusters.Get(svc.Cluster)
-	if err != nil {
-		return false, false, err
-	}
-	at, err := g.mods.Locate(ctx, cl, *svc.VMID)
-	if err != nil {
-		return false, false, err
-	}
-	ok := at.Found && at.Kind == plans.GuestType(svc.GuestType)
-	return ok, ok && at.Running, nil
+	return &Target{Svc: svc, Cluster: cl, Mod: mod, Guest: ServiceGuest(cl, svc, at.Node), Listed: at}, nil
 }
 
 // Facts reads the facts of the service's guest at its vmid for op (R58).

@@ -118,15 +118,15 @@ func (s *Service) enqueuePower(ctx context.Context, clientID, serviceID, action 
 	if action == ActionReboot && s.seenStopped(ctx, svc) {
 		return nil, operation.NotRunning()
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, action, p)
+	return s.guests.EnqueueFor(ctx, svc, action, p)
 }
 
 // seenStopped reports whether the cluster's guest listing, the request's one Proxmox read,
 // shows the service's guest stopped: a reboot of it is refused before an operation is written
 // (R40). A guest not found or a failed read is the run's to judge.
 func (s *Service) seenStopped(ctx context.Context, svc *models.Service) bool {
-	found, running, err := s.guests.Listed(ctx, svc)
-	return err == nil && found && !running
+	t, err := s.guests.Locate(ctx, svc)
+	return err == nil && !t.Listed.Running
 }
 
 // refuseSuspended is the refusal of a start or reboot while the service is suspended or

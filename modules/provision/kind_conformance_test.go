@@ -205,15 +205,21 @@ func conformanceUntouched(t *testing.T, e *env, c conformanceCase, step conforma
 	}
 }
 
+// schemaPath is a request's path in the API schema (/nodes/{node}/lxc/{vmid}), or its path
+// where the schema has none.
+func schemaPath(r pvesim.Request) string {
+	if r.Template != "" {
+		return r.Template
+	}
+	return r.Path
+}
+
 // faultPoints are the distinct writes of a clean run, as faults on their schema paths.
 func faultPoints(writes []pvesim.Request) []pvesim.Fault {
 	seen := map[string]bool{}
 	var out []pvesim.Fault
 	for _, w := range writes {
-		pattern := w.Template
-		if pattern == "" {
-			pattern = w.Path
-		}
+		pattern := schemaPath(w)
 		if seen[w.Method+" "+pattern] {
 			continue
 		}
@@ -318,11 +324,7 @@ func flowOf(reqs []pvesim.Request) []byte {
 	var b strings.Builder
 	last := ""
 	for _, r := range reqs {
-		path := r.Template
-		if path == "" {
-			path = r.Path
-		}
-		line := r.Method + " " + path
+		line := r.Method + " " + schemaPath(r)
 		if line != last {
 			b.WriteString(line + "\n")
 		}

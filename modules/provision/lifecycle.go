@@ -78,7 +78,7 @@ func (s *Provisioner) ChangePlan(ctx context.Context, clientID, serviceID string
 	if old, err := s.plans.Get(ctx, svc.Plan); err == nil && np.DiskGiB < old.DiskGiB {
 		return nil, shrinkBlocker(int64(old.DiskGiB)*kinds.GiB, int64(np.DiskGiB)*kinds.GiB)
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, ActionChangePlan, changePlanPayload(req))
+	return s.guests.EnqueueFor(ctx, svc, ActionChangePlan, changePlanPayload(req))
 }
 
 func shrinkBlocker(cur, planned int64) *i18n.Problem {

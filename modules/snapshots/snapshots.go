@@ -165,7 +165,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, clientID, serviceID string
 	if req.Description != nil {
 		p.Description = *req.Description
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotCreate, p)
+	return s.guests.EnqueueFor(ctx, svc, ActionSnapshotCreate, p)
 }
 
 // DeleteSnapshot queues the delete of an existing snapshot (404 not_found otherwise).
@@ -177,7 +177,7 @@ func (s *Service) DeleteSnapshot(ctx context.Context, clientID, serviceID, name 
 	if err := s.snapshotExists(ctx, svc, name); err != nil {
 		return nil, err
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotDelete, snapshotPayload{Name: name})
+	return s.guests.EnqueueFor(ctx, svc, ActionSnapshotDelete, snapshotPayload{Name: name})
 }
 
 // RollbackSnapshot queues a rollback, which is destructive: the confirmation must repeat the
@@ -197,7 +197,7 @@ func (s *Service) RollbackSnapshot(ctx context.Context, clientID, serviceID, nam
 	if err := s.snapshotExists(ctx, svc, name); err != nil {
 		return nil, err
 	}
-	return s.guests.Enqueue(ctx, clientID, serviceID, ActionSnapshotRollback, snapshotPayload{Name: name})
+	return s.guests.EnqueueFor(ctx, svc, ActionSnapshotRollback, snapshotPayload{Name: name})
 }
 
 // snapshotService reads a service the client may see that has a guest whose kind can snapshot.
