@@ -52,7 +52,7 @@ type Options struct {
 	// any name, when no cluster is configured).
 	PlanClusters plans.Clusters
 	PoolClusters []string
-	// Provision tunes the provisioner (VMIDAttempts, SharedReadTTL, Now); the wiring fills in
+	// Provision tunes the provisioner (its clock, Now, is also placement's and backups'); the wiring fills in
 	// its dependencies. Its Addresses, when set, replaces the address pools as the source of
 	// static addresses for provisioning and reinstalls (a test's stand-in).
 	Provision provision.Options
