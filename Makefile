@@ -129,9 +129,10 @@ bench-micro:
 
 # FUZZTIME per target; each parser's fuzz target runs in turn.
 FUZZTIME ?= 60s
+FUZZPKGS ?= ./modules/pve/pveconf/ ./server/ ./server/config/ ./i18n/
 fuzz:
-	@for t in $$($(GO) test -list '^Fuzz' ./modules/pve/pveconf/ | grep '^Fuzz'); do \
-	  echo "== $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./modules/pve/pveconf/ || exit 1; done
+	@for p in $(FUZZPKGS); do for t in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+	  echo "== $$p $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$p || exit 1; done; done
 
 # The WHMCS module's error-code constants, written from i18n.Codes (scripts/phpcodes; a Go test
 # fails when the committed file is stale).

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -369,20 +368,45 @@ func keyFromYAMLError(err error) string {
 // ApplyEnv applies PVEBILL_<PATH> overrides: the upper-cased yaml path joined with "_", list
 // elements by index (PVEBILL_CLUSTERS_0_TOKEN_SECRET). Lists of strings take comma-separated values.
 // An unknown PVEBILL_ variable is an error (a typo must not be ignored); PVEBILL_TEST_* is
-// reserved for the test suite.
+// reserved for the test suite. An index names an element the file has or the one after the
+// last: PVEBILL_CLUSTERS_2_… adds a third cluster to a file of two, and …_5_… is an error, since
+// it would leave elements with nothing in them. The variables may come in any order.
 func ApplyEnv(cfg *Config, env []string) error {
+	var pending []string
 	for _, kv := range env {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, "PVEBILL_") || strings.HasPrefix(name, "PVEBILL_TEST_") {
-			continue // PVEBILL_TEST_* belongs to the test suite, not the configuration
+		name, _, ok := strings.Cut(kv, "=")
+		if ok && strings.HasPrefix(name, "PVEBILL_") && !strings.HasPrefix(name, "PVEBILL_TEST_") {
+			pending = append(pending, kv) // PVEBILL_TEST_* belongs to the test suite, not the configuration
 		}
-		path := strings.TrimPrefix(name, "PVEBILL_")
-		if err := setPath(reflect.ValueOf(cfg).Elem(), path, value); err != nil {
-			return &Error{Key: name, Reason: err.Error()}
+	}
+	// A variable that adds an element after one another variable adds waits for that one:
+	// each pass applies what it can, until a pass applies nothing.
+	for len(pending) > 0 {
+		var later []string
+		var first error
+		for _, kv := range pending {
+			name, value, _ := strings.Cut(kv, "=")
+			err := setPath(reflect.ValueOf(cfg).Elem(), strings.TrimPrefix(name, "PVEBILL_"), value)
+			switch {
+			case errors.Is(err, errPastEnd):
+				later = append(later, kv)
+				if first == nil {
+					first = &Error{Key: name, Reason: err.Error()}
+				}
+			case err != nil:
+				return &Error{Key: name, Reason: err.Error()}
+			}
 		}
+		if len(later) == len(pending) {
+			return first
+		}
+		pending = later
 	}
 	return nil
 }
+
+// errPastEnd is a list index beyond the element after the last.
+var errPastEnd = errors.New("no such list element: an index names an element the file has, or the one after the last")
 
 func setPath(v reflect.Value, path, value string) error {
 	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
@@ -407,25 +431,31 @@ func setPath(v reflect.Value, path, value string) error {
 func setStructPath(v reflect.Value, path, value string) error {
 	t := v.Type()
 	// Longest matching field name first, since names contain "_" themselves.
-	bestIdx, bestLen := -1, -1
-	for i := 0; i < t.NumField(); i++ {
-		tag := strings.ToUpper(strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
-		if tag == "" {
-			continue
-		}
-		if (path == tag || strings.HasPrefix(path, tag+"_")) && len(tag) > bestLen {
-			bestIdx, bestLen = i, len(tag)
+	best, rest := -1, ""
+	for i := range t.NumField() {
+		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if r, ok := underKey(path, strings.ToUpper(key)); ok && key != "" && (best < 0 || len(r) < len(rest)) {
+			best, rest = i, r
 		}
 	}
-	if bestIdx < 0 {
+	if best < 0 {
 		return fmt.Errorf("unknown configuration key")
 	}
-	rest := strings.TrimPrefix(strings.TrimPrefix(path, strings.ToUpper(strings.Split(t.Field(bestIdx).Tag.Get("yaml"), ",")[0])), "_")
-	return setPath(v.Field(bestIdx), rest, value)
+	return setPath(v.Field(best), rest, value)
+}
+
+// underKey reports whether path is key or starts with key and "_", and returns what follows.
+func underKey(path, key string) (string, bool) {
+	if path == key {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(path, key+"_")
+	return rest, ok
 }
 
 // setSlicePath sets a list of strings from a comma-separated value, or the element path
-// indexes.
+// indexes. The index is matched as a key is, against the elements there are and the one after
+// the last, so that the overlay never makes a gap.
 func setSlicePath(v reflect.Value, path, value string) error {
 	if v.Type().Elem().Kind() == reflect.String && path == "" {
 		parts := []string{}
@@ -437,58 +467,58 @@ func setSlicePath(v reflect.Value, path, value string) error {
 		v.Set(reflect.ValueOf(parts))
 		return nil
 	}
-	idxStr, rest, _ := strings.Cut(path, "_")
-	idx, err := strconv.Atoi(idxStr)
-	if err != nil || idx < 0 || idx > 1000 {
-		return fmt.Errorf("a list element needs an index (…_0_…)")
+	for i := range v.Len() + 1 {
+		rest, ok := underKey(path, fmt.Sprint(i))
+		if !ok || rest == "" {
+			continue
+		}
+		if i == v.Len() {
+			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+		}
+		return setPath(v.Index(i), rest, value)
 	}
-	for v.Len() <= idx {
-		v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+	if first, _, _ := strings.Cut(path, "_"); strings.Trim(first, "0123456789") == "" && first != "" {
+		return errPastEnd
 	}
-	return setPath(v.Index(idx), rest, value)
+	return fmt.Errorf("a list element needs an index (…_0_…)")
 }
 
-// setScalar sets a duration, string, boolean or integer from its text.
+// setScalar sets a string as it is, and any other value as the file's parser reads it: a
+// boolean, a number or a duration mean the same in the environment as in the file. A value the
+// parser reads as nothing (empty, "~", "null") or as more than a scalar is refused, so that a
+// variable never silently leaves its key as it was.
 func setScalar(v reflect.Value, value string) error {
-	if _, ok := v.Interface().(time.Duration); ok {
-		d, err := time.ParseDuration(value)
-		if err != nil {
-			return fmt.Errorf("not a duration: %q", value)
-		}
-		v.SetInt(int64(d))
+	if v.Kind() == reflect.String {
+		v.SetString(value)
 		return nil
 	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(value)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return fmt.Errorf("not a boolean: %q", value)
-		}
-		v.SetBool(b)
-	case reflect.Int, reflect.Int64:
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil {
-			return fmt.Errorf("not an integer: %q", value)
-		}
-		v.SetInt(n)
-	case reflect.Float64:
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return fmt.Errorf("not a number: %q", value)
-		}
-		v.SetFloat(f)
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		if err := setScalar(p.Elem(), value); err != nil {
-			return err
-		}
-		v.Set(p)
-	default:
-		return fmt.Errorf("cannot be set from the environment")
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 ||
+		doc.Content[0].Kind != yaml.ScalarNode || doc.Content[0].ShortTag() == "!!null" {
+		return fmt.Errorf("not a %s: %q", scalarName(v.Type()), value)
+	}
+	if err := doc.Content[0].Decode(v.Addr().Interface()); err != nil {
+		return fmt.Errorf("not a %s: %q", scalarName(v.Type()), value)
 	}
 	return nil
+}
+
+// scalarName names the kind of value a field holds, for an error.
+func scalarName(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "duration"
+	case t.Kind() == reflect.Bool:
+		return "boolean"
+	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
+		return "number"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "whole number"
+	}
+	return t.String()
 }
 
 // Validate checks the configuration and names the first bad key.

@@ -105,6 +105,15 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"env unknown", good, []string{"PVEBILL_NOPE=1"}, "PVEBILL_NOPE"},
 		{"env bad bool", good, []string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=maybe"}, "PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY"},
 		{"env bad duration", good, []string{"PVEBILL_EXECUTOR_LEASE=soon"}, "PVEBILL_EXECUTOR_LEASE"},
+		// An index names an element the file has or the next one: a gap is refused, not filled
+		// with empty elements.
+		{"env list gap", good, []string{"PVEBILL_CLUSTERS_2_URL=https://pve9.example.com:8006"}, "PVEBILL_CLUSTERS_2_URL"},
+		{"env list index missing", good, []string{"PVEBILL_CLUSTERS_URL=https://pve9.example.com:8006"}, "PVEBILL_CLUSTERS_URL"},
+		// A value the parser reads as nothing never leaves the key silently as it was.
+		{"env empty number", good, []string{"PVEBILL_EXECUTOR_WORKERS="}, "PVEBILL_EXECUTOR_WORKERS"},
+		{"env null number", good, []string{"PVEBILL_EXECUTOR_WORKERS=~"}, "PVEBILL_EXECUTOR_WORKERS"},
+		{"env null boolean", good, []string{"PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY=null"}, "PVEBILL_CLUSTERS_0_INSECURE_SKIP_VERIFY"},
+		{"env mapping for a number", good, []string{"PVEBILL_EXECUTOR_WORKERS={a: 1}"}, "PVEBILL_EXECUTOR_WORKERS"},
 		{"env workers", good, []string{"PVEBILL_EXECUTOR_WORKERS=0"}, "executor.workers"},
 		{"backup workers as many as workers", good, []string{"PVEBILL_EXECUTOR_BACKUP_WORKERS=4"}, "executor.backup_workers"},
 		{"backup workers negative", good, []string{"PVEBILL_EXECUTOR_BACKUP_WORKERS=-1"}, "executor.backup_workers"},
@@ -153,6 +162,35 @@ func TestErrorsNameTheKey(t *testing.T) {
 // character the pattern allows, at the longest, loads.
 // executor.backup_workers may be left out (0: the executor's default), or be 1 to workers-1;
 // a replica with one worker may give it to backups.
+// The overlay may add list elements in any order, each after the last; a string is taken as it
+// is, never read as YAML (a secret may look like a comment, an alias or null).
+func TestEnvAddsElementsInAnyOrder(t *testing.T) {
+	secret := func(c string) string { return strings.Repeat(c, 40) }
+	cfg, err := Load(write(t, good), []string{
+		"PVEBILL_CLIENTS_2_ID=third", "PVEBILL_CLIENTS_2_SECRET=" + secret("c"), "PVEBILL_CLIENTS_2_SCOPES=billing",
+		"PVEBILL_CLIENTS_1_ID=second", "PVEBILL_CLIENTS_1_SECRET=" + secret("b"), "PVEBILL_CLIENTS_1_SCOPES=billing",
+		"PVEBILL_CLUSTERS_0_TOKEN_SECRET=#not-a-comment",
+		"PVEBILL_CLUSTERS_0_CONSOLE_USER=console@pve", "PVEBILL_CLUSTERS_0_CONSOLE_PASSWORD=null",
+		"PVEBILL_EXECUTOR_LEASE=1m30s",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cfg.Clients {
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, ",") != cfg.Clients[0].ID+",second,third" || cfg.Clients[2].Secret != secret("c") {
+		t.Fatalf("clients %v", ids)
+	}
+	if cfg.Clusters[0].TokenSecret != "#not-a-comment" || cfg.Clusters[0].ConsolePassword != "null" {
+		t.Fatalf("strings read as YAML: %q %q", cfg.Clusters[0].TokenSecret, cfg.Clusters[0].ConsolePassword)
+	}
+	if cfg.Executor.Lease != 90*time.Second {
+		t.Fatalf("lease %v", cfg.Executor.Lease)
+	}
+}
+
 func TestBackupWorkers(t *testing.T) {
 	for _, env := range [][]string{nil, {"PVEBILL_EXECUTOR_BACKUP_WORKERS=3"},
 		{"PVEBILL_EXECUTOR_WORKERS=1", "PVEBILL_EXECUTOR_BACKUP_WORKERS=1"}} {
