@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
 	"io"
 	"path/filepath"
-	"pvebill/modules/stack"
 	"strings"
 	"testing"
+
+	"pvebill/modules/stack"
 
 	"pvebill/models"
 	"pvebill/modules/ippool"
@@ -16,7 +16,7 @@ import (
 // The config file's ip_pools are upserted at start (source file); a refused entry stops the
 // start and names itself.
 func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cfg := config.Defaults()
 	cfg.Database.DSN = filepath.Join(t.TempDir(), "p.db")
 	cfg.IPPools = []config.IPPool{{Name: "pool-a", Cluster: "default", Bridge: "vmbr0", CIDR: "203.0.113.0/24",
@@ -63,7 +63,7 @@ func TestConfigIPPoolsUpsertedAtStart(t *testing.T) {
 // R54: an IPv6 pool declared in the config file, with its assign_prefix, is upserted at start and
 // hands out prefixes of that length.
 func TestConfigIPv6PoolUpsertedAtStart(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cfg := config.Defaults()
 	cfg.Database.DSN = filepath.Join(t.TempDir(), "p.db")
 	bits := 80

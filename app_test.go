@@ -7,10 +7,11 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"pvebill/modules/stack"
 	"strings"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack"
 
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/server/config"
@@ -86,7 +87,7 @@ const (
 // base URL.
 func serveApp(t *testing.T, cfg config.Config, log *slog.Logger, plans appPlans) (*app, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	a, err := buildApp(ctx, cfg, log, stack.MigrateSchema)
 	if err == nil && plans {
 		err = a.loadExamplePlans(ctx)

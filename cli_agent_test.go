@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"net/http"
 	"net/http/httptest"
@@ -20,7 +19,7 @@ import (
 func TestAgentKeygen(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "agent.key")
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"agent", "keygen", "--out", file}, &out, &errb); code != 0 {
+	if code := run(t.Context(), []string{"agent", "keygen", "--out", file}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	pub, err := agent.ParsePublicKey(strings.TrimSpace(out.String()))
@@ -37,7 +36,7 @@ func TestAgentKeygen(t *testing.T) {
 	}
 	before, _ := os.ReadFile(file)
 	out.Reset()
-	if code := run(context.Background(), []string{"agent", "keygen", "--out", file}, &out, &errb); code != 1 {
+	if code := run(t.Context(), []string{"agent", "keygen", "--out", file}, &out, &errb); code != 1 {
 		t.Fatalf("second keygen over the same file: exit %d", code)
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) || out.Len() != 0 {
@@ -70,14 +69,14 @@ func TestAgentCheck(t *testing.T) {
 		return p
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"agent", "--config", write("c1"), "--check"}, &out, &errb); code != 0 {
+	if code := run(t.Context(), []string{"agent", "--config", write("c1"), "--check"}, &out, &errb); code != 0 {
 		t.Fatalf("check: exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "ok") {
 		t.Fatalf("check said %q", out.String())
 	}
 	errb.Reset()
-	if code := run(context.Background(), []string{"agent", "--config", write("c9"), "--check"}, &out, &errb); code != 1 ||
+	if code := run(t.Context(), []string{"agent", "--config", write("c9"), "--check"}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), agent.FailUnknownClust) {
 		t.Fatalf("unknown cluster: exit %d: %s", code, errb.String())
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +15,7 @@ import (
 func healthcheck(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"healthcheck"}, args...), &out, &errb)
+	code := run(t.Context(), append([]string{"healthcheck"}, args...), &out, &errb)
 	return code, out.String() + errb.String()
 }
 

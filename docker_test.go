@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,7 +234,7 @@ func TestComposeStackStartsOnAFreshClone(t *testing.T) {
 func runOnce(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb)
+	code := run(t.Context(), args, &out, &errb)
 	return code, out.String() + errb.String()
 }
 

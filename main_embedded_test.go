@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -25,7 +24,7 @@ func TestEmbeddedDefaultPrintsWorkingCall(t *testing.T) {
 	// The printed call runs from another terminal, without the server's environment.
 	os.Unsetenv("PVEBILL_LISTEN")
 	var callOut, callErr bytes.Buffer
-	code := run(context.Background(), []string{"call", "--config", m[2], "GET", m[3]}, &callOut, &callErr)
+	code := run(t.Context(), []string{"call", "--config", m[2], "GET", m[3]}, &callOut, &callErr)
 	if code != 0 {
 		t.Fatalf("printed call failed (%d): %s %s", code, callErr.String(), callOut.String())
 	}

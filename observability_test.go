@@ -15,13 +15,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"pvebill/modules/stack"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -39,7 +40,7 @@ import (
 // returns one real scrape of /metrics.
 func scrapeApp(t *testing.T) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	sim := pvesim.New(pvesim.Options{Nodes: []string{"pve1", "pve2"}, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	srv := simtest.Start(t, sim)
@@ -80,7 +81,7 @@ func scrapeApp(t *testing.T) []byte {
 	if err := a.db.InsertOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
-	a.exec.Start(ctx)
+	a.exec.Start(context.Background()) // stopped by the cleanup, not by the test's end
 	for {
 		got, err := a.db.GetOperation(ctx, op.ID)
 		if err != nil {

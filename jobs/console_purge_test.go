@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"strings"
@@ -19,7 +18,7 @@ import (
 func TestConsoleClaimedOnceAcrossReplicasAndPurged(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			dbs := replicas(t, d, 3)
 			expires := time.Now().Add(time.Minute).Truncate(time.Second)
 			nonce := []byte("0123456789abcdef")
@@ -56,7 +55,7 @@ func TestConsoleClaimedOnceAcrossReplicasAndPurged(t *testing.T) {
 func TestConsoleSessionsCountedAcrossReplicas(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			dbs := replicas(t, d, 2)
 			now := time.Now().Truncate(time.Second)
 			claim := func(db *models.DB, nonce string, ref int64, client string, until time.Time) {

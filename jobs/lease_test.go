@@ -47,7 +47,7 @@ func replicas(t *testing.T, dialect string, n int) []*models.DB {
 		}
 		t.Cleanup(func() { db.Close() })
 		if i == 0 {
-			if _, err := db.Migrate(context.Background()); err != nil {
+			if _, err := db.Migrate(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -146,7 +146,7 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			go func() { defer close(done); _ = a.Run(context.Background()) }()
 			poll.Until(t, 5*time.Second, "replica a's run", func() bool { _, ok := runs.Load(now.Load() / int64(every)); return ok })
 			now.Add(int64(every))
-			if err := b.Run(context.Background()); err != nil {
+			if err := b.Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if _, ran := runs.Load(now.Load() / int64(every)); ran {
@@ -155,7 +155,7 @@ func TestOnceDoesNotOverlapAcrossReplicas(t *testing.T) {
 			// a's hold (one and a half ticks on the shared clock) expires although it still
 			// runs (as if it had died): the job is free.
 			now.Add(int64(every))
-			if err := b.Run(context.Background()); err != nil {
+			if err := b.Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if _, ran := runs.Load(now.Load() / int64(every)); !ran {
@@ -273,7 +273,7 @@ func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
 				}
 			}
 			poll.Until(t, 10*interval, "the dead replica's leases to expire", func() bool {
-				held, err := dbs[0].LeaseHolders(context.Background(), "")
+				held, err := dbs[0].LeaseHolders(t.Context(), "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -300,12 +300,12 @@ func TestShardsSplitNodesAndTakeOverADeadReplica(t *testing.T) {
 				t.Fatalf("split after takeover = %v, want [10 10]", s)
 			}
 			// A graceful stop releases at once: the survivor takes everything next round.
-			shards[1].Stop(context.Background())
+			shards[1].Stop(t.Context())
 			got = round([]int{0})
 			if len(got[0]) != len(nodes) {
 				t.Fatalf("after a graceful stop the last replica holds %d nodes, want %d", len(got[0]), len(nodes))
 			}
-			held, err := dbs[0].LeaseHolders(context.Background(), models.LeaseNodePrefix)
+			held, err := dbs[0].LeaseHolders(t.Context(), models.LeaseNodePrefix)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,7 @@ func TestScheduleAndStop(t *testing.T) {
 	poll.Until(t, 5*time.Second, "the first scheduled round", func() bool {
 		return testutil.ToFloat64(m.runs.WithLabelValues("tick", "ok")) >= 1
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	s.Stop(ctx)
 	mu.Lock()

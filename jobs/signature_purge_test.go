@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -17,7 +16,7 @@ import (
 func TestSignatureClaimedOnceAcrossReplicasAndPurged(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			dbs := replicas(t, d, 3)
 			now := time.Now()
 			expires := now.Add(5 * time.Minute)

@@ -184,7 +184,7 @@ func TestSamplerOneIndexCallPerNode(t *testing.T) {
 	e.guest(3001, "lxc", "pve3", true, "svc-3001")
 	want := map[int]pve.LXCStatus{}
 	for _, id := range []int{1001, 2001, 3001} {
-		st, err := e.client.Node(map[int]string{1001: "pve1", 2001: "pve2", 3001: "pve3"}[id]).LXC(id).Status(context.Background())
+		st, err := e.client.Node(map[int]string{1001: "pve1", 2001: "pve2", 3001: "pve3"}[id]).LXC(id).Status(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -393,7 +393,7 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	e.guest(2002, "qemu", "pve2", true, "svc-2002")
 	var swaps []int64
 	for _, id := range []int{1001, 1002, 2001} {
-		st, err := e.client.Node(map[int]string{1001: "pve1", 1002: "pve1", 2001: "pve2"}[id]).LXC(id).Status(context.Background())
+		st, err := e.client.Node(map[int]string{1001: "pve1", 1002: "pve1", 2001: "pve2"}[id]).LXC(id).Status(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,10 +427,10 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	}
 
 	// 1002 stops, svc-2001 is terminated: both lose every series; then pve1 dies: 1001 goes too.
-	if _, err := e.client.Node("pve1").LXC(1002).Stop(context.Background()); err != nil {
+	if _, err := e.client.Node("pve1").LXC(1002).Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.UpdateService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}, map[string]any{"state": models.ServiceTerminated}); err != nil {
+	if err := e.db.UpdateService(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-2001"}, map[string]any{"state": models.ServiceTerminated}); err != nil {
 		t.Fatal(err)
 	}
 	e.sim.Advance(time.Minute)
@@ -456,7 +456,7 @@ func TestSamplerGuestSeriesExposition(t *testing.T) {
 	}
 	e.sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: "/nodes", Status: 500, Message: "cluster not ready - no quorum?"})
 	e.sim.Advance(time.Minute)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	if err := e.sampler.Run(ctx); err == nil {
 		t.Fatal("a round without the node list succeeded")
@@ -496,7 +496,7 @@ func TestSamplerToReport(t *testing.T) {
 	e.guest(1001, "lxc", "pve1", true, "svc-1001")
 	var swaps, mems, netins []int64
 	for range 5 {
-		st, err := e.client.Node("pve1").LXC(1001).Status(context.Background())
+		st, err := e.client.Node("pve1").LXC(1001).Status(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +505,7 @@ func TestSamplerToReport(t *testing.T) {
 		e.sim.Advance(time.Minute)
 	}
 	start := usage.BucketStart(simStart)
-	rep, err := usage.NewReporter(e.db, nil, e.sim.Now).Report(context.Background(),
+	rep, err := usage.NewReporter(e.db, nil, e.sim.Now).Report(t.Context(),
 		usage.Query{From: start, To: start.Add(usage.BucketWidth), Buckets: true})
 	if err != nil {
 		t.Fatal(err)

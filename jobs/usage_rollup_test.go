@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 // R45: retention per tier, never ahead of the roll-up.
 func TestUsageRetentionPerTierAndRollupJob(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		vmid := 9001
 		if err := db.InsertService(ctx, &models.Service{ServiceID: "svc-ret", ClientID: "whmcs",
 			GuestType: "container", Cluster: "c1", Node: "pve1", VMID: &vmid, State: models.ServiceActive}); err != nil {
@@ -92,11 +91,11 @@ pvebill_usage_rollup_rows_total 24
 
 func tierRowsOf(t *testing.T, db *models.DB, tier models.Tier) []models.UsageTierRow {
 	t.Helper()
-	keys, err := db.UsageServiceKeyPage(context.Background(), 0, 100)
+	keys, err := db.UsageServiceKeyPage(t.Context(), 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.UsageTierRows(context.Background(), tier, keys, 0, 1<<40)
+	rows, err := db.UsageTierRows(t.Context(), tier, keys, 0, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}

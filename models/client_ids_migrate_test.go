@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 // migrateBelow applies the migrations before version, as an older binary would have.
 func migrateBelow(t *testing.T, db *models.DB, dialect string, version int) {
 	t.Helper()
-	if _, err := db.AppliedVersions(context.Background()); err != nil { // creates schema_migrations
+	if _, err := db.AppliedVersions(t.Context()); err != nil { // creates schema_migrations
 		t.Fatal(err)
 	}
 	ms, err := models.Migrations(dialect)
@@ -43,7 +42,7 @@ func migrateBelow(t *testing.T, db *models.DB, dialect string, version int) {
 func TestClientServiceIDsMigrationCarriesRowsOver(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			db := dbtest.OpenEmpty(t, d)
 			migrateBelow(t, db, d, 13)
 			for _, stmt := range []string{

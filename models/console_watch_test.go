@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -17,7 +16,7 @@ import (
 // a service that is gone is absent.
 func TestWatchConsoleServicesChunks(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)
 		lock := "op-suspend-1"
 		if err := models.InsertOperation(ctx, g, &models.Operation{ID: lock, ServiceID: "locked", ClientID: "alice",

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -22,7 +21,7 @@ func TestUpdateServiceRetriesADeadlock(t *testing.T) {
 		t.Skip("a deadlock needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
 	}
 	db := dbtest.Open(t, models.MySQL)
-	ctx := context.Background()
+	ctx := t.Context()
 	svc := &models.Service{ServiceID: "dl-1", ClientID: "c", Plan: "p", GuestType: "container", Cluster: "default",
 		State: models.ServiceActive}
 	if err := models.InsertService(ctx, db.Gorm, svc); err != nil {

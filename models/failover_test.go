@@ -27,7 +27,7 @@ func TestOpenFailsOverAnUnreachableNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = db.Close() }()
-	if _, err := db.Migrate(context.Background()); err != nil {
+	if _, err := db.Migrate(t.Context()); err != nil {
 		t.Fatalf("migrate over the second node: %v", err)
 	}
 	nodes := db.Nodes()
@@ -53,7 +53,7 @@ func TestFailoverLeavesANodeThatIsNotSynced(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = admin.Close() }()
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := admin.Gorm.DB()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 // operation waiting for its password is claimed by nobody until it is woken.
 func TestOpenReconciliationsAndParking(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)
 		if n, oldest, err := db.OpenReconciliationStats(ctx); err != nil || n != 0 || !oldest.IsZero() {
 			t.Fatalf("empty: %d %v %v", n, oldest, err)

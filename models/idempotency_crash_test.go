@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // 24 h a completed answer is replayed, so the billing system's retry is served again.
 func TestPendingIdempotencyKeyOfADeadReplicaExpires(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		if rec, err := db.ReserveIdempotencyKey(ctx, "c", "crashed", "h", 24*time.Hour); err != nil || rec != nil {
 			t.Fatalf("reserve: %v %v", rec, err)
 		}

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -22,7 +21,7 @@ func ipPoolRow(name string, first, last int64) models.IPPool {
 // hold whatever code writes the rows.
 func TestIPAllocationKeys(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		if _, err := db.SaveIPPools(ctx, []models.IPPool{ipPoolRow("p", 10, 20)}, "api"); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +52,7 @@ func TestIPAllocationKeys(t *testing.T) {
 // error, never in a shared address.
 func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		if _, err := db.SaveIPPools(ctx, []models.IPPool{ipPoolRow("p", 10, 20)}, "api"); err != nil {
 			t.Fatal(err)
 		}

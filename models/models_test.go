@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,7 +14,7 @@ import (
 func TestMigrationsApplyFromEmptyAndSchemaCheck(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			db := dbtest.OpenEmpty(t, d)
 			var behind *models.ErrSchemaBehind
 			if err := db.CheckSchema(ctx); !errors.As(err, &behind) || len(behind.Pending) == 0 {
@@ -63,7 +62,7 @@ func TestMigrationsMatchAcrossDialects(t *testing.T) {
 // R1: services are unique on (cluster, vmid) alone — the guest type is not part of the key.
 func TestServiceUniqueClusterVMIDIgnoresGuestType(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		vmid := 5001
 		a := &models.Service{ServiceID: "a", ClientID: "c", GuestType: "container", Cluster: "default", VMID: &vmid, State: models.ServiceActive}
 		if err := models.InsertService(ctx, db.Gorm, a); err != nil {
@@ -87,7 +86,7 @@ func TestServiceUniqueClusterVMIDIgnoresGuestType(t *testing.T) {
 
 func queue(t *testing.T, db *models.DB, serviceID string, n int) []string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := models.GetService(ctx, db.Gorm, models.ServiceKey{ClientID: "c", ServiceID: serviceID}); errors.Is(err, models.ErrNotFound) {
 		if err := models.InsertService(ctx, db.Gorm, &models.Service{ServiceID: serviceID, ClientID: "c", State: models.ServiceActive}); err != nil {
 			t.Fatal(err)
@@ -108,7 +107,7 @@ func queue(t *testing.T, db *models.DB, serviceID string, n int) []string {
 // service has at most one running operation (the service lock).
 func TestConcurrentClaimsNeverShareAnOperation(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		const services = 12
 		for i := 0; i < services; i++ {
 			queue(t, db, fmt.Sprintf("svc-%d", i), 2)
@@ -178,7 +177,7 @@ func TestConcurrentClaimsNeverShareAnOperation(t *testing.T) {
 
 func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		ids := queue(t, db, "svc", 1)
 		const lease = time.Minute
 		begin := models.Now()
@@ -226,7 +225,7 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 // R28: needs_reconciliation keeps the service lock closed; other finishes release it.
 func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		queue(t, db, "svc", 2)
 		c, _ := db.ClaimNext(ctx, "w", time.Minute)
 		if err := db.Finish(ctx, c.Op.ID, "w", models.OpNeedsReconciliation, nil, nil, nil); err != nil {
@@ -247,7 +246,7 @@ func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
 
 func TestReleaseRequeues(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		ids := queue(t, db, "svc", 1)
 		c, _ := db.ClaimNext(ctx, "w1", time.Minute)
 		if err := db.Release(ctx, c.Op.ID, "w1"); err != nil {
@@ -262,7 +261,7 @@ func TestReleaseRequeues(t *testing.T) {
 
 func TestIdempotencyReservationIsExclusive(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		winners := 0

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // for that service gets), while other services' operations stay queued.
 func TestReconciliationFailsWhatIsQueuedBehindIt(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)
 		for _, id := range []string{"svc-a", "svc-b"} {
 			s := &models.Service{ServiceID: id, ClientID: "c", Plan: "p", GuestType: "container", Cluster: "c", State: models.ServiceActive}

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 	"slices"
@@ -19,7 +18,7 @@ import (
 // service id, whose addresses stay apart (R46).
 func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)
 		for _, p := range []models.IPPool{
 			{Name: "a", Cluster: "c", Bridge: "vmbr0", CIDR: "198.51.100.0/24", FirstIP: 0xC6336410, LastIP: 0xC6336420, Nameservers: "[]", Source: "api"},

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,7 +14,7 @@ import (
 // same signature is its own; a purge drops only the expired records.
 func TestClaimSignatureOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		exp := time.Now().Add(5 * time.Minute)
 		var wins atomic.Int32
 		var wg sync.WaitGroup

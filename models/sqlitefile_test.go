@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +25,7 @@ func TestSQLiteFileOwnerOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Migrate(context.Background()); err != nil {
+		if _, err := db.Migrate(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		sqlDB, err := db.Gorm.DB()

@@ -42,7 +42,7 @@ func newWebhookDB(b *testing.B, pool bool) *webhookDB {
 	if !pool {
 		models.WithoutStatementPoolForTest(w.db)
 	}
-	if _, err := models.SavePlan(context.Background(), w.db.Gorm, "p", "api", `{"code":"p"}`); err != nil {
+	if _, err := models.SavePlan(b.Context(), w.db.Gorm, "p", "api", `{"code":"p"}`); err != nil {
 		b.Fatal(err)
 	}
 	return w
@@ -93,7 +93,7 @@ func (w *webhookDB) block(ctx context.Context, n, workers int) (time.Duration, e
 }
 
 func benchWebhook(b *testing.B, workers int) {
-	ctx := context.Background()
+	ctx := b.Context()
 	sides := []*webhookDB{newWebhookDB(b, true), newWebhookDB(b, false)}
 	// Warm up: the pool prepares a statement in the background after its first run.
 	for _, w := range sides {

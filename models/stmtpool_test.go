@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -18,7 +17,7 @@ import (
 // transactions, with the same results and the same error translation as before.
 func TestStatementPool(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		create := func(id string) error {
 			svc := &models.Service{ServiceID: id, ClientID: "whmcs", Plan: "p", GuestType: "container", Cluster: "default",
 				State: models.ServiceProvisioning, ParamsHash: "h"}
@@ -88,7 +87,7 @@ func TestStatementPool(t *testing.T) {
 // Past its bound the pool runs statements unprepared.
 func TestStatementPoolBound(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		for i := range 80 {
 			var n int64
 			q := models.PooledForTest(ctx, db.Gorm).Model(&models.Service{}).Where(fmt.Sprintf("service_id <> ? AND %d = %d", i, i), "x")

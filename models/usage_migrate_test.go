@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"testing"
 
 	"pvebill/models"
@@ -14,7 +13,7 @@ import (
 func TestUsageTiersMigrationCarriesBucketsOver(t *testing.T) {
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			db := dbtest.OpenEmpty(t, d)
 			if _, err := db.AppliedVersions(ctx); err != nil { // creates schema_migrations
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ import (
 // than every service after the cursor. The clients of one id are listed from the same index.
 func TestUsagePageReadsInIndexOrder(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		now := time.Now().UTC()
 		svcs := make([]models.Service, 0, 3000)
 		for i := range 3000 {

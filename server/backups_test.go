@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -35,7 +34,7 @@ func conform(t *testing.T, method, path string, resp response) {
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status, Header: resp.Header,
 		Body: io.NopCloser(bytes.NewReader(resp.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+	if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 		t.Errorf("%s %s (%d): %v\n%s", method, path, resp.Status, err, resp.Body)
 	}
 }
@@ -211,7 +210,7 @@ func TestPlanBackupsMaxZero(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.Plans.LoadFile(context.Background(), path); err != nil {
+	if _, err := h.st.Plans.LoadFile(t.Context(), path); err != nil {
 		t.Fatalf("a plans file with backups_max 0 stops the start: %v", err)
 	}
 	r := h.signed("PUT", "/v1/admin/plans/api-nobk", "ops", adminSecret, backupPlanBody("", map[string]any{"backup_storage": nil, "backups_max": 0}))

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ func TestAdminCallbacks(t *testing.T) {
 		defer rcv.Close()
 		d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1,
 			Targets: []callbacks.Target{{ClientID: "whmcs", URL: rcv.URL + "/cb", Secret: "callback-secret-0123456789"}}})
-		ctx := context.Background()
+		ctx := t.Context()
 		if n, err := d.Sweep(ctx); err != nil || n != 2 {
 			t.Fatalf("sweep %d, %v", n, err)
 		}
@@ -137,7 +136,7 @@ func conformCallbacks(t *testing.T, path string, resp response, status int) {
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
 		Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+	if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
 	}
 }
@@ -186,7 +185,7 @@ func TestCallbackURLCredentialsAreRedacted(t *testing.T) {
 		d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1,
 			Log:     slog.New(slog.NewTextHandler(&logs, nil)),
 			Targets: []callbacks.Target{{ClientID: "whmcs", URL: full, Secret: "callback-secret-0123456789"}}})
-		ctx := context.Background()
+		ctx := t.Context()
 		if n, err := d.Sweep(ctx); err != nil || n != 1 {
 			t.Fatalf("sweep %d, %v", n, err)
 		}

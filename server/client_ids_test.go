@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -195,7 +194,7 @@ func deliverCallbacks(t *testing.T, h *svcHarness, clients ...string) map[string
 		targets = append(targets, callbacks.Target{ClientID: client, URL: rcv.URL, Secret: "callback-secret-0123456789"})
 	}
 	d := callbacks.New(callbacks.Options{DB: h.db, Concurrency: 1, FirstBackoff: 1, Targets: targets})
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := d.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}

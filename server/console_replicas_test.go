@@ -25,7 +25,7 @@ func TestConsoleAcrossReplicas(t *testing.T) {
 			a := newServicesReplica(t, dbA, sim, cc, "replica-a", true)
 			b := newServicesReplica(t, dbB, sim, cc, "replica-b", false)
 			// Every operation runs on A: B's executor, and with it B's in-process signal, is off.
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			sctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			b.exec.Stop(sctx)
 			cancel()
 			succeeded(t, a.billing("POST", "/v1/services?wait=20", createBody("rep-ct", "ct-1g")))

@@ -329,7 +329,7 @@ func replicaDatabases(t *testing.T, d string) (*models.DB, *models.DB) {
 		return db
 	}
 	dbA := open()
-	if _, err := dbA.Migrate(context.Background()); err != nil {
+	if _, err := dbA.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return dbA, open()

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -17,7 +16,7 @@ func TestIdempotencyHashKeepsNoSecret(t *testing.T) {
 		if r := h.billing("POST", "/v1/_test/jobs", body, withHeader("Idempotency-Key", "hash-1")); r.Status != 202 {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
-		rec, err := h.db.GetIdempotencyKey(context.Background(), "whmcs", "hash-1")
+		rec, err := h.db.GetIdempotencyKey(t.Context(), "whmcs", "hash-1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +38,7 @@ func TestIdempotencyHashKeepsNoSecret(t *testing.T) {
 		}
 		// Another client's hash of the same request differs: the key is the client's own.
 		h.signed("POST", "/v1/_test/jobs", "other", otherSecret, body, withHeader("Idempotency-Key", "hash-1"))
-		other, err := h.db.GetIdempotencyKey(context.Background(), "other", "hash-1")
+		other, err := h.db.GetIdempotencyKey(t.Context(), "other", "hash-1")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -49,7 +48,7 @@ func listPools(t *testing.T, h *harness) []any {
 
 func TestIPPoolAdminRoundTrip(t *testing.T) {
 	eachDialect(t, func(t *testing.T, h *harness) {
-		ctx := context.Background()
+		ctx := t.Context()
 		if got := listPools(t, h); len(got) != 0 {
 			t.Fatalf("fresh database lists %v", got)
 		}

@@ -155,7 +155,7 @@ func TestNodeMaintenanceRefusals(t *testing.T) {
 	checkProblem(t, h.adminBody("PUT", "/v1/admin/clusters/default/nodes/pve9/maintenance", `{"enabled":true}`), 404, "not_found")
 	checkProblem(t, h.adminBody("PUT", "/v1/admin/clusters/nope/nodes/pve1/maintenance", `{"enabled":true}`), 404, "not_found")
 	checkProblem(t, h.billing("PUT", "/v1/admin/clusters/default/nodes/pve1/maintenance", []byte(`{"enabled":true}`)), 403, "forbidden")
-	rows, err := h.db.NodesInMaintenance(context.Background(), "default")
+	rows, err := h.db.NodesInMaintenance(t.Context(), "default")
 	if err != nil || len(rows) != 0 {
 		t.Fatalf("a refused request changed maintenance: %v %v", rows, err)
 	}
@@ -241,7 +241,7 @@ func TestDrainMixedNode(t *testing.T) {
 		h.adminBody("PUT", "/v1/admin/clusters/default/nodes/"+n+"/maintenance", `{"enabled":false}`)
 	}
 	snapVMID := int(h.service("d-snap")["vmid"].(float64))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	c := h.sim.Client(t, nil)
 	if _, err := c.Node("pve1").LXC(snapVMID).Snapshots().Create(ctx, pve.SnapshotCreateRequest{SnapName: "before"}); err != nil {

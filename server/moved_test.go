@@ -23,7 +23,7 @@ func otherNode(n string) string {
 // operator in Proxmox's own interface (or HA) would, and returns the new node.
 func migrateOutside(t *testing.T, h *svcHarness, kind, node string, vmid int) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	c := h.sim.Client(t, nil)
 	to := otherNode(node)
@@ -67,7 +67,7 @@ func TestGuestMovedOutsidePvebill(t *testing.T) {
 				if s := h.service(id); s["node"] != to || s["power"] != "running" {
 					t.Fatalf("view after the move: node %v power %v, want %s running", s["node"], s["power"], to)
 				}
-				row, err := h.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
+				row, err := h.db.GetService(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 				if err != nil || row.Node != to {
 					t.Fatalf("stored node %q (%v), want %s", row.Node, err, to)
 				}

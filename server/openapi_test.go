@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -32,7 +31,7 @@ func loadSpec(t *testing.T) *openapi3.T {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := doc.Validate(context.Background()); err != nil {
+	if err := doc.Validate(t.Context()); err != nil {
 		t.Fatalf("openapi.yaml is not valid: %v", err)
 	}
 	return doc
@@ -154,7 +153,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
 			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
 			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
 		}
 	}
@@ -178,7 +177,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 	}{
 		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("", "203.0.113.10", "203.0.113.200"), 201,
 			func() error {
-				_, err := pools.Allocate(context.Background(), "pool-a", models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-spec"})
+				_, err := pools.Allocate(t.Context(), "pool-a", models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-spec"})
 				return err
 			}},
 		{"PUT", "/v1/admin/ip-pools/pool-a", ipPoolJSON("pool-a", "203.0.113.10", "203.0.113.250"), 200, nil},
@@ -229,7 +228,7 @@ func openAPIChecker(t *testing.T) func(method, path string, r response, status i
 		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
 			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
 			Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 			t.Errorf("%s %s (%d): %v", method, path, resp.Status, err)
 		}
 	}

@@ -165,7 +165,7 @@ func TestPasswordLostWithItsReplica(t *testing.T) {
 			b := newServicesReplica(t, dbB, sim, nil, "replica-b", false, shortLease)
 			// A stops working (as if it died) but still answers HTTP: the operation it accepts is
 			// pinned to it, and only B's workers run.
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			sctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			a.exec.Stop(sctx)
 			cancel()
 			n := len(sim.Requests())

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -147,7 +146,7 @@ func TestPlanSwapAbsentIsZero(t *testing.T) {
 		if v, present := planOf(t, r)["swap_mib"]; !present || v != 0.0 {
 			t.Fatalf("swap_mib %v (present %v)", v, present)
 		}
-		row, err := h.db.GetPlan(context.Background(), "ct-noswap")
+		row, err := h.db.GetPlan(t.Context(), "ct-noswap")
 		if err != nil || !strings.Contains(row.Body, `"swap_mib":0`) {
 			t.Fatalf("stored %+v %v", row, err)
 		}
@@ -433,7 +432,7 @@ func TestPlansFileServed(t *testing.T) {
 			t.Fatal(err)
 		}
 		svc := plans.NewService(h.db, plans.Options{Clusters: plans.Clusters{"default": nil}})
-		if _, err := svc.LoadFile(context.Background(), path); err != nil {
+		if _, err := svc.LoadFile(t.Context(), path); err != nil {
 			t.Fatal(err)
 		}
 		p := planOf(t, h.shop("GET", "/v1/plans/file-ct", nil))
@@ -445,7 +444,7 @@ func TestPlansFileServed(t *testing.T) {
 		if r.Status != 200 || planOf(t, h.shop("GET", "/v1/plans/file-ct", nil))["name"] != "Changed" {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		row, _ := h.db.GetPlan(context.Background(), "file-ct")
+		row, _ := h.db.GetPlan(t.Context(), "file-ct")
 		if row.Source != "api" {
 			t.Fatalf("source %q", row.Source)
 		}

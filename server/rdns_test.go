@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -77,7 +76,7 @@ func rdnsList(t *testing.T, r response) map[string]map[string]any {
 // resolvesTo checks the PTR of addr through a DNS query to PowerDNS ("" = no record).
 func resolvesTo(t *testing.T, pdns *pdnstest.Server, addr, want string) {
 	t.Helper()
-	names, err := pdns.Resolver().LookupAddr(context.Background(), addr)
+	names, err := pdns.Resolver().LookupAddr(t.Context(), addr)
 	if want == "" {
 		if err == nil && len(names) > 0 {
 			t.Fatalf("PTR of %s: %v, want none", addr, names)
@@ -252,7 +251,7 @@ func TestRDNSOutageIsRetriedByTheJob(t *testing.T) {
 
 			gate.Open()
 			client := &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}
-			ctx := context.Background()
+			ctx := t.Context()
 			now := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: client})
 			if err := (jobs.RDNSSync{Syncer: now}).Run(ctx); err != nil {
 				t.Fatal(err)
@@ -307,7 +306,7 @@ func TestRDNSChangePlanDropsThePrefixRecords(t *testing.T) {
 		t.Fatalf("after the change of plan %v", got)
 	}
 	sync := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: &rdns.PowerDNS{URL: gate.URL, APIKey: pdns.APIKey, ServerID: "localhost"}})
-	if err := (jobs.RDNSSync{Syncer: sync}).Run(context.Background()); err != nil {
+	if err := (jobs.RDNSSync{Syncer: sync}).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	resolvesTo(t, pdns, "2001:db8::1", "")
@@ -359,7 +358,7 @@ func TestRDNSRacesTerminate(t *testing.T) {
 				}
 			}
 			sync := rdns.NewService(rdns.Options{DB: h.db, PowerDNS: client, Now: func() time.Time { return time.Now().Add(time.Hour) }})
-			if err := (jobs.RDNSSync{Syncer: sync}).Run(context.Background()); err != nil {
+			if err := (jobs.RDNSSync{Syncer: sync}).Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if rows := rdnsRows(t, h); len(rows) != 0 {

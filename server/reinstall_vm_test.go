@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -162,7 +161,7 @@ func TestVMReinstallOverHTTP(t *testing.T) {
 				fmt.Sprint(svc["ip_addresses"]) != ips {
 				t.Errorf("service after the reinstall %s (vmid %d, addresses %s before)", r.Body, vmid, ips)
 			}
-			row, err := h.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
+			row, err := h.db.GetService(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
 			if err != nil {
 				t.Fatal(err)
 			}

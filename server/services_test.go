@@ -120,7 +120,7 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 	}
 	st := stack.New(sto)
 	h.exec = st.Exec
-	ctx := context.Background()
+	ctx := t.Context()
 	if first {
 		if _, err := st.Plans.Import(ctx, lifecyclePlans(), plans.SourceFile); err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func newServicesReplica(t *testing.T, db *models.DB, sim *simtest.Server, cc *co
 	so := serve.Options(st, cfg)
 	so.OpenAPI, so.Now, so.WaitRecheck = spec, h.clock, 50*time.Millisecond
 	h.srv = server.New(so)
-	h.exec.Start(ctx)
+	h.exec.Start(context.Background()) // stopped by the cleanup, not by the test's end
 	h.http.Start()
 	t.Cleanup(func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -374,7 +374,7 @@ func TestAdminGuests(t *testing.T) {
 func TestReadyzDatacenterFirewall(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	h.sim.SetClusterFirewall(false)
-	h.st.Readiness.Check(context.Background())
+	h.st.Readiness.Check(t.Context())
 	req, _ := http.NewRequest("GET", h.http.URL+"/readyz", nil)
 	r := h.do(req)
 	if r.Status != 200 {
@@ -390,7 +390,7 @@ func TestReadyzDatacenterFirewall(t *testing.T) {
 		t.Fatal("no log line")
 	}
 	h.sim.SetClusterFirewall(true)
-	h.st.Readiness.Check(context.Background())
+	h.st.Readiness.Check(t.Context())
 	r = h.do(req)
 	if !strings.Contains(string(r.Body), `"datacenter_firewall":"enabled"`) {
 		t.Fatalf("readyz %s", r.Body)
@@ -431,7 +431,7 @@ func TestServiceResponsesConformToOpenAPI(t *testing.T) {
 			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
 		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header,
 			Body: io.NopCloser(bytes.NewReader(r.Body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 			t.Errorf("%s %s (%d): %v\n%s", method, path, r.Status, err, r.Body)
 		}
 	}

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -23,7 +22,7 @@ func seedUsageService(t *testing.T, h *harness, id, client, plan string, vmid in
 	t.Helper()
 	svc := &models.Service{ServiceID: id, ClientID: client, Plan: plan, GuestType: "container", Cluster: "default",
 		Node: "pve1", VMID: &vmid, State: models.ServiceActive}
-	if err := h.db.InsertService(context.Background(), svc); err != nil {
+	if err := h.db.InsertService(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
 	// Created well before any period the tests ask for.
@@ -44,7 +43,7 @@ func TestUsageReportOverHTTP(t *testing.T) {
 
 func testUsageReportOverHTTP(t *testing.T, dialect string) {
 	h := newHarness(t, dialect)
-	ctx := context.Background()
+	ctx := t.Context()
 	if r := h.admin("PUT", "/v1/admin/plans/ct-2g", planBody(t, "container", map[string]any{"bandwidth_gib": 100})); r.Status != 201 {
 		t.Fatalf("plan: %d %s", r.Status, r.Body)
 	}
@@ -239,7 +238,7 @@ func conformUsage(t *testing.T, path string, resp response, status int) {
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.Status,
 		Header: resp.Header, Body: io.NopCloser(bytes.NewReader(resp.Body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+	if err := openapi3filter.ValidateResponse(t.Context(), out); err != nil {
 		t.Errorf("GET %s (%d): %v", path, resp.Status, err)
 	}
 }
@@ -250,7 +249,7 @@ func conformUsage(t *testing.T, path string, resp response, status int) {
 // R45: the series endpoint for graphs.
 func TestUsageSeriesOverHTTP(t *testing.T) {
 	h := newHarness(t, "sqlite")
-	ctx := context.Background()
+	ctx := t.Context()
 	seedUsageService(t, h, "s-1", "whmcs", "", 5001)
 	seedUsageService(t, h, "s-other", "other", "", 5003)
 	cur := usage.BucketStart(h.clock())

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -44,7 +43,7 @@ func webhookServer(b *testing.B) *server.Server {
 	st := stack.New(stack.Options{DB: db, Log: log, Metrics: reg, Kinds: stack.Kinds(),
 		Clusters: []kinds.Cluster{{Name: "default", Client: client}},
 		Executor: executor.Config{Owner: "bench", Workers: 1, Lease: 30 * time.Second, PollInterval: time.Second}})
-	if _, err := st.Plans.Import(context.Background(), lifecyclePlans(), plans.SourceFile); err != nil {
+	if _, err := st.Plans.Import(b.Context(), lifecyclePlans(), plans.SourceFile); err != nil {
 		b.Fatal(err)
 	}
 	cfg := config.Defaults()

@@ -142,7 +142,7 @@ func TestAgentVerifiesServerTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	cctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	if err := a.Check(cctx); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("unverified certificate accepted: %v", err)

@@ -1,7 +1,6 @@
 package callbacks_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 // operation's error does.
 func TestEventListsBlockers(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		rcv := newReceiver(t, 0)
 		op := finishedOp(t, db, clientID, "whmcs-1", "terminate", models.OpFailed)
 		dbtest.Exec(t, db, "UPDATE operations SET error_code = ?, error_blockers = ?, updated_at = ? WHERE id = ?",

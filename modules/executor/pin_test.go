@@ -1,7 +1,6 @@
 package executor_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -18,7 +17,7 @@ import (
 // the pin expires (the accepting replica died), it does.
 func TestOperationWithSecretsIsPinnedToItsReplica(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		lease := time.Minute
 		holder := executor.New(db, executor.Config{Owner: "accepting", Lease: lease}, quiet, executor.NewMetrics(prometheus.NewRegistry()))
 		holder.Secrets().Put("op-pinned", map[string]string{"password": "pinned-pass-1234"})

@@ -1,7 +1,6 @@
 package ippool_test
 
 import (
-	"context"
 	"net/netip"
 	"slices"
 	"testing"
@@ -66,11 +65,11 @@ func TestPoolReverseZone(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			svc := ippool.NewService(dbtest.Open(t, dialect))
-			u, _, err := svc.Put(context.Background(), ok.Name, ok)
+			u, _, err := svc.Put(t.Context(), ok.Name, ok)
 			if err != nil || u.ReverseZone != ok.ReverseZone {
 				t.Fatalf("put %+v %v", u, err)
 			}
-			if got, err := svc.Get(context.Background(), ok.Name); err != nil || got.ReverseZone != ok.ReverseZone {
+			if got, err := svc.Get(t.Context(), ok.Name); err != nil || got.ReverseZone != ok.ReverseZone {
 				t.Fatalf("get %+v %v", got, err)
 			}
 		})

@@ -35,7 +35,7 @@ func TestOpenConsoleTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	m := lxc.New()
 	other := kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 210, ClientID: "whmcs", ServiceID: "svc-2"}

@@ -1,7 +1,6 @@
 package lxc_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -25,7 +24,7 @@ func TestSuspendRefusesPause(t *testing.T) {
 	}
 	defer client.Close()
 	g := kinds.Guest{Client: client, Cluster: "default", Node: "pve1", VMID: 200, ServiceID: "x"}
-	err = lxc.New().Suspend(context.Background(), g, plans.SuspendPause, nil)
+	err = lxc.New().Suspend(t.Context(), g, plans.SuspendPause, nil)
 	var p *i18n.Problem
 	if !errors.As(err, &p) || p.Code != i18n.CodeNotPossibleContainer || p.Permanence != i18n.Permanent {
 		t.Fatalf("pause: %v", err)

@@ -1,7 +1,6 @@
 package plans_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 
 func TestServiceRoundTrip(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		svc := plans.NewService(db, plans.Options{})
 
 		p, created, err := svc.Put(ctx, "ct-test", containerSpec())
@@ -76,7 +75,7 @@ func TestServiceRoundTrip(t *testing.T) {
 
 func TestPutRefusesWithoutWriting(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		svc := plans.NewService(db, plans.Options{Clusters: plans.Clusters{"default": nil}})
 
 		// The code in the body must match the path's.
@@ -106,7 +105,7 @@ func TestPutRefusesWithoutWriting(t *testing.T) {
 // Two first saves of one code at once: both succeed, exactly one reports the creation.
 func TestConcurrentCreate(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		svc := plans.NewService(db, plans.Options{})
 		const n = 6
 		var wg sync.WaitGroup
@@ -173,7 +172,7 @@ const planFile = `# two plans
 
 func TestLoadFile(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		dir := t.TempDir()
 		path := filepath.Join(dir, "plans.yaml")
 		if err := os.WriteFile(path, []byte(planFile), 0o600); err != nil {

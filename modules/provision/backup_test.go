@@ -142,7 +142,7 @@ func testBackupRotation(t *testing.T, e *env, subtype, mode string) {
 		want += e.sim.VolumeSize("local", "backup/"+id)
 	}
 	key := e.service("svc-bk").ID
-	got, err := e.db.ServiceBackupBytes(context.Background(), []int64{key})
+	got, err := e.db.ServiceBackupBytes(t.Context(), []int64{key})
 	if err != nil || got[key] != want || want <= 0 {
 		t.Fatalf("recorded backup bytes %v (%v), want %d", got, err, want)
 	}
@@ -217,7 +217,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			}
 			n := len(e.sim.Requests())
 			ops := e.operationCount()
-			op, err := e.Stack.Backups.Backup(context.Background(), "whmcs", "svc-bp", backups.BackupRequest{})
+			op, err := e.Stack.Backups.Backup(t.Context(), "whmcs", "svc-bp", backups.BackupRequest{})
 			if op != nil || !isCode(err, i18n.CodeBackupLimitReached, http.StatusConflict) {
 				t.Fatalf("backup at the limit: %v %v", op, err)
 			}
@@ -227,7 +227,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			if e.operationCount() != ops {
 				t.Fatal("a backup at the limit wrote an operation")
 			}
-			op, err = e.Stack.Backups.DeleteBackup(context.Background(), "whmcs", "svc-bp", ids[0])
+			op, err = e.Stack.Backups.DeleteBackup(t.Context(), "whmcs", "svc-bp", ids[0])
 			if op != nil || !isCode(err, i18n.CodeBackupProtected, http.StatusConflict) {
 				t.Fatalf("delete of a protected backup: %v", err)
 			}
@@ -238,7 +238,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 			e.sim.SetVolumeProtected("local", "backup/"+foreign, false, "pvebill-service: other/svc-bp")
 			e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
 			for _, id := range []string{foreign, bare, "../../images/x", "local:backup/" + bare} {
-				_, err := e.Stack.Backups.DeleteBackup(context.Background(), "whmcs", "svc-bp", id)
+				_, err := e.Stack.Backups.DeleteBackup(t.Context(), "whmcs", "svc-bp", id)
 				if !isCode(err, i18n.CodeNotFound, http.StatusNotFound) {
 					t.Fatalf("delete %s: %v", id, err)
 				}
@@ -263,11 +263,11 @@ func isCode(err error, code i18n.Code, status int) bool {
 func TestBackupRefusedWithoutBackupStorage(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
 	e.create(ctReq("svc-nb"))
-	_, err := e.Stack.Backups.Backup(context.Background(), "whmcs", "svc-nb", backups.BackupRequest{})
+	_, err := e.Stack.Backups.Backup(t.Context(), "whmcs", "svc-nb", backups.BackupRequest{})
 	if !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
 		t.Fatalf("backup on a plan without backups: %v", err)
 	}
-	if _, err := e.Stack.Backups.Backups(context.Background(), "whmcs", "svc-nb"); !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
+	if _, err := e.Stack.Backups.Backups(t.Context(), "whmcs", "svc-nb"); !isCode(err, i18n.CodeCapabilityRefused, http.StatusConflict) {
 		t.Fatalf("list on a plan without backups: %v", err)
 	}
 }
@@ -311,7 +311,7 @@ func testTerminateBackups(t *testing.T, e *env, deleted bool) {
 	e.sim.SetVolumeProtected("local", foreign, false, "pvebill-service: someone-else")
 	e.sim.AddVolume("local", bare, 1<<20, "backup")
 	n := len(e.sim.Requests())
-	op, err := e.svc.Terminate(context.Background(), "whmcs", "svc-tb")
+	op, err := e.svc.Terminate(t.Context(), "whmcs", "svc-tb")
 	e.mustSucceed(op, err)
 	log := e.sim.Requests()[n:]
 	destroyAt := slices.IndexFunc(log, func(r pvesim.Request) bool {
@@ -377,7 +377,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 				e.sim.AddVolume("local", "backup/"+id, size, "backup")
 				e.sim.SetVolumeProtected("local", "backup/"+id, false, "pvebill-service: whmcs/svc-bd")
 			}
-			ctx := context.Background()
+			ctx := t.Context()
 			if got := e.backupIDs("svc-bd"); !slices.Equal(got, []string{older, newer}) {
 				t.Fatalf("listed %v", got)
 			}
@@ -439,7 +439,7 @@ func TestBackupDeleteOperation(t *testing.T) {
 
 func backupBytes(t *testing.T, e *env, svc int64) int64 {
 	t.Helper()
-	m, err := e.db.ServiceBackupBytes(context.Background(), []int64{svc})
+	m, err := e.db.ServiceBackupBytes(t.Context(), []int64{svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestBackupNoteAndKind(t *testing.T) {
 	req := ctReq("svc-nk")
 	req.Plan = "ct-bk"
 	e.create(req)
-	ctx := context.Background()
+	ctx := t.Context()
 	vmid := *e.service("svc-nk").VMID
 	old := fmt.Sprintf("vzdump-lxc-%d-2020_01_01-00_00_00.tar.zst", vmid)
 	e.sim.AddVolume("local", "backup/"+old, 1<<20, "backup")

@@ -1,7 +1,6 @@
 package provision_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -86,7 +85,7 @@ func TestPlacementCountsCommittedMemory(t *testing.T) {
 			e.sim.ResetLog()
 			req := ctReq("svc-cap-full")
 			req.Plan = "ct-big"
-			op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+			op, _, err := e.svc.Create(t.Context(), "whmcs", req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +181,7 @@ func TestPlacementBurstSharesOneRead(t *testing.T) {
 // is no candidate.
 func TestMaintenanceGauge(t *testing.T) {
 	e := newEnv(t, "sqlite", capacitySim(t), nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	if err := e.db.SetNodeMaintenance(ctx, models.NodeMaintenance{Cluster: "default", Node: "pve2"}); err != nil {
 		t.Fatal(err)
 	}

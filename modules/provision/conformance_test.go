@@ -1,7 +1,6 @@
 package provision_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -47,7 +46,7 @@ func TestCreateFaultAtEachStage(t *testing.T) {
 				f.Nth = 1
 				e.sim.InjectFault(f)
 				req := vmReq("svc-conf", k.plan)
-				op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+				op, _, err := e.svc.Create(t.Context(), "whmcs", req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +58,7 @@ func TestCreateFaultAtEachStage(t *testing.T) {
 				if s := e.service("svc-conf"); s.State != models.ServiceFailed {
 					t.Fatalf("service %s after a failed create", s.State)
 				}
-				retry, created, err := e.svc.Create(context.Background(), "whmcs", req)
+				retry, created, err := e.svc.Create(t.Context(), "whmcs", req)
 				if err != nil || !created {
 					t.Fatalf("retry: %v %v", created, err)
 				}

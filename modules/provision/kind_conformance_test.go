@@ -111,7 +111,7 @@ func conformancePlans(t *testing.T, e *env, c conformanceCase) {
 	for i, code := range []string{c.plan, c.other} {
 		s := specs[i]
 		s.Code, s.BackupStorage, s.BackupsMax = code, "local", new(2)
-		if _, _, err := e.plans.Put(context.Background(), code, s); err != nil {
+		if _, _, err := e.plans.Put(t.Context(), code, s); err != nil {
 			t.Fatalf("plan %s: %v", code, err)
 		}
 	}
@@ -143,7 +143,7 @@ func conformanceEndOf(t *testing.T, e *env, id string) conformanceEnd {
 		}
 	}
 	if svc.State != models.ServiceTerminated {
-		list, err := e.Stack.Backups.Backups(context.Background(), "whmcs", id)
+		list, err := e.Stack.Backups.Backups(t.Context(), "whmcs", id)
 		if err != nil {
 			t.Fatal(err)
 		}

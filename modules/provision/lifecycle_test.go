@@ -20,7 +20,7 @@ import (
 // at create are each skipped for the next one.
 func TestVMIDCollisions(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	// 100: leftover volume named for it.
 	e.sim.AddVolume("local-lvm", "vm-100-disk-0", 1<<30, "images")
 	// 101: held by another service in our database.
@@ -89,13 +89,13 @@ func testConcurrentIdenticalCreates(t *testing.T, dialect string) {
 	if n := len(e.requests("POST", "/lxc")); n != 1 {
 		t.Fatalf("%d Proxmox creates, want 1", n)
 	}
-	again, created, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-twenty"))
+	again, created, err := e.svc.Create(t.Context(), "whmcs", ctReq("svc-twenty"))
 	if err != nil || created || again.ID != ops[0].ID {
 		t.Fatalf("repeat: %v %v %v", again, created, err)
 	}
 	diff := ctReq("svc-twenty")
 	diff.Hostname = "other.example.com"
-	_, _, err = e.svc.Create(context.Background(), "whmcs", diff)
+	_, _, err = e.svc.Create(t.Context(), "whmcs", diff)
 	if p := problem(t, err); p.Code != i18n.CodeServiceExists || p.Status != 409 {
 		t.Fatalf("different body: %v", err)
 	}
@@ -164,12 +164,12 @@ func TestCreateRefusals(t *testing.T) {
 	for _, c := range cases {
 		req := ctReq("svc-refused")
 		c.mod(&req)
-		_, _, err := e.svc.Create(context.Background(), "whmcs", req)
+		_, _, err := e.svc.Create(t.Context(), "whmcs", req)
 		if p := problem(t, err); p.Code != c.code {
 			t.Errorf("%+v: %s, want %s", req, p.Code, c.code)
 		}
 	}
-	if _, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); !errors.Is(err, models.ErrNotFound) {
+	if _, err := e.db.GetService(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-refused"}); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a refused create wrote a service: %v", err)
 	}
 	if len(e.sim.Requests()) != 0 {
@@ -190,7 +190,7 @@ func TestTaskWarningsAndFailure(t *testing.T) {
 
 	e.sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/start", Nth: 1,
 		TaskFail: "startup for container '101' failed"})
-	op, _, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-fail"))
+	op, _, err := e.svc.Create(t.Context(), "whmcs", ctReq("svc-fail"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestTaskWarningsAndFailure(t *testing.T) {
 		t.Fatalf("service state %s", s.State)
 	}
 	// A retry with the same body adopts the guest the failed attempt made.
-	retry, created, err := e.svc.Create(context.Background(), "whmcs", ctReq("svc-fail"))
+	retry, created, err := e.svc.Create(t.Context(), "whmcs", ctReq("svc-fail"))
 	if err != nil || !created {
 		t.Fatalf("retry: %v %v", created, err)
 	}
@@ -236,7 +236,7 @@ func TestTerminateRefusesGuestNotOurs(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "description", "hand-edited by an operator"); err != nil {
 		t.Fatal(err)
 	}
-	op, err := e.svc.Terminate(context.Background(), "whmcs", "svc-mine")
+	op, err := e.svc.Terminate(t.Context(), "whmcs", "svc-mine")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestTerminate(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "protection", "1"); err != nil {
 		t.Fatal(err)
 	}
-	op, _ := e.svc.Terminate(context.Background(), "whmcs", "svc-term")
+	op, _ := e.svc.Terminate(t.Context(), "whmcs", "svc-term")
 	if got := e.wait(op); deref(got.ErrorCode) != string(i18n.CodeBlocked) {
 		t.Fatalf("protected: %s %s", got.State, deref(got.ErrorCode))
 	}
@@ -273,7 +273,7 @@ func TestTerminate(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "lock", "backup"); err != nil {
 		t.Fatal(err)
 	}
-	op, _ = e.svc.Terminate(context.Background(), "whmcs", "svc-term")
+	op, _ = e.svc.Terminate(t.Context(), "whmcs", "svc-term")
 	if got := e.wait(op); deref(got.ErrorCode) != string(i18n.CodeBlocked) {
 		t.Fatalf("locked: %s %s", got.State, deref(got.ErrorCode))
 	}
@@ -283,7 +283,7 @@ func TestTerminate(t *testing.T) {
 	if err := e.sim.SetConfig(vmid, "lock", ""); err != nil {
 		t.Fatal(err)
 	}
-	e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "svc-term"))
+	e.mustSucceed(e.svc.Terminate(t.Context(), "whmcs", "svc-term"))
 	dels := e.requests("DELETE", "/lxc/"+strconv.Itoa(vmid))
 	if len(dels) != 1 || dels[0].Form.Get("purge") != "1" || dels[0].Form.Get("destroy-unreferenced-disks") != "1" {
 		t.Fatalf("destroy %+v", dels)
@@ -295,7 +295,7 @@ func TestTerminate(t *testing.T) {
 		t.Fatalf("state %s", s.State)
 	}
 	n := len(e.sim.Requests())
-	again := e.mustSucceed(e.svc.Terminate(context.Background(), "whmcs", "svc-term"))
+	again := e.mustSucceed(e.svc.Terminate(t.Context(), "whmcs", "svc-term"))
 	if resultOf(t, again)["noop"] != true || len(e.sim.Requests()) != n {
 		t.Fatalf("second terminate was not a no-op: %v", resultOf(t, again))
 	}
@@ -306,7 +306,7 @@ func TestTerminate(t *testing.T) {
 // online and grows the disk, refusing a shrink.
 func TestContainerSuspendChangePlan(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.create(ctReq("svc-sus"))
 	vmid := *e.service("svc-sus").VMID
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-sus", provision.SuspendRequest{Reason: "unpaid"}))
@@ -362,7 +362,7 @@ func TestContainerSuspendChangePlan(t *testing.T) {
 // restarts a suspended guest nor keeps an unsuspended one down.
 func TestSuspendHAManaged(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.create(ctReq("svc-ha"))
 	vmid := *e.service("svc-ha").VMID
 	if err := e.sim.SetHAManaged(vmid, "started"); err != nil {

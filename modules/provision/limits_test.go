@@ -32,7 +32,7 @@ func (e *env) waitLatest(serviceID, action string) *models.Operation {
 // by reason and guest type; the bandwidth follows counter resets.
 func TestBandwidthLimit(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	spec := stacktest.Plans()[0]
 	spec.Code, spec.BandwidthGiB = "ct-bw", new(int64(1))
 	if _, _, err := e.plans.Put(ctx, spec.Code, spec); err != nil {
@@ -90,7 +90,7 @@ func TestBandwidthLimit(t *testing.T) {
 // R16: a suspended guest found running is stopped again and counted as drift.
 func TestDriftRepair(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.create(ctReq("svc-drift"))
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-drift", provision.SuspendRequest{}))
 	svc := e.service("svc-drift")

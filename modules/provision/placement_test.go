@@ -22,7 +22,7 @@ import (
 func TestPlacement(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret, Nodes: []string{"pve1", "pve2", "pve3"}})
 	e := newEnv(t, "sqlite", sim, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	// Unrestricted: the node the guest leaves least full right now.
 	rows, err := e.client.Cluster().Resources(ctx, "")

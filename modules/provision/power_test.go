@@ -102,7 +102,7 @@ func testPowerActions(t *testing.T, e *env, vmid int, path string) {
 	// A reboot of a stopped guest is refused at once: no operation, one read (the cluster's
 	// guest listing) and nothing sent.
 	n, ops := len(e.sim.Requests()), e.operationCount()
-	if op, err := e.Stack.Power.Reboot(context.Background(), "whmcs", "svc-pw"); op != nil || !isCode(err, i18n.CodeGuestNotRunning, http.StatusConflict) {
+	if op, err := e.Stack.Power.Reboot(t.Context(), "whmcs", "svc-pw"); op != nil || !isCode(err, i18n.CodeGuestNotRunning, http.StatusConflict) {
 		t.Fatalf("reboot of a stopped guest: %v %v", op, err)
 	}
 	if got := e.sim.Requests()[n:]; len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/cluster/resources" || e.operationCount() != ops {
@@ -156,7 +156,7 @@ func TestShutdownTimeoutNeverStops(t *testing.T) {
 // by hand.
 func TestPowerRefusedWhileSuspended(t *testing.T) {
 	e := newEnv(t, "sqlite", nil, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.create(ctReq("svc-ps"))
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-ps", provision.SuspendRequest{Reason: "unpaid"}))
 	n := len(e.sim.Requests())

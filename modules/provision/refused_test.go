@@ -74,7 +74,7 @@ func TestAgentRefusalFailsTheOperation(t *testing.T) {
 		Clusters:  []kinds.Cluster{{Name: "default", Client: client, MemoryOvercommit: testOvercommit}},
 		Executor:  stacktest.Executor("test"),
 		Placement: placement.Options{SharedReadTTL: sharedReadTTL}})
-	if _, err := st.Plans.Import(context.Background(), stacktest.Plans(), plans.SourceFile); err != nil {
+	if _, err := st.Plans.Import(t.Context(), stacktest.Plans(), plans.SourceFile); err != nil {
 		t.Fatal(err)
 	}
 	sim.ResetLog()
@@ -85,12 +85,12 @@ func TestAgentRefusalFailsTheOperation(t *testing.T) {
 		st.Exec.Stop(ctx)
 	})
 
-	op, _, err := st.Provisioner.Create(context.Background(), "whmcs", ctReq("refused-1"))
+	op, _, err := st.Provisioner.Create(t.Context(), "whmcs", ctReq("refused-1"))
 	if err != nil {
 		t.Fatalf("the create was not accepted: %v", err)
 	}
 	st.Exec.Kick()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	got, err := executor.WaitTerminal(ctx, db, st.Exec.Broker(), op.ID, 20*time.Millisecond)
 	if err != nil {

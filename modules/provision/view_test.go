@@ -1,7 +1,6 @@
 package provision_test
 
 import (
-	"context"
 	"testing"
 
 	"pvebill/modules/ippool"
@@ -14,7 +13,7 @@ import (
 func TestServiceView(t *testing.T) {
 	// The real address pools: the view reads a service's addresses with the service row.
 	e := newEnvWithPlanPool(t, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := ippool.NewService(e.db).Import(ctx, []ippool.Spec{{Name: "pool-a", Cluster: "default", Bridge: "vmbr0",
 		CIDR: "203.0.113.0/24", Gateway: "203.0.113.1", First: "203.0.113.10", Last: "203.0.113.20"}}, ippool.SourceAPI); err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func TestVMCreate(t *testing.T) {
 func TestVMPauseSuspend(t *testing.T) {
 	addrs := &staticAddresses{}
 	e := newEnvWithPlanPool(t, addrs)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.create(vmReq("svc-vmp", "vm-pause"))
 	vmid := *e.service("svc-vmp").VMID
 	e.mustSucceed(e.svc.Suspend(ctx, "whmcs", "svc-vmp", provision.SuspendRequest{}))

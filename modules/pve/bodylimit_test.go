@@ -1,7 +1,6 @@
 package pve
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -69,7 +68,7 @@ func TestBodyOverLimit(t *testing.T) {
 			var read atomic.Int64
 			c.http.Transport = countingTransport{base: c.http.Transport, n: &read}
 			var out []map[string]any
-			err := c.DoRequest(context.Background(), http.MethodGet, tc.path, nil, &out)
+			err := c.DoRequest(t.Context(), http.MethodGet, tc.path, nil, &out)
 			var apiErr *APIError
 			if !errors.Is(err, ErrTooLarge) || !errors.As(err, &apiErr) || apiErr.Attempts != 1 {
 				t.Fatalf("err %v, want ErrTooLarge after one attempt", err)
@@ -91,7 +90,7 @@ func TestBodyAtLimit(t *testing.T) {
 	defer srv.Close()
 	c := newTestClient(t, testConfig(srv.URL), nil)
 	var out string
-	if err := c.DoRequest(context.Background(), http.MethodGet, "/nodes/pve1/status", nil, &out); err != nil {
+	if err := c.DoRequest(t.Context(), http.MethodGet, "/nodes/pve1/status", nil, &out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != smallBodyBytes-len(`{"data":""}`) {

@@ -176,7 +176,7 @@ func TestErrorKinds(t *testing.T) {
 			cfg := testConfig(srv.URL)
 			cfg.MaxRetries = -1
 			c := newTestClient(t, cfg, nil)
-			err := c.DoRequest(context.Background(), tc.method, routeFor(tc.method), nil, nil)
+			err := c.DoRequest(t.Context(), tc.method, routeFor(tc.method), nil, nil)
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) {
 				t.Fatalf("error %v (%T) is not an *APIError", err, err)
@@ -224,7 +224,7 @@ func TestRequestShape(t *testing.T) {
 
 	params := url.Values{"timeout": {"30"}, "forceStop": {"1"}}
 	var upid string
-	if err := c.DoRequest(context.Background(), http.MethodPost, "/nodes/pve1/lxc/5001/status/shutdown", params, &upid); err != nil {
+	if err := c.DoRequest(t.Context(), http.MethodPost, "/nodes/pve1/lxc/5001/status/shutdown", params, &upid); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(upid, "UPID:pve1:") {
@@ -252,7 +252,7 @@ func TestRequestShape(t *testing.T) {
 
 	// GET and DELETE carry their parameters in the query.
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
-		if err := c.DoRequest(context.Background(), m, routeFor(m), url.Values{"purge": {"1"}}, nil); err != nil {
+		if err := c.DoRequest(t.Context(), m, routeFor(m), url.Values{"purge": {"1"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if rp.last.Method != m || rp.last.URL.Query().Get("purge") != "1" || rp.last.Header.Get("Content-Type") != "" {
@@ -263,10 +263,10 @@ func TestRequestShape(t *testing.T) {
 
 func TestRequestRejectsBadInput(t *testing.T) {
 	c := newTestClient(t, testConfig("http://127.0.0.1:1"), nil)
-	if err := c.DoRequest(context.Background(), "PATCH", "/x", nil, nil); err == nil {
+	if err := c.DoRequest(t.Context(), "PATCH", "/x", nil, nil); err == nil {
 		t.Error("PATCH accepted")
 	}
-	if err := c.DoRequest(context.Background(), "GET", "x", nil, nil); err == nil {
+	if err := c.DoRequest(t.Context(), "GET", "x", nil, nil); err == nil {
 		t.Error("relative path accepted")
 	}
 }
@@ -277,11 +277,11 @@ func TestDecodeFailureIsUnexpected(t *testing.T) {
 	defer srv.Close()
 	c := newTestClient(t, testConfig(srv.URL), nil)
 	var out struct{ VMID Int }
-	err := c.DoRequest(context.Background(), "GET", "/cluster/nextid", nil, &out)
+	err := c.DoRequest(t.Context(), "GET", "/cluster/nextid", nil, &out)
 	if !errors.Is(err, ErrUnexpected) {
 		t.Errorf("non-JSON body: %v", err)
 	}
-	err = c.DoRequest(context.Background(), "GET", "/cluster/nextid", nil, &out)
+	err = c.DoRequest(t.Context(), "GET", "/cluster/nextid", nil, &out)
 	if !errors.Is(err, ErrUnexpected) {
 		t.Errorf("undecodable data: %v", err)
 	}
@@ -297,7 +297,7 @@ func TestDecodeFailureIsUnexpected(t *testing.T) {
 	ok := httptest.NewServer(&replay{status: []int{200}, body: []string{`{"data":"OK"}`}})
 	defer ok.Close()
 	c = newTestClient(t, testConfig(ok.URL), nil)
-	_, err = c.startTask(context.Background(), http.MethodPost, "/nodes/pve1/vzdump", nil)
+	_, err = c.startTask(t.Context(), http.MethodPost, "/nodes/pve1/vzdump", nil)
 	if !errors.Is(err, ErrUnexpected) || !errors.Is(err, ErrMaybeApplied) {
 		t.Errorf("non-UPID answer: %v", err)
 	}
@@ -332,7 +332,7 @@ func TestRetryCounts(t *testing.T) {
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
 			c := newTestClient(t, testConfig(srv.URL), nil)
-			err := c.DoRequest(context.Background(), tc.method, routeFor(tc.method), nil, nil)
+			err := c.DoRequest(t.Context(), tc.method, routeFor(tc.method), nil, nil)
 			if got := rp.count(); got != tc.calls {
 				t.Errorf("%d requests, want %d", got, tc.calls)
 			}
@@ -385,7 +385,7 @@ func TestNetworkFailures(t *testing.T) {
 	t.Run("dropped POST may have been applied and is not retried", func(t *testing.T) {
 		u, n := dropServer(t)
 		c := newTestClient(t, testConfig(u), nil)
-		err := c.DoRequest(context.Background(), http.MethodPost, "/nodes/pve1/lxc", url.Values{"vmid": {"5001"}}, nil)
+		err := c.DoRequest(t.Context(), http.MethodPost, "/nodes/pve1/lxc", url.Values{"vmid": {"5001"}}, nil)
 		if !errors.Is(err, ErrTransient) || !errors.Is(err, ErrMaybeApplied) {
 			t.Errorf("error %v: want transient and maybe-applied", err)
 		}
@@ -396,7 +396,7 @@ func TestNetworkFailures(t *testing.T) {
 	t.Run("dropped GET is retried", func(t *testing.T) {
 		u, n := dropServer(t)
 		c := newTestClient(t, testConfig(u), nil)
-		err := c.DoRequest(context.Background(), http.MethodGet, "/cluster/resources", nil, nil)
+		err := c.DoRequest(t.Context(), http.MethodGet, "/cluster/resources", nil, nil)
 		if !errors.Is(err, ErrTransient) || errors.Is(err, ErrMaybeApplied) {
 			t.Errorf("error %v: want transient only", err)
 		}
@@ -412,7 +412,7 @@ func TestNetworkFailures(t *testing.T) {
 		addr := ln.Addr().String()
 		_ = ln.Close()
 		c := newTestClient(t, testConfig("http://"+addr), nil)
-		err = c.DoRequest(context.Background(), http.MethodPost, "/nodes/pve1/lxc", nil, nil)
+		err = c.DoRequest(t.Context(), http.MethodPost, "/nodes/pve1/lxc", nil, nil)
 		var apiErr *APIError
 		if !errors.As(err, &apiErr) || !errors.Is(err, ErrTransient) || errors.Is(err, ErrMaybeApplied) {
 			t.Fatalf("error %v: want transient, not maybe-applied", err)
@@ -459,7 +459,7 @@ func TestRetryWaitHonoursContext(t *testing.T) {
 	cfg := testConfig(srv.URL)
 	cfg.RetryBaseDelay, cfg.RetryMaxDelay = time.Hour, time.Hour
 	c := newTestClient(t, cfg, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	err := c.DoRequest(ctx, http.MethodGet, "/cluster/resources", nil, nil)
@@ -490,7 +490,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 	cfg := testConfig(srv.URL)
 	cfg.Timeout = 50 * time.Millisecond
 	c := newTestClient(t, cfg, nil)
-	if err := c.DoRequest(context.Background(), http.MethodGet, "/nodes", nil, nil); err != nil {
+	if err := c.DoRequest(t.Context(), http.MethodGet, "/nodes", nil, nil); err != nil {
 		t.Fatalf("GET after one timed-out attempt: %v", err)
 	}
 	if calls.Load() != 2 {
@@ -535,7 +535,7 @@ func TestTLS(t *testing.T) {
 			cfg.Fingerprint, cfg.InsecureSkipVerify = tc.pin, tc.insecure
 			c := newTestClient(t, cfg, nil)
 			var id Int
-			err := c.DoRequest(context.Background(), http.MethodGet, "/cluster/nextid", nil, &id)
+			err := c.DoRequest(t.Context(), http.MethodGet, "/cluster/nextid", nil, &id)
 			if tc.ok {
 				if err != nil || id != 100 {
 					t.Fatalf("got %d, %v", id, err)

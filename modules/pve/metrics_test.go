@@ -1,7 +1,6 @@
 package pve
 
 import (
-	"context"
 	"net"
 	"regexp"
 	"strings"
@@ -37,7 +36,7 @@ func TestMetrics(t *testing.T) {
 	cfg := testConfig("http://" + addr)
 	cfg.MaxRetries = -1
 	down := newTestClient(t, cfg, m)
-	if _, err := down.Node("pve2").QEMU(300).Status(context.Background()); !isKind(err, ErrTransient) {
+	if _, err := down.Node("pve2").QEMU(300).Status(t.Context()); !isKind(err, ErrTransient) {
 		t.Fatalf("refused connection: %v", err)
 	}
 

@@ -1,7 +1,6 @@
 package pve
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -14,7 +13,7 @@ func TestClientKeepsToItsRouteTable(t *testing.T) {
 	sim, c := newSim(t)
 	for _, call := range [][2]string{{http.MethodPost, "/nodes/pve1/execute"}, {http.MethodGet, "/access/users"},
 		{http.MethodGet, "/nodes/pve1/lxc/5001/../../../access/users"}, {http.MethodPost, "/nodes/pve1/lxc/5001/config"}} {
-		err := c.DoRequest(context.Background(), call[0], call[1], nil, nil)
+		err := c.DoRequest(t.Context(), call[0], call[1], nil, nil)
 		if !errors.Is(err, ErrNotAllowed) {
 			t.Errorf("%s %s: %v, want ErrNotAllowed", call[0], call[1], err)
 		}

@@ -37,7 +37,7 @@ func TestOpenConsoleVNC(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	m := qemu.New()
 	if _, err := m.OpenConsole(ctx, kinds.Guest{Client: client, Node: "pve1", VMID: 300, ClientID: "whmcs", ServiceID: "svc-1"}); !errors.Is(err, kinds.ErrNotOurs) {

@@ -24,13 +24,13 @@ func TestConfirmationsMismatch(t *testing.T) {
 		"added":   append(append([]reinstall.Confirmation{}, cs...), reinstall.Confirmation{Key: "mp1", Volume: "/srv/x"}),
 		"volume":  {cs[0], {Key: "mp0", Volume: "/srv/other"}},
 	} {
-		_, _, err := e.svc.Apply(context.Background(), client, "svc-conf", reinstall.ApplyRequest{IntentID: in.ID,
+		_, _, err := e.svc.Apply(t.Context(), client, "svc-conf", reinstall.ApplyRequest{IntentID: in.ID,
 			Confirmations: bad, RootPassword: testPassword})
 		if problemCode(err) != i18n.CodeConfirmationsMismatch {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if n, _ := e.db.CountActiveOperations(context.Background(), models.ServiceKey{ClientID: client, ServiceID: "svc-conf"}, "", reinstall.ActionApply); n != 0 {
+	if n, _ := e.db.CountActiveOperations(t.Context(), models.ServiceKey{ClientID: client, ServiceID: "svc-conf"}, "", reinstall.ActionApply); n != 0 {
 		t.Fatalf("%d apply operations written", n)
 	}
 	if got := e.intent("svc-conf"); got.State != models.IntentPreviewReady {
@@ -142,7 +142,7 @@ func TestBlockersAtPreview(t *testing.T) {
 			bc.set(e)
 			if bc.code == reinstall.ReinstallInProgress {
 				// Refused before a preview is queued behind the running reinstall.
-				_, _, err := e.svc.Preview(context.Background(), client, "svc-block", reinstall.PreviewRequest{})
+				_, _, err := e.svc.Preview(t.Context(), client, "svc-block", reinstall.PreviewRequest{})
 				if problemCode(err) != i18n.CodeReinstallInProgress {
 					t.Fatalf("preview: %v", err)
 				}

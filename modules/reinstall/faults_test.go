@@ -1,7 +1,6 @@
 package reinstall_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -95,11 +94,11 @@ func TestFaultAtEveryStage(t *testing.T) {
 				t.Fatalf("reconciliation %+v existed %v, want %v", r, deref2(r.GuestExisted), deref2(c.existed))
 			}
 			// The lock stays closed: no reinstall may start.
-			if _, _, err := e.svc.Preview(context.Background(), client, "svc-fault", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
+			if _, _, err := e.svc.Preview(t.Context(), client, "svc-fault", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
 				t.Fatalf("preview while awaiting reconciliation: %v", err)
 			}
 			// An operator resolves it; the audit log records it and the lock opens.
-			if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated", Note: "checked by hand"}); err != nil {
+			if _, err := e.svc.Reconcile(t.Context(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated", Note: "checked by hand"}); err != nil {
 				t.Fatal(err)
 			}
 			s = e.service("svc-fault")
@@ -109,7 +108,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 			if got := e.intent("svc-fault"); got.State != models.IntentResolved {
 				t.Fatalf("intent after reconcile %s", got.State)
 			}
-			evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: client, ServiceID: "svc-fault"})
+			evs, err := e.db.ListAudit(t.Context(), models.ServiceKey{ClientID: client, ServiceID: "svc-fault"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +116,7 @@ func TestFaultAtEveryStage(t *testing.T) {
 			if last.Event != "reconciled" || last.Actor != "ops" || last.OperationID != op.ID || deref(last.Detail) != `{"note":"checked by hand","resolution":"recreated"}` {
 				t.Fatalf("audit %+v %s", last, deref(last.Detail))
 			}
-			if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated"}); problemCode(err) != i18n.CodeNothingToReconcile {
+			if _, err := e.svc.Reconcile(t.Context(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-fault"}, reinstall.ReconcileRequest{Resolution: "recreated"}); problemCode(err) != i18n.CodeNothingToReconcile {
 				t.Fatalf("second reconcile: %v", err)
 			}
 		})
@@ -160,7 +159,7 @@ func TestGuestExistedUnknown(t *testing.T) {
 		t.Fatal("guest still there")
 	}
 	// Abandoned: the service fails (billing terminates or re-creates).
-	if _, err := e.svc.Reconcile(context.Background(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-null"}, reinstall.ReconcileRequest{Resolution: "abandoned"}); err != nil {
+	if _, err := e.svc.Reconcile(t.Context(), "ops", models.ServiceKey{ClientID: client, ServiceID: "svc-null"}, reinstall.ReconcileRequest{Resolution: "abandoned"}); err != nil {
 		t.Fatal(err)
 	}
 	if s := e.service("svc-null"); s.State != models.ServiceFailed || s.LockOperationID != nil {
@@ -223,7 +222,7 @@ func TestCrashAfterDestroyBeganUnknowable(t *testing.T) {
 			if s.State != models.ServiceNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID {
 				t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
 			}
-			if _, _, err := e.svc.Preview(context.Background(), client, "svc-crash", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
+			if _, _, err := e.svc.Preview(t.Context(), client, "svc-crash", reinstall.PreviewRequest{}); problemCode(err) != i18n.CodeServiceLocked {
 				t.Fatalf("preview: %v", err)
 			}
 		})
@@ -233,7 +232,7 @@ func TestCrashAfterDestroyBeganUnknowable(t *testing.T) {
 // assertResumedAudit finds the audit entry that says why the operation resumed.
 func assertResumedAudit(t *testing.T, e *env, id, opID, cause, stage string) {
 	t.Helper()
-	evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: client, ServiceID: id})
+	evs, err := e.db.ListAudit(t.Context(), models.ServiceKey{ClientID: client, ServiceID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

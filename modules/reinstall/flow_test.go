@@ -1,7 +1,6 @@
 package reinstall_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -208,7 +207,7 @@ func assertNoSecret(t *testing.T, e *env, secret string) {
 func TestGuestNotOurs(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	e.seed("svc-stamp", 5001, "ct-8", true, map[string]string{"description": "hand-made"})
-	in, op, err := e.svc.Preview(context.Background(), client, "svc-stamp", reinstall.PreviewRequest{})
+	in, op, err := e.svc.Preview(t.Context(), client, "svc-stamp", reinstall.PreviewRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +215,7 @@ func TestGuestNotOurs(t *testing.T) {
 	if done.State != models.OpFailed || deref(done.ErrorCode) != "guest_not_ours" {
 		t.Fatalf("preview %s %s", done.State, deref(done.ErrorCode))
 	}
-	got, err := e.svc.Get(context.Background(), client, "svc-stamp", in.ID)
+	got, err := e.svc.Get(t.Context(), client, "svc-stamp", in.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +242,7 @@ func TestConcurrentApplies(t *testing.T) {
 	e.seed("svc-race", 5001, "ct-8", true, nil)
 	in := e.preview("svc-race")
 	e.hold("svc-race")
-	if _, _, err := e.svc.Apply(context.Background(), "other", "svc-race", reinstall.ApplyRequest{IntentID: in.ID,
+	if _, _, err := e.svc.Apply(t.Context(), "other", "svc-race", reinstall.ApplyRequest{IntentID: in.ID,
 		Confirmations: e.view(in).Confirmations, RootPassword: testPassword}); problemCode(err) != "not_found" {
 		t.Fatalf("other client: %v", err)
 	}
@@ -281,7 +280,7 @@ func TestConcurrentApplies(t *testing.T) {
 func TestReinstallAnotherOS(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	e.seed("svc-os", 5001, "ct-8", false, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, _, err := e.svc.Preview(ctx, client, "svc-os", reinstall.PreviewRequest{OS: "plan9"}); problemCode(err) != "os_not_offered" {
 		t.Fatalf("unknown os: %v", err)
 	}

@@ -110,7 +110,7 @@ func TestRestoreReplacesWithThePlansResources(t *testing.T) {
 				}
 			}
 			// A reinstall's latest intent is not the restore's.
-			if _, err := e.svc.Get(context.Background(), client, "svc-r", in.ID); problemCode(err) != i18n.CodeNotFound {
+			if _, err := e.svc.Get(t.Context(), client, "svc-r", in.ID); problemCode(err) != i18n.CodeNotFound {
 				t.Fatalf("restore intent through the reinstall route: %v", err)
 			}
 			op, err := e.applyRestore("svc-r", in)
@@ -139,7 +139,7 @@ func TestRestoreReplacesWithThePlansResources(t *testing.T) {
 				t.Fatalf("%d separate destroys", n)
 			}
 			checkFirewallAfter(t, e, "/nodes/pve1/lxc")
-			ctx := context.Background()
+			ctx := t.Context()
 			cfg, err := e.client.Node("pve1").LXC(5001).Config(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -204,7 +204,7 @@ func TestRestoreRefusesForeignBackups(t *testing.T) {
 	e.sim.AddVolume("local", "backup/"+foreign, 1<<20, "backup")
 	e.sim.SetVolumeProtected("local", "backup/"+foreign, false, kinds.StampDescription(kinds.Guest{ClientID: client, ServiceID: "svc-other"}))
 	e.sim.AddVolume("local", "backup/"+bare, 1<<20, "backup")
-	ctx := context.Background()
+	ctx := t.Context()
 	var err error
 	for _, id := range []string{foreign, bare, "local:backup/" + bare, "../" + bare} {
 		_, _, err = e.svc.RestorePreview(ctx, client, "svc-r", reinstall.RestorePreviewRequest{BackupID: id})
@@ -238,7 +238,7 @@ func TestRestoreBackupReverifiedAtApply(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	backupID := e.backedUp("svc-r", 5001)
 	in := e.restorePreview("svc-r", backupID)
-	del, err := e.Stack.Backups.DeleteBackup(context.Background(), client, "svc-r", backupID)
+	del, err := e.Stack.Backups.DeleteBackup(t.Context(), client, "svc-r", backupID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestRestoreFaultBetweenDestroyAndUnpack(t *testing.T) {
 			if s.State != models.ServiceNeedsReconciliation || s.LockOperationID == nil || *s.LockOperationID != op.ID {
 				t.Fatalf("service %s lock %v", s.State, s.LockOperationID)
 			}
-			if _, _, err := e.svc.RestorePreview(context.Background(), client, "svc-r",
+			if _, _, err := e.svc.RestorePreview(t.Context(), client, "svc-r",
 				reinstall.RestorePreviewRequest{BackupID: backupID}); problemCode(err) != i18n.CodeServiceLocked {
 				t.Fatalf("restore while awaiting reconciliation: %v", err)
 			}
@@ -367,7 +367,7 @@ func TestRestoreConcurrentAppliesAndStale(t *testing.T) {
 		t.Fatalf("restore after a newer reinstall preview: %v", err)
 	}
 	fresh := e2.restorePreview("svc-s", backupID)
-	if _, err := e2.client.Node("pve1").LXC(5003).Snapshots().Create(context.Background(),
+	if _, err := e2.client.Node("pve1").LXC(5003).Snapshots().Create(t.Context(),
 		pve.SnapshotCreateRequest{SnapName: "before-upgrade"}); err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestVMRestore(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect)
-			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
+			if _, err := e.plans.Import(t.Context(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
 				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10),
 				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: new(3),
 				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
@@ -400,7 +400,7 @@ func TestVMRestore(t *testing.T) {
 			}
 			e.seedVM("svc-vm", 6001, true, map[string]string{"cores": "4", "memory": "8192"})
 			dbtest.Exec(t, e.db, "UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm")
-			ctx := context.Background()
+			ctx := t.Context()
 			off := false
 			if err := e.client.Node("pve1").QEMU(6001).Firewall().SetOptions(ctx, pve.GuestFirewallOptionsUpdate{Enable: &off}); err != nil {
 				t.Fatal(err)
@@ -486,7 +486,7 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect)
-			if _, err := e.plans.Import(context.Background(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
+			if _, err := e.plans.Import(t.Context(), []plans.Spec{{Code: "vm-b", Name: "vm-b",
 				GuestTypes: []plans.GuestType{plans.VM}, Cluster: "default", Cores: new(2), MemoryMiB: new(2048), DiskGiB: new(10),
 				Storage: "local-lvm", Bridge: "vmbr0", BackupStorage: "local", BackupsMax: new(3),
 				OS: plans.OSCatalog{VM: map[string]plans.VMTemplate{"debian-12": {VMID: 9000}}}}}, plans.SourceFile); err != nil {
@@ -494,7 +494,7 @@ func TestVMRestorePreviewReadsTheArchive(t *testing.T) {
 			}
 			e.seedVM("svc-vm", 6001, false, nil)
 			dbtest.Exec(t, e.db, "UPDATE services SET plan = ? WHERE service_id = ?", "vm-b", "svc-vm")
-			ctx := context.Background()
+			ctx := t.Context()
 			op, err := e.Stack.Backups.Backup(ctx, client, "svc-vm", backups.BackupRequest{})
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package usage_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ func seedService(t *testing.T, db *models.DB, id, client, plan string, vmid int,
 	t.Helper()
 	s := &models.Service{ServiceID: id, ClientID: client, Plan: plan, GuestType: "container", Cluster: "c1",
 		Node: "pve1", VMID: &vmid, State: models.ServiceActive}
-	if err := db.InsertService(context.Background(), s); err != nil {
+	if err := db.InsertService(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.SetServiceCreated(t, db, id, created)
@@ -42,7 +41,7 @@ func seedServices(t *testing.T, db *models.DB, ids ...string) {
 
 func bucketsOf(t *testing.T, db *models.DB, id string) []models.UsageBucket {
 	t.Helper()
-	rows, err := db.UsageBuckets(context.Background(), []string{id}, 0, 1<<40)
+	rows, err := db.UsageBuckets(t.Context(), []string{id}, 0, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +54,7 @@ func bucketsOf(t *testing.T, db *models.DB, id string) []models.UsageBucket {
 func TestFoldKnownSequences(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		seedServices(t, db, "svc-a")
-		ctx := context.Background()
+		ctx := t.Context()
 		f := usage.NewFolder(db)
 		// Bucket 1: five samples a minute apart.
 		swaps := []int64{100, 300, 200, 600, 300} // avg 300, max 600
@@ -113,7 +112,7 @@ func TestFoldUnknownStaysUnknown(t *testing.T) {
 		s := sample("svc-b", t0.Add(time.Minute), 0, 100, 0.1, 10, 5000, 5000, 50)
 		s.Swap, s.SwapLimit = nil, nil
 		f.Add(s)
-		if _, err := f.Flush(context.Background()); err != nil {
+		if _, err := f.Flush(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		b := bucketsOf(t, db, "svc-b")[0]
@@ -132,7 +131,7 @@ func TestFoldUnknownStaysUnknown(t *testing.T) {
 func TestFoldIdempotentAndResume(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		seedServices(t, db, "svc-c")
-		ctx := context.Background()
+		ctx := t.Context()
 		f := usage.NewFolder(db)
 		for i := 0; i < 3; i++ {
 			f.Add(sample("svc-c", t0.Add(time.Duration(i)*time.Minute), 100*int64(i+1), 1000, 0.2, 50, 1000*int64(i+1), 0, 100+60*int64(i)))
@@ -190,7 +189,7 @@ func TestUpsertBatchesAcrossStatements(t *testing.T) {
 		for i := range 26 {
 			seedServices(t, db, "svc-"+string(rune('a'+i)))
 		}
-		ctx := context.Background()
+		ctx := t.Context()
 		var rows []models.UsageBucket
 		for i := 0; i < models.UsageUpsertBatch+37; i++ {
 			rows = append(rows, models.UsageBucket{ClientID: "whmcs", ServiceID: "svc-" + string(rune('a'+i%26)), BucketStart: t0.Unix() + int64(i/26)*300,
@@ -242,7 +241,7 @@ func TestFoldRetain(t *testing.T) {
 	if _, ok := f.SwapWindow(models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-keep"}); !ok {
 		t.Fatal("state of a kept service dropped")
 	}
-	if n, err := f.Flush(context.Background()); err != nil || n != 2 {
+	if n, err := f.Flush(t.Context()); err != nil || n != 2 {
 		t.Fatalf("flush = %d, %v; want both buckets written", n, err)
 	}
 }

@@ -28,7 +28,7 @@ func (m planMap) Get(_ context.Context, code string) (plans.Plan, error) {
 // R34: the usage report's figures come from the buckets, with null where a value is not known.
 func TestReportFromKnownBuckets(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		seedService(t, db, "svc-1", "whmcs", "ct-2g", 5001, t0.Add(-24*time.Hour))
 		seedService(t, db, "svc-2", "whmcs", "gone-plan", 5002, t0.Add(-24*time.Hour))
 		seedService(t, db, "svc-3", "whmcs", "ct-2g", 5003, t0.Add(-24*time.Hour))

@@ -1,7 +1,6 @@
 package usage_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -51,7 +50,7 @@ func randomBuckets(t *testing.T, db *models.DB, rng *rand.Rand, services int, fr
 			rows = append(rows, b)
 		}
 	}
-	if err := db.UpsertUsageBuckets(context.Background(), rows); err != nil {
+	if err := db.UpsertUsageBuckets(t.Context(), rows); err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -60,7 +59,7 @@ func randomBuckets(t *testing.T, db *models.DB, rng *rand.Rand, services int, fr
 // tierRows reads every row of a tier.
 func tierRows(t *testing.T, db *models.DB, tier models.Tier) []models.UsageTierRow {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	keys, err := db.UsageServiceKeyPage(ctx, 0, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +155,7 @@ func checkTier(t *testing.T, db *models.DB, tier models.Tier, closedUntil int64)
 // R45: roll-ups are idempotent and crash-safe, and their sums, counts and maxima add up.
 func TestRollupIdempotentAndCrashSafe(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(7, 45))
 		start := time.Date(2026, 3, 1, 7, 35, 0, 0, time.UTC)
 		end := time.Date(2026, 3, 4, 13, 20, 0, 0, time.UTC)

@@ -1,7 +1,6 @@
 package usage_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -18,7 +17,7 @@ import (
 // R45: a report over any period equals what the 5-minute buckets would give.
 func TestReportFromTiersEqualsFiveMinuteBuckets(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(45, 1))
 		start := time.Date(2026, 2, 26, 21, 40, 0, 0, time.UTC)
 		end := start.Add(6*24*time.Hour + 7*time.Hour)
@@ -89,7 +88,7 @@ func TestPlanReadsCoarsestTier(t *testing.T) {
 
 func checkReport(t *testing.T, db *models.DB, r *usage.Reporter, ids []string, from, to time.Time, round int) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	fromS, toS := from.Unix(), to.Unix()
 	if from.Nanosecond() > 0 {
 		fromS++
@@ -124,7 +123,7 @@ func checkBuckets(t *testing.T, db *models.DB, s usage.ServiceUsage, g models.Ti
 	t.Helper()
 	w := g.Seconds()
 	first := (from + w - 1) / w * w // the first bucket starting in the period (from > 0)
-	rows, err := db.UsageBuckets(context.Background(), []string{s.ServiceID}, first, (to+w-1)/w*w)
+	rows, err := db.UsageBuckets(t.Context(), []string{s.ServiceID}, first, (to+w-1)/w*w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func TestTerminalShell(t *testing.T) {
 	if st != http.StatusSwitchingProtocols {
 		t.Fatalf("dial: %d", st)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	conn := websocket.NetConn(ctx, c, websocket.MessageBinary)
 	defer conn.Close()

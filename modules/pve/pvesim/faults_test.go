@@ -71,14 +71,14 @@ func rawDo(ctx context.Context, t *testing.T, h *harness, method, path string) (
 func TestFaultDropHangDelay(t *testing.T) {
 	h := demoHarness(t)
 	h.sim.InjectFault(Fault{PathPattern: "/nodes", DropConn: true, Nth: 1})
-	if resp, err := rawDo(context.Background(), t, h, "GET", "/nodes"); err == nil {
+	if resp, err := rawDo(t.Context(), t, h, "GET", "/nodes"); err == nil {
 		_ = resp.Body.Close()
 		t.Fatal("dropped connection answered")
 	}
 	h.sim.ClearFaults()
 
 	h.sim.InjectFault(Fault{PathPattern: "/cluster/resources", Hang: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	resp, err := rawDo(ctx, t, h, "GET", "/cluster/resources")
 	if err == nil {
