@@ -40,6 +40,7 @@ func migrateBelow(t *testing.T, db *models.DB, dialect string, version int) {
 // guests with the one-part stamp. Afterwards another client can create the same id, and
 // neither sees the other's rows.
 func TestClientServiceIDsMigrationCarriesRowsOver(t *testing.T) {
+	t.Parallel()
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			ctx := t.Context()

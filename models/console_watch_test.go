@@ -15,6 +15,7 @@ import (
 // ConsoleWatchChunk ids (R41): state, client and the action of the operation holding the lock;
 // a service that is gone is absent.
 func TestWatchConsoleServicesChunks(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)

@@ -16,6 +16,7 @@ import (
 // R51: a replica given several database nodes uses the first one that answers and is ready; an
 // unreachable node before it is reported, not used.
 func TestOpenFailsOverAnUnreachableNode(t *testing.T) {
+	t.Parallel()
 	if len(dbtest.Dialects(t)) < 2 {
 		t.Skip("needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
 	}
@@ -43,6 +44,7 @@ func TestOpenFailsOverAnUnreachableNode(t *testing.T) {
 // prints them): a node that is not Synced (here desynced on purpose) is left for the next one,
 // and the pool comes back to it once it is Synced again.
 func TestFailoverLeavesANodeThatIsNotSynced(t *testing.T) {
+	t.Parallel()
 	list := os.Getenv("PVEBILL_TEST_GALERA_DSNS")
 	if list == "" {
 		t.Skip("needs a Galera cluster (PVEBILL_TEST_GALERA_DSNS)")

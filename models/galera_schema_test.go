@@ -13,6 +13,7 @@ import (
 // parallel, and deletes of them replicate badly), and no migration takes a table lock or a
 // named lock, which Galera does not replicate.
 func TestSchemaFitsGalera(t *testing.T) {
+	t.Parallel()
 	if len(dbtest.Dialects(t)) < 2 {
 		t.Skip("needs MariaDB (PVEBILL_TEST_MYSQL_DSN)")
 	}

@@ -14,6 +14,7 @@ import (
 // figures of pvebill_reconciliations_open and the alert on those older than an hour). A parked
 // operation waiting for its password is claimed by nobody until it is woken.
 func TestOpenReconciliationsAndParking(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)

@@ -12,6 +12,7 @@ import (
 // answer leaves a pending record. It holds the key only for IdempotencyPendingTTL, not for the
 // 24 h a completed answer is replayed, so the billing system's retry is served again.
 func TestPendingIdempotencyKeyOfADeadReplicaExpires(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		if rec, err := db.ReserveIdempotencyKey(ctx, "c", "crashed", "h", 24*time.Hour); err != nil || rec != nil {

@@ -20,6 +20,7 @@ func ipPoolRow(name string, first, last int64) models.IPPool {
 // refuses allocations in a pool that does not exist and the deletion of a pool in use: these
 // hold whatever code writes the rows.
 func TestIPAllocationKeys(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		if _, err := db.SaveIPPools(ctx, []models.IPPool{ipPoolRow("p", 10, 20)}, "api"); err != nil {
@@ -51,6 +52,7 @@ func TestIPAllocationKeys(t *testing.T) {
 // slot was taken meanwhile, that allocation is returned. A duplicate on every attempt ends in an
 // error, never in a shared address.
 func TestAllocateIPPicksAgainAfterDuplicateKey(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		if _, err := db.SaveIPPools(ctx, []models.IPPool{ipPoolRow("p", 10, 20)}, "api"); err != nil {

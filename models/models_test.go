@@ -12,6 +12,7 @@ import (
 )
 
 func TestMigrationsApplyFromEmptyAndSchemaCheck(t *testing.T) {
+	t.Parallel()
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			ctx := t.Context()
@@ -47,6 +48,7 @@ func TestMigrationsApplyFromEmptyAndSchemaCheck(t *testing.T) {
 }
 
 func TestMigrationsMatchAcrossDialects(t *testing.T) {
+	t.Parallel()
 	my, _ := models.Migrations(models.MySQL)
 	lite, _ := models.Migrations(models.SQLite)
 	if len(my) != len(lite) {
@@ -61,6 +63,7 @@ func TestMigrationsMatchAcrossDialects(t *testing.T) {
 
 // R1: services are unique on (cluster, vmid) alone — the guest type is not part of the key.
 func TestServiceUniqueClusterVMIDIgnoresGuestType(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		vmid := 5001
@@ -106,6 +109,7 @@ func queue(t *testing.T, db *models.DB, serviceID string, n int) []string {
 // Two (here: eight) workers claiming concurrently never get the same operation, and each
 // service has at most one running operation (the service lock).
 func TestConcurrentClaimsNeverShareAnOperation(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		const services = 12
@@ -176,6 +180,7 @@ func TestConcurrentClaimsNeverShareAnOperation(t *testing.T) {
 }
 
 func TestExpiredLeaseIsTakenOver(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		ids := queue(t, db, "svc", 1)
@@ -224,6 +229,7 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 
 // R28: needs_reconciliation keeps the service lock closed; other finishes release it.
 func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		queue(t, db, "svc", 2)
@@ -245,6 +251,7 @@ func TestNeedsReconciliationKeepsServiceLock(t *testing.T) {
 }
 
 func TestReleaseRequeues(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		ids := queue(t, db, "svc", 1)
@@ -260,6 +267,7 @@ func TestReleaseRequeues(t *testing.T) {
 }
 
 func TestIdempotencyReservationIsExclusive(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		var wg sync.WaitGroup
@@ -300,6 +308,7 @@ func TestIdempotencyReservationIsExclusive(t *testing.T) {
 }
 
 func TestSplitSQLIgnoresCommentSemicolons(t *testing.T) {
+	t.Parallel()
 	got := models.SplitSQLForTest("-- a comment; with a semicolon\nCREATE TABLE a (x INT);\n\n-- another;\nCREATE INDEX i ON a (x);\n")
 	if len(got) != 2 || got[0] != "CREATE TABLE a (x INT)" || got[1] != "CREATE INDEX i ON a (x)" {
 		t.Fatalf("%q", got)

@@ -12,6 +12,7 @@ import (
 // queued behind it can never run: it fails at once as service_locked (the refusal a new request
 // for that service gets), while other services' operations stay queued.
 func TestReconciliationFailsWhatIsQueuedBehindIt(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)

@@ -11,6 +11,7 @@ import (
 // R51: a Galera certification failure (1213) and a node that is not ready (1047) are retried
 // like a deadlock, each retry counted by its error number, and the retries are bounded.
 func TestRetryDeadlockRetriesGaleraErrorsBoundedAndCounted(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	for _, code := range []uint16{errDeadlock, errWsrepNotReady, errLockWaitTimeout} {
 		label := map[uint16]string{errDeadlock: "1213", errWsrepNotReady: "1047", errLockWaitTimeout: "1205"}[code]

@@ -17,6 +17,7 @@ import (
 // another client's service to nobody but its owner — even when both clients use the same
 // service id, whose addresses stay apart (R46).
 func TestGetClientServiceWithIPsIsOneStatement(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		g := db.Gorm.WithContext(ctx)

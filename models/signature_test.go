@@ -13,6 +13,7 @@ import (
 // R47: of concurrent claims of one signature exactly one wins; another client's claim of the
 // same signature is its own; a purge drops only the expired records.
 func TestClaimSignatureOnce(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		exp := time.Now().Add(5 * time.Minute)

@@ -11,6 +11,7 @@ import (
 // R48: the SQLite database file is created readable by its owner only, and an existing file
 // readable by others is restricted when opened.
 func TestSQLiteFileOwnerOnly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.db")
 	existing := filepath.Join(dir, "existing.db")

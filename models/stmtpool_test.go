@@ -16,6 +16,7 @@ import (
 // The webhook path's statements are prepared once and reused, outside and inside
 // transactions, with the same results and the same error translation as before.
 func TestStatementPool(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		create := func(id string) error {
@@ -86,6 +87,7 @@ func TestStatementPool(t *testing.T) {
 
 // Past its bound the pool runs statements unprepared.
 func TestStatementPoolBound(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		for i := range 80 {

@@ -11,6 +11,7 @@ import (
 // and the folder's counters; a bucket whose service is gone is left behind.
 // R45: the compact tier tables keep what the old table held.
 func TestUsageTiersMigrationCarriesBucketsOver(t *testing.T) {
+	t.Parallel()
 	for _, d := range dbtest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			ctx := t.Context()

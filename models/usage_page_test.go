@@ -17,6 +17,7 @@ import (
 // (no filesort on MariaDB, no temporary B-tree on SQLite), so a page costs its own rows rather
 // than every service after the cursor. The clients of one id are listed from the same index.
 func TestUsagePageReadsInIndexOrder(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := t.Context()
 		now := time.Now().UTC()
