@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"pvebill/models/dbtest"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server"
 )
 
@@ -287,7 +288,11 @@ func TestWaitReturnsPromptlyWhenOperationEnds(t *testing.T) {
 		}
 		done := make(chan response, 1)
 		go func() { done <- h.billing("GET", "/v1/operations/"+op["id"].(string)+"?wait=30", nil) }()
-		time.Sleep(300 * time.Millisecond)
+		// The gate is opened only once the long-poll waits on the operation: opened earlier,
+		// the request could read the finished row and not prove it was woken.
+		poll.Until(t, 10*time.Second, "the long-poll to wait on the operation", func() bool {
+			return h.exec.Broker().Waiting(op["id"].(string)) > 0
+		})
 		select {
 		case r := <-done:
 			t.Fatalf("wait returned before the operation ended: %s", r.Body)

@@ -39,6 +39,14 @@ func (b *Broker) Subscribe(id string) (<-chan struct{}, func()) {
 	}
 }
 
+// Waiting is how many long-polls are subscribed to id right now: a test waits on it to act
+// only once a long-poll has reached the server and parked.
+func (b *Broker) Waiting(id string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs[id])
+}
+
 // Publish wakes every subscriber of id.
 func (b *Broker) Publish(id string) {
 	b.mu.Lock()
