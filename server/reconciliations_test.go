@@ -12,6 +12,7 @@ import (
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R58, R28: a terminate whose destroy task keeps failing is resumed from the facts three times
@@ -88,25 +89,23 @@ func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
 	succeeded(t, h.billing("POST", "/v1/services?wait=20", createBody("whmcs-rb", "snap-ct")))
 	base := "/v1/services/whmcs-rb/snapshots"
 	succeeded(t, h.billing("POST", base+"?wait=20", []byte(`{"name":"alpha"}`)))
-	sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: `.*:vzrollback:.*/status`, Hang: true})
+	hang := sim.InjectFault(pvesim.Fault{Method: "GET", PathPattern: `.*:vzrollback:.*/status`, Hang: true})
 	r := h.billing("POST", base+"/alpha/rollback", []byte(`{"confirm":"alpha"}`))
 	id, _ := r.json(t)["operation"].(map[string]any)["id"].(string)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		op, err := db.GetOperation(context.Background(), id)
+	poll.Until(t, 10*time.Second, "the rollback's task to be recorded", func() bool {
+		op, err := db.GetOperation(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if op.TaskUPID != nil && strings.Contains(*op.TaskUPID, ":vzrollback:") {
-			break
-		}
-		if models.IsTerminal(op.State) || time.Now().After(deadline) {
+		if models.IsTerminal(op.State) {
 			t.Fatalf("rollback %s at %s, never held in its task", op.State, op.Stage)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(150 * time.Millisecond)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		return op.TaskUPID != nil && strings.Contains(*op.TaskUPID, ":vzrollback:")
+	})
+	// The replica is stopped while it waits on the task's status, as a killed one would be:
+	// the status read the simulator holds is that wait.
+	poll.Until(t, 10*time.Second, "the task's status read to reach the simulator", func() bool { return sim.FaultFired(hang) > 0 })
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	h.exec.Stop(ctx) // what a SIGKILL leaves: the operation running under a lease that will expire
 	cancel()
 	sim.ClearFaults()
@@ -125,7 +124,7 @@ func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
 	if rollbacks != 1 {
 		t.Fatalf("%d rollbacks reached Proxmox, want 1", rollbacks)
 	}
-	evs, err := db.ListAudit(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "whmcs-rb"})
+	evs, err := db.ListAudit(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: "whmcs-rb"})
 	if err != nil {
 		t.Fatal(err)
 	}
