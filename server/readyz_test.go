@@ -2,12 +2,13 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // readyzCluster is /readyz's answer and the default cluster's detail in it.
@@ -35,7 +36,7 @@ func readyzCluster(t *testing.T, h *svcHarness) (response, map[string]any) {
 func TestReadyzNeverWaitsOnProxmox(t *testing.T) {
 	h := newServicesHarness(t, "sqlite")
 	h.sim.SetClusterFirewall(true)
-	h.st.Readiness.Check(context.Background())
+	h.st.Readiness.Check(t.Context())
 	_, first := readyzCluster(t, h)
 	if first["proxmox"] != "ok" || first["datacenter_firewall"] != "enabled" || first["checked_at"] == nil {
 		t.Fatalf("first check %v", first)
@@ -45,14 +46,22 @@ func TestReadyzNeverWaitsOnProxmox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var injected struct {
+		ID int `json:"id"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&injected)
 	_ = resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("inject fault: %d", resp.StatusCode)
+	if resp.StatusCode != 200 || err != nil || injected.ID == 0 {
+		t.Fatalf("inject fault: %d %v", resp.StatusCode, err)
 	}
 	// The background check starts at once and hangs for its whole interval.
-	stop := h.st.StartReadiness(context.Background(), 2*time.Second)
+	stop := h.st.StartReadiness(t.Context(), 2*time.Second)
 	defer stop()
 	defer h.sim.ClearFaults()
+	// The answers below are read while the check is held inside Proxmox, not before it asked.
+	poll.Until(t, 5*time.Second, "the background check to hang in the simulator", func() bool {
+		return h.sim.FaultFired(injected.ID) > 0
+	})
 	lastAge := -1.0
 	var took []time.Duration
 	for i := range 20 {
@@ -70,31 +79,33 @@ func TestReadyzNeverWaitsOnProxmox(t *testing.T) {
 			t.Fatalf("age went back from %v to %v", lastAge, age)
 		}
 		lastAge = age
-		time.Sleep(20 * time.Millisecond)
-	}
-	if lastAge <= 0 {
-		t.Fatalf("age %v did not grow", lastAge)
 	}
 	slices.Sort(took)
 	if took[len(took)/2] > 100*time.Millisecond {
 		t.Fatalf("median answer %v, times %v", took[len(took)/2], took)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// The age grows while the check hangs: a later answer, still the first check's state, is
+	// older than the last of the twenty (the age counts in milliseconds).
+	poll.Until(t, 5*time.Second, "the age to grow", func() bool {
+		r, cl := readyzCluster(t, h)
+		if r.Status != 200 || cl["proxmox"] != "ok" || cl["checked_at"] != first["checked_at"] {
+			t.Fatalf("readyz: %d %v, want the first check's state", r.Status, cl)
+		}
+		age, _ := cl["age_seconds"].(float64)
+		return age > lastAge
+	})
+	poll.Until(t, 5*time.Second, "the hung check to end", func() bool {
 		start := time.Now()
 		r, cl := readyzCluster(t, h)
 		if took := time.Since(start); took > 500*time.Millisecond {
 			t.Fatalf("readyz took %v", took)
 		}
-		if cl["proxmox"] == "unreachable" {
-			if r.Status != 200 || cl["datacenter_firewall"] != "unknown" {
-				t.Fatalf("after the hung check: %d %v", r.Status, cl)
-			}
-			break
+		if cl["proxmox"] != "unreachable" {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the hung check never ended: %v", cl)
+		if r.Status != 200 || cl["datacenter_firewall"] != "unknown" {
+			t.Fatalf("after the hung check: %d %v", r.Status, cl)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return true
+	})
 }
