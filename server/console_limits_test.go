@@ -15,6 +15,7 @@ import (
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server/config"
 )
 
@@ -72,7 +73,7 @@ func openSessions(t *testing.T, db *models.DB, client, serviceID string) (int64,
 	t.Helper()
 	var ref int64
 	dbtest.Scan(t, db, &ref, "SELECT id FROM services WHERE client_id = ? AND service_id = ?", client, serviceID)
-	svc, cl, err := db.OpenConsoleSessions(context.Background(), client, ref, time.Now())
+	svc, cl, err := db.OpenConsoleSessions(t.Context(), client, ref, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +149,9 @@ func TestConsoleSessionLimits(t *testing.T) {
 			}
 			// A session closed makes room, on any replica: the refused token now opens.
 			_ = conns[0].Close(websocket.StatusNormalClosure, "")
-			deadline := time.Now().Add(5 * time.Second)
-			for s, _ := openSessions(t, dbA, "whmcs", "lim-1"); s != 1; s, _ = openSessions(t, dbA, "whmcs", "lim-1") {
-				if time.Now().After(deadline) {
-					t.Fatalf("the closed session still counts: %d open", s)
-				}
-				time.Sleep(20 * time.Millisecond)
+			var open int64
+			if !poll.Wait(5*time.Second, func() bool { open, _ = openSessions(t, dbA, "whmcs", "lim-1"); return open == 1 }) {
+				t.Fatalf("the closed session still counts: %d open", open)
 			}
 			c3, _, err := dialConsole(t, onB(u3))
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 	"pvebill/modules/pve"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server/config"
 )
 
@@ -77,7 +78,7 @@ func (h *svcHarness) openConsole(t *testing.T, id, body, kind string) string {
 // dialConsole opens a console URL's WebSocket as the page does.
 func dialConsole(t *testing.T, url string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws",
 		&websocket.DialOptions{Subprotocols: []string{"binary"}, HTTPHeader: http.Header{"Origin": {strings.SplitN(url, "/console/", 2)[0]}}})
@@ -90,7 +91,7 @@ func dialConsole(t *testing.T, url string) (*websocket.Conn, *http.Response, err
 // readUntil reads messages until their text contains want.
 func readUntil(t *testing.T, c *websocket.Conn, want string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	var all strings.Builder
 	for !strings.Contains(all.String(), want) {
@@ -368,19 +369,15 @@ func TestConsoleRefusals(t *testing.T) {
 // just after the close handshake) and returns its last value.
 func waitMetric(t *testing.T, reg *prometheus.Registry, name, label, value string, want float64) float64 {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	v := metricValue(t, reg, name, label, value)
-	for v != want && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		v = metricValue(t, reg, name, label, value)
-	}
+	var v float64
+	poll.Wait(3*time.Second, func() bool { v = metricValue(t, reg, name, label, value); return v == want })
 	return v
 }
 
 // waitClose waits for the server to close a console WebSocket and returns its close code.
 func waitClose(t *testing.T, c *websocket.Conn, within time.Duration) websocket.StatusCode {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
+	ctx, cancel := context.WithTimeout(t.Context(), within)
 	defer cancel()
 	for {
 		_, _, err := c.Read(ctx)
@@ -430,10 +427,7 @@ func TestConsoleSessionEnds(t *testing.T) {
 	if v := waitMetric(t, h.reg, "pvebill_console_sessions_ended_total", "reason", "service_changed", 2); v != 2 {
 		t.Errorf("ended{service_changed} %v", v)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for h.sim.OpenConsoles() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Wait(3*time.Second, func() bool { return h.sim.OpenConsoles() == 0 })
 	if n := h.sim.OpenConsoles(); n != 0 {
 		t.Errorf("%d console sessions left open in the simulator", n)
 	}
