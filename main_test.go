@@ -14,20 +14,17 @@ import (
 	"time"
 
 	"pvebill/modules/stack/stacktest"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // waitFor polls buf until re matches (or fails the test after d).
 func waitFor(t *testing.T, buf *stacktest.LogBuffer, re *regexp.Regexp, d time.Duration) []string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(buf.String()); m != nil {
-			return m
-		}
-		time.Sleep(20 * time.Millisecond)
+	var m []string
+	if !poll.Wait(d, func() bool { m = re.FindStringSubmatch(buf.String()); return m != nil }) {
+		t.Fatalf("no %q in output:\n%s", re, buf.String())
 	}
-	t.Fatalf("no %q in output:\n%s", re, buf.String())
-	return nil
+	return m
 }
 
 // startCmd runs a long-lived command until the test ends; it returns its output buffers and a
