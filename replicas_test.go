@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"pvebill/modules/stack"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,8 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -201,23 +202,18 @@ func simPost(t *testing.T, sim *pvesim.Sim, path string) {
 		t.Fatalf("POST %s: %d %s", path, w.Code, w.Body)
 	}
 	// The task finishes at its first status read; read the guest to settle it.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		var env struct {
-			Data string `json:"data"`
-		}
-		_ = json.Unmarshal(w.Body.Bytes(), &env)
-		node := strings.Split(path, "/")[2]
+	var env struct {
+		Data string `json:"data"`
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &env)
+	node := strings.Split(path, "/")[2]
+	poll.Until(t, 5*time.Second, "the task of "+path+" to stop", func() bool {
 		r := httptest.NewRequest("GET", "/api2/json/nodes/"+node+"/tasks/"+env.Data+"/status", nil)
 		r.Header.Set("Authorization", "PVEAPIToken="+simtest.TokenID+"="+simtest.TokenSecret)
 		rw := httptest.NewRecorder()
 		sim.ServeHTTP(rw, r)
-		if strings.Contains(rw.Body.String(), `"stopped"`) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("task of %s did not stop", path)
+		return strings.Contains(rw.Body.String(), `"stopped"`)
+	})
 }
 
 // R31 on three replicas: 20 nodes are split between three samplers by node leases; once the
@@ -297,15 +293,9 @@ func TestReplicasShareSamplingByNode(t *testing.T) {
 	}
 	// Replica 2 stops gracefully: its leases are released and the others cover its nodes.
 	apps[2].shards.Stop(context.Background())
-	settled = false
 	// Released leases are free at once; on a loaded machine give the survivors' rounds up to two
 	// intervals (the bound for a dead replica) rather than a fixed number of back-to-back rounds.
-	for deadline := time.Now().Add(2 * time.Second); !settled && time.Now().Before(deadline); {
-		if settled = len(round(apps[:2])) == len(nodes); !settled {
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	if !settled {
+	if !poll.Wait(2*time.Second, func() bool { return len(round(apps[:2])) == len(nodes) }) {
 		t.Fatal("the two remaining replicas did not take over the stopped replica's nodes")
 	}
 }
