@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"pvebill/modules/stack"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,8 @@ import (
 	"pvebill/models"
 	"pvebill/modules/callbacks"
 	"pvebill/modules/executor"
+	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -55,27 +56,43 @@ func TestAppDeliversCallbacks(t *testing.T) {
 		{ID: "shop", Secret: "app-shop-secret-0123", Scopes: []string{config.ScopeBilling}},
 	}
 	cfg.Listen = "127.0.0.1:0"
+	// The operations are written behind the executor's back: it finds them by polling.
+	cfg.Executor.PollInterval = 20 * time.Millisecond
 	probe := executor.Action{Name: "callback_probe", Stages: []executor.Stage{"work"}, Run: func(ctx context.Context, r *executor.Run) error {
 		return r.Stage(ctx, "work")
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	a, err := buildApp(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), stack.MigrateSchema, probe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, client := range []string{"whmcs", "shop"} {
-		if err := a.db.InsertOperation(ctx, &models.Operation{ServiceID: client + "-1", ClientID: client,
-			Action: "callback_probe", Payload: "{}"}); err != nil {
+	insert := func(client string) string {
+		op := &models.Operation{ServiceID: client + "-1", ClientID: client, Action: "callback_probe", Payload: "{}"}
+		if err := a.db.InsertOperation(ctx, op); err != nil {
 			t.Fatal(err)
 		}
+		return op.ID
 	}
+	shop := insert("shop")
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.serve(ctx, ln) }()
+	// The other client's operation ends before the whmcs one is written, so the sweep that
+	// finds the whmcs one runs after it ended and would find it too, were it announced: its
+	// callback would be sent in that round at the latest, and stopping the app waits for the
+	// round. The delivery counted below thus proves the window for a wrong callback passed.
+	poll.Until(t, 15*time.Second, "the other client's operation to end", func() bool {
+		op, err := a.db.GetOperation(ctx, shop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return models.IsTerminal(op.State)
+	})
+	insert("whmcs")
 	// The counter moves once the attempt is recorded, after the receiver answered.
 	scrape := func() string {
 		resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
@@ -87,13 +104,9 @@ func TestAppDeliversCallbacks(t *testing.T) {
 		return string(b)
 	}
 	const delivered = `pvebill_callback_deliveries_total{result="delivered"} 1`
-	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(scrape(), delivered); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no delivered callback on /metrics within 15 s:\n%s", scrape())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !poll.Wait(15*time.Second, func() bool { return strings.Contains(scrape(), delivered) }) {
+		t.Fatalf("no delivered callback on /metrics within 15 s:\n%s", scrape())
 	}
-	time.Sleep(200 * time.Millisecond) // a callback for the other client would have come by now
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
