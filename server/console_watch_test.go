@@ -97,6 +97,7 @@ func (r *watcherStatements) servicesRead(t *testing.T, n int) []string {
 // service changed in the database (as another replica would) ends its two sessions with 4001
 // while the other four keep relaying, and once every session has closed the watcher stops.
 func TestConsoleWatcherOneStatementPerTick(t *testing.T) {
+	t.Parallel() // its own database, simulator and replica
 	const recheck = 100 * time.Millisecond
 	for _, dialect := range dbtest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {

@@ -78,6 +78,7 @@ func TestAdminReconciliationsOverHTTP(t *testing.T) {
 // a second rollback; the operation says it resumed and the audit log that the facts showed the
 // work done.
 func TestRollbackTakenOverFinishesFromTheTask(t *testing.T) {
+	t.Parallel() // its own database, simulator and replica
 	fast := func(o *stack.Options) {
 		o.Executor.HealBackoff, o.Executor.FactsBudget = 20*time.Millisecond, 300*time.Millisecond
 	}
