@@ -57,14 +57,14 @@ func TestServeRefusesStaleSchemaUntilMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"serve", "--config", cfgPath}, &out, &errb); code != 3 {
+	if code := run(t.Context(), []string{"serve", "--config", cfgPath}, &out, &errb); code != 3 {
 		t.Fatalf("serve on an empty schema: exit %d, stderr %s", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "pvebill migrate") {
 		t.Fatalf("refusal does not name the fix: %s", errb.String())
 	}
 	out.Reset()
-	if code := run(context.Background(), []string{"migrate", "--config", cfgPath}, &out, &errb); code != 0 || !strings.Contains(out.String(), "applied 0001_init") {
+	if code := run(t.Context(), []string{"migrate", "--config", cfgPath}, &out, &errb); code != 0 || !strings.Contains(out.String(), "applied 0001_init") {
 		t.Fatalf("migrate: %d %s %s", code, out.String(), errb.String())
 	}
 	_, serr, _, _ := startCmd(t, "serve", "--config", cfgPath)

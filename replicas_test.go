@@ -112,11 +112,11 @@ func TestReplicasIssueOneStopPerViolation(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	sim.SetClusterFirewall(true)
 	apps := inProcessReplicas(t, sim, 3, "@every 1m")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	for _, a := range apps {
 		a.exec.Start(ctx)
-		defer a.exec.Stop(context.Background())
+		defer a.exec.Stop(t.Context())
 	}
 	bases := make([]string, len(apps))
 	for i, a := range apps {
@@ -227,8 +227,8 @@ func TestReplicasShareSamplingByNode(t *testing.T) {
 	sim := pvesim.Demo(pvesim.Options{Nodes: nodes, TokenID: simtest.TokenID, TokenSecret: simtest.TokenSecret})
 	apps := inProcessReplicas(t, sim, 3, "@every 1s")
 	for _, a := range apps {
-		a.shards.Start(context.Background())
-		defer a.shards.Stop(context.Background())
+		a.shards.Start(t.Context())
+		defer a.shards.Stop(t.Context())
 	}
 	// round runs one sampling round on the given replicas at once and returns how often each
 	// node's index was read.
@@ -260,7 +260,7 @@ func TestReplicasShareSamplingByNode(t *testing.T) {
 		return reads
 	}
 	balanced := func() (bool, map[string]int) {
-		holders, err := apps[0].db.LeaseHolders(context.Background(), models.LeaseNodePrefix)
+		holders, err := apps[0].db.LeaseHolders(t.Context(), models.LeaseNodePrefix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestReplicasShareSamplingByNode(t *testing.T) {
 		}
 	}
 	// Replica 2 stops gracefully: its leases are released and the others cover its nodes.
-	apps[2].shards.Stop(context.Background())
+	apps[2].shards.Stop(t.Context())
 	// Released leases are free at once; on a loaded machine give the survivors' rounds up to two
 	// intervals (the bound for a dead replica) rather than a fixed number of back-to-back rounds.
 	if !poll.Wait(2*time.Second, func() bool { return len(round(apps[:2])) == len(nodes) }) {
