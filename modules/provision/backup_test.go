@@ -2,7 +2,6 @@ package provision_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -253,10 +252,7 @@ func TestBackupLimitAndProtected(t *testing.T) {
 	}
 }
 
-func isCode(err error, code i18n.Code, status int) bool {
-	var p *i18n.Problem
-	return errors.As(err, &p) && p.Code == code && p.Status == status
-}
+func isCode(err error, code i18n.Code, status int) bool { return stacktest.IsCode(err, code, status) }
 
 // R42: a plan without a backup storage refuses a backup (capability_refused) before an
 // operation is written.
@@ -353,10 +349,7 @@ func testTerminateBackups(t *testing.T, e *env, deleted bool) {
 }
 
 // operationCount is how many operations the database holds.
-func (e *env) operationCount() int64 {
-	e.t.Helper()
-	return dbtest.Count(e.t, e.db, "SELECT COUNT(*) FROM operations")
-}
+func (e *env) operationCount() int64 { return e.Operations() }
 
 // R42: a backup delete is an operation backup_delete (precheck, delete, record); the request
 // reads the list once and sends nothing else. Once it has succeeded, backup_bytes is the

@@ -1,8 +1,6 @@
 package provision_test
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -21,7 +19,7 @@ import (
 	"pvebill/modules/stack/stacktest"
 )
 
-const testPassword = "Sup3r-Secret-Root-pw"
+const testPassword = stacktest.Password
 
 type env struct {
 	*stacktest.Env
@@ -99,19 +97,14 @@ func (e *env) mustSucceed(op *models.Operation, err error) *models.Operation {
 
 func (e *env) create(req provision.CreateRequest) *models.Operation {
 	e.t.Helper()
-	op, _, err := e.svc.Create(context.Background(), "whmcs", req)
-	return e.mustSucceed(op, err)
+	return e.Create(req)
 }
 
 func deref(s *string) string { return stacktest.Deref(s) }
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: id})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return s
+	return e.Service(id)
 }
 
 // requests returns the simulator's requests matching method and a path suffix.
@@ -119,21 +112,9 @@ func (e *env) requests(method, pathSuffix string) []pvesim.Request {
 	return e.Requests(method, pathSuffix)
 }
 
-func resultOf(t *testing.T, op *models.Operation) map[string]any {
-	t.Helper()
-	m := map[string]any{}
-	if op.Result != nil {
-		if err := json.Unmarshal([]byte(*op.Result), &m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m
-}
+func resultOf(t *testing.T, op *models.Operation) map[string]any { return stacktest.ResultOf(t, op) }
 
-func ctReq(id string) provision.CreateRequest {
-	return provision.CreateRequest{ServiceID: id, Plan: "ct-small", Hostname: "web1.example.com", OS: "debian-12",
-		RootPassword: testPassword, SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a test@example"}}
-}
+func ctReq(id string) provision.CreateRequest { return stacktest.ContainerRequest(id) }
 
 // enforcements returns the value of pvebill_enforcements_total{reason, guest_type} (0 when
 // the series does not exist).

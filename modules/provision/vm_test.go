@@ -13,6 +13,7 @@ import (
 	"pvebill/modules/kinds"
 	"pvebill/modules/provision"
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest"
 )
 
 // staticAddresses hands out one fixed address per service (a stand-in for the IPv4 pools in
@@ -43,11 +44,7 @@ func (s *staticAddresses) Release(_ context.Context, k models.ServiceKey) error 
 	return nil
 }
 
-func vmReq(id, plan string) provision.CreateRequest {
-	r := ctReq(id)
-	r.Plan = plan
-	return r
-}
+func vmReq(id, plan string) provision.CreateRequest { return stacktest.Request(id, plan) }
 
 // R8, R9: a VM is a full clone of the template on the template's node, configured through
 // cloud-init (sshkeys in Proxmox's encoding), its disk grown to the plan size, and its
