@@ -3,6 +3,7 @@ package stacktest
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"testing"
 
 	"pvebill/i18n"
@@ -54,7 +55,7 @@ func (e *Env) Service(id string) *models.Service {
 func (e *Env) PostsSince(n int) []pvesim.Request {
 	var out []pvesim.Request
 	for _, r := range e.Sim.Requests()[n:] {
-		if r.Method == "POST" {
+		if r.Method == http.MethodPost {
 			out = append(out, r)
 		}
 	}
