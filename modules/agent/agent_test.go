@@ -69,7 +69,7 @@ func (s *stand) waitAgents(t *testing.T, n int, within time.Duration) {
 }
 
 func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c
 }
@@ -147,6 +147,7 @@ func TestNoAgentIsTemporary(t *testing.T) {
 // R57: an operation's call waits for the agent, but not forever: after MaxWait it fails as a
 // temporary failure with nothing sent, so a cluster whose agent stays away holds no worker.
 func TestWaitForAgentIsBounded(t *testing.T) {
+	t.Parallel()
 	s := newStand(t, agent.HubOptions{MaxWait: 300 * time.Millisecond})
 	start := time.Now()
 	_, err := s.client.Nodes(pve.WaitForTunnel(ctx(t)))
@@ -162,7 +163,7 @@ func TestWaitForAgentIsBounded(t *testing.T) {
 		_, err := s2.client.Nodes(pve.WaitForTunnel(ctx(t)))
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	poll.Until(t, 5*time.Second, "the call waiting for an agent", func() bool { return s2.hub.Waiting("c1") == 1 })
 	s2.startAgent(t, agent.Options{})
 	if err := <-done; err != nil {
 		t.Fatalf("a call waiting for the agent: %v", err)

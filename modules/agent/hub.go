@@ -93,6 +93,8 @@ type Hub struct {
 	next    atomic.Uint64
 	// changed is closed (and replaced) when a tunnel is added: waiters look again.
 	changed chan struct{}
+	// waiting counts, per cluster, the calls in waitReady that found no agent.
+	waiting map[string]int
 	// peers forwards calls between replicas; nil without peering.
 	peers *peers
 }
@@ -154,7 +156,7 @@ func NewHub(o HubOptions) *Hub {
 	for c := range o.Keys {
 		m.init(c)
 	}
-	h := &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}, changed: make(chan struct{})}
+	h := &Hub{o: o, m: m, tunnels: map[string][]*tunnel{}, changed: make(chan struct{}), waiting: map[string]int{}}
 	if o.Peering != nil {
 		h.peers = newPeers(*o.Peering)
 	}
@@ -392,16 +394,39 @@ func (t *tunnel) silentFor() time.Duration {
 	return time.Since(time.Unix(0, t.conn.lastRead.Load()))
 }
 
+// Waiting is how many calls wait for an agent of the cluster right now: an operation's calls
+// (pve.WaitForTunnel) that found none connected. Tests read it to act once the cluster's
+// absence has been felt instead of after a pause.
+func (h *Hub) Waiting(cluster string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.waiting[cluster]
+}
+
 // waitReady waits until the cluster has a live tunnel, ctx ends or MaxWait passes.
 func (h *Hub) waitReady(ctx context.Context, cluster string) error {
 	ctx, cancel := context.WithTimeout(ctx, h.o.MaxWait)
 	defer cancel()
+	counted := false
+	defer func() {
+		if counted {
+			h.mu.Lock()
+			h.waiting[cluster]--
+			h.mu.Unlock()
+		}
+	}()
 	for {
 		h.mu.Lock()
 		ch := h.changed
 		h.mu.Unlock()
 		if h.pick(cluster) != nil || (h.peers != nil && len(h.peers.routes(ctx, h, cluster)) > 0) {
 			return nil
+		}
+		if !counted {
+			counted = true
+			h.mu.Lock()
+			h.waiting[cluster]++
+			h.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():
