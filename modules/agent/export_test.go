@@ -16,3 +16,17 @@ func (h *Hub) SilentTunnels(cluster string) int {
 	}
 	return n
 }
+
+// Accepting counts the cluster's tunnels that take a new call now: not one whose agent said it
+// is going away (an HTTP/2 GOAWAY; its calls in flight go on) nor one that has ended.
+func (h *Hub) Accepting(cluster string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, t := range h.tunnels[cluster] {
+		if t.cc.Err() == nil && t.cc.Available() > 0 && !t.superseded.Load() {
+			n++
+		}
+	}
+	return n
+}

@@ -12,6 +12,7 @@ import (
 	"pvebill/modules/agent"
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R57: two agents of one cluster (one key) both hold a tunnel and pvebill spreads calls over
@@ -59,10 +60,12 @@ func TestTwoAgentsOneKilled(t *testing.T) {
 // An agent told to stop (SIGTERM) lets the call in flight finish before it leaves: the tunnel
 // drains instead of breaking.
 func TestAgentStopDrains(t *testing.T) {
+	t.Parallel()
 	s := newStand(t, agent.HubOptions{})
-	gate := make(chan struct{})
+	gate, arrived := make(chan struct{}), make(chan struct{}, 1)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == pve.APIBasePath+"/nodes" {
+			arrived <- struct{}{}
 			<-gate
 		}
 		s.sim.ServeHTTP(w, r)
@@ -73,7 +76,7 @@ func TestAgentStopDrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	actx, stop := context.WithCancel(context.Background())
+	actx, stop := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); a.Run(actx) }()
 	s.waitAgents(t, 1, 5*time.Second)
@@ -82,9 +85,15 @@ func TestAgentStopDrains(t *testing.T) {
 		_, err := s.client.Nodes(ctx(t))
 		result <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // the call is at the simulator
+	select {
+	case <-arrived: // the call is at Proxmox
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached Proxmox")
+	}
 	stop()
-	time.Sleep(200 * time.Millisecond)
+	// The agent has acted on the stop once its tunnel takes no new call (it said it is going
+	// away); only then may the call in flight end, or the test would not see a drain.
+	poll.Until(t, 5*time.Second, "the stopped agent's tunnel taking no new call", func() bool { return s.hub.Accepting("c1") == 0 })
 	close(gate)
 	if err := <-result; err != nil {
 		t.Fatalf("the call in flight at the agent's stop failed: %v", err)
