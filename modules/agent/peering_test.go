@@ -111,21 +111,16 @@ func newPeerStand(t *testing.T, db *models.DB) *peerStand {
 	cfg := agenttest.Config(s.a.srv.URL, "c1", keyFile, s.sim.URL)
 	cfg.Tunnels = 1
 	s.agent = agenttest.Start(t, cfg, agent.Options{BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})
-	waitFor(t, 5*time.Second, "the agent's route on replica-b", func() bool {
+	poll.Until(t, 5*time.Second, "the agent's route on replica-b", func() bool {
 		return s.b.hub.Transport("c1").(pve.TunnelWaiter).WaitReady(shortCtx(t, 100*time.Millisecond)) == nil
 	})
 	return s
 }
 
 func shortCtx(t *testing.T, d time.Duration) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), d)
+	c, cancel := context.WithTimeout(t.Context(), d)
 	t.Cleanup(cancel)
 	return c
-}
-
-func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
-	t.Helper()
-	poll.Until(t, within, what, ok)
 }
 
 // R57: a replica without a tunnel reaches the cluster through the replica that has one, one
@@ -155,7 +150,7 @@ func TestForwardedToTheReplicaWithTheTunnel(t *testing.T) {
 		}
 		s.a.stop()
 		s.agent.Kill()
-		waitFor(t, 2*time.Second, "withdrawn route", func() bool {
+		poll.Until(t, 2*time.Second, "withdrawn route", func() bool {
 			_, err := s.b.client.Nodes(shortCtx(t, time.Second))
 			return errors.Is(err, pve.ErrTransient)
 		})
@@ -271,10 +266,14 @@ func TestForwardedWriteBrokenMidCall(t *testing.T) {
 		if !errors.Is(err, pve.ErrMaybeApplied) {
 			t.Fatalf("the broken forwarded write: %v, want ErrMaybeApplied", err)
 		}
-		waitFor(t, 5*time.Second, "the delayed write in the simulator's log", func() bool { return starts(s) > 0 })
-		time.Sleep(200 * time.Millisecond) // a second write would have been sent by now
-		if n := starts(s); n != 1 {
-			t.Fatalf("the write reached Proxmox %d times, want 1", n)
+		// The agent was the only way to Proxmox and is gone: once every call it sent is in the
+		// simulator's log, no other write can come.
+		poll.Until(t, 5*time.Second, "every call the agent sent in the simulator's log", func() bool {
+			n := len(s.sim.Requests())
+			return n > 0 && int64(n) >= s.agent.Agent.Served()
+		})
+		if n, arrived := starts(s), s.sim.FaultFired(fault); n != 1 || arrived != 1 {
+			t.Fatalf("the write reached Proxmox %d times (%d arrived), want 1", n, arrived)
 		}
 	})
 }
