@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func timeCalls(t *testing.T, c *pve.Client, n int) []time.Duration {
 	out := make([]time.Duration, 0, n)
 	for range n {
 		start := time.Now()
-		if _, err := c.Cluster().NextID(context.Background(), nil); err != nil {
+		if _, err := c.Cluster().NextID(t.Context(), nil); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, time.Since(start))
@@ -60,29 +61,31 @@ func TestAgentOverheadFigures(t *testing.T) {
 		d50, d99, a50, a99, a50-d50, a99-d99)
 
 	// Memory per open stream: hold 200 streams open (answers whose bodies are not read yet)
-	// and compare the heap.
+	// and compare the heap once all of them are open.
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const streams = 200
-	done := make(chan struct{}, streams)
-	ctx, cancel := context.WithCancel(context.Background())
+	var open, done sync.WaitGroup
+	release := make(chan struct{})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	open.Add(streams)
 	for range streams {
-		go func() {
+		done.Go(func() {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://proxmox.agent.invalid/api2/json/nodes", nil)
-			if resp, err := s.hub.Transport("c1").RoundTrip(req); err == nil {
-				time.Sleep(500 * time.Millisecond)
+			resp, err := s.hub.Transport("c1").RoundTrip(req)
+			open.Done()
+			if err == nil {
+				<-release
 				_ = resp.Body.Close()
 			}
-			done <- struct{}{}
-		}()
+		})
 	}
-	time.Sleep(300 * time.Millisecond)
+	open.Wait()
 	runtime.ReadMemStats(&after)
-	for range streams {
-		<-done
-	}
-	cancel()
+	close(release)
+	done.Wait()
 	t.Logf("heap while %d streams were open: %d bytes more, %d bytes per stream (both ends in this process)",
 		streams, int64(after.HeapAlloc)-int64(before.HeapAlloc), (int64(after.HeapAlloc)-int64(before.HeapAlloc))/streams)
 }
