@@ -17,6 +17,7 @@ import (
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server/config"
 )
 
@@ -161,12 +162,12 @@ func TestAgentAcrossReplicas(t *testing.T) {
 	cfg := agenttest.Config(rs[0].base, "default", keyFile, sim.URL)
 	cfg.Tunnels = 1
 	one := agenttest.Start(t, cfg, fast)
-	waitUntil(t, 10*time.Second, "the agent on the first replica", func() bool { return rs[0].tunnels() == 1 })
+	poll.Until(t, 10*time.Second, "the agent on the first replica", func() bool { return rs[0].tunnels() == 1 })
 	body := `{"service_id":"%s","plan":"ct-2g","hostname":"%s.example.com","os":"debian-12","root_password":"agent-pass-1234"}`
 	createOn(t, rs[1].base, body, "peer-1")
 	// The second replica counts a call forwarded when it sends it and the first when it arrives:
 	// a call of the second replica's own background work may be on its way when the create ends.
-	waitUntil(t, 5*time.Second, "every forwarded call counted where it was served", func() bool {
+	poll.Until(t, 5*time.Second, "every forwarded call counted where it was served", func() bool {
 		return rs[0].forwarded("served") >= rs[1].forwarded("sent")
 	})
 	if rs[1].tunnels() != 0 || rs[1].forwarded("sent") == 0 || rs[0].forwarded("served") != rs[1].forwarded("sent") {
@@ -178,7 +179,7 @@ func TestAgentAcrossReplicas(t *testing.T) {
 	// Behind a load balancer, the default two tunnels land on both replicas.
 	lb := startRoundRobin(t, []string{strings.TrimPrefix(rs[0].base, "http://"), strings.TrimPrefix(rs[1].base, "http://")})
 	two := agenttest.Start(t, agenttest.Config("http://"+lb.ln.Addr().String(), "default", keyFile, sim.URL), fast)
-	waitUntil(t, 20*time.Second, "a tunnel on each replica", func() bool { return rs[0].tunnels() == 1 && rs[1].tunnels() == 1 })
+	poll.Until(t, 20*time.Second, "a tunnel on each replica", func() bool { return rs[0].tunnels() == 1 && rs[1].tunnels() == 1 })
 	held := two.Agent.Tunnels()
 	if len(held) != 2 || held[0] == held[1] {
 		t.Fatalf("the agent's tunnels: %v, want two distinct replicas", held)
@@ -193,7 +194,7 @@ func TestAgentAcrossReplicas(t *testing.T) {
 	// live: its slot that held the first comes back there only if it is the first slot), which
 	// goes on working.
 	rs[0].stop()
-	waitUntil(t, 20*time.Second, "the agent on the second replica only", func() bool {
+	poll.Until(t, 20*time.Second, "the agent on the second replica only", func() bool {
 		replicas := map[string]bool{}
 		for _, r := range two.Agent.Tunnels() {
 			replicas[r] = true
@@ -212,16 +213,5 @@ func createOn(t *testing.T, base, body, id string) {
 	status, m := signedCall(t, base, "POST", "/v1/services?wait=60", []byte(strings.ReplaceAll(body, "%s", id)))
 	if status != 200 || opState(m) != "succeeded" {
 		t.Fatalf("create %s: %d %v", id, status, m)
-	}
-}
-
-func waitUntil(t *testing.T, within time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
