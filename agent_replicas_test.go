@@ -176,11 +176,15 @@ func TestAgentAcrossReplicas(t *testing.T) {
 			rs[1].forwarded("sent"), rs[0].forwarded("served"))
 	}
 	one.Kill()
+	poll.Until(t, 5*time.Second, "the killed agent's tunnel gone", func() bool { return rs[0].tunnels() == 0 })
 
-	// Behind a load balancer, the default two tunnels land on both replicas.
+	// Behind a load balancer, the default two tunnels land on both replicas. A replica lists a
+	// tunnel once it has sent the welcome, the agent records it once it has read it.
 	lb := startRoundRobin(t, []string{strings.TrimPrefix(rs[0].base, "http://"), strings.TrimPrefix(rs[1].base, "http://")})
 	two := agenttest.Start(t, agenttest.Config("http://"+lb.ln.Addr().String(), "default", keyFile, sim.URL), fast)
-	poll.Until(t, 20*time.Second, "a tunnel on each replica", func() bool { return rs[0].tunnels() == 1 && rs[1].tunnels() == 1 })
+	poll.Until(t, 20*time.Second, "a tunnel on each replica, both recorded by the agent", func() bool {
+		return rs[0].tunnels() == 1 && rs[1].tunnels() == 1 && len(two.Agent.Tunnels()) == 2
+	})
 	held := two.Agent.Tunnels()
 	if len(held) != 2 || held[0] == held[1] {
 		t.Fatalf("the agent's tunnels: %v, want two distinct replicas", held)
