@@ -25,6 +25,7 @@ import (
 	"pvebill/modules/agent/agenttest"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server/config"
 )
 
@@ -32,6 +33,7 @@ import (
 // running in-process: the simulator behind the agent, real WebSocket over loopback TCP between
 // them. pvebill's config holds the agent's public key and nothing of Proxmox.
 type agentStand struct {
+	app     *app
 	base    string
 	sim     *simtest.Server
 	cfg     config.Config
@@ -58,7 +60,7 @@ func newAgentStand(t *testing.T) *agentStand {
 	cfg.Jobs.ReadinessInterval = 200 * time.Millisecond
 	cfg.Console = config.Console{Secret: "agent-console-secret-0123456789abcdef"}
 	s.cfg = cfg
-	_, s.base = serveApp(t, cfg, slog.New(slog.NewJSONHandler(s.log, nil)), withExamplePlans)
+	s.app, s.base = serveApp(t, cfg, slog.New(slog.NewJSONHandler(s.log, nil)), withExamplePlans)
 	s.agentCf = agenttest.Config(s.base, "default", keyFile, sim.URL)
 	s.startAgent(t)
 	t.Cleanup(func() { s.agent.Kill() }) // before the app stops (cleanups run last first)
@@ -70,13 +72,7 @@ func (s *agentStand) startAgent(t *testing.T) {
 	t.Helper()
 	s.agent = agenttest.Start(t, s.agentCf, agent.Options{Log: slog.New(slog.NewJSONHandler(s.agentLg, nil)),
 		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, DialContext: s.dial})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.agents(t)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not appear on /readyz")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "the agent on /readyz", func() bool { return len(s.agents(t)) > 0 })
 }
 
 // agents reads the cluster's agents from /readyz.
@@ -241,18 +237,12 @@ func (s *agentStand) accepted(t *testing.T, method, path, body string) string {
 }
 
 // killDuring kills the agent once the simulator has seen a first call that satisfies seen, and
-// brings it back after pause.
-func (s *agentStand) killDuring(t *testing.T, seen func() bool, pause time.Duration) {
+// brings it back once a call of pvebill's waits for it: the operation has felt the outage.
+func (s *agentStand) killDuring(t *testing.T, seen func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !seen() {
-		if time.Now().After(deadline) {
-			t.Fatal("the call to kill the agent after was never sent")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	poll.Until(t, 20*time.Second, "the call to kill the agent after", seen)
 	s.agent.Kill()
-	time.Sleep(pause)
+	poll.Until(t, 20*time.Second, "a call waiting for the killed agent", func() bool { return s.app.agents.Waiting("default") > 0 })
 	s.startAgent(t)
 }
 
@@ -271,7 +261,7 @@ func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
 			return simCalls(s.sim.Sim, "GET", func(p string) bool { return strings.Contains(p, ":"+task+":") }) > 0
 		}
 	}
-	s.killDuring(t, polling("vzcreate"), 2*time.Second)
+	s.killDuring(t, polling("vzcreate"))
 	if op := s.waitOperation(t, id, 90*time.Second); op["state"] != "succeeded" {
 		t.Fatalf("create after the agent came back: %v", op)
 	}
@@ -283,7 +273,7 @@ func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
 	vmid, _ := svc["vmid"].(float64)
 	isDestroy := func(p string) bool { return strings.HasSuffix(p, "/lxc/"+strconv.Itoa(int(vmid))) }
 	id = s.accepted(t, "POST", "/v1/services/ag-kill/terminate", `{}`)
-	s.killDuring(t, polling("vzdestroy"), 2*time.Second)
+	s.killDuring(t, polling("vzdestroy"))
 	if op := s.waitOperation(t, id, 90*time.Second); op["state"] != "succeeded" {
 		t.Fatalf("terminate after the agent came back: %v", op)
 	}
@@ -301,10 +291,7 @@ func TestAgentKilledMidCreateAndDestroy(t *testing.T) {
 func TestAgentAwayCreateWaits(t *testing.T) {
 	s := newAgentStand(t)
 	s.agent.Kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(s.agents(t)) != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 5*time.Second, "the killed agent gone from /readyz", func() bool { return len(s.agents(t)) == 0 })
 	before := len(s.sim.Requests())
 	id := s.accepted(t, "POST", "/v1/services",
 		`{"service_id":"ag-away","plan":"ct-2g","hostname":"away.example.com","os":"debian-12","root_password":"agent-pass-1234"}`)
@@ -316,7 +303,9 @@ func TestAgentAwayCreateWaits(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("a read waited %s for the agent", time.Since(start))
 	}
-	time.Sleep(time.Second)
+	// Once the create's first call to Proxmox waits for the agent, it has found none: nothing
+	// can have been sent.
+	poll.Until(t, 10*time.Second, "the create waiting for the agent", func() bool { return s.app.agents.Waiting("default") > 0 })
 	if n := len(s.sim.Requests()); n != before {
 		t.Fatalf("%d calls reached Proxmox with no agent", n-before)
 	}
@@ -369,6 +358,7 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 	var enoughOnce sync.Once
 	var kills, cuts atomic.Int64
 	go func() {
+		var lastCut time.Time
 		for i := 0; i < faultCap; i++ { // kills and cuts in turn
 			if recovered && !s.answers(stop) {
 				return
@@ -379,11 +369,20 @@ func TestAgentChaosKillsAndCuts(t *testing.T) {
 			case <-time.After(every):
 			}
 			if i%2 == 0 {
+				before := len(s.app.agents.Agents("default"))
+				// A tunnel that came up after the last cut ends with the agent, and the outage
+				// begins once pvebill has seen it go (a tunnel cut before may stay listed until
+				// its ping times out, so the list shrinks rather than empties). A tunnel cut
+				// earlier tells pvebill nothing when the agent dies: no wait then.
+				up := s.agent.Agent.Connected()
 				s.agent.Kill()
-				time.Sleep(300 * time.Millisecond)
+				if up.After(lastCut) {
+					poll.Wait(5*time.Second, func() bool { return len(s.app.agents.Agents("default")) < before })
+				}
 				kills.Add(1)
 			} else {
 				proxy.Stall()
+				lastCut = time.Now()
 				cuts.Add(1)
 			}
 			s.startAgentQuiet(t)
