@@ -26,6 +26,7 @@ import (
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/stack/stacktest/poll"
+	"pvebill/server"
 	"pvebill/server/config"
 )
 
@@ -508,8 +509,16 @@ func (s *agentStand) startAgentQuiet(t *testing.T) {
 func (s *agentStand) untilDone(t *testing.T, method, path, body string) {
 	t.Helper()
 	var last any
+	var at time.Time
 	for attempt := 0; attempt < 20; attempt++ {
-		status, m := s.call(t, method, path+"?wait=30", body)
+		// Each attempt is signed anew, at least a second after the last: the signature's time
+		// has a resolution of a second, and the same signature again is a replay (401
+		// signature_replayed), as a billing system that retries within the second finds.
+		at = at.Add(time.Second)
+		if now := time.Now(); now.After(at) {
+			at = now
+		}
+		status, m := s.callAt(t, method, path+"?wait=30", body, at)
 		if status == http.StatusOK && opState(m) == "succeeded" {
 			return
 		}
@@ -525,12 +534,29 @@ func (s *agentStand) untilDone(t *testing.T, method, path, body string) {
 				last = final
 			}
 		}
-		// The signature's time has a resolution of a second: the same request sent again within
-		// it is a replay (401 signature_replayed), as a billing system that retries at once finds.
-		time.Sleep(1100 * time.Millisecond)
 	}
 	_, recs := s.call(t, "GET", "/v1/admin/reconciliations", "")
 	t.Errorf("%s %s never succeeded; last answer %v; reconciliations %v", method, path, last, recs)
+}
+
+// callAt is call signed with the timestamp at instead of now (the server takes one within
+// minutes of its clock).
+func (s *agentStand) callAt(t *testing.T, method, path, body string, at time.Time) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), method, s.base+path, strings.NewReader(body))
+	ts := strconv.FormatInt(at.Unix(), 10)
+	req.Header.Set(server.HeaderKey, "whmcs")
+	req.Header.Set(server.HeaderTimestamp, ts)
+	req.Header.Set(server.HeaderSignature, server.Sign([]byte(replicaSecret), ts, method, req.URL.RequestURI(), []byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
 }
 
 var dumpOnce sync.Once
