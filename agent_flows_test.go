@@ -165,7 +165,7 @@ func (s *agentStand) console(t *testing.T, id string) {
 	if status != http.StatusCreated || url == "" {
 		t.Fatalf("console: %d %v", status, m)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws", &websocket.DialOptions{
 		Subprotocols: []string{"binary"}, HTTPHeader: http.Header{"Origin": {strings.SplitN(url, "/console/", 2)[0]}}})
