@@ -111,15 +111,21 @@ func (l *link) pipe(dst, src net.Conn) {
 	}
 }
 
+// watchIdle closes the link once no byte has passed for the idle time, as a proxy's read
+// timer does: the timer is set for the rest of the idle time after the last byte it has seen.
 func (p *Proxy) watchIdle(l *link) {
-	for {
-		time.Sleep(p.idle / 20)
-		if time.Since(time.Unix(0, l.last.Load())) >= p.idle {
-			if l.a.Close() == nil {
-				p.closed.Add(1)
-			}
-			_ = l.b.Close()
-			return
+	timer := time.NewTimer(p.idle)
+	defer timer.Stop()
+	for range timer.C {
+		quiet := time.Since(time.Unix(0, l.last.Load()))
+		if quiet < p.idle {
+			timer.Reset(p.idle - quiet)
+			continue
 		}
+		if l.a.Close() == nil {
+			p.closed.Add(1)
+		}
+		_ = l.b.Close()
+		return
 	}
 }
