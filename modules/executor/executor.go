@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,6 +83,9 @@ type Config struct {
 	// starts is handed to the function given (its UPID) before anything waits on it, so that
 	// the task is recorded on the row (R58). The wiring sets the Proxmox client's.
 	TaskObserver func(ctx context.Context, f func(upid string)) context.Context
+	// Now, when set, is the clock the heal's deadlines are read from (the facts budget, the
+	// heal window); nil is time.Now. A test moves it past a deadline instead of waiting for it.
+	Now func() time.Time
 }
 
 // healDefaults: three resumes within 60 s (R58), 5 s backoff doubling (resumes at about 0, 5
@@ -134,6 +138,9 @@ type Executor struct {
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
+
+	// rounds counts the claims the workers completed (ClaimRounds).
+	rounds atomic.Int64
 }
 
 // New builds an executor. Duplicate action names panic: registration is static.
@@ -154,6 +161,9 @@ func New(db *models.DB, cfg Config, log *slog.Logger, m *Metrics, actions ...Act
 		cfg.LongWorkers = DefaultLongWorkers(cfg.Workers)
 	}
 	cfg.healDefaults()
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	e := &Executor{db: db, cfg: cfg, actions: map[string]Action{}, log: log, metrics: m,
 		long: make(chan struct{}, cfg.LongWorkers), broker: NewBroker(), secrets: NewSecrets(), kick: make(chan struct{}, cfg.Workers), stop: make(chan struct{})}
 	e.secrets.owner, e.secrets.pin = cfg.Owner, cfg.Lease
@@ -186,6 +196,16 @@ func (e *Executor) Secrets() *Secrets { return e.secrets }
 
 // Owner is the lease owner name of this executor.
 func (e *Executor) Owner() string { return e.cfg.Owner }
+
+// ClaimRounds is how many times this executor's workers have looked for an operation to claim
+// and got an answer from the database, whether or not they found one. It is counted once the
+// claim is committed, so whatever that look claimed is already running. A test that must show
+// an operation is not taken waits for more rounds than there are workers (so one of them began
+// after the moment it cares about) instead of sleeping for a few poll intervals.
+func (e *Executor) ClaimRounds() int64 { return e.rounds.Load() }
+
+// Workers is how many workers the executor runs.
+func (e *Executor) Workers() int { return e.cfg.Workers }
 
 // Start launches the workers.
 func (e *Executor) Start(ctx context.Context) {
@@ -262,6 +282,9 @@ func (e *Executor) claimAndRun() bool {
 	claim, err := e.db.ClaimNext(e.runCtx, e.cfg.Owner, e.cfg.Lease, skip...)
 	if err != nil && e.runCtx.Err() == nil {
 		e.log.Error("claim operation", "err", err)
+	}
+	if err == nil {
+		e.rounds.Add(1)
 	}
 	if token && (claim == nil || !e.actions[claim.Op.Action].Long) {
 		e.giveLong()

@@ -215,11 +215,14 @@ func TestOneRunningOperationPerService(t *testing.T) {
 		first := enqueue(t, db, "svc")
 		second := enqueue(t, db, "svc")
 		e.Kick()
-		time.Sleep(300 * time.Millisecond)
+		poll.Until(t, 10*time.Second, "the first run to start", func() bool { return p.runs.Load() >= 1 })
+		// Both workers look for work again while the first run holds the service: the second
+		// operation is theirs to take if the lock let it through.
+		claimRounds(t, e)
 		if n := p.runs.Load(); n != 1 {
 			t.Fatalf("%d runs started while the first holds the service", n)
 		}
-		s, _ := db.GetOperation(context.Background(), second.ID)
+		s, _ := db.GetOperation(t.Context(), second.ID)
 		if s.State != models.OpQueued {
 			t.Fatalf("second is %s", s.State)
 		}
@@ -355,6 +358,16 @@ func TestDestructiveIsDerivedFromPosition(t *testing.T) {
 	}
 }
 
+// claimRounds waits until e's workers have completed more claims, from now on, than e has
+// workers. A claim under way now is at most one per worker, so at least one of those counted
+// began after this call and saw the database as it is now: whatever it could have taken, it has
+// taken.
+func claimRounds(t *testing.T, e *executor.Executor) {
+	t.Helper()
+	until := e.ClaimRounds() + int64(e.Workers()) + 1
+	poll.Until(t, 10*time.Second, "the workers to look for work again", func() bool { return e.ClaimRounds() >= until })
+}
+
 // countClaims counts the claim queries (the runnable-operations select) run on db.
 func countClaims(t *testing.T, db *models.DB) *atomic.Int64 {
 	t.Helper()
@@ -378,14 +391,15 @@ func TestKickWakesOneWorkerAndClaimsChain(t *testing.T) {
 			p := &probe{gate: make(chan struct{})}
 			e := executor.New(db, executor.Config{Owner: "a", Workers: 32, Lease: 10 * time.Second, PollInterval: time.Hour},
 				quiet, executor.NewMetrics(prometheus.NewRegistry()), p.action())
-			e.Start(context.Background())
+			e.Start(t.Context())
 			t.Cleanup(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				defer cancel()
 				e.Stop(ctx)
 			})
-			// The workers' first claims at start find nothing; let them settle.
-			time.Sleep(200 * time.Millisecond)
+			// The workers' first claims at start find nothing; they are all over before the count
+			// below begins (a claim still under way would land in it).
+			poll.Until(t, 10*time.Second, "every worker's first claim", func() bool { return e.ClaimRounds() >= 32 })
 
 			// A burst of 12 behind one Kick: all 12 end up running at once (the gate holds them).
 			var ops []*models.Operation

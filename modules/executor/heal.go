@@ -126,7 +126,7 @@ type healEnd struct {
 // backoff between them; needs_reconciliation only for a fact that cannot be established or a
 // resume that keeps failing.
 func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause string, err error) healEnd {
-	began := time.Now()
+	began := e.cfg.Now()
 	failed, cerr := e.db.CountFailedResumes(ctx, run.Op.ID)
 	if cerr != nil {
 		return healEnd{err: cerr}
@@ -148,7 +148,7 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 				return healEnd{err: merr}
 			}
 			return healEnd{}
-		case cause == CauseFailed && (failed >= e.cfg.HealAttempts || time.Since(began) > e.cfg.HealWindow):
+		case cause == CauseFailed && (failed >= e.cfg.HealAttempts || e.cfg.Now().Sub(began) > e.cfg.HealWindow):
 			log.Warn("resume keeps failing; needs reconciliation", "stage", run.Op.Stage, "failed_resumes", failed)
 			return healEnd{err: err, rec: &Reconciliation{Facts: dec.Facts, Reason: ReasonResumeFailed}}
 		}
@@ -176,7 +176,7 @@ func (e *Executor) heal(ctx context.Context, run *Run, log *slog.Logger, cause s
 // before minFactReads attempts: one read that hung on a connection lost (an agent's tunnel cut
 // without a FIN is noticed after 15 s) must not spend the whole budget alone.
 func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
-	deadline := time.Now().Add(e.cfg.FactsBudget)
+	deadline := e.cfg.Now().Add(e.cfg.FactsBudget)
 	wait := e.cfg.HealBackoff
 	for reads := 1; ; reads++ {
 		dec, err := run.Action.Resolver.Resolve(ctx, run)
@@ -189,7 +189,7 @@ func (e *Executor) establish(ctx context.Context, run *Run) (Decision, error) {
 		if ctx.Err() != nil || errors.Is(err, models.ErrLeaseLost) {
 			return dec, err
 		}
-		if reads >= minFactReads && time.Now().Add(wait).After(deadline) {
+		if reads >= minFactReads && e.cfg.Now().Add(wait).After(deadline) {
 			if errors.Is(err, ErrUnsettled) {
 				dec.Reason = ReasonTaskNotRecorded
 				return dec, nil

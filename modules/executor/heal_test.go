@@ -27,6 +27,27 @@ type healer struct {
 	failAt  map[executor.Stage]int // stage -> failures left (-1: always)
 	resolve func(r *executor.Run) (executor.Decision, error)
 	calls   int
+	// clock, when set, is the executor's clock (its heal deadlines).
+	clock *testClock
+}
+
+// testClock is the wall clock moved on by what a test advanced it: a resolver "hangs" past the
+// facts budget by moving it on, without the test waiting for the budget to pass.
+type testClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
 }
 
 func (h *healer) action() executor.Action {
@@ -64,6 +85,9 @@ func startHealer(t *testing.T, db *models.DB, h *healer, lease ...time.Duration)
 	if len(lease) > 0 {
 		cfg.Lease = lease[0]
 	}
+	if h.clock != nil {
+		cfg.Now = h.clock.Now
+	}
 	e := executor.New(db, cfg, quiet, executor.NewMetrics(prometheus.NewRegistry()), h.action())
 	e.Start(context.Background())
 	t.Cleanup(func() {
@@ -96,6 +120,7 @@ func TestHealFromTheFacts(t *testing.T) {
 			return executor.Decision{Resume: st, Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil
 		}
 	}
+	clock := &testClock{}
 	cases := []struct {
 		name     string
 		failAt   map[executor.Stage]int
@@ -118,7 +143,7 @@ func TestHealFromTheFacts(t *testing.T) {
 			},
 			state: models.OpNeedsReconciliation, reason: executor.ReasonUnreachable, ran: []executor.Stage{"precheck", "destroy"}, minCalls: 3},
 		{name: "one read outlasting the budget", failAt: map[executor.Stage]int{"destroy": 1},
-			resolve: slowFirstRead(300*time.Millisecond, resumeAt("create")),
+			resolve: slowFirstRead(clock, 300*time.Millisecond, resumeAt("create")),
 			state:   models.OpSucceeded, resumed: 1, ran: []executor.Stage{"precheck", "destroy", "create", "start"}, minCalls: 2},
 		{name: "locked by a task nobody recorded", failAt: map[executor.Stage]int{"destroy": 1},
 			resolve: func(*executor.Run) (executor.Decision, error) {
@@ -138,17 +163,17 @@ func TestHealFromTheFacts(t *testing.T) {
 				for k, v := range c.failAt {
 					fail[k] = v
 				}
-				h := &healer{failAt: fail, resolve: c.resolve}
+				h := &healer{failAt: fail, resolve: c.resolve, clock: clock}
 				e := startHealer(t, db, h)
 				op := enqueue(t, db, "svc")
 				e.Kick()
 				if c.parked {
 					poll.Until(t, 5*time.Second, "the operation to be parked", func() bool {
-						got, err := db.GetOperation(context.Background(), op.ID)
+						got, err := db.GetOperation(t.Context(), op.ID)
 						return err == nil && got.State == models.OpQueued && got.Awaiting != nil
 					})
-					time.Sleep(100 * time.Millisecond) // a few claim rounds: nobody takes it
-					if got, _ := db.GetOperation(context.Background(), op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
+					claimRounds(t, e) // the worker looks for work again: it may not take the parked one
+					if got, _ := db.GetOperation(t.Context(), op.ID); got.State != models.OpQueued || lockOf(t, db, "svc") == nil {
 						t.Fatalf("parked operation %s, lock %v", got.State, lockOf(t, db, "svc"))
 					}
 				} else {
@@ -214,9 +239,10 @@ func TestHealOutlivesADatabaseFailure(t *testing.T) {
 	})
 }
 
-// slowFirstRead is a resolver whose first read of each operation fails after d (a call hung on
-// a lost connection), and which then answers as then does.
-func slowFirstRead(d time.Duration, then func(*executor.Run) (executor.Decision, error)) func(*executor.Run) (executor.Decision, error) {
+// slowFirstRead is a resolver whose first read of each operation fails after d on clock (a call
+// hung on a lost connection: the clock is moved on by d, as if the read had taken that long), and
+// which then answers as then does.
+func slowFirstRead(clock *testClock, d time.Duration, then func(*executor.Run) (executor.Decision, error)) func(*executor.Run) (executor.Decision, error) {
 	var mu sync.Mutex
 	read := map[string]bool{}
 	return func(r *executor.Run) (executor.Decision, error) {
@@ -225,7 +251,7 @@ func slowFirstRead(d time.Duration, then func(*executor.Run) (executor.Decision,
 		read[r.Op.ID] = true
 		mu.Unlock()
 		if first {
-			time.Sleep(d)
+			clock.Advance(d)
 			return executor.Decision{}, errors.New("http2: client connection lost")
 		}
 		return then(r)

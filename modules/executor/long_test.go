@@ -81,7 +81,7 @@ func TestLongActionsLeaveAWorkerFree(t *testing.T) {
 				longs = append(longs, enqueueAction(t, db, svc, "long"))
 			}
 			quick := enqueueAction(t, db, "q1", "quick")
-			e.Start(context.Background())
+			e.Start(t.Context())
 			t.Cleanup(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				defer cancel()
@@ -90,7 +90,8 @@ func TestLongActionsLeaveAWorkerFree(t *testing.T) {
 			if got := waitState(t, db, e, quick.ID); got.State != models.OpSucceeded {
 				t.Fatalf("quick ended %s", got.State)
 			}
-			time.Sleep(100 * time.Millisecond) // a free worker polls every 20 ms: a second long run would start now
+			// The free worker looks for work again: a second long run would start now.
+			claimRounds(t, e)
 			if r, q := countOps(t, db, "long", models.OpRunning), countOps(t, db, "long", models.OpQueued); r != 1 || q != 2 {
 				t.Fatalf("after the quick operation: %d long running, %d queued; want 1 and 2", r, q)
 			}
