@@ -33,6 +33,10 @@ type sharedRead[T any] struct {
 	at    time.Time
 	val   T
 	group singleflight.Group
+	// waiting, when set, is told each time a caller waits for a read, with the round (0: the
+	// first, 1: once more after a shared read failed). Tests set it to know which callers have
+	// joined a read; nil otherwise.
+	waiting func(round int)
 }
 
 // sharedReadBound bounds the one read in flight, whichever caller started it.
@@ -63,6 +67,9 @@ func (r *sharedRead[T]) get(ctx context.Context, now time.Time, ttl time.Duratio
 			}
 			return v, err
 		})
+		if r.waiting != nil {
+			r.waiting(round)
+		}
 		select {
 		case <-ctx.Done():
 			return zero, ctx.Err()

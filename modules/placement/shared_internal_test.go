@@ -7,13 +7,19 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R52: the creates of a burst share one read in flight, and a create whose context ends stops
 // waiting for a read that hangs (a cut agent tunnel), instead of queueing behind it. When the
 // shared read fails, the callers that did not start it read once more, together.
 func TestSharedReadOneInFlight(t *testing.T) {
+	t.Parallel()
 	var r sharedRead[int]
+	// joined counts, per round, the callers waiting for a read.
+	var joined [2]atomic.Int32
+	r.waiting = func(round int) { joined[round].Add(1) }
 	var fetches atomic.Int32
 	releases := []chan struct{}{make(chan struct{}), make(chan struct{})}
 	fail := errors.New("agent tunnel lost")
@@ -40,8 +46,15 @@ func TestSharedReadOneInFlight(t *testing.T) {
 	if waited := time.Since(began); waited > time.Second {
 		t.Fatalf("a caller whose context ended waited %s for the hanging read", waited)
 	}
+	// The five callers wait for the first read too: one that came after it would start a read
+	// of its own.
+	poll.Until(t, 10*time.Second, "the six callers to wait for the first read", func() bool { return joined[0].Load() == 6 })
 	close(releases[0])
-	time.Sleep(100 * time.Millisecond) // the callers that did not lead join the second read
+	// Each of the five has either returned the failure (it led the first read) or joined the
+	// second read: one joining after the second read ended would start a third.
+	poll.Until(t, 10*time.Second, "the callers that did not lead to join the second read", func() bool {
+		return len(errs)+int(joined[1].Load()) == 5
+	})
 	close(releases[1])
 	wg.Wait()
 	close(errs)
