@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pvebill/modules/pve/pvesim"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // newSim starts the demo cluster (templates, VM template 9000, running
@@ -25,7 +26,7 @@ func newSim(t *testing.T) (*pvesim.Sim, *Client) {
 // testContext bounds a test's calls, so a wait that never ends fails the
 // test instead of hanging it.
 func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -704,6 +705,7 @@ func TestSimWaitPolling(t *testing.T) {
 // TestSimRetries injects transient faults into the simulator and counts the
 // requests that reach it.
 func TestSimRetries(t *testing.T) {
+	t.Parallel()
 	sim, c := newSim(t)
 	ctx := testContext(t)
 	ct := c.Node("pve1").LXC(200)
@@ -729,17 +731,7 @@ func TestSimRetries(t *testing.T) {
 		t.Errorf("596 on POST: %v", err)
 	}
 	expectCalls(t, sim, call{"POST", "/nodes/pve1/lxc/200/status/stop", nil})
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		st := must(ct.Status(ctx))(t)
-		if !st.Running() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stop behind the 596 never took effect")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, 2*time.Second, "the stop behind the 596 to take effect", func() bool { return !must(ct.Status(ctx))(t).Running() })
 	sim.ResetLog()
 
 	sim.InjectFault(pvesim.Fault{Method: "POST", PathPattern: "/nodes/{node}/lxc/{vmid}/status/start", Nth: 1, DropConn: true})
