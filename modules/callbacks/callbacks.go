@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -95,6 +96,9 @@ type Dispatcher struct {
 	stopOnce sync.Once
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+
+	// rounds counts the loop's completed rounds (Rounds).
+	rounds atomic.Int64
 }
 
 // New builds a dispatcher; it does nothing until Start (or explicit Sweep / DeliverDue calls).
@@ -135,6 +139,12 @@ func New(o Options) *Dispatcher {
 	return d
 }
 
+// Rounds is how many rounds the loop started by Start has completed: a sweep, then every
+// delivery then due sent and its outcome recorded, then the purge. A test that must show that
+// nothing more is sent waits for two more rounds (the first may have begun before it looked)
+// instead of sleeping for a few poll intervals.
+func (d *Dispatcher) Rounds() int64 { return d.rounds.Load() }
+
 // Enabled reports whether any client has a callback URL.
 func (d *Dispatcher) Enabled() bool { return len(d.ids) > 0 }
 
@@ -174,6 +184,7 @@ func (d *Dispatcher) loop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		d.round(ctx)
+		d.rounds.Add(1)
 		select {
 		case <-d.stop:
 			return

@@ -16,6 +16,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/callbacks"
+	"pvebill/modules/stack/stacktest/poll"
 	"pvebill/server"
 	"pvebill/server/config"
 )
@@ -126,15 +127,23 @@ func newDispatcher(db *models.DB, url string, reg prometheus.Registerer, owner s
 	return callbacks.New(o)
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// moreRounds waits until each dispatcher has completed two more rounds than now: the first may
+// have begun before this call, the second began after it, so whatever they were going to send of
+// the rows as they are now, they have sent, and recorded.
+func moreRounds(t *testing.T, ds ...*callbacks.Dispatcher) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	until := make([]int64, len(ds))
+	for i, d := range ds {
+		until[i] = d.Rounds() + 2
 	}
+	poll.Until(t, 10*time.Second, "two more delivery rounds", func() bool {
+		for i, d := range ds {
+			if d.Rounds() < until[i] {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func deliveries(t *testing.T, db *models.DB, f models.CallbackFilter) []models.CallbackDelivery {
@@ -241,7 +250,7 @@ func TestRetriesAfterFailures(t *testing.T) {
 		d := newDispatcher(db, rcv.url(), reg, "a", nil)
 		d.Start(context.Background())
 		defer d.Stop(context.Background())
-		waitFor(t, "delivery", func() bool { return len(rcv.accepted()) == 1 })
+		poll.Until(t, 10*time.Second, "delivery", func() bool { return len(rcv.accepted()) == 1 })
 		d.Stop(context.Background())
 		list := deliveries(t, db, models.CallbackFilter{OperationID: op.ID})
 		if len(list) != 1 {
@@ -284,7 +293,7 @@ func TestExpiresAfterWindow(t *testing.T) {
 		d := newDispatcher(db, rcv.url(), reg, "a", func(o *callbacks.Options) { o.Window = 150 * time.Millisecond })
 		d.Start(context.Background())
 		defer d.Stop(context.Background())
-		waitFor(t, "expiry", func() bool {
+		poll.Until(t, 10*time.Second, "expiry", func() bool {
 			l := deliveries(t, db, models.CallbackFilter{State: models.CallbackExpired})
 			return len(l) == 1
 		})
@@ -313,15 +322,16 @@ func TestNoDuplicatesAcrossReplicas(t *testing.T) {
 		}
 		a := newDispatcher(db, rcv.url(), nil, "replica-a", nil)
 		b := newDispatcher(db, rcv.url(), nil, "replica-b", nil)
-		a.Start(context.Background())
-		b.Start(context.Background())
-		defer a.Stop(context.Background())
-		defer b.Stop(context.Background())
-		waitFor(t, "all events", func() bool { return len(rcv.accepted()) == n })
-		// Give a duplicate the chance to show up before judging.
-		time.Sleep(100 * time.Millisecond)
-		a.Stop(context.Background())
-		b.Stop(context.Background())
+		a.Start(t.Context())
+		b.Start(t.Context())
+		defer a.Stop(t.Context())
+		defer b.Stop(t.Context())
+		poll.Until(t, 10*time.Second, "all events", func() bool { return len(rcv.accepted()) == n })
+		// Give a duplicate the chance to show up before judging: both replicas run their delivery
+		// rounds again over the rows as they are now.
+		moreRounds(t, a, b)
+		a.Stop(t.Context())
+		b.Stop(t.Context())
 		seenOps := map[string]bool{}
 		rcv.mu.Lock()
 		defer rcv.mu.Unlock()
@@ -391,7 +401,7 @@ func TestSurvivesRestart(t *testing.T) {
 			d2 := newDispatcher(db, rcv.url(), nil, "after", nil)
 			d2.Start(ctx)
 			defer d2.Stop(ctx)
-			waitFor(t, "three events after the restart", func() bool { return len(rcv.accepted()) == 3 })
+			poll.Until(t, 10*time.Second, "three events after the restart", func() bool { return len(rcv.accepted()) == 3 })
 			d2.Stop(ctx)
 			got := map[string]string{}
 			for id := range rcv.accepted() {
