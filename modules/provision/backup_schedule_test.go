@@ -176,7 +176,7 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 				req.Plan = "ct-bk"
 				e.create(req)
 			}
-			e.replica("test-2")
+			other := e.replica("test-2")
 			e.sim.SetTaskDuration("vzdump", 150*time.Millisecond)
 			// The nodes' gates are held while the backups are queued (as by backups queued
 			// earlier), so the queue gauge sees all of them; then they are let go at once.
@@ -189,11 +189,16 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 					backups.BackupGate("default", node), "held-by-test", time.Now())
 			}
 			for _, id := range ids {
-				if _, err := e.Stack.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{}); err != nil {
+				if _, err := e.Stack.Backups.Backup(t.Context(), "whmcs", id, backups.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			time.Sleep(100 * time.Millisecond) // workers poll every 20 ms: none may start one
+			// The workers of both replicas look for work: none may start one.
+			claimRounds(t, e.exec)
+			claimRounds(t, other.Exec)
+			if n := dbtest.Count(t, e.db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state <> ?", backups.ActionBackup, models.OpQueued); n != 0 {
+				t.Fatalf("%d backups left the queue while their node's gate was held", n)
+			}
 			queued := queueGauge(t, e.reg)
 			for node, n := range perNode {
 				if queued[node] != n {
@@ -218,7 +223,7 @@ func TestBackupsOneVzdumpPerNode(t *testing.T) {
 					t.Fatalf("%s: %s %s", id, list[0].State, deref(list[0].ErrorCode))
 				}
 			}
-			holders, err := e.db.GateHolders(context.Background())
+			holders, err := e.db.GateHolders(t.Context())
 			if err != nil || len(holders) != 0 {
 				t.Fatalf("gates still held: %v %v", holders, err)
 			}

@@ -30,7 +30,7 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 			for _, id := range ids {
 				req := ctReq(id)
 				req.Plan = "ct-bk"
-				op, _, err := e.svc.Create(context.Background(), "whmcs", req)
+				op, _, err := e.svc.Create(t.Context(), "whmcs", req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -43,27 +43,29 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 				byNode[node] = append(byNode[node], ids[i])
 			}
 			order := backupOrder(t, byNode)
-			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			stopCtx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			e.exec.Stop(stopCtx)
 			cancel()
 			st := e.Replica(executor.Config{Owner: "capped", Workers: 2, LongWorkers: 1, Lease: 5 * time.Second,
 				PollInterval: 20 * time.Millisecond})
-			e.sim.SetTaskDuration("vzdump", 1500*time.Millisecond)
+			// A vzdump runs until the simulator's clock is moved past it (watchBackups does): the
+			// create below runs while the first one still does, however long the create takes.
+			e.sim.SetTaskDuration("vzdump", time.Hour)
 			for _, id := range order {
-				if _, err := st.Backups.Backup(context.Background(), "whmcs", id, backups.BackupRequest{}); err != nil {
+				if _, err := st.Backups.Backup(t.Context(), "whmcs", id, backups.BackupRequest{}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			st.Exec.Kick()
 			waitVzdumpStarted(t, e.sim)
-			time.Sleep(100 * time.Millisecond) // the other worker polls every 20 ms: it would take the second node's backup now
+			claimRounds(t, st.Exec) // the other worker looks for work: it would take the second node's backup now
 			req := ctReq("bw-customer")
-			op, _, err := st.Provisioner.Create(context.Background(), "whmcs", req)
+			op, _, err := st.Provisioner.Create(t.Context(), "whmcs", req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			st.Exec.Kick()
-			ctx, cancelWait := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancelWait := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancelWait()
 			got, err := executor.WaitTerminal(ctx, e.db, st.Exec.Broker(), op.ID, 20*time.Millisecond)
 			if err != nil || got.State != models.OpSucceeded {
@@ -74,7 +76,7 @@ func TestBackupWorkersLeaveAWorkerForCustomers(t *testing.T) {
 					t.Fatalf("the create waited for a vzdump to end: %+v", e.sim.Vzdumps())
 				}
 			}
-			most := watchBackups(t, e.db)
+			most := watchBackups(t, e.db, e.sim)
 			if most != 1 {
 				t.Fatalf("%d backups ran at once on the replica, cap 1", most)
 			}
@@ -110,21 +112,32 @@ func waitVzdumpStarted(t *testing.T, sim *simtest.Server) {
 }
 
 // watchBackups waits for the backups to end, sampling how many run at once, and returns the
-// most it saw.
-func watchBackups(t *testing.T, db *models.DB) int64 {
+// most it saw. Each vzdump it finds running it ends by moving the simulator's clock an hour on.
+func watchBackups(t *testing.T, db *models.DB, sim *simtest.Server) int64 {
 	t.Helper()
 	var most int64
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	poll.Until(t, 30*time.Second, "the backups to end", func() bool {
 		running := dbtest.Count(t, db, "SELECT COUNT(*) FROM operations WHERE action = ? AND state = ?", backups.ActionBackup, models.OpRunning)
 		most = max(most, running)
-		if openBackups(t, db) == 0 {
-			return most
+		for _, r := range sim.Vzdumps() {
+			if r.End.IsZero() {
+				sim.Advance(time.Hour)
+				break
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("backups still open")
+		return openBackups(t, db) == 0
+	})
 	return most
+}
+
+// claimRounds waits until x's workers have completed more claims, from now on, than x has
+// workers. A claim under way now is at most one per worker, so at least one of those counted
+// began after this call and saw the database as it is now: whatever it could have taken, it has
+// taken.
+func claimRounds(t *testing.T, x *executor.Executor) {
+	t.Helper()
+	until := x.ClaimRounds() + int64(x.Workers()) + 1
+	poll.Until(t, 10*time.Second, "the workers to look for work again", func() bool { return x.ClaimRounds() >= until })
 }
 
 // anyOverlap reports whether two vzdumps, on any nodes, ran at the same time.

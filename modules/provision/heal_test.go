@@ -36,16 +36,16 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 			created := e.mustSucceed(e.create(ctReq("svc-term")), nil)
 			vmid := int(resultOf(t, created)["vmid"].(float64))
 			e.sim.ResetLog()
-			e.sim.InjectFault(c.fault)
-			op, err := e.svc.Terminate(context.Background(), "whmcs", "svc-term")
+			fault := e.sim.InjectFault(c.fault)
+			op, err := e.svc.Terminate(t.Context(), "whmcs", "svc-term")
 			if err != nil {
 				t.Fatal(err)
 			}
-			killAt(t, e, op.ID, "destroy", c.task)
+			killAt(t, e, op.ID, "destroy", c.task, fault)
 			second := e.Replica(executor.Config{Owner: "second", Workers: 2, Lease: 5 * time.Second,
 				PollInterval: 10 * time.Millisecond, HealBackoff: 20 * time.Millisecond, FactsBudget: 300 * time.Millisecond})
 			second.Exec.Kick()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			done, err := executor.WaitTerminal(ctx, e.db, second.Exec.Broker(), op.ID, 10*time.Millisecond)
 			if err != nil {
@@ -69,7 +69,7 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 			if destroys != 1 {
 				t.Fatalf("%d destroys reached Proxmox, want 1", destroys)
 			}
-			evs, err := e.db.ListAudit(context.Background(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-term"})
+			evs, err := e.db.ListAudit(t.Context(), models.ServiceKey{ClientID: "whmcs", ServiceID: "svc-term"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,14 +89,15 @@ func TestTerminateTakeoverAtEveryStage(t *testing.T) {
 }
 
 // killAt waits until the operation is held at stage (for a task, until the task's UPID of kind
-// is recorded) and stops the env's executor there the way a SIGKILL leaves it for the database:
-// running, nothing written after; then the faults are cleared and the lease made to expire.
-func killAt(t *testing.T, e *env, id, stage, kind string) {
+// is recorded) by the injected fault, its request held inside the simulator, and stops the env's
+// executor there the way a SIGKILL leaves it for the database: running, nothing written after;
+// then the faults are cleared and the lease made to expire.
+func killAt(t *testing.T, e *env, id, stage, kind string, fault int) {
 	t.Helper()
 	var cur *models.Operation
 	poll.Until(t, 10*time.Second, fmt.Sprintf("the operation held at %s (%s)", stage, kind), func() bool {
 		var err error
-		if cur, err = e.db.GetOperation(context.Background(), id); err != nil {
+		if cur, err = e.db.GetOperation(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
 		if models.IsTerminal(cur.State) {
@@ -104,8 +105,8 @@ func killAt(t *testing.T, e *env, id, stage, kind string) {
 		}
 		return cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":"))
 	})
-	time.Sleep(150 * time.Millisecond)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	poll.Until(t, 10*time.Second, "the held request to reach the simulator", func() bool { return e.sim.FaultFired(fault) > 0 })
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	e.exec.Stop(ctx)
 	e.sim.ClearFaults()
