@@ -1,7 +1,6 @@
 package reinstall_test
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"pvebill/models"
 	"pvebill/models/dbtest"
 	"pvebill/modules/reinstall"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // R29: many concurrent readers advance an intent; each transition happens exactly once (the
@@ -19,7 +19,7 @@ import (
 // its read began — the loser of a swap returns the winner's row. On both databases.
 func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		vmid := 5001
 		if err := db.InsertService(ctx, &models.Service{ServiceID: "svc-cas", ClientID: client, Plan: "ct-8",
 			GuestType: "container", Cluster: "default", VMID: &vmid, State: models.ServiceActive}); err != nil {
@@ -83,23 +83,13 @@ func TestAdvanceOnReadConcurrentReaders(t *testing.T) {
 			}(i)
 		}
 		waitGen := func(g int64) {
-			deadline := time.Now().Add(10 * time.Second)
-			for maxSeen.Load() < g {
-				if time.Now().After(deadline) {
-					t.Fatalf("generation %d never returned (max %d)", g, maxSeen.Load())
-				}
-				time.Sleep(time.Millisecond)
+			if !poll.Wait(10*time.Second, func() bool { return maxSeen.Load() >= g }) {
+				t.Fatalf("generation %d never returned (max %d)", g, maxSeen.Load())
 			}
 		}
 		waitReads := func(n int64) {
 			from := reads.Load()
-			deadline := time.Now().Add(10 * time.Second)
-			for reads.Load() < from+n {
-				if time.Now().After(deadline) {
-					t.Fatalf("readers stalled")
-				}
-				time.Sleep(time.Millisecond)
-			}
+			poll.Until(t, 10*time.Second, "the readers to read again", func() bool { return reads.Load() >= from+n })
 		}
 		finish := func(state, result string) {
 			claim, err := db.ClaimNext(ctx, "worker", time.Minute)

@@ -14,6 +14,7 @@ import (
 	"pvebill/modules/executor"
 	"pvebill/modules/pve/pvesim"
 	"pvebill/modules/reinstall"
+	"pvebill/modules/stack/stacktest/poll"
 )
 
 // replica is a second pvebill process on the env's database and simulator: its own executor
@@ -30,17 +31,13 @@ func (e *env) replica(owner string) *replica {
 	return &replica{exec: st.Exec, svc: st.Replacer, reg: st.Metrics}
 }
 
-// killAt runs op on the env's executor until the fault holds it at stage (for a task, until
-// the task's UPID of kind is recorded), then stops that executor there the way a SIGKILL would
-// leave it for the database: running, its lease to expire, nothing written after. The lease is
-// then made to expire.
 // takenOverAndResumed lets a second replica take op over and requires it to end succeeded,
 // resumed once from the facts (R58).
 func (e *env) takenOverAndResumed(op *models.Operation) {
 	e.t.Helper()
 	r := e.replica("second")
 	r.exec.Kick()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(e.t.Context(), 20*time.Second)
 	defer cancel()
 	done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
 	if err != nil {
@@ -51,26 +48,30 @@ func (e *env) takenOverAndResumed(op *models.Operation) {
 	}
 }
 
-func (e *env) killAt(op *models.Operation, stage, kind string) {
+// killAt runs op on the env's executor until the injected fault (its id) holds it at stage
+// (for a task, until the task's UPID of kind is recorded) with its request inside the simulator,
+// then stops that executor there the way a SIGKILL would leave it for the database: running, its
+// lease to expire, nothing written after. The lease is then made to expire.
+func (e *env) killAt(op *models.Operation, stage, kind string, fault int) {
 	e.t.Helper()
 	e.start()
 	e.exec.Kick()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, err := e.db.GetOperation(context.Background(), op.ID)
-		if err != nil {
+	var cur *models.Operation
+	held := poll.Wait(10*time.Second, func() bool {
+		var err error
+		if cur, err = e.db.GetOperation(e.t.Context(), op.ID); err != nil {
 			e.t.Fatal(err)
 		}
-		if cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":")) {
-			break
-		}
-		if models.IsTerminal(cur.State) || time.Now().After(deadline) {
+		if models.IsTerminal(cur.State) {
 			e.t.Fatalf("operation %s at %q, never held at %s (%s)", cur.State, cur.Stage, stage, kind)
 		}
-		time.Sleep(5 * time.Millisecond)
+		return cur.Stage == stage && (kind == "" || cur.TaskUPID != nil && strings.Contains(*cur.TaskUPID, ":"+kind+":"))
+	})
+	if !held {
+		e.t.Fatalf("operation %s at %q, never held at %s (%s)", cur.State, cur.Stage, stage, kind)
 	}
-	time.Sleep(150 * time.Millisecond) // the held request reaches the simulator
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	poll.Until(e.t, 10*time.Second, "the held request to reach the simulator", func() bool { return e.sim.FaultFired(fault) > 0 })
+	ctx, cancel := context.WithTimeout(e.t.Context(), 50*time.Millisecond)
 	defer cancel()
 	e.exec.Stop(ctx)
 	e.sim.ClearFaults()
@@ -110,34 +111,34 @@ func takeover(t *testing.T, stage, task string, fault pvesim.Fault, keys, awaits
 	e.seed("svc-kill", 5001, "ct-8", true, nil)
 	in := e.preview("svc-kill")
 	e.resetLog()
-	e.sim.InjectFault(fault)
+	faultID := e.sim.InjectFault(fault)
 	req := reinstall.ApplyRequest{IntentID: in.ID, Confirmations: e.view(in).Confirmations, RootPassword: testPassword}
 	if keys {
 		req.SSHKeys = []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a ops@example"}
 	}
-	op, _, err := e.svc.Apply(context.Background(), client, "svc-kill", req)
+	op, _, err := e.svc.Apply(t.Context(), client, "svc-kill", req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.killAt(op, stage, task)
+	e.killAt(op, stage, task, faultID)
 	r := e.replica("second")
 	r.exec.Kick()
 	if awaits {
 		waitAwaiting(t, e, op.ID)
-		got, err := r.svc.Get(context.Background(), client, "svc-kill", "")
+		got, err := r.svc.Get(t.Context(), client, "svc-kill", "")
 		if err != nil || got.State != models.IntentAwaitingPassword {
 			t.Fatalf("intent %v %v", got, err)
 		}
-		if _, _, err := r.svc.Apply(context.Background(), client, "svc-kill", reinstall.ApplyRequest{IntentID: in.ID,
+		if _, _, err := r.svc.Apply(t.Context(), client, "svc-kill", reinstall.ApplyRequest{IntentID: in.ID,
 			Confirmations: req.Confirmations}); problemCode(err) != "validation_failed" {
 			t.Fatalf("apply again without the password: %v", err)
 		}
 		req.RootPassword = testPassword
-		if _, got, err = r.svc.Apply(context.Background(), client, "svc-kill", req); err != nil || got.State != models.IntentApplying {
+		if _, got, err = r.svc.Apply(t.Context(), client, "svc-kill", req); err != nil || got.State != models.IntentApplying {
 			t.Fatalf("apply again with the password: %v %v", got, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	done, err := executor.WaitTerminal(ctx, e.db, r.exec.Broker(), op.ID, 10*time.Millisecond)
 	if err != nil {
@@ -146,7 +147,7 @@ func takeover(t *testing.T, stage, task string, fault pvesim.Fault, keys, awaits
 	if done.State != models.OpSucceeded || done.Resumed < 1 {
 		t.Fatalf("op %s resumed %d at %s: %s %s", done.State, done.Resumed, done.Stage, deref(done.ErrorCode), deref(done.Result))
 	}
-	if got, _ := r.svc.Get(context.Background(), client, "svc-kill", ""); got.State != models.IntentCompleted {
+	if got, _ := r.svc.Get(t.Context(), client, "svc-kill", ""); got.State != models.IntentCompleted {
 		t.Fatalf("intent %s", got.State)
 	}
 	s := e.service("svc-kill")
@@ -176,21 +177,19 @@ func takeover(t *testing.T, stage, task string, fault pvesim.Fault, keys, awaits
 // waitAwaiting waits until the operation is parked for the password.
 func waitAwaiting(t *testing.T, e *env, id string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		op, err := e.db.GetOperation(context.Background(), id)
+	parked := poll.Wait(10*time.Second, func() bool {
+		op, err := e.db.GetOperation(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if op.Awaiting != nil && *op.Awaiting == models.AwaitingPassword && op.State == models.OpQueued {
-			return
 		}
 		if models.IsTerminal(op.State) {
 			t.Fatalf("operation ended %s at %s (%s) instead of waiting for the password", op.State, op.Stage, deref(op.ErrorCode))
 		}
-		time.Sleep(10 * time.Millisecond)
+		return op.Awaiting != nil && *op.Awaiting == models.AwaitingPassword && op.State == models.OpQueued
+	})
+	if !parked {
+		t.Fatal("operation never waited for the password")
 	}
-	t.Fatal("operation never waited for the password")
 }
 
 // resumedMetric is the sum of pvebill_operations_resumed_total over its labels.
@@ -236,12 +235,12 @@ func TestRestoreTakeoverAtEveryStage(t *testing.T) {
 			backupID := e.backedUp("svc-rk", 5001)
 			in := e.restorePreview("svc-rk", backupID)
 			e.resetLog()
-			e.sim.InjectFault(c.fault)
+			fault := e.sim.InjectFault(c.fault)
 			op, err := e.applyRestore("svc-rk", in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.killAt(op, c.stage, c.task)
+			e.killAt(op, c.stage, c.task, fault)
 			e.takenOverAndResumed(op)
 			g, ok := e.sim.Guest(5001)
 			if s := e.service("svc-rk"); s.State != models.ServiceActive || s.LockOperationID != nil || !ok || g.Status != "running" ||
@@ -280,14 +279,14 @@ func TestVMTakeoverAtEveryStage(t *testing.T) {
 			e.seedVM("svc-vmk", 301, true, nil)
 			in := e.preview("svc-vmk")
 			e.resetLog()
-			e.sim.InjectFault(c.fault)
-			op, _, err := e.svc.Apply(context.Background(), client, "svc-vmk", reinstall.ApplyRequest{IntentID: in.ID,
+			fault := e.sim.InjectFault(c.fault)
+			op, _, err := e.svc.Apply(t.Context(), client, "svc-vmk", reinstall.ApplyRequest{IntentID: in.ID,
 				Confirmations: e.view(in).Confirmations, RootPassword: testPassword,
 				SSHKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGd3kq1J8wq5sTGsH6xkq0tQ2Jb5wqG1XwJXy2lY3v1a ops@example"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.killAt(op, c.stage, c.task)
+			e.killAt(op, c.stage, c.task, fault)
 			e.takenOverAndResumed(op)
 			g, ok := e.sim.Guest(301)
 			if s := e.service("svc-vmk"); s.State != models.ServiceActive || !ok || g.Status != "running" {
