@@ -394,3 +394,56 @@ func f(s *svc, db *models.DB) {
 		t.Fatalf("found %v\nwant  %v", got, want)
 	}
 }
+
+// Nothing waits on the clock by sleeping: a test waits
+// for an observable fact (the poll helper, a channel, a counted round), and production code
+// waits on a timer it can stop. The simulator's task timing, the chaos runs and the bench are
+// what may pause for a while.
+func TestNoSleeps(t *testing.T) {
+	scanGo(t, []string{"modules/pve/pvesim", "scripts/bench"}, allFiles, func(fset *token.FileSet, f *ast.File) {
+		if strings.Contains(filepath.Base(fset.Position(f.Pos()).Filename), "chaos") {
+			return
+		}
+		for _, at := range sleeps(fset, f) {
+			t.Errorf("%s: time.Sleep (wait for the fact with the poll helper, a channel or a counter instead)", at)
+		}
+	})
+}
+
+// sleeps lists the places in one file that call time.Sleep.
+func sleeps(fset *token.FileSet, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if x, ok := n.(*ast.SelectorExpr); ok && x.Sel.Name == "Sleep" {
+			if id, ok := x.X.(*ast.Ident); ok && id.Name == "time" {
+				out = append(out, fset.Position(x.Sel.Pos()).String())
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// The scan finds a sleep however it is called.
+func TestSleepsFound(t *testing.T) {
+	src := `package p
+
+func f() {
+	time.Sleep(time.Second)
+	defer time.Sleep(1)
+	g := time.Sleep
+	go func() { time.Sleep(2) }()
+	_ = clock.Sleep
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sleeps(fset, f)
+	want := []string{"planted.go:4:7", "planted.go:5:13", "planted.go:6:12", "planted.go:7:19"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("found %v\nwant  %v", got, want)
+	}
+}
