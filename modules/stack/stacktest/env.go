@@ -52,8 +52,9 @@ type Env struct {
 	Stack   *stack.Stack
 	Logs    *LogBuffer
 	Metrics *prometheus.Registry
-	// Clock is the stack's clock (the provisioner's, placement's, backups'), unless the test's
-	// Stack hook sets its own: the wall clock, moved on by Advance.
+	// Clock is the stack's clock (the provisioner's, placement's, backups', and the executor's
+	// for its heal deadlines), unless the test's Stack hook sets its own: the wall clock, moved
+	// on by Advance.
 	Clock   *Clock
 	opts    Options
 	started sync.Once
@@ -100,6 +101,9 @@ func (e *Env) build(cfg executor.Config, reg *prometheus.Registry) *stack.Stack 
 	}
 	if so.Provision.Now == nil {
 		so.Provision.Now = e.Clock.Now
+	}
+	if so.Executor.Now == nil {
+		so.Executor.Now = e.Clock.Now
 	}
 	return stack.New(so)
 }
