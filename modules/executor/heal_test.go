@@ -17,6 +17,7 @@ import (
 	"pvebill/models/dbtest"
 	"pvebill/modules/executor"
 	"pvebill/modules/stack/stacktest/poll"
+	"pvebill/modules/stack/stacktest/testclock"
 )
 
 // healer is an action with an irreversible stage whose steps record what ran, fail where told,
@@ -28,26 +29,7 @@ type healer struct {
 	resolve func(r *executor.Run) (executor.Decision, error)
 	calls   int
 	// clock, when set, is the executor's clock (its heal deadlines).
-	clock *testClock
-}
-
-// testClock is the wall clock moved on by what a test advanced it: a resolver "hangs" past the
-// facts budget by moving it on, without the test waiting for the budget to pass.
-type testClock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
+	clock *testclock.Clock
 }
 
 func (h *healer) action() executor.Action {
@@ -120,7 +102,7 @@ func TestHealFromTheFacts(t *testing.T) {
 			return executor.Decision{Resume: st, Facts: executor.Facts{VMID: 7, GuestPresent: present(false)}}, nil
 		}
 	}
-	clock := &testClock{}
+	clock := &testclock.Clock{}
 	cases := []struct {
 		name     string
 		failAt   map[executor.Stage]int
@@ -242,7 +224,7 @@ func TestHealOutlivesADatabaseFailure(t *testing.T) {
 // slowFirstRead is a resolver whose first read of each operation fails after d on clock (a call
 // hung on a lost connection: the clock is moved on by d, as if the read had taken that long), and
 // which then answers as then does.
-func slowFirstRead(clock *testClock, d time.Duration, then func(*executor.Run) (executor.Decision, error)) func(*executor.Run) (executor.Decision, error) {
+func slowFirstRead(clock *testclock.Clock, d time.Duration, then func(*executor.Run) (executor.Decision, error)) func(*executor.Run) (executor.Decision, error) {
 	var mu sync.Mutex
 	read := map[string]bool{}
 	return func(r *executor.Run) (executor.Decision, error) {

@@ -22,6 +22,7 @@ import (
 	"pvebill/modules/pve/pvesim/simtest"
 	"pvebill/modules/qemu"
 	"pvebill/modules/stack"
+	"pvebill/modules/stack/stacktest/testclock"
 )
 
 // Options configure New. The zero value is a SQLite database, the simulator's default cluster,
@@ -174,24 +175,7 @@ func (e *Env) Requests(method, pathSuffix string) []pvesim.Request {
 
 // Clock is the wall clock moved on by what the test advanced it: a test that waits for a shared
 // read to expire, or for a time-out, advances the clock instead of sleeping.
-type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-// Now is the wall clock plus what was advanced.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-}
+type Clock = testclock.Clock
 
 // Deref is *s, or "" for nil.
 func Deref(s *string) string {
