@@ -199,13 +199,13 @@ func (e *Executor) Owner() string { return e.cfg.Owner }
 
 // ClaimRounds is how many times this executor's workers have looked for an operation to claim
 // and got an answer from the database, whether or not they found one. It is counted once the
-// claim is committed, so whatever that look claimed is already running. A test that must show
-// an operation is not taken waits for more rounds than there are workers (so one of them began
-// after the moment it cares about) instead of sleeping for a few poll intervals.
+// claim is committed, so whatever that look claimed is already running.
 func (e *Executor) ClaimRounds() int64 { return e.rounds.Load() }
 
-// Workers is how many workers the executor runs.
-func (e *Executor) Workers() int { return e.cfg.Workers }
+// FreshRound is the ClaimRounds count by which at least one look began after this call: a look
+// under way now is at most one per worker. A test that must show an operation is not taken
+// waits until ClaimRounds reaches it instead of sleeping for a few poll intervals.
+func (e *Executor) FreshRound() int64 { return e.rounds.Load() + int64(e.cfg.Workers) + 1 }
 
 // Start launches the workers.
 func (e *Executor) Start(ctx context.Context) {

@@ -358,13 +358,11 @@ func TestDestructiveIsDerivedFromPosition(t *testing.T) {
 	}
 }
 
-// claimRounds waits until e's workers have completed more claims, from now on, than e has
-// workers. A claim under way now is at most one per worker, so at least one of those counted
-// began after this call and saw the database as it is now: whatever it could have taken, it has
-// taken.
+// claimRounds waits until e's workers have looked for work again, at least once after this call
+// (executor.FreshRound): whatever they could have taken by now, they have taken.
 func claimRounds(t *testing.T, e *executor.Executor) {
 	t.Helper()
-	until := e.ClaimRounds() + int64(e.Workers()) + 1
+	until := e.FreshRound()
 	poll.Until(t, 10*time.Second, "the workers to look for work again", func() bool { return e.ClaimRounds() >= until })
 }
 

@@ -362,9 +362,14 @@ func TestDatabaseOnlyThroughModels(t *testing.T) {
 
 // gormUses lists the places in one file that select a field or method named Gorm.
 func gormUses(fset *token.FileSet, f *ast.File) []string {
+	return selectors(fset, f, func(x *ast.SelectorExpr) bool { return x.Sel.Name == "Gorm" })
+}
+
+// selectors lists the places in one file of the selectors (x.Name) match accepts.
+func selectors(fset *token.FileSet, f *ast.File, match func(*ast.SelectorExpr) bool) []string {
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
-		if x, ok := n.(*ast.SelectorExpr); ok && x.Sel.Name == "Gorm" {
+		if x, ok := n.(*ast.SelectorExpr); ok && match(x) {
 			out = append(out, fset.Position(x.Sel.Pos()).String())
 		}
 		return true
@@ -410,18 +415,12 @@ func TestNoSleeps(t *testing.T) {
 	})
 }
 
-// sleeps lists the places in one file that call time.Sleep.
+// sleeps lists the places in one file that name time.Sleep.
 func sleeps(fset *token.FileSet, f *ast.File) []string {
-	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if x, ok := n.(*ast.SelectorExpr); ok && x.Sel.Name == "Sleep" {
-			if id, ok := x.X.(*ast.Ident); ok && id.Name == "time" {
-				out = append(out, fset.Position(x.Sel.Pos()).String())
-			}
-		}
-		return true
+	return selectors(fset, f, func(x *ast.SelectorExpr) bool {
+		id, ok := x.X.(*ast.Ident)
+		return ok && id.Name == "time" && x.Sel.Name == "Sleep"
 	})
-	return out
 }
 
 // The scan finds a sleep however it is called.

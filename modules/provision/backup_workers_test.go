@@ -130,13 +130,11 @@ func watchBackups(t *testing.T, db *models.DB, sim *simtest.Server) int64 {
 	return most
 }
 
-// claimRounds waits until x's workers have completed more claims, from now on, than x has
-// workers. A claim under way now is at most one per worker, so at least one of those counted
-// began after this call and saw the database as it is now: whatever it could have taken, it has
-// taken.
+// claimRounds waits until x's workers have looked for work again, at least once after this call
+// (executor.FreshRound): whatever they could have taken by now, they have taken.
 func claimRounds(t *testing.T, x *executor.Executor) {
 	t.Helper()
-	until := x.ClaimRounds() + int64(x.Workers()) + 1
+	until := x.FreshRound()
 	poll.Until(t, 10*time.Second, "the workers to look for work again", func() bool { return x.ClaimRounds() >= until })
 }
 

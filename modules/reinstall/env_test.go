@@ -23,7 +23,7 @@ import (
 
 const (
 	testPassword = "Re1nstall-Secret-pw"
-	client       = "whmcs"
+	client       = stacktest.Client // the harness's Service reads this client's services
 	tmpl         = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
 	ubuntuTmpl   = "local:vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst"
 )
@@ -218,11 +218,7 @@ func (e *env) apply(id string, in *models.Intent) (*models.Operation, error) {
 
 func (e *env) service(id string) *models.Service {
 	e.t.Helper()
-	s, err := e.db.GetService(context.Background(), models.ServiceKey{ClientID: client, ServiceID: id})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return s
+	return e.Service(id)
 }
 
 func (e *env) intent(id string) *models.Intent {
